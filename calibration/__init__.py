@@ -1,0 +1,1 @@
+"""Calibration: agreement between raters, on plain arrays. Pure: no UI, no database."""

@@ -1,0 +1,1 @@
+"""The rubricate application: the store, the command line and the review TUI."""

@@ -1,0 +1,5 @@
+"""``python -m reviewer`` runs the command line."""
+
+from reviewer.cli import main
+
+main()

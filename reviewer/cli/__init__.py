@@ -1,0 +1,74 @@
+"""The ``rubricate`` command line: a thin typer layer over the library.
+
+Each command group lives in its own module and registers itself on :data:`app` when imported.
+No module here imports litellm, torch or sentence-transformers at import time, so
+``rubricate --help`` stays fast; the commands that need them import them inside.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+app = typer.Typer(
+    name="rubricate",
+    help=(
+        "Review LLM-judge scores in a terminal, measure judge–human agreement, "
+        "and route what the judge cannot be trusted on to people.\n\n"
+        "Example: rubricate rubric validate rubrics/library/*.yaml"
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+rubric_app = typer.Typer(
+    help="Validate, show, compare, register and import rubrics.\n\n"
+    "Example: rubricate rubric show general-quality",
+    no_args_is_help=True,
+)
+app.add_typer(rubric_app, name="rubric")
+
+
+def _register() -> None:
+    """Import every command module so its commands attach to :data:`app`."""
+    from reviewer.cli import rubric_cmds  # noqa: F401
+
+    for name in ("data_cmds", "judge_cmds", "calibrate_cmds", "review_cmds"):
+        try:
+            __import__(f"reviewer.cli.{name}")
+        except ModuleNotFoundError as exc:  # a group not built yet
+            if exc.name != f"reviewer.cli.{name}":
+                raise
+
+
+def main() -> None:
+    """Entry point: run the app, printing user errors as one line with exit code 1."""
+    from calibration.errors import CalibrationError
+    from reviewer.errors import UserError
+    from rubrics.errors import RubricError
+
+    _register()
+    try:
+        app(standalone_mode=False)
+    except (RubricError, CalibrationError, UserError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        print("aborted", file=sys.stderr)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as exc:  # click usage errors and the like
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

@@ -1,0 +1,276 @@
+"""What a rubric is: immutable value objects built by the loader and read by everything else.
+
+Nothing here parses YAML or checks save-time rules (that is :mod:`rubrics.loader` and
+:mod:`rubrics.rules`); these types only hold a rubric that has already been validated, and answer
+questions about it (a dimension's scale, a score's normalised value, the anchor a score falls in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+#: Every scoring method a dimension may name.
+METHODS: tuple[str, ...] = (
+    "deterministic",
+    "semantic_similarity",
+    "llm_judge",
+    "human",
+    "claim_pipeline",
+    "groundedness",
+    "pair_similarity",
+    "framing_consistency",
+    "treatment_parity",
+    "argumentation_parity",
+)
+#: Methods that score a group of items (a counterfactual or figure pair) rather than one item.
+PAIR_METHODS: frozenset[str] = frozenset(
+    {"pair_similarity", "framing_consistency", "treatment_parity", "argumentation_parity"}
+)
+#: Methods whose scores come from a model call (and so cost money and may fail to parse).
+JUDGE_METHODS: frozenset[str] = frozenset(
+    {"llm_judge", "claim_pipeline", "groundedness", "argumentation_parity"}
+)
+#: Safety gates a rubric may name; each maps to a detector in :mod:`rubrics.safety`.
+GATES: tuple[str, ...] = (
+    "pii_exposure",
+    "dangerous_instructions",
+    "weapon_making",
+    "malware_hacking",
+    "self_harm",
+    "medical_advice_without_disclaimer",
+    "false_confirmation",
+)
+#: Other names the seeds use for the same gates.
+GATE_ALIASES: Mapping[str, str] = {"pii_leakage": "pii_exposure", "pii": "pii_exposure"}
+
+MetricLevel = Literal["item", "turn", "conversation"]
+JudgeMode = Literal["per_dimension", "combined"]
+PanelAggregate = Literal["mean", "median"]
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The values a score may take: every number in ``[min, max]``, or only ``levels`` if given.
+
+    REVAL's 1–3–5 scale is ``Scale(1, 5, (1, 3, 5))``; ADR-016's is ``Scale(1, 10)``.
+    """
+
+    min: float
+    max: float
+    levels: tuple[float, ...] | None = None
+
+    @property
+    def span(self) -> float:
+        """``max - min``; never zero for a valid scale."""
+        return self.max - self.min
+
+    def normalise(self, raw: float) -> float:
+        """Map a raw score onto [0, 1]: ``(raw - min) / (max - min)``."""
+        return (raw - self.min) / self.span
+
+    def denormalise(self, value: float) -> float:
+        """Map a [0, 1] value back onto this scale."""
+        return self.min + value * self.span
+
+    def contains(self, raw: float) -> bool:
+        """Whether ``raw`` lies on the scale (between the ends; levels are not enforced here,
+        because a mean of judge samples may fall between them)."""
+        return self.min <= raw <= self.max
+
+    def level_values(self) -> tuple[float, ...]:
+        """The discrete levels: the declared ones, or every integer from min to max."""
+        if self.levels is not None:
+            return self.levels
+        return tuple(float(v) for v in range(int(self.min), int(self.max) + 1))
+
+    def is_integer(self) -> bool:
+        """Whether the ends are whole numbers (so integer levels make sense)."""
+        return float(self.min).is_integer() and float(self.max).is_integer()
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """What a level (or a range of levels) of a dimension means, with an optional example."""
+
+    low: float
+    high: float
+    label: str
+    description: str = ""
+    example: str | None = None
+
+    def covers(self, raw: float) -> bool:
+        """Whether ``raw`` falls in this anchor's range (ends included)."""
+        return self.low <= raw <= self.high
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """ADR-016's accuracy ceiling, made general: while this dimension's raw score is below
+    ``below``, the overall score cannot exceed ``cap`` (on the rubric's scale)."""
+
+    below: float
+    cap: float
+
+
+@dataclass(frozen=True)
+class DependsOn:
+    """FlexEval's ``depends_on``: score this dimension only when another one's score lies in
+    ``[min, max]`` (either end open when None); otherwise it is recorded as not applicable."""
+
+    dimension: str
+    min: float | None = None
+    max: float | None = None
+
+    def holds(self, score: float) -> bool:
+        """Whether the condition holds for the other dimension's score."""
+        if self.min is not None and score < self.min:
+            return False
+        return not (self.max is not None and score > self.max)
+
+
+@dataclass(frozen=True)
+class Band:
+    """An interpretation band: overall (0–1) at or above ``min`` gets ``label``."""
+
+    min: float
+    label: str
+    color: str = ""
+
+
+DEFAULT_BANDS: tuple[Band, ...] = (
+    Band(0.85, "High", "green"),
+    Band(0.70, "Medium", "yellow"),
+    Band(0.0, "Potential bias", "red"),
+)
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One scored aspect of an output."""
+
+    id: str
+    name: str
+    description: str
+    method: str
+    weight: float
+    #: Pass mark on the 0–100 normalised scale, as the seed tables write it.
+    threshold: float
+    scale: Scale
+    anchors: tuple[Anchor, ...] = ()
+    #: llm_judge: the question (may hold FlexEval fill words).
+    prompt: str | None = None
+    #: deterministic: the checks (see :mod:`rubrics.methods.deterministic`).
+    rule: Mapping[str, Any] | None = None
+    #: Choice-score rubrics (FlexEval ``choice_scores``): judge answer → score.
+    choices: Mapping[str, float] | None = None
+    ceiling: tuple[Ceiling, ...] = ()
+    depends_on: DependsOn | None = None
+    metric_level: MetricLevel = "item"
+    #: How many judge samples to draw (scores are their mean, with the spread stored).
+    samples: int = 1
+    #: The judge's own scale where it differs from the humans' (e.g. an evaluator scoring 0–1
+    #: against human 1–3): correlations still hold, alpha and kappa do not.
+    judge_scale: Scale | None = None
+    #: Method-specific settings (similarity range, pair threshold, boost, model name, ...).
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_pair(self) -> bool:
+        """Whether this dimension scores a group of items together."""
+        return self.method in PAIR_METHODS
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the dimension counts towards the overall score."""
+        return self.weight > 0
+
+    @property
+    def threshold_raw(self) -> float:
+        """The pass mark on the dimension's own scale."""
+        return self.scale.denormalise(self.threshold / 100.0)
+
+    def passes(self, raw: float) -> bool:
+        """Whether a raw score meets the threshold (compared on the normalised scale)."""
+        return self.scale.normalise(raw) * 100.0 >= self.threshold - 1e-9
+
+    def anchor_for(self, raw: float) -> Anchor | None:
+        """The anchor a raw score falls in (for a mean between two anchors, the nearest)."""
+        for anchor in self.anchors:
+            if anchor.covers(raw):
+                return anchor
+        if not self.anchors:
+            return None
+        return min(self.anchors, key=lambda a: min(abs(raw - a.low), abs(raw - a.high)))
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Rubric-level defaults for the LLM judge; ``rubricate judge --model`` overrides the model."""
+
+    model: str | None = None
+    #: One call per dimension (G-Eval's shape) or all dimensions in one call (ADR-016's).
+    mode: JudgeMode = "per_dimension"
+    temperature: float = 0.0
+    #: How several judge models' scores combine into the panel score.
+    panel_aggregate: PanelAggregate = "mean"
+    #: Up to this many human-corrected examples per dimension go into the judge prompt (0: off).
+    correction_examples: int = 0
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    """How people review items scored with this rubric."""
+
+    #: A reason is required when a human differs from the judge by more than this (raw points).
+    reason_margin: float = 2.0
+    #: Distinct safety reviewers who must sign off a clearance.
+    safety_signoffs: int = 1
+    #: Whether reviewers choose the better of a pair (pairwise rubric).
+    pairwise: bool = False
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """A validated, immutable rubric version."""
+
+    id: str
+    version: str
+    name: str
+    owner: str
+    description: str
+    scale: Scale
+    dimensions: tuple[Dimension, ...]
+    safety_gates: tuple[str, ...] = ()
+    safety_cap: float = 0.0
+    bands: tuple[Band, ...] = DEFAULT_BANDS
+    judge: JudgeSettings = field(default_factory=JudgeSettings)
+    review: ReviewSettings = field(default_factory=ReviewSettings)
+    #: sha256 of the canonical form: equal for files that differ only in layout or key order.
+    content_hash: str = ""
+    #: Where the rubric was loaded from, for messages; not part of the hash.
+    source: str = ""
+
+    @property
+    def ref(self) -> str:
+        """``id@version``, the name a rubric goes by everywhere."""
+        return f"{self.id}@{self.version}"
+
+    def dimension(self, dimension_id: str) -> Dimension:
+        """The dimension with this id; KeyError if there is none."""
+        for dim in self.dimensions:
+            if dim.id == dimension_id:
+                return dim
+        raise KeyError(dimension_id)
+
+    def dimension_ids(self) -> tuple[str, ...]:
+        """The dimension ids, in rubric order."""
+        return tuple(d.id for d in self.dimensions)
+
+    def band_for(self, overall: float) -> Band:
+        """The band an overall (0–1) score falls in."""
+        for band in sorted(self.bands, key=lambda b: b.min, reverse=True):
+            if overall >= band.min - 1e-12:
+                return band
+        return min(self.bands, key=lambda b: b.min)
