@@ -1,0 +1,62 @@
+"""The judge cache: a key-value Protocol the store implements, and the key it is addressed by.
+
+The key covers everything that changes a reply (model, prompt hash, parameters, sample index),
+so a repeated run makes no network call, and a changed prompt or temperature makes a fresh one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+
+class KeyValueCache(Protocol):
+    """What the store offers (``Store.judge_cache_get`` / ``judge_cache_put``)."""
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored value, or None."""
+        ...
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        """Store ``value`` under ``key`` (overwriting)."""
+        ...
+
+
+class MemoryCache:
+    """A bounded in-process cache with the same shape, for tests and one-off runs."""
+
+    def __init__(self, max_entries: int = 100_000) -> None:
+        self._data: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._max = max_entries
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The value, refreshed as most recently used."""
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        """Store, evicting the least recently used entry beyond the bound."""
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self._max:
+            self._data.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def digest(value: Any) -> str:
+    """sha256 of the canonical JSON of ``value``."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def judge_cache_key(model: str, prompt_hash: str, params: Mapping[str, Any], sample: int) -> str:
+    """``judge:`` + digest of model, prompt hash, call parameters and sample index."""
+    body = {"model": model, "prompt": prompt_hash, "params": dict(params), "sample": sample}
+    return "judge:" + digest(body)

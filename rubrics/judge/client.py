@@ -1,0 +1,309 @@
+"""The litellm client: bounded retries with backoff, strict JSON, one re-ask, cache, cost.
+
+litellm is imported inside the functions that call it (with the local cost map, so nothing
+reaches the network but the judge). The SDK's own retries are switched off (``max_retries=0``):
+a call makes at most ``1 + retries`` attempts, each bounded by ``timeout``. A 429 backs off for
+the server's ``Retry-After`` when it sends one; 5xx, timeouts and dropped connections back off
+exponentially; other 4xx fail at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from rubrics.judge.cache import KeyValueCache, digest, judge_cache_key
+from rubrics.judge.parse import ReplyError, extract_json
+from rubrics.judge.prompt import BuiltPrompt
+
+T = TypeVar("T")
+REASK = (
+    "Your reply could not be used: {problem}. Reply again with only the JSON object, exactly in "
+    "the shape asked for, and nothing else."
+)
+
+
+def import_litellm() -> Any:
+    """litellm, with its cost map read from the package instead of the network."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+async def release_litellm() -> None:
+    """Stop litellm's background logging worker on this event loop.
+
+    litellm parks a task on the loop after the first call and binds its queue to that loop; left
+    alone, the loop's shutdown waits on it and the next loop inherits a queue it cannot use.
+    Call this before the loop that made calls ends.
+    """
+    if "litellm" not in sys.modules:
+        return
+    from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+
+    worker = GLOBAL_LOGGING_WORKER
+    task = worker._worker_task
+    if task is None or task.get_loop() is not asyncio.get_running_loop():
+        worker._worker_task, worker._queue = None, None
+        return
+    # Let queued log callbacks finish first: a cancel that lands while the worker awaits one is
+    # swallowed by wait_for and leaves the task hanging.
+    if worker._queue is not None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(worker._queue.join(), timeout=5)
+    task.cancel()
+    await asyncio.wait({task}, timeout=2)
+    worker._worker_task, worker._queue = None, None
+
+
+class JudgeCallError(Exception):
+    """A call that failed after every allowed attempt (or at once, for a non-retryable error)."""
+
+
+class CostCapReached(Exception):
+    """``--max-cost`` is spent: no further call starts."""
+
+
+@dataclass
+class CostMeter:
+    """Money spent so far across every client of a run (a panel shares one meter)."""
+
+    cap: float | None = None
+    spent: float = 0.0
+    calls: int = 0
+    cached_calls: int = 0
+
+    def check(self) -> None:
+        """Raise :class:`CostCapReached` once the cap is reached."""
+        if self.cap is not None and self.spent >= self.cap:
+            raise CostCapReached(f"cost cap ${self.cap:.4f} reached (spent ${self.spent:.4f})")
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """How to reach one judge model."""
+
+    model: str
+    api_base: str | None = None
+    api_key: str | None = None
+    timeout: float = 60.0
+    retries: int = 2
+    temperature: float = 0.0
+    max_tokens: int | None = 1024
+    backoff: float = 0.5
+    backoff_max: float = 30.0
+
+
+@dataclass
+class Completion:
+    """One reply's text and what it cost."""
+
+    text: str
+    cost_usd: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached: bool = False
+
+
+@dataclass
+class Outcome(Generic[T]):
+    """A validated answer, or the error and raw reply that go to people; cost of every call."""
+
+    value: T | None = None
+    error: str | None = None
+    raw: str | None = None
+    cost_usd: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached: bool = True
+    replies: list[str] = field(default_factory=list)
+
+    def add(self, c: Completion) -> None:
+        """Account for one completion."""
+        self.cost_usd += c.cost_usd
+        self.tokens_in += c.tokens_in
+        self.tokens_out += c.tokens_out
+        self.cached = self.cached and c.cached
+        self.replies.append(c.text)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    for source in (getattr(exc, "response", None), exc):
+        headers = getattr(source, "headers", None) or getattr(source, "litellm_response_headers", None)
+        if headers is not None:
+            try:
+                value = headers.get("retry-after")
+                return None if value is None else min(60.0, float(value))
+            except (TypeError, ValueError, AttributeError):
+                return None
+    return None
+
+
+def _retryable(exc: Exception) -> bool:
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, asyncio.TimeoutError) or status is None:
+        return True  # timeouts and dropped connections carry no status
+    return int(status) == 429 or int(status) >= 500
+
+
+def _describe(exc: Exception) -> str:
+    status = getattr(exc, "status_code", None)
+    kind = "timeout" if isinstance(exc, asyncio.TimeoutError) else type(exc).__name__
+    text = str(exc).splitlines()[0][:200] if str(exc) else ""
+    return f"{kind}{f' {status}' if status else ''}: {text}".rstrip(": ")
+
+
+class JudgeClient:
+    """Calls one judge model through litellm; shared by every method of a run."""
+
+    def __init__(
+        self,
+        settings: ClientSettings,
+        cache: KeyValueCache | None = None,
+        meter: CostMeter | None = None,
+        concurrency: int = 8,
+    ) -> None:
+        self.settings = settings
+        self.cache = cache
+        self.meter = meter or CostMeter()
+        self._slots = asyncio.Semaphore(max(1, concurrency))
+        self._schema_support: bool | None = None
+
+    @property
+    def model(self) -> str:
+        """The model name as litellm knows it."""
+        return self.settings.model
+
+    def supports_schema(self) -> bool:
+        """Whether litellm knows this model takes ``response_format`` with a JSON schema."""
+        if self._schema_support is None:
+            try:
+                self._schema_support = bool(import_litellm().supports_response_schema(self.model))
+            except Exception:  # unknown model: parse the reply instead
+                self._schema_support = False
+        return self._schema_support
+
+    def _params(self, schema: dict[str, Any] | None) -> dict[str, Any]:
+        params: dict[str, Any] = {"temperature": self.settings.temperature}
+        if self.settings.max_tokens:
+            params["max_tokens"] = self.settings.max_tokens
+        if schema is not None and self.supports_schema():
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "judgement", "schema": schema, "strict": True},
+            }
+        return params
+
+    async def complete(
+        self, prompt: BuiltPrompt, sample: int = 0, followup: list[dict[str, str]] | None = None
+    ) -> Completion:
+        """One reply to the prompt (plus a re-ask follow-up), from the cache when it holds it."""
+        params = self._params(prompt.schema)
+        key_hash = prompt.prompt_hash if not followup else digest([prompt.prompt_hash, followup])
+        key = judge_cache_key(self.model, key_hash, params, sample)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.meter.cached_calls += 1
+                return Completion(str(hit["text"]), 0.0, int(hit.get("tokens_in", 0)),
+                                  int(hit.get("tokens_out", 0)), cached=True)
+        completion = await self._call(prompt.messages + (followup or []), params)
+        if self.cache is not None:
+            self.cache.put(key, {"text": completion.text, "cost_usd": completion.cost_usd,
+                                 "tokens_in": completion.tokens_in, "tokens_out": completion.tokens_out})
+        return completion
+
+    async def _call(self, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
+        litellm = import_litellm()
+        s = self.settings
+        attempts = 1 + max(0, s.retries)
+        for attempt in range(attempts):
+            self.meter.check()
+            try:
+                async with self._slots:
+                    response = await asyncio.wait_for(
+                        litellm.acompletion(
+                            model=s.model, messages=messages, api_base=s.api_base,
+                            api_key=s.api_key, timeout=s.timeout, max_retries=0, **params,
+                        ),
+                        timeout=s.timeout,
+                    )
+            except Exception as exc:
+                if not _retryable(exc) or attempt == attempts - 1:
+                    raise JudgeCallError(f"{_describe(exc)} (after {attempt + 1} attempts)") from exc
+                wait = _retry_after(exc)
+                if wait is None:
+                    wait = min(s.backoff_max, s.backoff * 2**attempt) * random.uniform(0.8, 1.2)
+                await asyncio.sleep(wait)
+                continue
+            return self._completion(litellm, response)
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _completion(self, litellm: Any, response: Any) -> Completion:
+        text = response.choices[0].message.content or ""
+        usage = getattr(response, "usage", None)
+        tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
+        tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
+        try:
+            cost = float(litellm.completion_cost(completion_response=response) or 0.0)
+        except Exception:  # a model without a known price costs what we cannot know: 0
+            cost = 0.0
+        self.meter.spent += cost
+        self.meter.calls += 1
+        return Completion(text, cost, tokens_in, tokens_out)
+
+    async def judge(
+        self, prompt: BuiltPrompt, validate: Callable[[dict[str, Any]], T], sample: int = 0
+    ) -> Outcome[T]:
+        """A validated answer: the reply, then one re-ask if it is unusable, then an error."""
+        out: Outcome[T] = Outcome()
+        try:
+            first = await self.complete(prompt, sample)
+        except JudgeCallError as exc:
+            return Outcome(error=str(exc), cached=False)
+        out.add(first)
+        try:
+            out.value = validate(extract_json(first.text))
+            return out
+        except ReplyError as exc:
+            problem = str(exc)
+        followup = [
+            {"role": "assistant", "content": first.text},
+            {"role": "user", "content": REASK.format(problem=problem)},
+        ]
+        try:
+            second = await self.complete(prompt, sample, followup)
+        except JudgeCallError as exc:
+            out.error, out.raw = f"{problem}; the re-ask failed: {exc}", first.text
+            return out
+        out.add(second)
+        try:
+            out.value = validate(extract_json(second.text))
+        except ReplyError as exc:
+            out.error = f"unusable reply after one re-ask: {exc}"
+            out.raw = f"{first.text}\n--- re-ask reply ---\n{second.text}"
+        return out
+
+
+def estimate_tokens(prompt: BuiltPrompt) -> int:
+    """A rough input-token count for ``--dry-run`` (about four characters a token)."""
+    return sum(len(m["content"]) for m in prompt.messages) // 4 + 8
+
+
+def estimate_cost(model: str, tokens_in: int, tokens_out: int) -> float | None:
+    """litellm's price for these tokens, or None when the model's price is unknown."""
+    try:
+        cin, cout = import_litellm().cost_per_token(
+            model=model, prompt_tokens=tokens_in, completion_tokens=tokens_out
+        )
+        return float(cin) + float(cout)
+    except Exception:
+        return None

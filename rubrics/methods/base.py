@@ -1,0 +1,127 @@
+"""The item a method scores, and the helpers every method uses to build its result.
+
+Methods never see a store row: the runner turns whatever the store hands out into a
+:class:`JudgeItem`, a small frozen value with the fields of the import format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rubrics.results import ScoreResult
+from rubrics.schema import Dimension, Scale
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """One output under evaluation, with what it is judged against."""
+
+    id: str
+    output: str
+    input: str = ""
+    context: str = ""
+    reference: str = ""
+    #: Chat messages, each ``{"role": ..., "content": ...}``.
+    conversation: tuple[Mapping[str, Any], ...] = ()
+    group: str | None = None
+    variant: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: Assistant turn index when this view is one turn of a conversation.
+    turn: int | None = None
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> JudgeItem:
+        """Build from a dict in the import format; ``output`` defaults to the last assistant
+        message of ``conversation``."""
+        conversation = tuple(dict(m) for m in (data.get("conversation") or ()))
+        output = data.get("output")
+        if output is None:
+            assistant = [m for m in conversation if m.get("role") == "assistant"]
+            output = str(assistant[-1].get("content", "")) if assistant else ""
+        return cls(
+            id=str(data["id"]),
+            output=str(output),
+            input=str(data.get("input") or ""),
+            context=str(data.get("context") or ""),
+            reference=str(data.get("reference") or ""),
+            conversation=conversation,
+            group=None if data.get("group") is None else str(data["group"]),
+            variant=None if data.get("variant") is None else str(data["variant"]),
+            metadata=dict(data.get("metadata") or {}),
+        )
+
+    def assistant_turns(self) -> list[int]:
+        """Indices (into ``conversation``) of the assistant messages."""
+        return [i for i, m in enumerate(self.conversation) if m.get("role") == "assistant"]
+
+    def for_turn(self, index: int) -> JudgeItem:
+        """The view of one assistant turn: the turn is the output, earlier messages the context.
+
+        ``turn`` is set to the assistant turn's ordinal (0 for the first assistant message).
+        """
+        ordinal = self.assistant_turns().index(index)
+        earlier = self.conversation[:index]
+        return replace(
+            self,
+            output=str(self.conversation[index].get("content", "")),
+            context=format_conversation(earlier),
+            conversation=self.conversation[: index + 1],
+            turn=ordinal,
+        )
+
+
+def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
+    """Render chat messages as ``role: content`` lines."""
+    return "\n".join(f"{m.get('role', '?')}: {m.get('content', '')}" for m in messages)
+
+
+def effective_scale(dim: Dimension) -> Scale:
+    """The scale the method's scores live on: the judge's own where declared."""
+    return dim.judge_scale or dim.scale
+
+
+def scored(
+    item: JudgeItem, dim: Dimension, raw: float, model: str | None = None, **fields: Any
+) -> ScoreResult:
+    """A successful result: raw score on the dimension's scale plus its normalised value."""
+    scale = effective_scale(dim)
+    return ScoreResult(
+        item_id=item.id,
+        dimension=dim.id,
+        method=dim.method,
+        model=model,
+        score=raw,
+        normalised=scale.normalise(raw),
+        samples=fields.pop("samples", [raw]),
+        turn=item.turn,
+        **fields,
+    )
+
+
+def failed(
+    item: JudgeItem, dim: Dimension, error: str, model: str | None = None, **fields: Any
+) -> ScoreResult:
+    """A result with no score: ``error`` says why (it goes to people, never guessed)."""
+    return ScoreResult(
+        item_id=item.id,
+        dimension=dim.id,
+        method=dim.method,
+        model=model,
+        error=error,
+        turn=item.turn,
+        **fields,
+    )
+
+
+def from_unit(dim: Dimension, value: float) -> float:
+    """Map a [0, 1] value (clipped) onto the dimension's scale."""
+    return effective_scale(dim).denormalise(min(1.0, max(0.0, value)))
+
+
+def through_range(value: float, lo: float, hi: float) -> float:
+    """Map ``value`` from ``[lo, hi]`` onto [0, 1], clipping outside."""
+    if hi <= lo:
+        return 1.0 if value >= hi else 0.0
+    return min(1.0, max(0.0, (value - lo) / (hi - lo)))

@@ -1,0 +1,129 @@
+"""The deterministic method: requirements a parser can check, always reproducible.
+
+A dimension's ``rule`` mapping names the checks (IFEval's verifiable constraints):
+``max_words``, ``min_words``, ``max_chars``, ``min_chars``, ``required_phrases``,
+``banned_phrases``, ``regex_must``, ``regex_must_not``, ``json`` (bool), ``json_schema`` (dict),
+``sections`` (headings that must appear) and ``partial_credit`` (bool). Every check passing scores
+the scale's top, any failing its bottom; with ``partial_credit`` the score is the passed share
+mapped onto the scale. Phrases match case-insensitively; regexes use Python syntax.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from rubrics.methods.base import JudgeItem, failed, from_unit, scored
+from rubrics.results import ScoreResult
+from rubrics.schema import Dimension
+
+#: One check: (passed, detail).
+Check = tuple[bool, str]
+_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n\s*```\s*$", re.DOTALL)
+
+
+def _as_list(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _parse_json(text: str) -> tuple[Any, str | None]:
+    """The output as JSON (a single fenced block counts), or the parse error."""
+    fenced = _FENCE.match(text)
+    body = fenced.group(1) if fenced else text
+    try:
+        return json.loads(body), None
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+
+
+def _check_json(text: str, _: Any) -> Check:
+    _, err = _parse_json(text)
+    return (err is None, err or "valid JSON")
+
+
+def _check_schema(text: str, schema: Any) -> Check:
+    import jsonschema
+
+    value, err = _parse_json(text)
+    if err is not None:
+        return False, err
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(value), key=str)
+    if errors:
+        where = "/".join(str(p) for p in errors[0].absolute_path) or "(root)"
+        return False, f"JSON does not match the schema at {where}: {errors[0].message}"
+    return True, "JSON matches the schema"
+
+
+def _heading_present(text: str, heading: str) -> bool:
+    """A line that is the heading: markdown ``#``, bold, or ``Heading:`` forms count."""
+    want = heading.strip().lower().rstrip(":")
+    for line in text.splitlines():
+        bare = line.strip().lstrip("#").strip().strip("*_").strip().rstrip(":").strip().lower()
+        if bare == want:
+            return True
+    return False
+
+
+def _checks(rule: Mapping[str, Any], text: str) -> list[tuple[str, Check]]:
+    lowered = text.lower()
+    out: list[tuple[str, Check]] = []
+    words, chars = _words(text), len(text)
+    simple: dict[str, Callable[[Any], Check]] = {
+        "max_words": lambda n: (words <= n, f"{words} words (max {n})"),
+        "min_words": lambda n: (words >= n, f"{words} words (min {n})"),
+        "max_chars": lambda n: (chars <= n, f"{chars} characters (max {n})"),
+        "min_chars": lambda n: (chars >= n, f"{chars} characters (min {n})"),
+        "json": lambda flag: _check_json(text, flag) if flag else (True, "not required"),
+        "json_schema": lambda schema: _check_schema(text, schema),
+    }
+    for key, value in rule.items():
+        if key == "partial_credit":
+            continue
+        if key in simple:
+            out.append((key, simple[key](value)))
+        elif key == "required_phrases":
+            for phrase in _as_list(value):
+                ok = phrase.lower() in lowered
+                out.append((key, (ok, f"{'has' if ok else 'missing'} {phrase!r}")))
+        elif key == "banned_phrases":
+            for phrase in _as_list(value):
+                bad = phrase.lower() in lowered
+                out.append((key, (not bad, f"{'contains' if bad else 'free of'} {phrase!r}")))
+        elif key in ("regex_must", "regex_must_not"):
+            for pattern in _as_list(value):
+                found = re.search(pattern, text, re.MULTILINE) is not None
+                ok = found if key == "regex_must" else not found
+                out.append((key, (ok, f"/{pattern}/ {'matches' if found else 'does not match'}")))
+        elif key == "sections":
+            for heading in _as_list(value):
+                ok = _heading_present(text, heading)
+                out.append((key, (ok, f"section {heading!r} {'present' if ok else 'missing'}")))
+        else:
+            raise ValueError(f"unknown rule key {key!r}")
+    return out
+
+
+def score_deterministic(item: JudgeItem, dim: Dimension) -> ScoreResult:
+    """Run the dimension's rule over the item's output."""
+    rule = dict(dim.rule or {})
+    try:
+        results = _checks(rule, item.output)
+    except (ValueError, re.error) as exc:
+        return failed(item, dim, f"rule cannot be checked: {exc}")
+    if not results:
+        return failed(item, dim, "rule has no checks")
+    evidence = [{"rule": name, "passed": ok, "detail": detail} for name, (ok, detail) in results]
+    passed = sum(1 for _, (ok, _d) in results if ok)
+    share = passed / len(results)
+    value = share if rule.get("partial_credit") else float(passed == len(results))
+    failures = [f"{name}: {detail}" for name, (ok, detail) in results if not ok]
+    rationale = f"{passed}/{len(results)} checks passed" + (
+        "; failed " + "; ".join(failures) if failures else ""
+    )
+    return scored(item, dim, from_unit(dim, value), rationale=rationale, evidence=evidence)

@@ -1,0 +1,146 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1 for judge tests and benchmarks.
+
+Serves ``POST /v1/chat/completions``. Each request takes the next scripted :class:`Reply` (or the
+default one): a body text (or a function of the request body), an HTTP status, headers, a delay.
+Every request body is recorded, so tests assert on the prompt litellm actually sent.
+
+Runs in a background thread (``LoopbackServer().start()``) or as a process for benchmarks:
+``python -m tests.judge.loopback`` prints its port and serves until killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+GOOD = json.dumps({"score": 4, "rationale": "Minor flaw: terse.", "evidence": [], "confidence": 0.8})
+
+
+@dataclass
+class Reply:
+    """One scripted answer."""
+
+    content: str | Callable[[dict[str, Any]], str] = GOOD
+    status: int = 200
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def user_prompt(body: dict[str, Any]) -> str:
+    """The user message of a recorded request (the first one: re-asks add more)."""
+    return next(m["content"] for m in body["messages"] if m["role"] == "user")
+
+
+def system_prompt(body: dict[str, Any]) -> str:
+    """The system message of a recorded request."""
+    return next(m["content"] for m in body["messages"] if m["role"] == "system")
+
+
+class LoopbackServer:
+    """The server, its script and its record of requests."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.script: deque[Reply] = deque()
+        self.default = Reply()
+        self.port = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: web.AppRunner | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        """The ``api_base`` to hand litellm."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def count(self) -> int:
+        """Requests served since the last reset."""
+        return len(self.requests)
+
+    def reset(self, *replies: Reply, default: Reply | None = None) -> None:
+        """Forget recorded requests and script the next replies."""
+        with self._lock:
+            self.requests.clear()
+            self.script = deque(replies)
+            self.default = default or Reply()
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        with self._lock:
+            self.requests.append(body)
+            reply = self.script.popleft() if self.script else self.default
+        if reply.delay:
+            await asyncio.sleep(reply.delay)
+        if reply.status != 200:
+            error = {"error": {"message": f"scripted {reply.status}", "type": "server_error"}}
+            return web.json_response(error, status=reply.status, headers=reply.headers)
+        content = reply.content(body) if callable(reply.content) else reply.content
+        return web.json_response(
+            {
+                "id": f"chatcmpl-{len(self.requests)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "judge"),
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+            },
+            headers=reply.headers,
+        )
+
+    async def _serve(self, port: int) -> None:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._handle)
+        app.router.add_post("/chat/completions", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
+        await site.start()
+        sockets = site._server.sockets if site._server else []  # type: ignore[union-attr]
+        self.port = sockets[0].getsockname()[1]
+
+    def start(self) -> LoopbackServer:
+        """Serve from a daemon thread; returns once the port is bound."""
+        ready = threading.Event()
+
+        def run() -> None:
+            self._loop = asyncio.new_event_loop()
+            self._loop.run_until_complete(self._serve(0))
+            ready.set()
+            self._loop.run_forever()
+
+        threading.Thread(target=run, daemon=True, name="loopback-judge").start()
+        if not ready.wait(10):
+            raise RuntimeError("loopback server did not start")
+        return self
+
+    def stop(self) -> None:
+        """Shut the server down."""
+        if self._loop is not None and self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(5)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+
+
+def main() -> None:
+    """Serve in this process (for benchmarks): print the port, then serve forever."""
+    server = LoopbackServer()
+
+    async def serve() -> None:
+        await server._serve(0)
+        print(server.port, flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()

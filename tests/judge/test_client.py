@@ -1,0 +1,120 @@
+"""The litellm client against the loopback server: parsing, re-ask, retries, timeouts, cache."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from rubrics.judge.cache import MemoryCache
+from rubrics.judge.client import ClientSettings, CostCapReached, CostMeter, JudgeClient
+from rubrics.judge.parse import number_on_scale
+from rubrics.judge.prompt import Sandbox
+from rubrics.schema import Scale
+from tests.judge.loopback import LoopbackServer, Reply
+
+SCALE = Scale(1, 5)
+
+
+def client(server: LoopbackServer, **kw: Any) -> JudgeClient:
+    cache = kw.pop("cache", None)
+    meter = kw.pop("meter", None)
+    settings = ClientSettings(
+        model="openai/judge-x", api_base=server.url, api_key="sk-test",
+        timeout=kw.pop("timeout", 5.0), retries=kw.pop("retries", 2), backoff=0.01, **kw,
+    )
+    return JudgeClient(settings, cache=cache, meter=meter)
+
+
+def prompt(text: str = "rate this") -> Any:
+    return Sandbox().finish("system", text, None)
+
+
+def score(answer: dict[str, Any]) -> float:
+    return number_on_scale(answer.get("score"), SCALE)
+
+
+def answer(value: Any) -> str:
+    return json.dumps({"score": value, "rationale": "r", "evidence": [], "confidence": 0.5})
+
+
+async def test_good_reply_parses_and_reports_tokens(server: LoopbackServer) -> None:
+    out = await client(server).judge(prompt(), score)
+    assert out.value == 4 and out.error is None
+    assert (out.tokens_in, out.tokens_out) == (100, 20)
+    assert server.count == 1
+    body = server.requests[0]
+    assert body["model"] == "judge-x" and body["temperature"] == 0.0
+
+
+async def test_fenced_json_is_parsed(server: LoopbackServer) -> None:
+    server.reset(Reply("Most serious flaw: none.\n```json\n" + answer(5) + "\n```"))
+    out = await client(server).judge(prompt(), score)
+    assert out.value == 5 and server.count == 1
+
+
+async def test_malformed_json_gets_exactly_one_reask(server: LoopbackServer) -> None:
+    server.reset(Reply("{score: four"), Reply(answer(2)))
+    out = await client(server).judge(prompt(), score)
+    assert out.value == 2 and server.count == 2
+    reask = server.requests[1]["messages"]
+    assert reask[-2] == {"role": "assistant", "content": "{score: four"}
+    assert "could not be used" in reask[-1]["content"]
+
+
+async def test_still_bad_after_reask_is_an_error_with_both_raw_replies(server: LoopbackServer) -> None:
+    server.reset(Reply("no json here"), Reply(answer(9)))
+    out = await client(server).judge(prompt(), score)
+    assert out.value is None and out.error is not None and "off the scale" in out.error
+    assert out.raw is not None and "no json here" in out.raw and '"score": 9' in out.raw
+    assert server.count == 2  # one re-ask, never more
+
+
+async def test_429_backs_off_for_retry_after_then_succeeds(server: LoopbackServer) -> None:
+    server.reset(Reply(status=429, headers={"Retry-After": "0.3"}), Reply(answer(3)))
+    started = time.perf_counter()
+    out = await client(server).judge(prompt(), score)
+    assert out.value == 3 and server.count == 2
+    assert time.perf_counter() - started >= 0.3
+
+
+async def test_500_is_retried_at_most_retries_times(server: LoopbackServer) -> None:
+    server.reset(default=Reply(status=500))
+    out = await client(server, retries=2).judge(prompt(), score)
+    assert out.value is None and out.error is not None and "after 3 attempts" in out.error
+    assert server.count == 3  # 1 + retries: the SDK's own retries are off
+
+
+async def test_400_is_not_retried(server: LoopbackServer) -> None:
+    server.reset(default=Reply(status=400))
+    out = await client(server, retries=3).judge(prompt(), score)
+    assert out.error is not None and server.count == 1
+
+
+async def test_slow_reply_times_out_at_the_timeout(server: LoopbackServer) -> None:
+    server.reset(default=Reply(delay=3.0))
+    started = time.perf_counter()
+    out = await client(server, timeout=0.5, retries=1).judge(prompt(), score)
+    elapsed = time.perf_counter() - started
+    assert out.error is not None and "after 2 attempts" in out.error
+    assert server.count == 2 and elapsed < 2.5
+
+
+async def test_cache_makes_a_repeated_call_free(server: LoopbackServer) -> None:
+    cache = MemoryCache()
+    first = await client(server, cache=cache).judge(prompt("same"), score)
+    second = await client(server, cache=cache).judge(prompt("same"), score)
+    assert server.count == 1
+    assert first.cached is False and second.cached is True and second.value == first.value
+    await client(server, cache=cache).judge(prompt("same"), score, sample=1)
+    await client(server, cache=cache, temperature=0.7).judge(prompt("same"), score)
+    assert server.count == 3  # another sample index or temperature is another call
+
+
+async def test_cost_cap_stops_before_the_next_call(server: LoopbackServer) -> None:
+    meter = CostMeter(cap=0.5, spent=0.5)
+    with pytest.raises(CostCapReached):
+        await client(server, meter=meter).judge(prompt(), score)
+    assert server.count == 0
