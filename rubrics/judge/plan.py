@@ -1,0 +1,105 @@
+"""What a run will do before it does it: the order dimensions are scored in, which ones share a
+combined call, and the ``--dry-run`` estimate of calls, tokens and cost."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rubrics.judge.client import estimate_cost, estimate_tokens
+from rubrics.judge.prompt import build_dimension_prompt
+from rubrics.methods.base import JudgeItem
+from rubrics.schema import Dimension, Rubric
+
+#: Output tokens assumed per judge call in estimates (a JSON answer with a short rationale).
+TOKENS_OUT_PER_CALL = 150
+
+
+def scoring_order(dims: Sequence[Dimension]) -> list[list[Dimension]]:
+    """Dimensions in waves: each wave depends only on earlier waves (``depends_on``)."""
+    remaining = list(dims)
+    done: set[str] = set()
+    waves: list[list[Dimension]] = []
+    while remaining:
+        wave = [d for d in remaining if d.depends_on is None or d.depends_on.dimension in done
+                or d.depends_on.dimension not in {x.id for x in dims}]
+        if not wave:  # a cycle the loader should have refused: score the rest unconditionally
+            wave = remaining
+        waves.append(wave)
+        done |= {d.id for d in wave}
+        remaining = [d for d in remaining if d.id not in done]
+    return waves
+
+
+def combinable(rubric: Rubric, dim: Dimension, has_turns: bool) -> bool:
+    """Whether ``dim`` joins the item's combined call (ADR-016's one-call mode)."""
+    return (rubric.judge.mode == "combined" and dim.method == "llm_judge" and dim.depends_on is None
+            and not (dim.metric_level == "turn" and has_turns) and rubric.judge.correction_examples == 0)
+
+
+def item_dimensions(rubric: Rubric) -> list[Dimension]:
+    """Dimensions scored item by item (not pair methods, not human-only)."""
+    return [d for d in rubric.dimensions if not d.is_pair and d.method != "human"]
+
+
+@dataclass
+class DryRun:
+    """Calls, tokens and cost a run would spend."""
+
+    items: int = 0
+    calls: dict[str, int] = field(default_factory=dict)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = 0.0
+
+    @property
+    def total_calls(self) -> int:
+        """Judge calls over every dimension."""
+        return sum(self.calls.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain form for printing and JSON."""
+        return {"items": self.items, "calls": dict(self.calls), "total_calls": self.total_calls,
+                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "cost_usd": self.cost_usd}
+
+
+def dry_run(rubric: Rubric, items: Iterable[JudgeItem], model: str | None,
+            samples: int | None = None, examples: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> DryRun:
+    """Count the judge calls a run would make and estimate their tokens and cost (no call made).
+
+    Input tokens come from the real prompts (about four characters a token); output tokens are
+    assumed at :data:`TOKENS_OUT_PER_CALL`. Cost is None when litellm does not know the price.
+    """
+    plan = DryRun()
+    groups: set[str] = set()
+    for item in items:
+        plan.items += 1
+        if item.group:
+            groups.add(item.group)
+        has_turns = bool(item.assistant_turns())
+        combined = [d for d in item_dimensions(rubric) if combinable(rubric, d, has_turns)]
+        for dim in item_dimensions(rubric):
+            n = max(1, samples or dim.samples)
+            views = ([item.for_turn(i) for i in item.assistant_turns()]
+                     if dim.metric_level == "turn" and has_turns else [item])
+            if dim in combined:
+                calls = n if dim is combined[0] else 0
+            elif dim.method == "llm_judge":
+                calls = n * len(views)
+            elif dim.method in ("claim_pipeline", "groundedness") and dim.params.get("checker") != "embedding":
+                calls = 2 * len(views)
+            else:
+                continue
+            plan.calls[dim.id] = plan.calls.get(dim.id, 0) + calls
+            if calls:
+                ex = (examples or {}).get(dim.id, ())
+                plan.tokens_in += calls * estimate_tokens(build_dimension_prompt(views[0], dim, ex))
+                plan.tokens_out += calls * TOKENS_OUT_PER_CALL
+    for dim in rubric.dimensions:
+        if dim.method == "argumentation_parity":
+            plan.calls[dim.id] = len(groups)
+            plan.tokens_in += len(groups) * 600
+            plan.tokens_out += len(groups) * TOKENS_OUT_PER_CALL
+    plan.cost_usd = estimate_cost(model, plan.tokens_in, plan.tokens_out) if model else 0.0
+    return plan

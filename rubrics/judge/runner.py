@@ -1,0 +1,296 @@
+"""The runner: scores items with every method their rubric names, for one judge model.
+
+Items are scored by ``concurrency`` workers; each item's dimensions go in waves so a
+``depends_on`` condition sees the score it depends on; turn-level dimensions score each
+assistant turn. Every finished item is handed to ``sink`` at once (results and safety hits), so
+an interrupted run keeps what it scored. Pair methods run last, over the groups seen. A reached
+cost cap stops new work; the item it interrupted is dropped whole, so ``--only-missing`` redoes
+it. A panel is several runners (one per model) sharing a cache and a :class:`CostMeter`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rubrics.judge.client import CostCapReached, JudgeClient
+from rubrics.judge.plan import combinable, item_dimensions, scoring_order
+from rubrics.methods import claims, pairs
+from rubrics.methods.base import JudgeItem, failed
+from rubrics.methods.deterministic import score_deterministic
+from rubrics.methods.llm_judge import score_combined, score_llm_judge
+from rubrics.methods.semantic import DEFAULT_MODEL, Embedder, score_semantic
+from rubrics.results import SafetyHit, ScoreResult
+from rubrics.safety import check_gates
+from rubrics.schema import Dimension, Rubric
+
+Sink = Callable[[list[ScoreResult], list[SafetyHit]], None]
+
+
+@dataclass
+class Progress:
+    """What the progress bar shows after each item."""
+
+    done: int
+    total: int | None
+    calls: int
+    cached_calls: int
+    cost_usd: float
+    errors: int
+
+
+@dataclass
+class Totals:
+    """A run's figures, live while it runs and final after."""
+
+    items: int = 0
+    results: int = 0
+    errors: int = 0
+    not_applicable: int = 0
+    safety_hits: int = 0
+    cost_usd: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    status: str = "running"
+    per_dimension: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def add(self, result: ScoreResult) -> None:
+        """Count one result."""
+        self.results += 1
+        self.errors += result.error is not None
+        self.not_applicable += result.not_applicable
+        self.cost_usd += result.cost_usd
+        self.tokens_in += result.tokens_in
+        self.tokens_out += result.tokens_out
+        dim = self.per_dimension.setdefault(
+            result.dimension, {"n": 0, "errors": 0, "not_applicable": 0, "score_sum": 0.0, "cost_usd": 0.0})
+        dim["n"] += 1
+        dim["errors"] += result.error is not None
+        dim["not_applicable"] += result.not_applicable
+        dim["cost_usd"] += result.cost_usd
+        if result.ok and result.score is not None:
+            dim["score_sum"] += result.score
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain form for the store and the report; per dimension with the mean score."""
+        dims = {}
+        for name, d in self.per_dimension.items():
+            scored_n = d["n"] - d["errors"] - d["not_applicable"]
+            dims[name] = {"n": int(d["n"]), "errors": int(d["errors"]),
+                          "not_applicable": int(d["not_applicable"]),
+                          "mean": d["score_sum"] / scored_n if scored_n else None,
+                          "cost_usd": round(d["cost_usd"], 6)}
+        return {"items": self.items, "results": self.results, "errors": self.errors,
+                "not_applicable": self.not_applicable, "safety_hits": self.safety_hits,
+                "cost_usd": round(self.cost_usd, 6), "tokens_in": self.tokens_in,
+                "tokens_out": self.tokens_out, "status": self.status, "dimensions": dims}
+
+
+@dataclass
+class _Seen:
+    """What pair methods need to remember of an item."""
+
+    item: JudgeItem
+    overall: float | None
+
+
+class JudgeRunner:
+    """Scores items against one rubric with one judge model (or none, for rubrics without
+    judge methods)."""
+
+    def __init__(
+        self,
+        rubric: Rubric,
+        client: JudgeClient | None = None,
+        embedder: Embedder | None = None,
+        examples: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+        samples: int | None = None,
+        concurrency: int = 8,
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> None:
+        self.rubric = rubric
+        self.client = client
+        self._embedder = embedder
+        self.examples = examples or {}
+        self.samples = samples
+        self.concurrency = max(1, concurrency)
+        self.on_progress = on_progress
+        self.totals = Totals()
+        self._groups: dict[str, list[_Seen]] = {}
+        self._has_pairs = any(d.is_pair for d in rubric.dimensions)
+
+    @property
+    def model(self) -> str | None:
+        """The judge model's name, if any."""
+        return self.client.model if self.client else None
+
+    def embedder(self, dim: Dimension | None = None) -> Embedder:
+        """The embedder for a dimension's model (``params.model``; MiniLM by default)."""
+        name = str(dim.params.get("model", DEFAULT_MODEL)) if dim else DEFAULT_MODEL
+        if self._embedder is None or self._embedder.model_name != name:
+            cache = self._embedder.cache if self._embedder else None
+            self._embedder = Embedder(name, cache=cache)
+        return self._embedder
+
+    # -- one item --------------------------------------------------------------------------
+
+    async def _score_dim(self, item: JudgeItem, dim: Dimension) -> ScoreResult:
+        method = dim.method
+        if method == "deterministic":
+            return score_deterministic(item, dim)
+        if method == "semantic_similarity":
+            return await asyncio.to_thread(score_semantic, item, dim, self.embedder(dim))
+        if method in ("claim_pipeline", "groundedness"):
+            if self.client is not None and dim.params.get("checker") != "embedding":
+                return await claims.score_claims_judge(item, dim, self.client)
+            return await asyncio.to_thread(claims.score_claims_offline, item, dim, self.embedder(dim))
+        if method == "llm_judge":
+            if self.client is None:
+                return failed(item, dim, "no judge model: pass --model or set judge.model in the rubric")
+            return await score_llm_judge(item, dim, self.client, self.examples.get(dim.id, ()),
+                                         self.samples)
+        return failed(item, dim, f"method {method} cannot score a single item")
+
+    def _views(self, item: JudgeItem, dim: Dimension) -> list[JudgeItem]:
+        turns = item.assistant_turns()
+        if dim.metric_level == "turn" and turns:
+            return [item.for_turn(i) for i in turns]
+        return [item]
+
+    def _not_applicable(self, view: JudgeItem, dim: Dimension,
+                        done: Mapping[tuple[str, int | None], ScoreResult]) -> ScoreResult | None:
+        cond = dim.depends_on
+        if cond is None:
+            return None
+        other = done.get((cond.dimension, view.turn)) or done.get((cond.dimension, None))
+        if other is not None and other.ok and other.score is not None and cond.holds(other.score):
+            return None
+        why = "did not score" if other is None or other.score is None else f"scored {other.score:g}"
+        return ScoreResult(item_id=view.id, dimension=dim.id, method=dim.method, model=self.model,
+                           turn=view.turn, not_applicable=True,
+                           rationale=f"not applicable: {cond.dimension} {why}, outside the condition")
+
+    async def score_item(self, item: JudgeItem) -> tuple[list[ScoreResult], list[SafetyHit]]:
+        """Every item-level dimension of one item, and its safety hits."""
+        texts = dict.fromkeys([item.output] + [str(item.conversation[i].get("content", ""))
+                                                for i in item.assistant_turns()])
+        ref = {"id": item.id, "metadata": dict(item.metadata)}
+        hits = [h for t in texts for h in check_gates(self.rubric.safety_gates, t, ref)]
+        dims = item_dimensions(self.rubric)
+        has_turns = bool(item.assistant_turns())
+        together = [d for d in dims if combinable(self.rubric, d, has_turns)]
+        done: dict[tuple[str, int | None], ScoreResult] = {}
+        results: list[ScoreResult] = []
+        if together:
+            for r in await score_combined(item, together, self.client, self.samples) if self.client else [
+                failed(item, d, "no judge model: pass --model or set judge.model in the rubric")
+                for d in together
+            ]:
+                done[(r.dimension, r.turn)] = r
+                results.append(r)
+        for wave in scoring_order([d for d in dims if d not in together]):
+            jobs: list[Any] = []
+            for dim in wave:
+                for view in self._views(item, dim):
+                    na = self._not_applicable(view, dim, done)
+                    jobs.append(_ready(na) if na is not None else self._score_dim(view, dim))
+            for r in await asyncio.gather(*jobs):
+                done[(r.dimension, r.turn)] = r
+                results.append(r)
+        if self._has_pairs and item.group is not None:
+            self._groups.setdefault(item.group, []).append(_Seen(item, self._overall(results)))
+        return results, hits
+
+    def _overall(self, results: Sequence[ScoreResult]) -> float | None:
+        """Weighted mean of the normalised item-level scores (treatment parity's input)."""
+        by_dim = {r.dimension: r for r in results if r.turn is None}
+        total = weight = 0.0
+        for dim in item_dimensions(self.rubric):
+            if dim.weight <= 0:
+                continue
+            r = by_dim.get(dim.id)
+            if r is None or r.normalised is None or not r.ok:
+                return None
+            total += dim.weight * r.normalised
+            weight += dim.weight
+        return total / weight if weight else None
+
+    # -- pairs ------------------------------------------------------------------------------
+
+    async def score_pairs(self) -> list[ScoreResult]:
+        """Pair methods over every group seen (exactly two items each)."""
+        out: list[ScoreResult] = []
+        for key, members in sorted(self._groups.items()):
+            ordered = sorted(members, key=lambda s: (s.item.variant or "", s.item.id))
+            for dim in (d for d in self.rubric.dimensions if d.is_pair):
+                if len(ordered) != 2:
+                    out += [failed(s.item, dim, f"group {key!r} has {len(ordered)} items; pair "
+                                   "methods need exactly two") for s in ordered]
+                    continue
+                a, b = ordered
+                out += await self._pair(dim, a, b)
+        return out
+
+    async def _pair(self, dim: Dimension, a: _Seen, b: _Seen) -> list[ScoreResult]:
+        if dim.method == "pair_similarity":
+            return await asyncio.to_thread(pairs.pair_similarity, dim, a.item, b.item, self.embedder(dim))
+        if dim.method == "framing_consistency":
+            return await asyncio.to_thread(pairs.framing_consistency, dim, a.item, b.item, self.embedder(dim))
+        if dim.method == "treatment_parity":
+            return pairs.treatment_parity(dim, a.item, b.item, a.overall, b.overall)
+        if self.client is None:
+            return [failed(s.item, dim, "no judge model: pass --model") for s in (a, b)]
+        return await pairs.argumentation_parity(dim, a.item, b.item, self.client)
+
+    # -- the run ----------------------------------------------------------------------------
+
+    def _record(self, sink: Sink, results: list[ScoreResult], hits: list[SafetyHit]) -> None:
+        for r in results:
+            self.totals.add(r)
+        self.totals.safety_hits += len(hits)
+        sink(results, hits)
+
+    def _progress(self, total: int | None) -> None:
+        if self.on_progress is None:
+            return
+        meter = self.client.meter if self.client else None
+        self.on_progress(Progress(self.totals.items, total, meter.calls if meter else 0,
+                                  meter.cached_calls if meter else 0, self.totals.cost_usd,
+                                  self.totals.errors))
+
+    async def run(self, items: Iterable[JudgeItem], sink: Sink, total: int | None = None) -> Totals:
+        """Score every item, then the pairs; ``totals.status`` says how the run ended."""
+        source: Iterator[JudgeItem] = iter(items)
+        stop = asyncio.Event()
+
+        async def worker() -> None:
+            while not stop.is_set():
+                item = next(source, None)
+                if item is None:
+                    return
+                try:
+                    results, hits = await self.score_item(item)
+                except CostCapReached:
+                    self.totals.status = "cost_cap"
+                    stop.set()
+                    return
+                self.totals.items += 1
+                self._record(sink, results, hits)
+                self._progress(total)
+
+        await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+        if self.totals.status == "running":
+            try:
+                self._record(sink, await self.score_pairs(), [])
+            except CostCapReached:
+                self.totals.status = "cost_cap"
+        if self.totals.status == "running":
+            self.totals.status = "finished"
+        self._progress(total)
+        return self.totals
+
+
+async def _ready(result: ScoreResult) -> ScoreResult:
+    return result
