@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from rubrics.judge.cache import MemoryCache  # noqa: E402
-from rubrics.methods.semantic import Embedder, load_model  # noqa: E402
+from rubrics.judge.cache import MemoryCache
+from rubrics.methods.semantic import Embedder, load_model
 
 WORDS = ("refund", "policy", "opened", "items", "days", "customer", "receipt", "store", "credit",
          "return", "within", "the", "a", "for", "and", "is", "can", "be", "with", "no")
