@@ -81,3 +81,22 @@ def test_framing_consistency_boosts_contested_levels_only(embedder: Embedder) ->
     assert plain[0].normalised == pytest.approx(sim, abs=1e-3)
     assert contested[0].normalised == pytest.approx(min(1.0, sim * 1.2), abs=1e-3)
     assert contested[0].evidence[0]["boosted"] is True
+
+
+async def test_runner_dispatches_embedding_methods_without_a_judge(embedder: Embedder) -> None:
+    from rubrics.judge.runner import JudgeRunner
+    from tests.judge.helpers import rubric
+
+    r = rubric(dim("sim", "semantic_similarity", weight=0.5, params={"range": [0.3, 0.9]}),
+               dim("rules", "deterministic", weight=0.5, rule={"max_words": 50}),
+               dim("ground", "groundedness", weight=0), dim("pair", "pair_similarity", weight=0))
+    ref = "Opened items can be returned within 14 days."
+    items = [item(id="a", output="Opened items may be returned within 14 days.", reference=ref,
+                  context=ref, group="g", variant="a"),
+             item(id="b", output="Opened items can be returned within 14 days.", reference=ref,
+                  context=ref, group="g", variant="b")]
+    got: list = []
+    totals = await JudgeRunner(r, client=None, embedder=embedder).run(items, lambda rs, hs: got.extend(rs))
+    assert totals.status == "finished" and totals.errors == 0
+    assert {(x.item_id, x.dimension) for x in got} == {(i, d) for i in "ab" for d in ("sim", "rules", "ground", "pair")}
+    assert all(x.model is None and x.ok for x in got)
