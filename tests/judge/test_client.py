@@ -118,3 +118,20 @@ async def test_cost_cap_stops_before_the_next_call(server: LoopbackServer) -> No
     with pytest.raises(CostCapReached):
         await client(server, meter=meter).judge(prompt(), score)
     assert server.count == 0
+
+
+async def test_known_model_gets_a_json_schema_and_a_price(server: LoopbackServer) -> None:
+    c = JudgeClient(ClientSettings(model="openai/gpt-4o-mini", api_base=server.url, api_key="sk-test"))
+    schema = {"type": "object", "properties": {"score": {"type": "number"}}, "required": ["score"],
+              "additionalProperties": False}
+    out = await c.judge(Sandbox().finish("system", "rate", schema), score)
+    body = server.requests[0]
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["schema"]["required"] == ["score"]
+    assert out.value == 4 and out.cost_usd > 0  # 100 in + 20 out at the model's listed price
+
+
+async def test_unknown_model_is_parsed_instead_and_costs_zero(server: LoopbackServer) -> None:
+    schema = {"type": "object", "properties": {"score": {"type": "number"}}}
+    out = await client(server).judge(Sandbox().finish("system", "rate", schema), score)
+    assert "response_format" not in server.requests[0] and out.cost_usd == 0.0 and out.value == 4
