@@ -295,18 +295,3 @@ class JudgeClient:
             out.raw = f"{first.text}\n--- re-ask reply ---\n{second.text}"
         return out
 
-
-def estimate_tokens(prompt: BuiltPrompt) -> int:
-    """A rough input-token count for ``--dry-run`` (about four characters a token)."""
-    return sum(len(m["content"]) for m in prompt.messages) // 4 + 8
-
-
-def estimate_cost(model: str, tokens_in: int, tokens_out: int) -> float | None:
-    """litellm's price for these tokens, or None when the model's price is unknown."""
-    try:
-        cin, cout = import_litellm().cost_per_token(
-            model=model, prompt_tokens=tokens_in, completion_tokens=tokens_out
-        )
-        return float(cin) + float(cout)
-    except Exception:
-        return None

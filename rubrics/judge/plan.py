@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubrics.judge.client import estimate_cost, estimate_tokens
-from rubrics.judge.prompt import build_dimension_prompt
+from rubrics.judge.client import import_litellm
+from rubrics.judge.prompt import BuiltPrompt, build_dimension_prompt
 from rubrics.methods.base import JudgeItem
 from rubrics.schema import Dimension, Rubric
 
@@ -41,6 +41,22 @@ def combinable(rubric: Rubric, dim: Dimension, has_turns: bool) -> bool:
 def item_dimensions(rubric: Rubric) -> list[Dimension]:
     """Dimensions scored item by item (not pair methods, not human-only)."""
     return [d for d in rubric.dimensions if not d.is_pair and d.method != "human"]
+
+
+def estimate_tokens(prompt: BuiltPrompt) -> int:
+    """A rough input-token count for ``--dry-run`` (about four characters a token)."""
+    return sum(len(m["content"]) for m in prompt.messages) // 4 + 8
+
+
+def estimate_cost(model: str, tokens_in: int, tokens_out: int) -> float | None:
+    """litellm's price for these tokens, or None when the model's price is unknown."""
+    try:
+        cin, cout = import_litellm().cost_per_token(
+            model=model, prompt_tokens=tokens_in, completion_tokens=tokens_out
+        )
+        return float(cin) + float(cout)
+    except Exception:
+        return None
 
 
 @dataclass
