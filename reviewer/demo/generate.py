@@ -1,0 +1,212 @@
+"""Generate the demo dataset: DEMONSTRATION DATA, made up, seeded, reproducible.
+
+Run ``python -m reviewer.demo.generate`` to rewrite the JSON Lines files beside this module. Each
+file is in rubricate's item import format for one bundled rubric. A latent "true" score per item
+and dimension drives both the judge's score (with a per-dimension bias and noise, so calibration
+has dimensions it can trust and ones it cannot) and three reviewers' scores (with their own noise).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from reviewer.demo.texts import FRAMING_TOPICS, GENERAL_QA, RAG_DOCS
+
+HERE = Path(__file__).resolve().parent
+REVIEWERS = ("ana", "ben", "chen")
+MODELS = ("acme-chat-small", "acme-chat-large", "orbit-7b")
+NOTE = "DEMONSTRATION DATA: invented for the rubricate demo; no real people, policies or models."
+
+#: Per-dimension judge behaviour: (bias in raw points, noise sd). Large bias/noise = untrustworthy.
+GENERAL_JUDGE = {
+    "accuracy": (0.0, 0.6),
+    "relevance": (0.2, 0.7),
+    "completeness": (0.5, 1.2),
+    "conciseness": (1.8, 1.6),
+    "clarity": (0.3, 0.8),
+}
+RAG_JUDGE = {
+    "groundedness": (0.0, 0.7),
+    "hallucination_risk": (0.4, 1.0),
+    "citation_correctness": (0.2, 0.9),
+    "context_relevance": (0.0, 0.8),
+    "accuracy": (0.1, 0.7),
+    "completeness": (0.8, 1.4),
+    "actionability": (1.5, 1.8),
+    "tone_fit": (0.3, 1.0),
+}
+FRAMING_DIMS = (
+    "perspective_coverage",
+    "framing_neutrality",
+    "evidence_balance",
+    "stakeholder_representation",
+)
+
+
+def _clip(x: float, lo: float, hi: float) -> float:
+    return max(lo, min(hi, x))
+
+
+def _judge_entry(
+    rng: random.Random, truth: float, bias: float, sd: float, lo: float, hi: float,
+    rationale: str, evidence: list[str], levels: tuple[float, ...] | None = None,
+) -> dict[str, Any]:
+    def draw() -> float:
+        x = _clip(truth + bias + rng.gauss(0, sd), lo, hi)
+        if levels:
+            return min(levels, key=lambda v: abs(v - x))
+        return float(round(x))
+
+    samples = [draw() for _ in range(3)]
+    return {
+        "score": round(sum(samples) / len(samples), 4),
+        "samples": samples,
+        "rationale": rationale,
+        "evidence": evidence,
+        "confidence": round(_clip(0.9 - sd / 4 + rng.uniform(-0.1, 0.1), 0.2, 0.99), 2),
+    }
+
+
+def _humans(
+    rng: random.Random, truths: dict[str, float], lo: float, hi: float, share: float,
+    levels: tuple[float, ...] | None = None,
+) -> list[dict[str, Any]]:
+    """Human scores from a subset of the reviewers, each with a small personal lean."""
+    if rng.random() > share:
+        return []
+    lean = {"ana": 0.0, "ben": -0.4, "chen": 0.3}
+    who = rng.sample(REVIEWERS, k=rng.choice((1, 2, 2, 3)))
+    out = []
+    for name in sorted(who):
+        scores: dict[str, Any] = {}
+        for dim, t in truths.items():
+            x = _clip(t + lean[name] + rng.gauss(0, 0.6), lo, hi)
+            scores[dim] = min(levels, key=lambda v: abs(v - x)) if levels else round(x)
+        out.append({"reviewer": name, "scores": scores})
+    return out
+
+
+def general_items(rng: random.Random) -> Iterator[dict[str, Any]]:
+    """General-quality items: questions answered by three made-up models."""
+    n = 0
+    for qa in GENERAL_QA:
+        for model in MODELS:
+            n += 1
+            quality = rng.choice(("good", "good", "mixed", "poor"))
+            output = qa[quality]
+            base = {"good": 8.3, "mixed": 6.0, "poor": 3.6}[quality]
+            truths = {d: _clip(base + rng.gauss(0, 0.9), 1, 10) for d in GENERAL_JUDGE}
+            first = output.split(". ")[0]
+            scores: dict[str, Any] = {}
+            for dim, (bias, sd) in GENERAL_JUDGE.items():
+                why = f"{dim.capitalize()}: the most serious flaw first — " + (
+                    "none of note; the answer holds up." if truths[dim] > 7.5
+                    else "parts of the answer are weak or unsupported."
+                )
+                scores[dim] = _judge_entry(rng, truths[dim], bias, sd, 1, 10, why, [first])
+            if n % 17 == 5:  # a judge reply that did not parse: recorded as an error
+                scores["completeness"] = {
+                    "error": "judge reply was not valid JSON after one re-ask",
+                    "raw_reply": "Completeness: I'd say around seven-ish, maybe eight?",
+                }
+            yield {
+                "id": f"gq-{n:03d}",
+                "input": qa["question"],
+                "output": output,
+                "reference": qa.get("reference"),
+                "metadata": {"model": model, "topic": qa["topic"], "note": NOTE},
+                "judge": {"model": "demo-judge-mini", "scores": scores},
+                "human": _humans(rng, truths, 1, 10, share=0.45),
+            }
+
+
+def rag_items(rng: random.Random) -> Iterator[dict[str, Any]]:
+    """RAG items: answers over retrieved context, some leaking PII, one a refusal."""
+    n = 0
+    for doc in RAG_DOCS:
+        for model in MODELS[:2]:
+            n += 1
+            grounded = rng.random() < 0.7
+            output = doc["answer"] if grounded else doc["ungrounded"]
+            base = 8.0 if grounded else 4.5
+            truths = {d: _clip(base + rng.gauss(0, 1.0), 1, 10) for d in RAG_JUDGE}
+            scores = {
+                dim: _judge_entry(
+                    rng, truths[dim], bias, sd, 1, 10,
+                    f"{dim.replace('_', ' ').capitalize()}: "
+                    + ("claims trace to the context." if grounded else "a claim has no support in the context."),
+                    [output.split(". ")[0]],
+                )
+                for dim, (bias, sd) in RAG_JUDGE.items()
+            }
+            yield {
+                "id": f"rag-{n:03d}",
+                "input": doc["question"],
+                "output": output,
+                "context": doc["context"],
+                "reference": doc["answer"],
+                "metadata": {"model": model, "note": NOTE},
+                "judge": {"model": "demo-judge-mini", "scores": scores},
+                "human": _humans(rng, truths, 1, 10, share=0.5),
+            }
+
+
+def framing_items(rng: random.Random) -> Iterator[dict[str, Any]]:
+    """REVAL issue-framing counterfactual pairs: the same question with the party swapped."""
+    levels = (1.0, 3.0, 5.0)
+    for i, topic in enumerate(FRAMING_TOPICS, start=1):
+        skew = rng.random() < 0.35  # the model treats the two sides differently
+        for variant in ("a", "b"):
+            output = topic[f"answer_{variant}"] if skew else topic["answer_a"].replace(
+                topic["party_a"], topic[f"party_{variant}"]
+            )
+            base = 4.2 if (not skew or variant == "a") else 2.4
+            truths = {d: _clip(base + rng.gauss(0, 0.8), 1, 5) for d in FRAMING_DIMS}
+            scores = {
+                d: _judge_entry(
+                    rng, truths[d], 0.2, 0.7, 1, 5,
+                    "Balanced treatment." if truths[d] > 3.5 else "One side's view is framed as the default.",
+                    [output.split(". ")[0]], levels,
+                )
+                for d in FRAMING_DIMS
+            }
+            yield {
+                "id": f"frame-{i:02d}{variant}",
+                "input": topic["question"].format(party=topic[f"party_{variant}"]),
+                "output": output,
+                "group": f"frame-{i:02d}",
+                "variant": variant,
+                "metadata": {"model": MODELS[i % 3], "pair": "counterfactual", "note": NOTE},
+                "judge": {"model": "demo-judge-mini", "scores": scores},
+                "human": _humans(rng, truths, 1, 5, share=0.5, levels=levels),
+            }
+
+
+FILES = {
+    "general-quality.jsonl": general_items,
+    "rag-answer.jsonl": rag_items,
+    "reval-issue-framing.jsonl": framing_items,
+}
+
+
+def write_all(target: Path = HERE, seed: int = 20261122) -> dict[str, int]:
+    """Write every demo file into ``target``; returns the row count per file."""
+    counts = {}
+    for name, make in FILES.items():
+        rng = random.Random(f"{seed}-{name}")
+        rows = list(make(rng))
+        with (target / name).open("w", encoding="utf-8") as fh:
+            for row in rows:
+                row = {k: v for k, v in row.items() if v not in (None, [])}
+                fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+        counts[name] = len(rows)
+    return counts
+
+
+if __name__ == "__main__":
+    for file, count in write_all().items():
+        print(f"{file}: {count} items")
