@@ -181,3 +181,26 @@ def test_dry_run_counts_calls_without_making_any(server: LoopbackServer) -> None
     plan = dry_run(r, [item(id=f"q{i}") for i in range(4)], "openai/judge-x")
     assert plan.calls == {"a": 12} and plan.total_calls == 12 and plan.tokens_in > 0
     assert server.count == 0
+
+
+async def test_cancelled_run_keeps_whole_items_only(server: LoopbackServer) -> None:
+    """What Ctrl-C does: the run task is cancelled; finished items are already in the sink."""
+    import asyncio
+
+    server.reset(default=Reply(answer(4), delay=0.15))
+    sink = Collect()
+    r = rubric(dim("a", weight=0.5), dim("b", weight=0.5))
+    runner = JudgeRunner(r, client=client(server), concurrency=2)
+    items = [item(id=f"q{i}", output=f"Answer {i}.") for i in range(20)]
+    task = asyncio.create_task(runner.run(items, sink))
+    for _ in range(200):  # until a couple of items are in, then "Ctrl-C"
+        if len({x.item_id for x in sink.results}) >= 2:
+            break
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    done = {x.item_id for x in sink.results}
+    assert 2 <= len(done) < 20
+    assert all({x.dimension for x in sink.results if x.item_id == i} == {"a", "b"} for i in done)
+    assert runner.totals.items == len(done)
