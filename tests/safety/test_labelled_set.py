@@ -28,11 +28,13 @@ def test_every_schema_gate_has_a_detector() -> None:
 def test_recall_and_precision_per_gate(gate: str) -> None:
     tp = fp = fn = 0
     wrong: list[str] = []
-    for case_gate, text, should_fire, metadata in LABELLED:
-        # Every text is run through every gate: a gate firing on another gate's negatives
-        # counts against its precision only when that text is labelled for it.
-        if case_gate != gate:
+    for case_gate, text, labelled, metadata in LABELLED:
+        # A text labelled for another gate is run through this one too: benign texts (the other
+        # gate's negatives) must not fire here either; the other gate's positives are skipped,
+        # since "how to hack into an account" may well also be something else.
+        if case_gate != gate and labelled:
             continue
+        should_fire = labelled and case_gate == gate
         fired = bool(check_gates([gate], text, {"id": "t", "metadata": metadata}))
         tp += fired and should_fire
         fp += fired and not should_fire
