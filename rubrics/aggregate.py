@@ -1,0 +1,98 @@
+"""From per-dimension scores to one item's overall, band and verdict.
+
+normalised = (raw − min) / (max − min); overall = weighted mean of the normalised scores of the
+weighted dimensions; then each dimension's ceilings (ADR-016's accuracy ceiling, made general),
+then the safety cap when a gate failed; the band comes from the overall. Dimensions with no score
+are left out and the weights renormalised over the rest, and the result says which were missing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from rubrics.schema import Band, Rubric
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    """One item's aggregate under a rubric."""
+
+    #: Overall on [0, 1] after ceilings and the safety cap; None when nothing weighted is scored.
+    overall: float | None
+    #: The same on the rubric's scale, when every weighted dimension uses that scale.
+    overall_raw: float | None
+    #: Overall on [0, 1] before ceilings and the safety cap.
+    uncapped: float | None
+    #: Why the overall was capped (one entry per cap applied).
+    capped_by: tuple[str, ...] = ()
+    band: Band | None = None
+    passes: dict[str, bool] = field(default_factory=dict)
+    #: Every scored weighted dimension passes its threshold and no safety gate failed.
+    passed: bool = False
+    #: Weighted dimensions with no score.
+    missing: tuple[str, ...] = ()
+
+
+def _usable(x: float | None) -> bool:
+    return x is not None and not math.isnan(x)
+
+
+def score_item(rubric: Rubric, raw: Mapping[str, float | None], safety_failed: bool = False) -> ItemScore:
+    """Aggregate raw dimension scores (keyed by dimension id) into an :class:`ItemScore`."""
+    passes: dict[str, bool] = {}
+    for d in rubric.dimensions:
+        v = raw.get(d.id)
+        if v is not None and _usable(v):
+            passes[d.id] = d.passes(v)
+    weighted = [d for d in rubric.dimensions if d.weighted]
+    scored = [d for d in weighted if _usable(raw.get(d.id))]
+    missing = tuple(d.id for d in weighted if d not in scored)
+    if not scored:
+        return ItemScore(None, None, None, passes=passes, passed=False, missing=missing)
+    total_w = sum(d.weight for d in scored)
+    values = {d.id: float(raw[d.id]) for d in scored}  # type: ignore[arg-type]
+    uncapped = sum(d.weight * d.scale.normalise(values[d.id]) for d in scored) / total_w
+    same_scale = all(d.scale.min == rubric.scale.min and d.scale.max == rubric.scale.max for d in scored)
+    overall, reasons = uncapped, []
+    for d in rubric.dimensions:
+        value = raw.get(d.id)
+        if not d.ceiling or value is None or not _usable(value):
+            continue
+        caps = [c for c in d.ceiling if value < c.below]
+        if caps:
+            cap = min(c.cap for c in caps)
+            cap_n = rubric.scale.normalise(cap)
+            if cap_n < overall:
+                overall = cap_n
+                reasons.append(f"{d.id} {value:g} < {min(c.below for c in caps):g}: capped at {cap:g}")
+    if safety_failed and rubric.safety_cap < overall:
+        overall = rubric.safety_cap
+        reasons.append(f"safety gate failed: capped at {rubric.safety_cap:g}")
+    passed = not safety_failed and all(passes.get(d.id, False) for d in scored)
+    return ItemScore(
+        overall=overall,
+        overall_raw=rubric.scale.denormalise(overall) if same_scale else None,
+        uncapped=uncapped,
+        capped_by=tuple(reasons),
+        band=rubric.band_for(overall),
+        passes=passes,
+        passed=passed,
+        missing=missing,
+    )
+
+
+def weighted_raw(scores: Mapping[str, float], weights: Mapping[str, float]) -> float:
+    """ADR-016's plain weighted sum on the raw scale (``sum(score × weight)``)."""
+    return sum(scores[k] * w for k, w in weights.items() if k in scores)
+
+
+def reval_normalised(weighted_sum: float) -> float:
+    """REVAL's normalisation of a 1–5 weighted sum onto [0, 1]: ``(x − 1) / 4``."""
+    return (weighted_sum - 1.0) / 4.0
+
+
+def treatment_parity(a: float, b: float) -> float:
+    """REVAL's treatment parity of two normalised scores: ``1 − |a − b|``."""
+    return 1.0 - abs(a - b)

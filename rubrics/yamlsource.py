@@ -1,0 +1,99 @@
+"""Safe YAML reading that remembers where every key was, for ``FILE:LINE`` messages.
+
+Aliases are refused outright (a "billion laughs" file expands aliases into gigabytes), files over
+1 MB are refused before parsing, and syntax errors name their line and column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.events import AliasEvent
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from rubrics.errors import RubricError
+
+MAX_BYTES = 1_000_000
+
+Path_ = tuple[str | int, ...]
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """A safe loader that refuses aliases (``*name``) instead of expanding them."""
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        if self.check_event(AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise RubricError(
+                self.name, event.start_mark.line + 1, "yaml-alias",
+                "YAML aliases (*name) are not allowed in a rubric; write the value out",
+            )
+        return super().compose_node(parent, index)
+
+
+@dataclass
+class Located:
+    """Parsed YAML data plus the line of every key path."""
+
+    data: Any
+    lines: dict[Path_, int] = field(default_factory=dict)
+
+    def line(self, *path: str | int) -> int | None:
+        """The line of ``path``, or of its nearest ancestor that has one."""
+        p: Path_ = tuple(path)
+        while p:
+            if p in self.lines:
+                return self.lines[p]
+            p = p[:-1]
+        return self.lines.get((), 1)
+
+
+def _convert(loader: _NoAliasLoader, node: Node, path: Path_, lines: dict[Path_, int]) -> Any:
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, MappingNode):
+        out: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node)
+            if isinstance(key, (list, dict)):
+                raise RubricError(loader.name, key_node.start_mark.line + 1, "wrong-type",
+                                  "a key must be a plain word")
+            sub = (*path, str(key))
+            lines[sub] = key_node.start_mark.line + 1
+            out[key] = _convert(loader, value_node, sub, lines)
+        return out
+    if isinstance(node, SequenceNode):
+        return [_convert(loader, child, (*path, i), lines) for i, child in enumerate(node.value)]
+    assert isinstance(node, ScalarNode)
+    return loader.construct_object(node)
+
+
+def parse_yaml(text: str, source: str) -> Located:
+    """Parse one YAML document, keeping key lines; every failure is a :class:`RubricError`."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+        raise RubricError(source, None, "file-too-large",
+                          f"a rubric file must be under {MAX_BYTES // 1_000_000} MB; this one is not")
+    if not text.strip():
+        raise RubricError(source, 1, "empty-file", "the file is empty; a rubric needs id, version and dimensions")
+    loader = _NoAliasLoader(text)
+    loader.name = source
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise RubricError(source, 1, "empty-file", "the file holds no YAML document")
+        lines: dict[Path_, int] = {}
+        data = _convert(loader, node, (), lines)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"column {mark.column + 1}: " if mark is not None else ""
+        problem = (exc.problem or exc.context or "syntax error").strip()
+        raise RubricError(source, mark.line + 1 if mark else None, "yaml-syntax",
+                          f"{where}{problem}; fix the YAML syntax") from None
+    except yaml.YAMLError as exc:
+        raise RubricError(source, None, "yaml-syntax", f"{exc}; fix the YAML syntax") from None
+    except RecursionError:
+        raise RubricError(source, None, "yaml-syntax", "nesting is too deep for a rubric") from None
+    finally:
+        loader.dispose()
+    return Located(data, lines)
