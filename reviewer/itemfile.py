@@ -1,0 +1,251 @@
+"""Read an item file (JSON Lines or CSV) and check every row against a rubric, before any write.
+
+Every bad line is collected as ``FILE:LINE: what is wrong``; the caller refuses the whole file
+if there is one. Nothing is guessed: a score off its dimension's scale is an error, not a clip.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rubrics.schema import Rubric
+
+MAX_LINE_BYTES = 10_000_000
+MAX_ERRORS_SHOWN = 20
+KNOWN_FIELDS = {"id", "input", "output", "context", "reference", "conversation", "group", "variant",
+                "metadata", "judge", "human", "gold"}
+
+
+@dataclass
+class JudgeEntry:
+    """One dimension's judge score from the file (or the error recorded elsewhere)."""
+
+    score: float | None
+    samples: list[float]
+    rationale: str = ""
+    evidence: list[Any] = field(default_factory=list)
+    confidence: float | None = None
+    error: str | None = None
+    raw_reply: str | None = None
+
+
+@dataclass
+class Row:
+    """A checked row, ready to write."""
+
+    line: int
+    item_id: str
+    data: dict[str, Any]
+    content_hash: str
+    judge_model: str | None
+    judge: dict[str, JudgeEntry]
+    #: (reviewer, dimension, score, reason, tags, blind)
+    human: list[tuple[str, str, float, str | None, list[str], bool]]
+
+
+class FileErrors(Exception):
+    """The lines that are wrong; the message lists them, capped."""
+
+    def __init__(self, errors: list[str]) -> None:
+        self.errors = errors
+        shown = errors[:MAX_ERRORS_SHOWN]
+        more = f"\n... and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
+        super().__init__("\n".join(shown) + more)
+
+
+def _raw_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    """(line number, parsed object or an error message) for each non-blank line."""
+    if path.suffix.lower() == ".csv":
+        yield from _csv_rows(path)
+        return
+    with path.open("rb") as fh:
+        for n, raw in enumerate(fh, start=1):
+            if len(raw) > MAX_LINE_BYTES:
+                yield n, f"line is {len(raw) // 1_000_000} MB; a row may be at most 10 MB"
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                yield n, "not valid UTF-8; save the file as UTF-8"
+                continue
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text, parse_constant=_no_constant)
+            except ValueError as exc:
+                yield n, f"not valid JSON ({exc}); one JSON object per line"
+                continue
+            yield n, obj if isinstance(obj, dict) else "each line must be a JSON object"
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        yield path.read_bytes()[: exc.start].count(b"\n") + 1, "not valid UTF-8; save the file as UTF-8"
+        return
+    reader = csv.DictReader(io.StringIO(text))
+    if not reader.fieldnames or "id" not in reader.fieldnames or not (
+        {"output", "conversation"} & set(reader.fieldnames)
+    ):
+        yield 1, "the CSV header needs an 'id' column and an 'output' (or 'conversation') column"
+        return
+    for row in reader:
+        obj: dict[str, Any] = {}
+        for key, value in row.items():
+            if key is None or value in (None, ""):
+                continue
+            if key in ("conversation", "metadata", "judge", "human", "gold"):
+                try:
+                    obj[key] = json.loads(value, parse_constant=_no_constant)
+                except ValueError:
+                    yield reader.line_num, f"column {key!r} must hold JSON text"
+                    break
+            else:
+                obj[key] = value
+        else:
+            yield reader.line_num, obj
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _check_score(rubric: Rubric, dim_id: str, value: Any, judge: bool, where: str) -> tuple[float | None, list[float], str | None]:
+    """(score, samples, error message) for one score entry."""
+    dim = rubric.dimension(dim_id)
+    scale = dim.judge_scale if (judge and dim.judge_scale is not None) else dim.scale
+    samples: list[float] = []
+    if isinstance(value, dict):
+        raw_samples = value.get("samples") or []
+        if not isinstance(raw_samples, list):
+            return None, [], f"{where}: samples must be a list of numbers"
+        for s in raw_samples:
+            num = _number(s)
+            if num is None:
+                return None, [], f"{where}: sample {s!r} is not a finite number"
+            if not scale.contains(num):
+                return None, [], f"{where}: sample {num:g} is off the scale {scale.min:g}–{scale.max:g}"
+            samples.append(num)
+        value = value.get("score", sum(samples) / len(samples) if samples else None)
+    num = _number(value)
+    if num is None:
+        return None, [], f"{where}: score {value!r} is not a finite number"
+    if not scale.contains(num):
+        return None, [], f"{where}: score {num:g} is off the scale {scale.min:g}–{scale.max:g}"
+    return num, samples, None
+
+
+def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src: str) -> Row | None:
+    """Check one row; append messages to ``errs`` and return None when it is wrong."""
+    at = f"{src}:{n}"
+    before = len(errs)
+    item_id = obj.get("id")
+    if not isinstance(item_id, (str, int)) or isinstance(item_id, bool) or str(item_id) == "":
+        errs.append(f"{at}: missing 'id' (every item needs a unique id)")
+        return None
+    if not isinstance(obj.get("output"), str) and not isinstance(obj.get("conversation"), list):
+        errs.append(f"{at}: item {item_id}: needs 'output' text (or a 'conversation' list)")
+    for key in ("input", "context", "reference", "group", "variant"):
+        if key in obj and obj[key] is not None and not isinstance(obj[key], (str, int, float)):
+            errs.append(f"{at}: item {item_id}: {key!r} must be text")
+    if "metadata" in obj and not isinstance(obj["metadata"], dict):
+        errs.append(f"{at}: item {item_id}: 'metadata' must be an object")
+    dims = set(rubric.dimension_ids())
+    judge: dict[str, JudgeEntry] = {}
+    model = None
+    if "judge" in obj:
+        j = obj["judge"]
+        scores = j.get("scores") if isinstance(j, dict) else None
+        if not isinstance(scores, dict):
+            errs.append(f"{at}: item {item_id}: 'judge' must be an object with 'scores'")
+        else:
+            model = j.get("model")
+            for dim_id, value in scores.items():
+                where = f"{at}: item {item_id}: judge {dim_id}"
+                if dim_id not in dims:
+                    errs.append(f"{where}: unknown dimension for {rubric.ref}")
+                    continue
+                if isinstance(value, dict) and "error" in value and "score" not in value:
+                    judge[dim_id] = JudgeEntry(None, [], error=str(value["error"]),
+                                               raw_reply=value.get("raw_reply"))
+                    continue
+                score, samples, err = _check_score(rubric, dim_id, value, True, where)
+                if err:
+                    errs.append(err)
+                    continue
+                extra = value if isinstance(value, dict) else {}
+                judge[dim_id] = JudgeEntry(
+                    score, samples, str(extra.get("rationale", "")), list(extra.get("evidence") or []),
+                    _number(extra.get("confidence")),
+                )
+    human: list[tuple[str, str, float, str | None, list[str], bool]] = []
+    entries = obj.get("human") or []
+    if not isinstance(entries, list):
+        errs.append(f"{at}: item {item_id}: 'human' must be a list of {{reviewer, scores}}")
+        entries = []
+    for h in entries:
+        if not isinstance(h, dict) or not isinstance(h.get("reviewer"), str) or not isinstance(h.get("scores"), dict):
+            errs.append(f"{at}: item {item_id}: each human entry needs 'reviewer' and 'scores'")
+            continue
+        for dim_id, value in h["scores"].items():
+            where = f"{at}: item {item_id}: {h['reviewer']} {dim_id}"
+            if dim_id not in dims:
+                errs.append(f"{where}: unknown dimension for {rubric.ref}")
+                continue
+            score, _, err = _check_score(rubric, dim_id, value, False, where)
+            if err or score is None:
+                errs.append(err or f"{where}: no score")
+                continue
+            extra = value if isinstance(value, dict) else {}
+            human.append((h["reviewer"], dim_id, score, extra.get("reason"), list(extra.get("tags") or []),
+                          bool(h.get("blind", False))))
+    if len(errs) > before:
+        return None
+    blob = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return Row(n, str(item_id), obj, hashlib.sha256(blob.encode()).hexdigest(), model, judge, human)
+
+
+def read_rows(path: Path, rubric: Rubric) -> list[Row]:
+    """Every row of the file, checked; raises :class:`FileErrors` if any line is wrong."""
+    src = str(path)
+    if not path.exists():
+        raise FileErrors([f"{src}: no such file"])
+    errs: list[str] = []
+    rows: list[Row] = []
+    seen: dict[str, int] = {}
+    for n, obj in _raw_lines(path):
+        if isinstance(obj, str):
+            errs.append(f"{src}:{n}: {obj}")
+            continue
+        unknown = set(obj) - KNOWN_FIELDS
+        if unknown:
+            errs.append(f"{src}:{n}: unknown field {sorted(unknown)[0]!r}; known: {', '.join(sorted(KNOWN_FIELDS))}")
+            continue
+        row = check_row(rubric, n, obj, errs, src)
+        if row is None:
+            continue
+        if row.item_id in seen:
+            errs.append(f"{src}:{n}: duplicate id {row.item_id!r} (first on line {seen[row.item_id]})")
+            continue
+        seen[row.item_id] = n
+        rows.append(row)
+    if not rows and not errs:
+        errs.append(f"{src}:1: the file has no items; one JSON object per line")
+    if errs:
+        raise FileErrors(errs)
+    return rows

@@ -1,0 +1,20 @@
+"""Where rubricate keeps its files (XDG-style, via platformdirs), and which database it opens."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from platformdirs import user_data_dir
+
+
+def data_dir() -> Path:
+    """The user data directory (created on demand)."""
+    path = Path(os.environ.get("RUBRICATE_DATA_DIR") or user_data_dir("rubricate"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def default_db() -> str:
+    """``--db`` when not given: ``$RUBRICATE_DB``, else ``rubricate.db`` in the data directory."""
+    return os.environ.get("RUBRICATE_DB") or str(data_dir() / "rubricate.db")

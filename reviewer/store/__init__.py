@@ -1,0 +1,31 @@
+"""The store: every table and every SQL statement of rubricate lives in this package.
+
+``open_store(db)`` opens (and migrates) a SQLite file or a PostgreSQL database and returns the
+one :class:`Store` that owns its connections.
+"""
+
+from __future__ import annotations
+
+from reviewer.store.engine import make_engine, migrate
+from reviewer.store.importer import ImportMixin
+from reviewer.store.judging import JudgeMixin
+from reviewer.store.people import PeopleMixin
+from reviewer.store.queue import QueueMixin
+from reviewer.store.views import Claim, ItemView, QueueRow
+
+
+class Store(ImportMixin, JudgeMixin, PeopleMixin, QueueMixin):
+    """Items, judge and human scores side by side, safety flags, and the shared queue."""
+
+
+def open_store(db: str | None = None) -> Store:
+    """Open ``db`` (a SQLAlchemy URL or a SQLite path; default ``$RUBRICATE_DB`` or the user
+    data directory), applying any migrations it has not had."""
+    from reviewer.locations import default_db
+
+    engine = make_engine(db or default_db())
+    migrate(engine)
+    return Store(engine)
+
+
+__all__ = ["Claim", "ItemView", "QueueRow", "Store", "open_store"]

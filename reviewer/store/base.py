@@ -1,0 +1,135 @@
+"""The one class that owns the database connections; mixins add the rest of the store's API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from types import SimpleNamespace
+from typing import Any
+
+from sqlalchemy import Connection, Engine, select
+
+from reviewer.errors import UserError
+from reviewer.store.tables import RubricVersion
+from rubrics.errors import RubricError
+from rubrics.library import find_bundled, parse_ref
+from rubrics.loader import load_rubric_text
+from rubrics.schema import Rubric
+from rubrics.versioning import check_bump, diff
+
+
+class StoreBase:
+    """Connections and rubric versions."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect.name
+        self._rubric_cache: dict[str, Rubric] = {}
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A read-then-write transaction (SQLite: BEGIN IMMEDIATE, so no 'database is locked')."""
+        with self.engine.connect() as conn:
+            conn.info["begin_sql"] = "BEGIN IMMEDIATE"
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read-only transaction (SQLite: deferred, so writers are not held up)."""
+        with self.engine.connect() as conn:
+            conn.info["begin_sql"] = "BEGIN"
+            with conn.begin():
+                yield conn
+
+    def close(self) -> None:
+        """Dispose of the engine's connections."""
+        self.engine.dispose()
+
+    # --- rubric versions --------------------------------------------------------------------
+    def add_rubric(self, rubric: Rubric, yaml_text: str) -> bool:
+        """Register a rubric version; False when the identical version is already there.
+
+        The same ``id@version`` with other content is refused, and so is a new version whose
+        number understates the change against the latest stored version.
+        """
+        with self.write() as conn:
+            rows = conn.execute(
+                select(RubricVersion.version, RubricVersion.content_hash, RubricVersion.yaml_text)
+                .where(RubricVersion.rubric_id == rubric.id)
+            ).all()
+            for version, content_hash, text in rows:
+                if version == rubric.version:
+                    if content_hash == rubric.content_hash:
+                        return False
+                    old = load_rubric_text(text, f"{rubric.id}@{version} (stored)")
+                    need = diff(old, rubric).required
+                    raise UserError(
+                        f"{rubric.source or rubric.ref}: version {rubric.version} of {rubric.id} is "
+                        f"already used; bump it: the change requires a {need} bump"
+                    )
+            if rows:
+                latest = max(rows, key=lambda r: _semver(r[0]))
+                if _semver(rubric.version) > _semver(latest[0]):
+                    problem = check_bump(load_rubric_text(latest[2], f"{rubric.id}@{latest[0]}"), rubric)
+                    if problem:
+                        raise UserError(f"{rubric.source or rubric.ref}: {problem}")
+            conn.execute(RubricVersion.__table__.insert().values(  # type: ignore[attr-defined]
+                rubric_id=rubric.id, version=rubric.version, content_hash=rubric.content_hash,
+                yaml_text=yaml_text))
+        return True
+
+    def get_rubric(self, ref: str) -> Rubric:
+        """The rubric ``id@version`` (or the latest version of ``id``); bundled rubrics are
+        registered on first use."""
+        if ref in self._rubric_cache:
+            return self._rubric_cache[ref]
+        rid, version = parse_ref(ref)
+        with self.read() as conn:
+            q = select(RubricVersion.version, RubricVersion.yaml_text).where(RubricVersion.rubric_id == rid)
+            rows = conn.execute(q).all()
+        rows = [r for r in rows if version is None or r[0] == version]
+        if rows:
+            v, text = max(rows, key=lambda r: _semver(r[0]))
+            rubric = load_rubric_text(text, f"{rid}@{v}")
+        else:
+            try:
+                rubric = find_bundled(rid, version)
+            except RubricError:
+                raise UserError(f"unknown rubric {ref}; register it with `rubricate rubric add FILE` "
+                                "or use a bundled one (`rubricate rubric list`)") from None
+            self.add_rubric(rubric, _bundled_text(rubric.source))
+        self._rubric_cache[ref] = rubric
+        return rubric
+
+    def list_rubrics(self) -> list[tuple[str, str, str]]:
+        """(id, version, hash) of every registered version."""
+        with self.read() as conn:
+            rows = conn.execute(select(RubricVersion.rubric_id, RubricVersion.version,
+                                       RubricVersion.content_hash)).all()
+        return sorted((a, b, c) for a, b, c in rows)
+
+
+def records(conn: Connection, query: Any) -> list[SimpleNamespace]:
+    """Rows of ``select(Table)`` as objects with one attribute per column (``metadata`` → ``meta``)."""
+    out = []
+    for row in conn.execute(query):
+        data = dict(row._mapping)
+        if "metadata" in data:
+            data["meta"] = data.pop("metadata")
+        out.append(SimpleNamespace(**data))
+    return out
+
+
+def _semver(v: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in v.split("-")[0].split("."))
+    except ValueError:
+        return (0,)
+
+
+@lru_cache(maxsize=32)
+def _bundled_text(path: str) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()

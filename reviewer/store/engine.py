@@ -1,0 +1,102 @@
+"""Engines and schema migrations: SQLite (WAL, busy timeout, immediate transactions) or
+PostgreSQL (psycopg 3). Migrations are named steps recorded in ``schema_migrations``, so a
+database made by an older release opens in a newer one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, create_engine, event, select, text
+from sqlmodel import SQLModel
+
+from reviewer.errors import UserError
+from reviewer.store import tables
+
+APPEND_ONLY = ("human_score", "safety_decision")
+
+
+def resolve_url(db: str) -> str:
+    """A SQLAlchemy URL from ``--db``: a URL stays, a plain path means SQLite."""
+    if "://" in db:
+        if db.startswith("postgresql://") or db.startswith("postgres://"):
+            return "postgresql+psycopg://" + db.split("://", 1)[1]
+        return db
+    path = Path(db).expanduser()
+    if path.parent and not path.parent.exists():
+        raise UserError(f"{db}: the folder {path.parent} does not exist; create it or pick another --db")
+    return f"sqlite:///{path}"
+
+
+def make_engine(db: str) -> Engine:
+    """An engine with the dialect's settings applied on every connection."""
+    url = resolve_url(db)
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+            # Transactions are begun by hand (BEGIN IMMEDIATE for read-then-write): pysqlite's
+            # own implicit BEGIN would be deferred and produce "database is locked".
+            dbapi_conn.isolation_level = None
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=FULL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _begin(conn):  # type: ignore[no-untyped-def]
+            conn.exec_driver_sql(conn.info.pop("begin_sql", "BEGIN IMMEDIATE"))
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+
+
+def _create_tables(conn: Connection) -> None:
+    SQLModel.metadata.create_all(conn)
+
+
+def _append_only_triggers(conn: Connection) -> None:
+    for table in APPEND_ONLY:
+        if conn.dialect.name == "sqlite":
+            for op in ("UPDATE", "DELETE"):
+                conn.exec_driver_sql(
+                    f"CREATE TRIGGER IF NOT EXISTS {table}_no_{op.lower()} BEFORE {op} ON {table} "
+                    f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: add a new row instead'); END"
+                )
+        else:
+            conn.exec_driver_sql(
+                f"CREATE OR REPLACE FUNCTION {table}_append_only() RETURNS trigger AS $$ BEGIN "
+                f"RAISE EXCEPTION '{table} is append-only: add a new row instead'; END $$ LANGUAGE plpgsql"
+            )
+            conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {table}_no_change ON {table}")
+            conn.exec_driver_sql(
+                f"CREATE TRIGGER {table}_no_change BEFORE UPDATE OR DELETE ON {table} "
+                f"FOR EACH ROW EXECUTE FUNCTION {table}_append_only()"
+            )
+
+
+#: Applied in order, once each. Add new steps at the end; never edit an applied one.
+MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
+    ("0001_tables", _create_tables),
+    ("0002_append_only_triggers", _append_only_triggers),
+]
+
+
+def migrate(engine: Engine) -> list[str]:
+    """Apply the migrations this database has not had yet; returns their names."""
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":  # one migrator at a time across processes
+            conn.execute(text("SELECT pg_advisory_xact_lock(4242)"))
+        tables.SchemaMigration.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+        done = set(conn.execute(select(tables.SchemaMigration.name)).scalars())  # type: ignore[call-overload]
+        applied = []
+        for name, step in MIGRATIONS:
+            if name in done:
+                continue
+            step(conn)
+            conn.execute(tables.SchemaMigration.__table__.insert().values(name=name))  # type: ignore[attr-defined]
+            applied.append(name)
+    return applied

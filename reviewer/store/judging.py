@@ -1,0 +1,185 @@
+"""The judge's side of the store: runs, scores, safety hits, the reply cache, item summaries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from sqlalchemy import Connection, func, select, update
+
+from reviewer.errors import UserError
+from reviewer.store.base import StoreBase, records
+from reviewer.store.tables import (
+    HumanScore,
+    Item,
+    JudgeCache,
+    JudgeRun,
+    JudgeScore,
+    SafetyFlag,
+    now,
+)
+from rubrics.aggregate import score_item
+from rubrics.results import SafetyHit, ScoreResult
+
+
+class JudgeMixin(StoreBase):
+    """Judge runs and what they produce."""
+
+    def create_judge_run(self, rubric_ref: str, model: str | None, params: dict[str, Any] | None = None,
+                         dataset: str | None = None, source: str = "judge") -> int:
+        """Open a run; its scores are kept apart from every other run's."""
+        ref = self.get_rubric(rubric_ref).ref
+        with self.write() as conn:
+            res = conn.execute(JudgeRun.__table__.insert().values(  # type: ignore[attr-defined]
+                rubric_ref=ref, model=model, params=params or {}, dataset=dataset, source=source))
+            return int(res.inserted_primary_key[0])
+
+    def _run(self, conn: Connection, run_id: int) -> Any:
+        found = records(conn, select(JudgeRun).where(JudgeRun.pk == run_id))
+        run = found[0] if found else None
+        if run is None:
+            raise UserError(f"no judge run {run_id}")
+        return run
+
+    def _pks(self, conn: Connection, run: Any, ids: set[str]) -> dict[str, int]:
+        q = select(Item.item_id, Item.pk).where(Item.rubric_ref == run.rubric_ref,
+                                               Item.item_id.in_(sorted(ids)))  # type: ignore[attr-defined]
+        if run.dataset:
+            q = q.where(Item.dataset == run.dataset)
+        return {a: b for a, b in conn.execute(q).all()}
+
+    def record_results(self, run_id: int, results: Iterable[ScoreResult]) -> None:
+        """Store judge scores (errors included, with the raw reply) and refresh item summaries."""
+        results = list(results)
+        if not results:
+            return
+        with self.write() as conn:
+            run = self._run(conn, run_id)
+            pks = self._pks(conn, run, {r.item_id for r in results})
+            rows = [dict(
+                run_pk=run_id, item_pk=pks[r.item_id], dimension=r.dimension, model=r.model or run.model,
+                method=r.method, score=r.score, normalised=r.normalised, samples=list(r.samples),
+                std=r.std, rationale=r.rationale, evidence=list(r.evidence), confidence=r.confidence,
+                error=r.error, raw_reply=r.raw_reply, prompt_hash=r.prompt_hash, cost_usd=r.cost_usd,
+                tokens_in=r.tokens_in, tokens_out=r.tokens_out, turn=r.turn,
+                not_applicable=r.not_applicable, examples_used=list(r.examples_used),
+            ) for r in results if r.item_id in pks]
+            if rows:
+                conn.execute(JudgeScore.__table__.insert(), rows)  # type: ignore[attr-defined]
+            self._refresh_summaries(conn, run.rubric_ref, {row["item_pk"] for row in rows})
+
+    def _refresh_summaries(self, conn: Connection, rubric_ref: str, item_pks: set[int]) -> None:
+        """Recompute the queue's judge overall/band/pass/errors for these items."""
+        if not item_pks:
+            return
+        rubric = self.get_rubric(rubric_ref)
+        latest: dict[int, dict[str, float | None]] = {}
+        errors: dict[int, int] = {}
+        pks = sorted(item_pks)
+        for i in range(0, len(pks), 500):
+            chunk = pks[i:i + 500]
+            q = (select(JudgeScore.item_pk, JudgeScore.dimension, JudgeScore.score, JudgeScore.error)
+                 .where(JudgeScore.item_pk.in_(chunk), JudgeScore.turn.is_(None))  # type: ignore[attr-defined, union-attr]
+                 .order_by(JudgeScore.pk))
+            for pk, dim, score, error in conn.execute(q):
+                latest.setdefault(pk, {})[dim] = score
+                if error:
+                    errors[pk] = errors.get(pk, 0) + 1
+            flagged = set(conn.execute(select(SafetyFlag.item_pk).where(
+                SafetyFlag.item_pk.in_(chunk), SafetyFlag.status.in_(("open", "escalated", "confirmed")))).scalars())  # type: ignore[attr-defined]
+            for pk in chunk:
+                res = score_item(rubric, latest.get(pk, {}), safety_failed=pk in flagged)
+                conn.execute(update(Item).where(Item.pk == pk).values(
+                    judge_overall=res.overall, judge_band=res.band.label if res.band else None,
+                    judge_passed=res.passed if res.overall is not None else None,
+                    n_errors=errors.get(pk, 0), flagged=pk in flagged))
+
+    def record_safety_hits(self, run_id: int | None, hits: Iterable[SafetyHit],
+                           rubric_ref: str | None = None) -> int:
+        """Open a safety flag for each hit (not twice for the same span); returns how many."""
+        hits = list(hits)
+        if not hits:
+            return 0
+        with self.write() as conn:
+            if run_id is not None:
+                run = self._run(conn, run_id)
+            else:
+                run = type("R", (), {"rubric_ref": self.get_rubric(rubric_ref or "").ref, "dataset": None})()
+            pks = self._pks(conn, run, {h.item_id for h in hits})
+            existing = set(conn.execute(select(SafetyFlag.item_pk, SafetyFlag.gate, SafetyFlag.start).where(
+                SafetyFlag.item_pk.in_(list(pks.values())))).all())  # type: ignore[attr-defined]
+            rows = [dict(item_pk=pks[h.item_id], run_pk=run_id, gate=h.gate, detector=h.detector,
+                         start=h.start, end=h.end, matched=h.matched, context=h.context, severity=h.severity)
+                    for h in hits if h.item_id in pks and (pks[h.item_id], h.gate, h.start) not in existing]
+            if rows:
+                conn.execute(SafetyFlag.__table__.insert(), rows)  # type: ignore[attr-defined]
+            self._refresh_summaries(conn, run.rubric_ref, {r["item_pk"] for r in rows})
+            return len(rows)
+
+    def finish_judge_run(self, run_id: int, status: str, totals: dict[str, Any]) -> None:
+        """Close a run with its status (done, interrupted, cost_cap...) and totals."""
+        with self.write() as conn:
+            conn.execute(update(JudgeRun).where(JudgeRun.pk == run_id).values(
+                status=status, totals=totals, finished_at=now()))
+
+    def judge_cache_get(self, key: str) -> dict[str, Any] | None:
+        """A cached judge reply, or None."""
+        with self.read() as conn:
+            row = conn.execute(select(JudgeCache.value).where(JudgeCache.key == key)).first()
+        return dict(row[0]) if row else None
+
+    def judge_cache_put(self, key: str, value: dict[str, Any]) -> None:
+        """Cache a judge reply (first write wins)."""
+        with self.write() as conn:
+            if conn.execute(select(JudgeCache.key).where(JudgeCache.key == key)).first() is None:
+                conn.execute(JudgeCache.__table__.insert().values(key=key, value=value))  # type: ignore[attr-defined]
+
+    def items_for_judging(self, rubric_ref: str, dataset: str | None = None,
+                          only_missing_for_model: str | None = None) -> Iterator[dict[str, Any]]:
+        """The items of a rubric (in a dataset), optionally only those this model has not scored."""
+        ref = self.get_rubric(rubric_ref).ref
+        with self.read() as conn:
+            q = select(Item).where(Item.rubric_ref == ref)
+            if dataset:
+                q = q.where(Item.dataset == dataset)
+            items = records(conn, q.order_by(Item.pk))
+            done: set[int] = set()
+            if only_missing_for_model is not None:
+                done = set(conn.execute(select(JudgeScore.item_pk).where(
+                    JudgeScore.model == (only_missing_for_model or None), JudgeScore.error.is_(None))).scalars())  # type: ignore[union-attr]
+        for it in items:
+            if it.pk in done:
+                continue
+            yield {"pk": it.pk, "id": it.item_id, "output": it.output, "input": it.input,
+                   "context": it.context, "reference": it.reference, "conversation": it.conversation or (),
+                   "group": it.grp, "variant": it.variant, "metadata": it.meta or {}}
+
+    def judge_run_report(self, run_id: int) -> dict[str, Any]:
+        """Per-dimension counts, errors, cost and tokens of a run."""
+        with self.read() as conn:
+            run = self._run(conn, run_id)
+            rows = conn.execute(select(
+                JudgeScore.dimension, func.count(), func.count(JudgeScore.error), func.avg(JudgeScore.score),
+                func.sum(JudgeScore.cost_usd), func.sum(JudgeScore.tokens_in), func.sum(JudgeScore.tokens_out),
+            ).where(JudgeScore.run_pk == run_id).group_by(JudgeScore.dimension)).all()
+        dims = {d: {"scores": n, "errors": e, "mean": m, "cost_usd": float(c or 0),
+                    "tokens_in": int(ti or 0), "tokens_out": int(to or 0)} for d, n, e, m, c, ti, to in rows}
+        return {"run": run_id, "rubric": run.rubric_ref, "model": run.model, "status": run.status,
+                "totals": run.totals or {}, "dimensions": dims,
+                "cost_usd": sum(d["cost_usd"] for d in dims.values())}
+
+    def human_examples(self, rubric_ref: str, dimension: str, k: int) -> list[dict[str, Any]]:
+        """Up to ``k`` recent human corrections of the judge on a dimension (score and reason)."""
+        ref = self.get_rubric(rubric_ref).ref
+        with self.read() as conn:
+            q = (select(HumanScore.pk, Item.item_id, Item.output, HumanScore.score, HumanScore.reason,
+                        JudgeScore.score)
+                 .join(Item, Item.pk == HumanScore.item_pk)
+                 .join(JudgeScore, (JudgeScore.item_pk == HumanScore.item_pk) & (JudgeScore.dimension == HumanScore.dimension))
+                 .where(Item.rubric_ref == ref, HumanScore.dimension == dimension,
+                        HumanScore.score.is_not(None), HumanScore.reason.is_not(None),  # type: ignore[union-attr]
+                        HumanScore.score != JudgeScore.score)
+                 .order_by(HumanScore.pk.desc()).limit(k))  # type: ignore[union-attr]
+            rows = conn.execute(q).all()
+        return [{"id": f"human:{pk}", "item_id": iid, "output": out, "human_score": hs, "reason": reason,
+                 "judge_score": js} for pk, iid, out, hs, reason, js in rows]

@@ -1,0 +1,151 @@
+"""Queues: one lease per item at a time, several reviewers drawing from one queue.
+
+The lease lives on the item row. PostgreSQL claims with ``FOR UPDATE SKIP LOCKED`` inside an
+``UPDATE … RETURNING``, so a concurrent claimer skips the row and, once the lease is written,
+re-checks it; SQLite claims inside ``BEGIN IMMEDIATE`` with ``UPDATE … RETURNING``.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, exists, false, func, or_, select, update
+
+from reviewer.errors import UserError
+from reviewer.store.base import StoreBase
+from reviewer.store.tables import Assignment, AuditSample, Item, SafetyFlag, now
+from reviewer.store.views import Claim, QueueRow
+
+QUEUES = ("triage", "audit", "safety")
+
+
+class QueueMixin(StoreBase):
+    """Claim, renew, release, skip, complete; pages of a queue by key."""
+
+    #: Distinct reviewers each item needs before it leaves the triage and audit queues.
+    reviewers_per_item: int = 1
+
+    def _filters(self, queue: str, rubric_ref: str | None, dataset: str | None) -> list[ColumnElement[bool]]:
+        if queue not in QUEUES:
+            raise UserError(f"unknown queue {queue!r}; use {', '.join(QUEUES)}")
+        conds: list[ColumnElement[bool]] = []
+        if rubric_ref:
+            conds.append(Item.rubric_ref == self.get_rubric(rubric_ref).ref)
+        if dataset:
+            conds.append(Item.dataset == dataset)
+        if queue == "safety":
+            conds.append(exists().where(SafetyFlag.item_pk == Item.pk,
+                                        SafetyFlag.status.in_(("open", "escalated"))))  # type: ignore[attr-defined]
+        elif queue == "audit":
+            conds.append(exists().where(AuditSample.item_pk == Item.pk))
+        return conds
+
+    def claim_next(self, queue: str, reviewer: str, rubric_ref: str | None = None,
+                   dataset: str | None = None, lease_seconds: int = 900) -> Claim | None:
+        """Lease the next item of ``queue`` to ``reviewer``; None when nothing is left for them."""
+        conds = self._filters(queue, rubric_ref, dataset)
+        t = now()
+        mine = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer,
+                              Assignment.queue == queue, Assignment.state.in_(("done", "skipped")))  # type: ignore[attr-defined]
+        free = or_(Item.lease_until.is_(None), Item.lease_until < t, Item.lease_reviewer == reviewer)  # type: ignore[union-attr,operator]
+        conds += [free, ~mine]
+        if queue != "safety":
+            conds.append(Item.n_reviewed < self.reviewers_per_item)
+        order: list[Any] = [Item.pk]
+        if queue == "triage":
+            urgent = or_(Item.n_errors > 0, Item.flagged == True)  # noqa: E712
+            order = [Item.priority.desc().nulls_last(), urgent.desc(), Item.n_reviewed, Item.pk]  # type: ignore[union-attr]
+        pick = select(Item.pk).where(and_(*conds)).order_by(*order).limit(1)
+        if self.dialect == "postgresql":
+            pick = pick.with_for_update(skip_locked=True)
+        until = t + timedelta(seconds=lease_seconds)
+        with self.write() as conn:
+            row = conn.execute(
+                update(Item).where(Item.pk == pick.scalar_subquery())
+                .values(lease_reviewer=reviewer, lease_queue=queue, lease_until=until)
+                .returning(Item.pk, Item.item_id)
+            ).first()
+            if row is None:
+                return None
+            conn.execute(Assignment.__table__.insert().values(  # type: ignore[attr-defined]
+                item_pk=row[0], queue=queue, reviewer=reviewer))
+        return Claim(row[0], row[1], queue, reviewer, until)
+
+    def renew(self, claim: Claim, lease_seconds: int = 900) -> Claim:
+        """Extend a lease the reviewer still holds; UserError if it was lost."""
+        until = now() + timedelta(seconds=lease_seconds)
+        with self.write() as conn:
+            n = conn.execute(update(Item).where(Item.pk == claim.item_pk, Item.lease_reviewer == claim.reviewer)
+                             .values(lease_until=until)).rowcount
+        if not n:
+            raise UserError(f"the lease on {claim.item_id} expired and was taken by someone else")
+        return Claim(claim.item_pk, claim.item_id, claim.queue, claim.reviewer, until)
+
+    def _end(self, claim: Claim, state: str) -> None:
+        with self.write() as conn:
+            conn.execute(update(Item).where(Item.pk == claim.item_pk, Item.lease_reviewer == claim.reviewer)
+                         .values(lease_reviewer=None, lease_queue=None, lease_until=None))
+            conn.execute(update(Assignment).where(
+                Assignment.item_pk == claim.item_pk, Assignment.reviewer == claim.reviewer,
+                Assignment.queue == claim.queue, Assignment.state == "active").values(state=state, ended_at=now()))
+            if state == "done":
+                n = conn.execute(select(func.count(func.distinct(Assignment.reviewer))).where(
+                    Assignment.item_pk == claim.item_pk, Assignment.state == "done")).scalar_one()
+                conn.execute(update(Item).where(Item.pk == claim.item_pk).values(n_reviewed=n))
+
+    def complete(self, claim: Claim) -> None:
+        """The reviewer is done with the item."""
+        self._end(claim, "done")
+
+    def skip(self, claim: Claim) -> None:
+        """Back to the queue for others; not served to this reviewer again."""
+        self._end(claim, "skipped")
+
+    def release(self, claim: Claim) -> None:
+        """Back to the queue, this reviewer included."""
+        self._end(claim, "released")
+
+    def queue_page(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
+                   after: int | None = None, limit: int = 200, search: str | None = None) -> list[QueueRow]:
+        """One page of the queue, by key (never OFFSET): pass the last row's ``sort_key``."""
+        conds = self._filters(queue, rubric_ref, dataset)
+        if after is not None:
+            conds.append(Item.pk > after)  # type: ignore[operator]
+        if search:
+            like = f"%{search}%"
+            conds.append(or_(Item.item_id.like(like), Item.output.like(like), Item.input.like(like)))  # type: ignore[attr-defined]
+        q = (select(Item.pk, Item.item_id, Item.dataset, Item.rubric_ref, Item.judge_overall, Item.judge_band,
+                    Item.judge_passed, Item.flagged, Item.n_errors, Item.n_reviewed, Item.lease_reviewer,
+                    Item.lease_until)
+             .where(and_(*conds) if conds else ~false()).order_by(Item.pk).limit(limit))
+        t = now()
+        with self.read() as conn:
+            rows = conn.execute(q).all()
+        return [QueueRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9],
+                         r[10] if r[11] is not None and r[11] > t else None, r[0]) for r in rows]
+
+    def queue_count(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None) -> int:
+        """How many items the queue holds."""
+        conds = self._filters(queue, rubric_ref, dataset)
+        with self.read() as conn:
+            return int(conn.execute(select(func.count()).select_from(Item).where(and_(*conds) if conds else ~false())).scalar_one())
+
+    def create_audit_sample(self, rubric_ref: str, n: int, seed: int = 0) -> int:
+        """Draw a seeded uniform random sample of the rubric's items for the audit queue."""
+        ref = self.get_rubric(rubric_ref).ref
+        with self.write() as conn:
+            pks = sorted(conn.execute(select(Item.pk).where(Item.rubric_ref == ref)).scalars())
+            have = set(conn.execute(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)).scalars())
+            chosen = random.Random(seed).sample(pks, min(n, len(pks)))
+            rows = [dict(rubric_ref=ref, item_pk=pk, seed=seed) for pk in chosen if pk not in have]
+            if rows:
+                conn.execute(AuditSample.__table__.insert(), rows)  # type: ignore[attr-defined]
+        return len(rows)
+
+    def set_priorities(self, rubric_ref: str, priorities: dict[int, float]) -> None:
+        """Routing priorities from calibration; the triage queue serves high ones first."""
+        with self.write() as conn:
+            for pk, p in priorities.items():
+                conn.execute(update(Item).where(Item.pk == pk).values(priority=p))

@@ -1,0 +1,241 @@
+"""The store's tables (SQLModel). Human scores and safety decisions are append-only: triggers
+created by the migrations refuse UPDATE and DELETE on them, on SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def now() -> datetime:
+    """UTC now, the time every row is stamped with."""
+    return datetime.now(UTC)
+
+
+class SchemaMigration(SQLModel, table=True):
+    """Named migrations already applied to this database."""
+
+    __tablename__ = "schema_migrations"
+    name: str = Field(primary_key=True)
+    applied_at: datetime = Field(default_factory=now)
+
+
+class RubricVersion(SQLModel, table=True):
+    """An immutable rubric version: the YAML as registered and its content hash."""
+
+    __tablename__ = "rubric_version"
+    __table_args__ = (UniqueConstraint("rubric_id", "version"),)
+    pk: int | None = Field(default=None, primary_key=True)
+    rubric_id: str
+    version: str
+    content_hash: str
+    yaml_text: str
+    created_at: datetime = Field(default_factory=now)
+
+
+class Reviewer(SQLModel, table=True):
+    """A person who reviews; ``roles`` is a comma list of reviewer, safety, lead."""
+
+    __tablename__ = "reviewer"
+    name: str = Field(primary_key=True)
+    roles: str = "reviewer"
+    created_at: datetime = Field(default_factory=now)
+
+
+class Item(SQLModel, table=True):
+    """One model output to score, with the judge's summary and the queue's lease on it."""
+
+    __tablename__ = "item"
+    __table_args__ = (
+        UniqueConstraint("rubric_ref", "dataset", "item_id"),
+        Index("ix_item_queue", "rubric_ref", "dataset", "pk"),
+    )
+    pk: int | None = Field(default=None, primary_key=True)
+    item_id: str
+    dataset: str = ""
+    rubric_ref: str
+    content_hash: str
+    revision: int = 1
+    input: str = ""
+    output: str = ""
+    context: str = ""
+    reference: str = ""
+    conversation: Any = Field(default=None, sa_column=Column(JSON))
+    grp: str | None = Field(default=None, index=True)
+    variant: str | None = None
+    meta: Any = Field(default=None, sa_column=Column("metadata", JSON))
+    #: Routing priority from calibration (higher first); NULL until computed.
+    priority: float | None = None
+    #: Known-answer item: ``gold`` holds the expected score per dimension.
+    gold: Any = Field(default=None, sa_column=Column(JSON))
+    judge_overall: float | None = None
+    judge_band: str | None = None
+    judge_passed: bool | None = None
+    n_errors: int = 0
+    flagged: bool = False
+    n_reviewed: int = 0
+    lease_reviewer: str | None = None
+    lease_queue: str | None = None
+    lease_until: datetime | None = None
+    created_at: datetime = Field(default_factory=now)
+
+
+class ItemRevision(SQLModel, table=True):
+    """What an item looked like before an ``import --update`` changed it."""
+
+    __tablename__ = "item_revision"
+    pk: int | None = Field(default=None, primary_key=True)
+    item_pk: int = Field(index=True)
+    revision: int
+    content_hash: str
+    payload: Any = Field(sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=now)
+
+
+class JudgeRun(SQLModel, table=True):
+    """One run of one judge model (or an import of scores made elsewhere)."""
+
+    __tablename__ = "judge_run"
+    pk: int | None = Field(default=None, primary_key=True)
+    rubric_ref: str
+    model: str | None = None
+    params: Any = Field(default=None, sa_column=Column(JSON))
+    dataset: str | None = None
+    source: str = "judge"
+    status: str = "running"
+    totals: Any = Field(default=None, sa_column=Column(JSON))
+    started_at: datetime = Field(default_factory=now)
+    finished_at: datetime | None = None
+
+
+class JudgeScore(SQLModel, table=True):
+    """A judge's score of one dimension of one item, never modified after it is written."""
+
+    __tablename__ = "judge_score"
+    __table_args__ = (Index("ix_judge_item_dim", "item_pk", "dimension"),)
+    pk: int | None = Field(default=None, primary_key=True)
+    run_pk: int = Field(index=True)
+    item_pk: int
+    dimension: str
+    model: str | None = None
+    method: str = "llm_judge"
+    score: float | None = None
+    normalised: float | None = None
+    samples: Any = Field(default=None, sa_column=Column(JSON))
+    std: float | None = None
+    rationale: str = ""
+    evidence: Any = Field(default=None, sa_column=Column(JSON))
+    confidence: float | None = None
+    error: str | None = None
+    raw_reply: str | None = None
+    prompt_hash: str | None = None
+    cost_usd: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    turn: int | None = None
+    not_applicable: bool = False
+    examples_used: Any = Field(default=None, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=now)
+
+
+class JudgeCache(SQLModel, table=True):
+    """Judge replies by model, prompt hash, parameters and sample index."""
+
+    __tablename__ = "judge_cache"
+    key: str = Field(primary_key=True)
+    value: Any = Field(sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=now)
+
+
+class HumanScore(SQLModel, table=True):
+    """A person's score, beside the judge's. Append-only; the latest row per (item, dimension,
+    reviewer) is current; an undo is a row with ``score`` NULL and kind ``undo``."""
+
+    __tablename__ = "human_score"
+    __table_args__ = (Index("ix_human_item_dim", "item_pk", "dimension", "reviewer"),)
+    pk: int | None = Field(default=None, primary_key=True)
+    item_pk: int
+    dimension: str
+    reviewer: str
+    score: float | None = None
+    reason: str | None = None
+    tags: Any = Field(default=None, sa_column=Column(JSON))
+    blind: bool = False
+    #: score | agree | revision | undo | adjudication | import
+    kind: str = "score"
+    judge_score_pk: int | None = None
+    #: The queue sample the score was given in (audit, triage, ...), for unbiased calibration.
+    sample: str | None = None
+    created_at: datetime = Field(default_factory=now)
+
+
+class SafetyFlag(SQLModel, table=True):
+    """A safety gate that fired on an item, with the matched span."""
+
+    __tablename__ = "safety_flag"
+    pk: int | None = Field(default=None, primary_key=True)
+    item_pk: int = Field(index=True)
+    run_pk: int | None = None
+    gate: str
+    detector: str
+    start: int = 0
+    end: int = 0
+    matched: str = ""
+    context: str = ""
+    severity: str = "high"
+    #: open | cleared | confirmed | escalated
+    status: str = "open"
+    created_at: datetime = Field(default_factory=now)
+
+
+class SafetyDecision(SQLModel, table=True):
+    """A safety reviewer's decision on a flag, with the reason. Append-only."""
+
+    __tablename__ = "safety_decision"
+    pk: int | None = Field(default=None, primary_key=True)
+    flag_pk: int = Field(index=True)
+    reviewer: str
+    decision: str
+    reason: str
+    created_at: datetime = Field(default_factory=now)
+
+
+class Assignment(SQLModel, table=True):
+    """History of who was served which item in which queue, and how it ended."""
+
+    __tablename__ = "assignment"
+    __table_args__ = (Index("ix_assignment_reviewer", "reviewer", "queue", "item_pk"),)
+    pk: int | None = Field(default=None, primary_key=True)
+    item_pk: int
+    queue: str
+    reviewer: str
+    #: active | done | skipped | released
+    state: str = "active"
+    created_at: datetime = Field(default_factory=now)
+    ended_at: datetime | None = None
+
+
+class AuditSample(SQLModel, table=True):
+    """A seeded uniform random sample of a rubric's items, for unbiased calibration."""
+
+    __tablename__ = "audit_sample"
+    __table_args__ = (UniqueConstraint("rubric_ref", "item_pk"),)
+    pk: int | None = Field(default=None, primary_key=True)
+    rubric_ref: str
+    item_pk: int
+    seed: int
+
+
+class PairChoice(SQLModel, table=True):
+    """Which item of a group a reviewer judged better (NULL winner: a tie)."""
+
+    __tablename__ = "pair_choice"
+    pk: int | None = Field(default=None, primary_key=True)
+    grp: str
+    reviewer: str
+    winner_item_pk: int | None = None
+    reason: str | None = None
+    created_at: datetime = Field(default_factory=now)

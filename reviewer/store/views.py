@@ -1,0 +1,136 @@
+"""Plain records the store hands out: nothing outside ``reviewer/store`` sees a session or a row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An item leased to a reviewer in a queue until ``until``."""
+
+    item_pk: int
+    item_id: str
+    queue: str
+    reviewer: str
+    until: datetime
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    """One row of a queue page."""
+
+    item_pk: int
+    item_id: str
+    dataset: str
+    rubric_ref: str
+    overall: float | None
+    band: str | None
+    passed: bool | None
+    flagged: bool
+    errors: int
+    reviewed: int
+    holder: str | None
+    #: The keyset position: pass it as ``after`` to get the next page.
+    sort_key: int
+
+
+@dataclass(frozen=True)
+class JudgeRecord:
+    """A judge score as stored (the latest per dimension and model)."""
+
+    pk: int
+    run_pk: int
+    dimension: str
+    model: str | None
+    method: str
+    score: float | None
+    samples: list[float]
+    std: float | None
+    rationale: str
+    evidence: list[Any]
+    confidence: float | None
+    error: str | None
+    raw_reply: str | None
+    turn: int | None = None
+    not_applicable: bool = False
+
+
+@dataclass(frozen=True)
+class HumanRecord:
+    """A human score row."""
+
+    pk: int
+    dimension: str
+    reviewer: str
+    score: float | None
+    reason: str | None
+    tags: list[str]
+    blind: bool
+    kind: str
+    sample: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class FlagRecord:
+    """A safety flag with its decisions so far."""
+
+    pk: int
+    item_pk: int
+    item_id: str
+    gate: str
+    detector: str
+    start: int
+    end: int
+    matched: str
+    context: str
+    status: str
+    output: str = ""
+    decisions: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+@dataclass
+class ItemView:
+    """Everything a reviewer sees about one item."""
+
+    pk: int
+    item_id: str
+    dataset: str
+    rubric_ref: str
+    input: str
+    output: str
+    context: str
+    reference: str
+    conversation: Any
+    group: str | None
+    variant: str | None
+    metadata: dict[str, Any]
+    #: dimension → judge records (one per model; the latest run of each model).
+    judge: dict[str, list[JudgeRecord]]
+    #: dimension → reviewer → that reviewer's current score row (peers hidden until the viewer
+    #: has scored the dimension).
+    human: dict[str, dict[str, HumanRecord]]
+    #: The viewer's own rows, oldest first (blind score, revision, undo...).
+    history: list[HumanRecord]
+    flags: list[FlagRecord]
+
+
+@dataclass
+class ImportSummary:
+    """What an import did."""
+
+    rows: int = 0
+    inserted: int = 0
+    unchanged: int = 0
+    updated: int = 0
+    judge_scores: int = 0
+    human_scores: int = 0
+    seconds: float = 0.0
+
+    def __str__(self) -> str:
+        return (f"{self.rows} rows: {self.inserted} new, {self.updated} updated, "
+                f"{self.unchanged} unchanged; {self.judge_scores} judge scores, "
+                f"{self.human_scores} human scores in {self.seconds:.2f} s")
