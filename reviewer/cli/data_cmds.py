@@ -1,0 +1,134 @@
+"""``rubricate rubric add``, ``import``, ``export``, ``reviewer add``, ``queue audit-sample``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from reviewer.cli import app, rubric_app
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", help="SQLAlchemy URL or SQLite path (default: $RUBRICATE_DB, else the user data dir)."),
+]
+reviewer_app = typer.Typer(help="Manage reviewers and their roles.\n\nExample: rubricate reviewer add ana --role safety",
+                           no_args_is_help=True)
+queue_app = typer.Typer(help="Manage review queues.\n\nExample: rubricate queue audit-sample --rubric general-quality --n 100",
+                        no_args_is_help=True)
+app.add_typer(reviewer_app, name="reviewer")
+app.add_typer(queue_app, name="queue")
+
+
+def _store(db: str | None) -> Any:
+    from reviewer.store import open_store
+
+    return open_store(db)
+
+
+@rubric_app.command("add")
+def rubric_add(file: Annotated[Path, typer.Argument(help="Rubric YAML file.")], db: DbOption = None) -> None:
+    """Register a rubric version in the store (refused if the version is used or understated).
+
+    Example: rubricate rubric add my-rubric.yaml --db team.db
+    """
+    from rubrics.loader import load_rubric_file
+
+    rubric = load_rubric_file(file)
+    added = _store(db).add_rubric(rubric, file.read_text(encoding="utf-8"))
+    typer.echo(f"{'added' if added else 'already registered'} {rubric.ref} ({rubric.content_hash[:12]})")
+
+
+@app.command("import")
+def import_cmd(
+    file: Annotated[Path, typer.Argument(help="JSON Lines (.jsonl) or CSV (.csv) file of items.")],
+    rubric: Annotated[str, typer.Option(help="The rubric the scores are on, ID@VERSION.")],
+    dataset: Annotated[str | None, typer.Option(help="Dataset name for these items.")] = None,
+    update: Annotated[bool, typer.Option("--update", help="Record changed items as new revisions.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Import items, with judge and human scores made elsewhere; a bad line refuses the whole file.
+
+    Example: rubricate import items.jsonl --rubric general-quality@1.0.0 --dataset march
+    """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    store = _store(db)
+    with Progress(TextColumn("importing"), BarColumn(), TextColumn("{task.completed}/{task.total} rows"),
+                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), transient=True,
+                  disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task("import", total=None, rate="")
+
+        def progress(done: int, total: int) -> None:
+            elapsed = bar.tasks[0].elapsed or 1e-9
+            bar.update(task, completed=done, total=total, rate=f"{done / elapsed:,.0f} rows/s")
+
+        summary = store.import_items(file, rubric, dataset, update_existing=update, progress=progress)
+    typer.echo(f"imported {file}: {summary}")
+
+
+@app.command("export")
+def export_cmd(
+    fmt: Annotated[str, typer.Option("--format", help="jsonl or csv.")] = "jsonl",
+    out: Annotated[Path | None, typer.Option(help="Write here instead of standard output.")] = None,
+    rubric: Annotated[str | None, typer.Option(help="Only this rubric, ID@VERSION.")] = None,
+    dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Export effective scores (human consensus where there is one, else judge) with provenance.
+
+    Example: rubricate export --format csv --out scores.csv --rubric general-quality@1.0.0
+    """
+    if fmt not in ("jsonl", "csv"):
+        raise typer.BadParameter("use jsonl or csv", param_hint="--format")
+    rows = _store(db).export_rows(rubric, dataset)
+    fh = out.open("w", encoding="utf-8", newline="") if out else sys.stdout
+    try:
+        if fmt == "jsonl":
+            for row in rows:
+                fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        else:
+            writer = csv.writer(fh)
+            writer.writerow(["id", "dataset", "rubric", "dimension", "effective", "source", "judge",
+                             "judge_error", "human", "overall", "band", "passed", "safety"])
+            for row in rows:
+                for dim, d in row["dimensions"].items():
+                    writer.writerow([row["id"], row["dataset"], row["rubric"], dim, d["effective"], d["source"],
+                                     d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
+                                     row["overall"], row["band"], row["passed"], row["safety"]])
+    finally:
+        if out:
+            fh.close()
+
+
+@reviewer_app.command("add")
+def reviewer_add(
+    name: Annotated[str, typer.Argument(help="Reviewer name.")],
+    role: Annotated[str, typer.Option(help="reviewer, safety or lead.")] = "reviewer",
+    db: DbOption = None,
+) -> None:
+    """Give a reviewer a role (a person may hold several).
+
+    Example: rubricate reviewer add ana --role lead
+    """
+    roles = _store(db).add_reviewer(name, role)
+    typer.echo(f"{name}: {', '.join(sorted(roles))}")
+
+
+@queue_app.command("audit-sample")
+def audit_sample(
+    rubric: Annotated[str, typer.Option(help="Rubric, ID@VERSION.")],
+    n: Annotated[int, typer.Option(help="How many items to draw.")] = 100,
+    seed: Annotated[int, typer.Option(help="Random seed (the draw is reproducible).")] = 0,
+    db: DbOption = None,
+) -> None:
+    """Draw a seeded uniform random sample into the audit queue, for unbiased calibration.
+
+    Example: rubricate queue audit-sample --rubric general-quality@1.0.0 --n 200 --seed 7
+    """
+    added = _store(db).create_audit_sample(rubric, n, seed)
+    typer.echo(f"audit sample: {added} items added")

@@ -1,0 +1,49 @@
+"""Build a demo database: bundled rubrics, the demo items, reviewers with roles, safety flags.
+
+Everything here is DEMONSTRATION DATA. The safety flags come from running the real safety gates
+over the demo outputs, so the safety queue shows what the detectors actually catch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewer.locations import data_dir
+from rubrics.safety import check_gates
+
+HERE = Path(__file__).resolve().parent
+FILES = {
+    "general-quality.jsonl": "general-quality@1.0.0",
+    "rag-answer.jsonl": "rag-answer@1.0.0",
+    "reval-issue-framing.jsonl": "reval-issue-framing@1.0.0",
+}
+ROLES = {"ana": ("reviewer",), "ben": ("reviewer", "safety"), "chen": ("reviewer", "lead")}
+
+
+def default_demo_path() -> Path:
+    """Where ``rubricate demo`` keeps its database."""
+    return data_dir() / "demo.db"
+
+
+def build_demo(db: str, reviewer: str) -> str:
+    """Fill ``db`` with the demo (idempotent: a second build changes nothing); returns a summary."""
+    from reviewer.store import open_store
+
+    store = open_store(db)
+    try:
+        items = flags = 0
+        for name, ref in FILES.items():
+            summary = store.import_items(HERE / name, ref, dataset="demo")
+            items += summary.rows
+            rubric = store.get_rubric(ref)
+            hits = []
+            for row in store.items_for_judging(ref, dataset="demo"):
+                hits += check_gates(rubric.safety_gates, row["output"], row)
+            flags += store.record_safety_hits(None, hits, rubric_ref=ref)
+        for name, roles in {**ROLES, reviewer: ("reviewer", "safety", "lead")}.items():
+            for role in roles:
+                store.add_reviewer(name, role)
+        store.create_audit_sample("general-quality@1.0.0", 30, seed=1)
+        return f"{items} items, {flags} new safety flags, reviewer {reviewer} with every role"
+    finally:
+        store.close()

@@ -1,0 +1,146 @@
+"""The TUI's only door to the store. Every function here blocks, so screens call them from
+thread workers (reads) or through the writer (writes), never from the UI thread."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from reviewer.tui.viewmodel import DimState, FlagState, ItemState
+
+BAND_COLORS = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
+
+
+@dataclass(frozen=True)
+class QueueLine:
+    """A queue row as the queue screen shows it."""
+
+    item_pk: int
+    item_id: str
+    dataset: str
+    overall: float | None
+    band: str | None
+    band_color: str
+    passed: bool | None
+    flagged: bool
+    errors: int
+    status: str
+    holder: str | None
+    sort_key: Any
+
+
+@dataclass(frozen=True)
+class FlagLine:
+    """A safety flag as the safety screen shows it."""
+
+    flag_id: int
+    item_pk: int
+    item_id: str
+    gate: str
+    detector: str
+    matched: str
+    start: int
+    end: int
+    status: str
+    signoffs: int
+    output: str
+
+
+def roles(store: Any, reviewer: str) -> set[str]:
+    """The reviewer's roles."""
+    return set(store.reviewer_roles(reviewer))
+
+
+def queue_page(store: Any, queue: str, rubric_ref: str | None, dataset: str | None, after: Any,
+               limit: int, search: str | None) -> tuple[list[QueueLine], int | None]:
+    """One page of the queue and the queue's size."""
+    rows = store.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, search=search)
+    total = store.queue_count(queue, rubric_ref, dataset) if after is None and not search else None
+    return [QueueLine(r.item_pk, r.item_id, r.dataset, r.overall, r.band, BAND_COLORS.get(r.band or "", "white"),
+                      r.passed, r.flagged, r.errors, f"{r.reviewed} reviewed" if r.reviewed else "new",
+                      r.holder, r.sort_key) for r in rows], total
+
+
+def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None) -> ItemState:
+    """Build the item screen's state from the store's item view."""
+    view = store.item_view(item_pk, reviewer)
+    rubric = store.get_rubric(view.rubric_ref)
+    mine: dict[str, Any] = {}
+    blind_first: set[str] = set()
+    for h in view.history:
+        if h.kind == "undo":
+            mine.pop(h.dimension, None)
+        else:
+            mine[h.dimension] = h
+            if h.blind:
+                blind_first.add(h.dimension)
+    dims = []
+    for dim in rubric.dimensions:
+        if dim.is_pair:
+            continue
+        recs = [r for r in view.judge.get(dim.id, []) if r.turn is None]
+        d = DimState(dim=dim)
+        if recs:
+            ok = [r for r in recs if r.score is not None]
+            last = recs[-1]
+            d.judge_score_id, d.rationale, d.evidence = last.pk, last.rationale, list(last.evidence)
+            d.confidence, d.judge_error, d.raw_reply = last.confidence, last.error, last.raw_reply
+            if len({r.model for r in ok}) > 1:  # a panel: mean of the models, spread between them
+                d.judge_score = statistics.fmean(r.score for r in ok)
+                d.samples = [r.score for r in ok]
+            elif ok:
+                d.judge_score, d.samples = ok[-1].score, list(ok[-1].samples)
+                d.judge_error = None if last.score is not None else last.error
+            d.std = statistics.stdev(d.samples) if len(d.samples) > 1 else None
+        h = mine.get(dim.id)
+        if h is not None:
+            d.my_score, d.my_reason, d.my_tags = h.score, h.reason, tuple(h.tags)
+        d.my_blind = dim.id in blind_first
+        d.revealed = not blind or h is not None
+        d.peers = {name: rec.score for name, rec in view.human.get(dim.id, {}).items()
+                   if name != reviewer and rec.score is not None}
+        dims.append(d)
+    flags = [FlagState(f.pk, f.gate, f.detector, f.matched, f.start, f.end, f.context, f.status,
+                       [f"{who}: {what} ({why})" for who, what, why in f.decisions]) for f in view.flags]
+    return ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
+                     view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim)
+
+
+def claim_next(store: Any, queue: str, reviewer: str, rubric_ref: str | None, dataset: str | None,
+               lease_seconds: int, blind: bool) -> ItemState | None:
+    """Lease the next item and load it (None when the queue has nothing for this reviewer)."""
+    claim = store.claim_next(queue, reviewer, rubric_ref, dataset, lease_seconds=lease_seconds)
+    if claim is None:
+        return None
+    return load_item(store, claim.item_pk, reviewer, blind, claim)
+
+
+def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, value: float | None, *,
+                    kind: str, blind: bool, reason: str | None, tags: tuple[str, ...]) -> int:
+    """Write one human score row."""
+    return int(store.add_human_score(state.item_pk, d.dim.id, reviewer, value, reason=reason, tags=tags,
+                                     blind=blind, judge_score_id=d.judge_score_id, kind=kind,
+                                     sample=state.claim.queue if state.claim is not None else None))
+
+
+def close_claim(store: Any, claim: Any, how: str) -> None:
+    """complete, skip or release a lease."""
+    getattr(store, how)(claim)
+
+
+def flag_item(store: Any, state: ItemState, reviewer: str) -> int:
+    """Send the item to the safety queue."""
+    return int(store.flag_item(state.item_pk, reviewer))
+
+
+def open_flags(store: Any, rubric_ref: str | None) -> list[FlagLine]:
+    """Flags waiting for a decision."""
+    return [FlagLine(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.matched, f.start, f.end, f.status,
+                     sum(1 for _, what, _ in f.decisions if what == "clear"), f.output)
+            for f in store.open_flags(rubric_ref)]
+
+
+def decide_flag(store: Any, flag_id: int, reviewer: str, decision: str, reason: str) -> str:
+    """Record a safety decision."""
+    return str(store.add_safety_decision(flag_id, reviewer, decision, reason))

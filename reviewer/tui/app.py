@@ -1,0 +1,169 @@
+"""The review app, built by :func:`make_app` with its store passed in.
+
+The app owns the flow between screens (queue → item → next item) and the store writer; screens
+own their own keys and state. Store reads run in thread workers and hand their results back with
+``call_from_thread``; store writes go through :class:`reviewer.tui.writer.StoreWriter` in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+
+from reviewer.tui import adapter
+from reviewer.tui.config import TuiSettings
+from reviewer.tui.screens.help import HelpScreen
+from reviewer.tui.screens.item import ItemScreen
+from reviewer.tui.screens.queue import QueueScreen
+from reviewer.tui.viewmodel import DimState, ItemState
+from reviewer.tui.writer import StoreWriter, WriteDone
+
+
+@dataclass(frozen=True)
+class Session:
+    """Who is reviewing what."""
+
+    reviewer: str
+    queue: str = "triage"
+    rubric_ref: str | None = None
+    dataset: str | None = None
+    blind: bool = False
+
+
+class ReviewApp(App[None]):
+    """Keyboard-only review of judge scores."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "rubricate"
+    BINDINGS = [
+        Binding("question_mark,f1", "help", "help", id="app.help"),
+        Binding("ctrl+q", "quit", "quit", id="app.quit", priority=True),
+    ]
+
+    def __init__(self, store: Any, session: Session, settings: TuiSettings | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.session = session
+        self.settings = settings or TuiSettings()
+        self.writer = StoreWriter(self.post_message)
+        self.roles: set[str] = set()
+        self.history: list[int] = []
+        self.writes_done = 0
+        self.write_errors: list[str] = []
+
+    def on_mount(self) -> None:
+        if self.settings.keymap:
+            self.set_keymap(self.settings.keymap)
+        self.push_screen(QueueScreen())
+        self._load_roles()
+
+    @work(thread=True, group="roles")
+    def _load_roles(self) -> None:
+        roles = adapter.roles(self.store, self.session.reviewer)
+        self.call_from_thread(setattr, self, "roles", roles)
+
+    # --- opening items ----------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="load")
+    def open_next(self) -> None:
+        """Claim the next item of the session's queue and show it."""
+        s = self.session
+        state = adapter.claim_next(
+            self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset,
+            lease_seconds=self.settings.lease_minutes * 60, blind=s.blind,
+        )
+        self.call_from_thread(self._show, state)
+
+    @work(thread=True, exclusive=True, group="load")
+    def open_item(self, item_pk: int, remember: bool = True) -> None:
+        """Show one item picked from the queue list."""
+        state = adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind)
+        self.call_from_thread(self._show, state, remember)
+
+    def _show(self, state: ItemState | None, remember: bool = True) -> None:
+        if state is None:
+            self.notify("the queue is empty: nothing left for you here", title="done")
+            while len(self.screen_stack) > 2:
+                self.pop_screen()
+            if isinstance(self.screen, ItemScreen):
+                self.pop_screen()
+            return
+        if remember:
+            self.history.append(state.item_pk)
+        screen = ItemScreen(state)
+        if isinstance(self.screen, ItemScreen):
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    # --- what item screens ask for -----------------------------------------------------------
+    def write_score(
+        self, state: ItemState, d: DimState, value: float | None, *, kind: str, blind: bool,
+        reason: str | None = None, tags: tuple[str, ...] = (),
+    ) -> None:
+        """Hand one human score to the writer; it is in the store before the next one."""
+        self.writer.submit(
+            f"{state.item_id}/{d.dim.id}", adapter.add_human_score, self.store, state, d,
+            self.session.reviewer, value, kind=kind, blind=blind, reason=reason, tags=tags,
+        )
+
+    def advance(self, state: ItemState, *, finished: bool, skip: bool = False) -> None:
+        """Close this item's lease (complete, skip or release) and open the next one."""
+        if state.claim is not None:
+            self.writer.submit("lease", adapter.close_claim, self.store, state.claim,
+                               "skip" if skip else ("complete" if finished else "release"))
+        self.open_next()
+
+    def go_back(self, state: ItemState) -> None:
+        """Reopen the item before this one."""
+        if state.item_pk in self.history:
+            idx = self.history.index(state.item_pk)
+        else:
+            idx = len(self.history)
+        if idx == 0:
+            self.notify("this is the first item of the session", severity="warning")
+            return
+        if state.claim is not None:
+            self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
+        self.open_item(self.history[idx - 1], remember=False)
+
+    def leave_item(self, state: ItemState) -> None:
+        """Back to the queue list, releasing the lease."""
+        if state.claim is not None:
+            self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
+        self.pop_screen()
+
+    def flag_item(self, state: ItemState) -> None:
+        """Send the item to the safety queue."""
+        self.writer.submit("flag", adapter.flag_item, self.store, state, self.session.reviewer)
+        self.notify(f"{state.item_id} sent to the safety queue")
+
+    def on_write_done(self, message: WriteDone) -> None:
+        if message.error:
+            self.write_errors.append(message.error)
+            self.notify(f"could not save {message.label}: {message.error}", severity="error",
+                        timeout=10)
+        else:
+            self.writes_done += 1
+
+    def action_help(self) -> None:
+        """Show every key of the current screen with its id."""
+        self.push_screen(HelpScreen(self.screen))
+
+    async def action_quit(self) -> None:
+        """Quit after every queued write has landed."""
+        self.writer.drain()
+        self.exit()
+
+
+def make_app(store: Any, reviewer: str, queue: str = "triage", rubric_ref: str | None = None,
+             dataset: str | None = None, blind: bool = False,
+             settings: TuiSettings | None = None) -> ReviewApp:
+    """Build the app; nothing is opened or fetched until it runs."""
+    return ReviewApp(store, Session(reviewer, queue, rubric_ref, dataset, blind), settings)
+
+
+__all__ = ["ReviewApp", "Session", "make_app"]

@@ -1,0 +1,254 @@
+"""The item screen: the output beside one card per dimension, scored from the keyboard.
+
+Every score goes to the store's writer the moment it is entered; the screen updates its own state
+at once, so the effective overall, band and pass/fail change live, and says so when the reviewer's
+scores flip the judge's verdict.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Collapsible, Footer, Markdown, Static
+
+from reviewer.tui.screens.reason import ReasonDialog, ReasonResult
+from reviewer.tui.viewmodel import DimState, ItemState
+from reviewer.tui.widgets.dimension_card import DimensionCard
+
+if TYPE_CHECKING:
+    from reviewer.tui.app import ReviewApp
+
+
+def digit_to_score(digit: int, dim_scale_min: float, dim_scale_max: float,
+                   levels: tuple[float, ...] | None) -> float | None:
+    """The score a digit key means on a scale, or None if it is not on it (``0`` is 10 on 1–10)."""
+    value = 10.0 if digit == 0 and dim_scale_max == 10 and dim_scale_min >= 1 else float(digit)
+    if levels is not None:
+        return value if value in levels else None
+    return value if dim_scale_min <= value <= dim_scale_max else None
+
+
+def highlight(output: str, quotes: list[str]) -> Text:
+    """The output with the judge's evidence quotes highlighted."""
+    text = Text(output)
+    for quote in quotes:
+        if isinstance(quote, str) and len(quote) >= 4:
+            text.highlight_words([quote], style="black on yellow")
+    return text
+
+
+class ItemScreen(Screen[None]):
+    """Score one item. ``j``/``k`` move between dimensions, digits score the focused one."""
+
+    BINDINGS = [
+        *[Binding(str(d), f"score({d})", f"score {d}", show=False, id=f"item.score_{d}")
+          for d in range(10)],
+        Binding("enter", "agree", "agree with judge", id="item.agree"),
+        Binding("r", "reason", "reason", id="item.reason"),
+        Binding("j,down", "move(1)", "next dim", show=False, id="item.next_dimension"),
+        Binding("k,up", "move(-1)", "prev dim", show=False, id="item.previous_dimension"),
+        Binding("n", "next_item", "next item", id="item.next"),
+        Binding("p", "previous_item", "previous", id="item.previous"),
+        Binding("s", "skip", "skip", id="item.skip"),
+        Binding("f", "flag", "flag for safety", id="item.flag"),
+        Binding("u", "undo", "undo", id="item.undo"),
+        Binding("v", "reveal", "reveal judge", id="item.reveal"),
+        Binding("escape", "back", "queue", id="item.back"),
+    ]
+
+    def __init__(self, state: ItemState) -> None:
+        super().__init__()
+        self.state = state
+        self.focus_index = 0
+        self._verdict_flipped = False
+
+    @property
+    def rapp(self) -> ReviewApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        s = self.state
+        yield Static(self._title(), id="item-title")
+        with Horizontal(id="item-body"):
+            with VerticalScroll(id="item-left"):
+                yield Static(Text(s.input or "(no input)"), id="item-input", classes="panel")
+                evidence = [q for d in s.dims if d.judge_visible for q in d.evidence]
+                yield Static(highlight(s.output, evidence), id="item-output", classes="panel")
+                if s.context:
+                    with Collapsible(title="context", collapsed=True):
+                        yield Markdown(s.context)
+                if s.reference:
+                    with Collapsible(title="reference", collapsed=True):
+                        yield Markdown(s.reference)
+                if s.flags:
+                    yield Static(self._flags_text(), id="item-flags", classes="panel -flagged")
+            with VerticalScroll(id="item-right"):
+                yield Static(id="item-summary")
+                for i, d in enumerate(s.dims):
+                    yield DimensionCard(d, s.rubric.review.reason_margin, id=f"card-{i}")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._refresh_all()
+
+    # --- rendering --------------------------------------------------------------------------
+    def _title(self) -> Text:
+        s = self.state
+        t = Text()
+        t.append(f" {s.item_id} ", style="bold reverse")
+        t.append(f"  {s.rubric.ref}  {s.dataset}", style="dim")
+        if s.group:
+            t.append(f"  group {s.group}/{s.variant or '?'}", style="dim")
+        return t
+
+    def _flags_text(self) -> Text:
+        t = Text("safety flags\n", style="bold red")
+        for f in self.state.flags:
+            t.append(f" {f.gate} ({f.detector}) [{f.status}]: ", style="red")
+            t.append(f.matched, style="bold white on red")
+            if f.context:
+                t.append(f"  …{f.context}…", style="dim")
+            t.append("\n")
+        return t
+
+    def _summary(self) -> Text:
+        judge, eff = self.state.judge_result(), self.state.effective_result()
+        t = Text()
+
+        def part(label: str, r: Any) -> None:
+            t.append(f"{label} ", style="dim")
+            if r.overall is None:
+                t.append("—")
+                return
+            band = r.band.label if r.band else ""
+            color = (r.band.color if r.band and r.band.color else "white")
+            t.append(f"{r.overall:.2f} ", style="bold")
+            t.append(f" {band} ", style=f"black on {color}")
+            t.append("  pass" if r.passed else "  fail", style="green" if r.passed else "red")
+
+        part("judge", judge)
+        t.append("   →   ")
+        part("effective", eff)
+        t.append(f"\nscored {self.state.scored_count()}/{len(self.state.dims)}", style="dim")
+        if judge.overall is not None and eff.overall is not None and judge.passed != eff.passed:
+            t.append("   your scores flip the verdict: "
+                     + ("fail → pass" if eff.passed else "pass → fail"), style="bold yellow")
+        return t
+
+    def _refresh_all(self) -> None:
+        for i, _ in enumerate(self.state.dims):
+            card = self.query_one(f"#card-{i}", DimensionCard)
+            card.set_class(i == self.focus_index, "-focused")
+            card.refresh_state()
+        self.query_one("#item-summary", Static).update(self._summary())
+
+    @property
+    def focused_dim(self) -> DimState:
+        """The dimension digits score."""
+        return self.state.dims[self.focus_index]
+
+    # --- actions ----------------------------------------------------------------------------
+    def action_move(self, step: int) -> None:
+        """Focus the next or previous dimension."""
+        self.focus_index = (self.focus_index + step) % len(self.state.dims)
+        self._refresh_all()
+        self.query_one(f"#card-{self.focus_index}", DimensionCard).scroll_visible()
+
+    def action_score(self, digit: int) -> None:
+        """Set the focused dimension's score from a digit key."""
+        d = self.focused_dim
+        sc = d.dim.scale
+        value = digit_to_score(digit, sc.min, sc.max, sc.levels)
+        if value is None:
+            self.notify(f"{digit} is not on {d.dim.id}'s scale", severity="warning")
+            return
+        self._record(d, value, kind="score")
+
+    def action_agree(self) -> None:
+        """Record agreement: a human score equal to the judge's (not silence)."""
+        d = self.focused_dim
+        if d.judge_score is None or not d.judge_visible:
+            self.notify("nothing to agree with: score it yourself", severity="warning")
+            return
+        self._record(d, d.judge_score, kind="agree")
+
+    def _record(self, d: DimState, value: float, kind: str) -> None:
+        blind = not d.revealed
+        if d.my_score is not None and d.my_blind and d.revealed:
+            kind = "revision"
+        d.my_score = value
+        d.my_reason = None
+        d.my_tags = ()
+        if blind:
+            d.my_blind = True
+            d.revealed = True  # the reveal follows the blind score
+        self.rapp.write_score(self.state, d, value, kind=kind, blind=blind)
+        if not d.needs_reason(self.state.rubric.review.reason_margin) and self.focus_index < len(self.state.dims) - 1:
+            self.focus_index += 1
+        self._refresh_all()
+
+    def action_reveal(self) -> None:
+        """Show the judge's side of every dimension already scored blind (or all, on request)."""
+        for d in self.state.dims:
+            d.revealed = True
+        self._refresh_all()
+
+    def action_undo(self) -> None:
+        """Retract this reviewer's score on the focused dimension (a new row, not a deletion)."""
+        d = self.focused_dim
+        if d.my_score is None:
+            self.notify("nothing to undo here", severity="warning")
+            return
+        d.my_score, d.my_reason, d.my_tags = None, None, ()
+        self.rapp.write_score(self.state, d, None, kind="undo", blind=False)
+        self._refresh_all()
+
+    @work
+    async def action_reason(self) -> None:
+        """Ask for a reason (and quick tags) for the focused dimension's score."""
+        d = self.focused_dim
+        if d.my_score is None:
+            self.notify("score the dimension first, then give the reason", severity="warning")
+            return
+        result: ReasonResult | None = await self.app.push_screen_wait(ReasonDialog(d.dim.id))
+        if result is None:
+            return
+        d.my_reason, d.my_tags = result.reason, result.tags
+        self.rapp.write_score(self.state, d, d.my_score, kind="score", blind=False,
+                              reason=result.reason, tags=result.tags)
+        self._refresh_all()
+
+    def _missing_reasons(self) -> list[str]:
+        margin = self.state.rubric.review.reason_margin
+        return [d.dim.id for d in self.state.dims if d.needs_reason(margin)]
+
+    def action_next_item(self) -> None:
+        """Finish this item and open the next one in the queue."""
+        missing = self._missing_reasons()
+        if missing:
+            self.notify(f"a reason is required for {', '.join(missing)} (press r)", severity="error")
+            return
+        self.rapp.advance(self.state, finished=self.state.scored_count() > 0)
+
+    def action_previous_item(self) -> None:
+        """Go back to the item before this one."""
+        self.rapp.go_back(self.state)
+
+    def action_skip(self) -> None:
+        """Skip: the item returns to the queue for someone else."""
+        self.rapp.advance(self.state, finished=False, skip=True)
+
+    def action_flag(self) -> None:
+        """Send the item to the safety queue."""
+        self.rapp.flag_item(self.state)
+
+    def action_back(self) -> None:
+        """Back to the queue list (the lease is released)."""
+        self.rapp.leave_item(self.state)

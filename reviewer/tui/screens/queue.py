@@ -1,0 +1,172 @@
+"""The queue screen: one page of the queue at a time, paged from the store by key, never whole.
+
+Textual's DataTable fed 100,000 rows takes over 30 s to first paint, so the table holds at most
+one page (``page_size`` rows) and ``]``/``[`` fetch the next or previous page by keyset.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from reviewer.tui import adapter
+
+if TYPE_CHECKING:
+    from reviewer.tui.app import ReviewApp
+
+COLUMNS = ("item", "dataset", "judge", "band", "pass", "safety", "errors", "status", "held by")
+
+
+class QueueScreen(Screen[None]):
+    """The session's queue, a page at a time."""
+
+    AUTO_FOCUS = "#queue-table"
+
+    BINDINGS = [
+        Binding("g", "start", "start reviewing", id="queue.start"),
+        Binding("enter", "open", "open item", id="queue.open"),
+        Binding("right_square_bracket", "page(1)", "next page", id="queue.next_page"),
+        Binding("left_square_bracket", "page(-1)", "prev page", id="queue.previous_page"),
+        Binding("slash", "search", "search", id="queue.search"),
+        Binding("r", "refresh", "refresh", id="queue.refresh"),
+        Binding("S", "safety", "safety queue", id="queue.safety"),
+        Binding("C", "calibration", "calibration", id="queue.calibration"),
+        Binding("q", "app.quit", "quit", id="queue.quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.page_starts: list[Any] = [None]
+        self.rows: list[adapter.QueueLine] = []
+        self.search: str | None = None
+        self.total: int | None = None
+
+    @property
+    def rapp(self) -> ReviewApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="queue-title")
+        yield Input(placeholder="search item ids and text (enter applies, escape clears)",
+                    id="queue-search", classes="-hidden")
+        table: DataTable[Any] = DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns(*COLUMNS)
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load_page()
+
+    def on_screen_resume(self) -> None:
+        self.load_page()
+
+    @work(thread=True, exclusive=True, group="queue-page")
+    def load_page(self) -> None:
+        """Fetch the current page (and the count) from the store."""
+        s = self.rapp.session
+        rows, total = adapter.queue_page(
+            self.rapp.store, s.queue, s.rubric_ref, s.dataset, self.page_starts[-1],
+            self.rapp.settings.page_size, self.search,
+        )
+        self.app.call_from_thread(self._fill, rows, total)
+
+    def _fill(self, rows: list[adapter.QueueLine], total: int | None) -> None:
+        self.rows, self.total = rows, total
+        table = self.query_one(DataTable)
+        table.clear()
+        for r in rows:
+            band = Text(f" {r.band} ", style=f"black on {r.band_color}") if r.band else Text("—")
+            passed = Text("pass", style="green") if r.passed else (
+                Text("fail", style="red") if r.passed is not None else Text("—"))
+            table.add_row(
+                r.item_id, r.dataset or "", "—" if r.overall is None else f"{r.overall:.2f}",
+                band, passed, Text("FLAG", style="bold red") if r.flagged else "",
+                str(r.errors or ""), r.status, r.holder or "", key=str(r.item_pk),
+            )
+        s = self.rapp.session
+        page = len(self.page_starts)
+        title = Text()
+        title.append(f" {s.queue} ", style="bold reverse")
+        title.append(f"  reviewer {s.reviewer}  {s.rubric_ref or 'all rubrics'}  "
+                     f"{'blind ' if s.blind else ''}page {page}", style="dim")
+        if total is not None:
+            title.append(f"  {total} items", style="dim")
+        title.append("   g: start reviewing · enter: open · ]/[: page · /: search", style="dim")
+        self.query_one("#queue-title", Static).update(title)
+
+    def action_page(self, step: int) -> None:
+        """Next or previous page, by the key of the last row seen."""
+        if step > 0:
+            if len(self.rows) < self.rapp.settings.page_size:
+                self.notify("last page")
+                return
+            self.page_starts.append(self.rows[-1].sort_key)
+        elif len(self.page_starts) > 1:
+            self.page_starts.pop()
+        else:
+            return
+        self.load_page()
+
+    def action_open(self) -> None:
+        """Open the item under the cursor."""
+        table = self.query_one(DataTable)
+        if not self.rows or table.cursor_row is None:
+            return
+        self.rapp.open_item(self.rows[table.cursor_row].item_pk)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.rapp.open_item(int(event.row_key.value))
+
+    def action_start(self) -> None:
+        """Claim the next item of the queue and start scoring."""
+        self.rapp.open_next()
+
+    def action_search(self) -> None:
+        """Show the search box."""
+        box = self.query_one("#queue-search", Input)
+        box.remove_class("-hidden")
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.search = event.value.strip() or None
+        self.page_starts = [None]
+        event.input.add_class("-hidden")
+        self.query_one(DataTable).focus()
+        self.load_page()
+
+    def key_escape(self) -> None:
+        box = self.query_one("#queue-search", Input)
+        if box.has_focus:
+            box.value = ""
+            box.add_class("-hidden")
+            self.search = None
+            self.query_one(DataTable).focus()
+            self.load_page()
+
+    def action_refresh(self) -> None:
+        """Reload the current page."""
+        self.load_page()
+
+    def action_safety(self) -> None:
+        """Open the safety screen (anyone sees flags; only role safety decides)."""
+        from reviewer.tui.screens.safety import SafetyScreen
+
+        self.app.push_screen(SafetyScreen())
+
+    def action_calibration(self) -> None:
+        """Open the calibration screen (role lead)."""
+        if "lead" not in self.rapp.roles:
+            self.notify("the calibration screen is for leads (rubricate reviewer add NAME --role lead)",
+                        severity="warning")
+            return
+        from reviewer.tui.screens.calibration import CalibrationScreen
+
+        self.app.push_screen(CalibrationScreen())

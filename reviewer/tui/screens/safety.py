@@ -1,0 +1,154 @@
+"""The safety screen: flagged items with the gate, the detector and the matched span.
+
+``c`` clears (a false positive), ``e`` escalates, ``x`` confirms (blocked); each needs a reason.
+Anyone can look; only a reviewer with the ``safety`` role can decide.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Label, Static
+
+from reviewer.tui import adapter
+
+if TYPE_CHECKING:
+    from reviewer.tui.app import ReviewApp
+
+DECISIONS = {"clear": "clear (false positive)", "escalate": "escalate", "confirm": "confirm (blocked)"}
+
+
+class DecisionDialog(ModalScreen[str | None]):
+    """Ask for the reason behind a safety decision; escape cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel", id="decision.cancel")]
+
+    def __init__(self, decision: str, item_id: str) -> None:
+        super().__init__()
+        self.decision, self.item_id = decision, item_id
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="decision-box"):
+            yield Label(f"{DECISIONS[self.decision]} — {self.item_id}: why? (required)")
+            yield Input(placeholder="reason", id="decision-input")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if not event.value.strip():
+            self.notify("a reason is required", severity="warning")
+            return
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        """Close without deciding."""
+        self.dismiss(None)
+
+
+class SafetyScreen(Screen[None]):
+    """Open safety flags, one row each."""
+
+    BINDINGS = [
+        Binding("c", "decide('clear')", "clear", id="safety.clear"),
+        Binding("e", "decide('escalate')", "escalate", id="safety.escalate"),
+        Binding("x", "decide('confirm')", "confirm", id="safety.confirm"),
+        Binding("o", "open", "open item", id="safety.open"),
+        Binding("escape", "back", "back", id="safety.back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flags: list[adapter.FlagLine] = []
+
+    @property
+    def rapp(self) -> ReviewApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="safety-title")
+        table: DataTable[Any] = DataTable(id="safety-table", cursor_type="row")
+        table.add_columns("item", "gate", "detector", "matched", "status", "sign-offs")
+        yield table
+        yield Static(id="safety-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="safety")
+    def load(self) -> None:
+        """Fetch the open flags."""
+        flags = adapter.open_flags(self.rapp.store, self.rapp.session.rubric_ref)
+        self.app.call_from_thread(self._fill, flags)
+
+    def _fill(self, flags: list[adapter.FlagLine]) -> None:
+        self.flags = flags
+        table = self.query_one(DataTable)
+        table.clear()
+        for f in flags:
+            table.add_row(f.item_id, f.gate, f.detector, f.matched[:40], f.status,
+                          str(f.signoffs), key=str(f.flag_id))
+        can = "safety" in self.rapp.roles
+        title = Text(" safety ", style="bold reverse")
+        title.append(f"  {len(flags)} open flags  ", style="dim")
+        title.append("c clear · e escalate · x confirm" if can else
+                     "you can see flags; deciding needs the safety role",
+                     style="dim" if can else "yellow")
+        self.query_one("#safety-title", Static).update(title)
+        self._detail()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._detail()
+
+    def _current(self) -> adapter.FlagLine | None:
+        table = self.query_one(DataTable)
+        if not self.flags or table.cursor_row is None or table.cursor_row >= len(self.flags):
+            return None
+        return self.flags[table.cursor_row]
+
+    def _detail(self) -> None:
+        f = self._current()
+        detail = self.query_one("#safety-detail", Static)
+        if f is None:
+            detail.update("no open flags")
+            return
+        text = Text(f"{f.item_id} · {f.gate} · {f.detector}\n", style="bold")
+        out = f.output
+        start, end = max(0, f.start), min(len(out), f.end)
+        text.append(out[max(0, start - 200):start])
+        text.append(out[start:end], style="bold white on red")
+        text.append(out[end:end + 200])
+        detail.update(text)
+
+    @work
+    async def action_decide(self, decision: str) -> None:
+        """Record a decision with its reason (role safety only)."""
+        f = self._current()
+        if f is None:
+            return
+        if "safety" not in self.rapp.roles:
+            self.notify("only a safety reviewer can decide a flag "
+                        "(rubricate reviewer add NAME --role safety)", severity="error")
+            return
+        reason = await self.app.push_screen_wait(DecisionDialog(decision, f.item_id))
+        if reason is None:
+            return
+        done = self.rapp.writer.submit("safety decision", adapter.decide_flag, self.rapp.store,
+                                       f.flag_id, self.rapp.session.reviewer, decision, reason)
+        done.add_done_callback(lambda _f: self.app.call_from_thread(self.load))
+        self.notify(f"{decision}: {f.item_id}")
+
+    def action_open(self) -> None:
+        """Open the flagged item."""
+        f = self._current()
+        if f is not None:
+            self.rapp.open_item(f.item_pk)
+
+    def action_back(self) -> None:
+        """Back to the queue."""
+        self.app.pop_screen()

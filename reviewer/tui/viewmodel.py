@@ -1,0 +1,106 @@
+"""What the item screen shows, as plain state the screen owns and updates.
+
+The screen never reads the store's rows directly: :func:`reviewer.tui.adapter.load_item` builds an
+:class:`ItemState` in a worker thread, and the screen changes it as the reviewer scores. The
+effective overall is recomputed from this state with :func:`rubrics.aggregate.score_item`, so the
+verdict updates live without a round trip to the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rubrics.aggregate import ItemScore, score_item
+from rubrics.schema import Dimension, Rubric
+
+
+@dataclass
+class FlagState:
+    """An open or decided safety flag on the item."""
+
+    flag_id: int
+    gate: str
+    detector: str
+    matched: str
+    start: int
+    end: int
+    context: str = ""
+    status: str = "open"
+    decisions: list[str] = field(default_factory=list)
+
+
+@dataclass
+class DimState:
+    """One dimension: the judge's record and this reviewer's current score."""
+
+    dim: Dimension
+    judge_score: float | None = None
+    judge_score_id: int | None = None
+    samples: list[float] = field(default_factory=list)
+    std: float | None = None
+    rationale: str = ""
+    evidence: list[str] = field(default_factory=list)
+    confidence: float | None = None
+    judge_error: str | None = None
+    raw_reply: str | None = None
+    my_score: float | None = None
+    my_reason: str | None = None
+    my_tags: tuple[str, ...] = ()
+    #: The reviewer's first score was given before the judge was revealed.
+    my_blind: bool = False
+    #: In blind mode, whether the judge's score is visible yet.
+    revealed: bool = True
+    peers: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def judge_visible(self) -> bool:
+        """Whether the judge's score and rationale may be shown."""
+        return self.revealed
+
+    def needs_reason(self, margin: float) -> bool:
+        """Whether the reviewer's score differs from the judge's by more than ``margin``."""
+        if self.my_score is None or self.judge_score is None:
+            return False
+        return abs(self.my_score - self.judge_score) > margin and not self.my_reason
+
+
+@dataclass
+class ItemState:
+    """Everything the item screen needs about one item."""
+
+    item_pk: int
+    item_id: str
+    rubric: Rubric
+    output: str
+    input: str = ""
+    context: str = ""
+    reference: str = ""
+    dataset: str = ""
+    group: str | None = None
+    variant: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    dims: list[DimState] = field(default_factory=list)
+    flags: list[FlagState] = field(default_factory=list)
+    claim: Any = None
+
+    @property
+    def safety_failed(self) -> bool:
+        """A gate fired and was not cleared."""
+        return any(f.status not in ("cleared",) for f in self.flags)
+
+    def judge_result(self) -> ItemScore:
+        """The overall as the judge alone scored it."""
+        raw = {d.dim.id: d.judge_score for d in self.dims}
+        return score_item(self.rubric, raw, safety_failed=self.safety_failed)
+
+    def effective_result(self) -> ItemScore:
+        """The overall with this reviewer's scores over the judge's where given."""
+        raw = {
+            d.dim.id: d.my_score if d.my_score is not None else d.judge_score for d in self.dims
+        }
+        return score_item(self.rubric, raw, safety_failed=self.safety_failed)
+
+    def scored_count(self) -> int:
+        """How many dimensions this reviewer has scored."""
+        return sum(1 for d in self.dims if d.my_score is not None)

@@ -1,0 +1,94 @@
+"""One card per dimension: the judge's score and reasons beside the rubric's anchors.
+
+The anchor the judge's score falls in is marked ``J``, the one the reviewer chose ``H``; in blind
+mode the judge's side stays hidden until the reviewer has scored the dimension.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.widgets import Static
+
+from reviewer.tui.viewmodel import DimState
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "—"
+    return f"{x:g}" if float(x).is_integer() else f"{x:.2f}"
+
+
+class DimensionCard(Static):
+    """Renders a :class:`DimState`; the screen calls :meth:`refresh_state` after each change."""
+
+    DEFAULT_CLASSES = "dimension-card"
+
+    def __init__(self, state: DimState, reason_margin: float, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state = state
+        self.reason_margin = reason_margin
+
+    def on_mount(self) -> None:
+        self.refresh_state()
+
+    def refresh_state(self) -> None:
+        """Re-render from the state and toggle the classes the stylesheet colours by."""
+        s = self.state
+        self.set_class(s.my_score is not None, "-scored")
+        self.set_class(s.judge_error is not None, "-error")
+        self.set_class(s.needs_reason(self.reason_margin), "-needs-reason")
+        self.update(self._render_state())
+
+    def _render_state(self) -> RenderableType:
+        s, dim = self.state, self.state.dim
+        head = Text()
+        head.append(dim.name or dim.id, style="bold")
+        head.append(f"  weight {dim.weight:.2f} · pass ≥ {dim.threshold:g}", style="dim")
+        head.append(f"  [{_fmt(dim.scale.min)}–{_fmt(dim.scale.max)}]", style="dim")
+        judge = Text()
+        if not s.judge_visible:
+            judge.append("judge: hidden until you score (blind)", style="italic dim")
+        elif s.judge_error is not None:
+            judge.append("judge error: ", style="bold red")
+            judge.append(s.judge_error)
+            if s.raw_reply:
+                judge.append(f"\n  raw reply: {s.raw_reply[:160]}", style="dim")
+        else:
+            judge.append("judge ", style="dim")
+            judge.append(_fmt(s.judge_score), style="bold")
+            if s.std is not None and len(s.samples) > 1:
+                judge.append(f" ± {s.std:.2f} ({', '.join(_fmt(x) for x in s.samples)})", style="dim")
+            if s.confidence is not None:
+                judge.append(f"  confidence {s.confidence:.2f}", style="dim")
+            if s.rationale:
+                judge.append(f"\n{s.rationale}")
+        mine = Text()
+        mine.append("you ", style="dim")
+        mine.append(_fmt(s.my_score), style="bold cyan" if s.my_score is not None else "dim")
+        if s.my_blind:
+            mine.append("  (blind)", style="dim")
+        if s.my_reason:
+            mine.append(f"  reason: {s.my_reason}", style="italic")
+        if s.my_tags:
+            mine.append(f"  [{', '.join(s.my_tags)}]", style="magenta")
+        if s.needs_reason(self.reason_margin):
+            mine.append("  press r: a reason is required for this difference", style="bold yellow")
+        return Group(head, judge, mine, self._anchors())
+
+    def _anchors(self) -> Text:
+        s, dim = self.state, self.state.dim
+        judge_anchor = (
+            dim.anchor_for(s.judge_score)
+            if s.judge_visible and s.judge_score is not None else None
+        )
+        my_anchor = dim.anchor_for(s.my_score) if s.my_score is not None else None
+        out = Text()
+        for anchor in dim.anchors:
+            marks = ("J" if anchor is judge_anchor else " ") + ("H" if anchor is my_anchor else " ")
+            span = _fmt(anchor.low) if anchor.low == anchor.high else f"{_fmt(anchor.low)}–{_fmt(anchor.high)}"
+            style = "bold" if marks.strip() else "dim"
+            out.append(f"\n {marks} {span:>5} {anchor.label}", style=style)
+            if anchor.description and marks.strip():
+                out.append(f" — {anchor.description}", style="dim")
+        return out
