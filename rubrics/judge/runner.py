@@ -287,7 +287,7 @@ class JudgeRunner:
             except CostCapReached:
                 self.totals.status = "cost_cap"
         if self.totals.status == "running":
-            self.totals.status = "finished"
+            self.totals.status = "done"
         self._progress(total)
         return self.totals
 

@@ -47,7 +47,7 @@ async def test_samples_are_all_stored_with_mean_and_std(server: LoopbackServer) 
     r = sink.get("accuracy")
     assert sorted(r.samples) == [2, 3, 4] and r.score == 3 and r.std == pytest.approx(1.0)
     assert r.normalised == pytest.approx(0.5) and r.tokens_in == 300 and r.prompt_hash
-    assert server.count == 3 and totals.status == "finished"
+    assert server.count == 3 and totals.status == "done"
 
 
 async def test_one_bad_sample_fails_the_dimension(server: LoopbackServer) -> None:

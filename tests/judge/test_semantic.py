@@ -97,6 +97,6 @@ async def test_runner_dispatches_embedding_methods_without_a_judge(embedder: Emb
                   context=ref, group="g", variant="b")]
     got: list = []
     totals = await JudgeRunner(r, client=None, embedder=embedder).run(items, lambda rs, hs: got.extend(rs))
-    assert totals.status == "finished" and totals.errors == 0
+    assert totals.status == "done" and totals.errors == 0
     assert {(x.item_id, x.dimension) for x in got} == {(i, d) for i in "ab" for d in ("sim", "rules", "ground", "pair")}
     assert all(x.model is None and x.ok for x in got)

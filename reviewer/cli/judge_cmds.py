@@ -1,0 +1,140 @@
+"""``rubricate judge``: score items with a rubric's methods and a judge model, or report a run.
+
+Nothing slow is imported here at module level: litellm and the embedding model load inside the
+command, so ``rubricate --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from reviewer.cli import app
+from reviewer.errors import UserError
+
+HELP = """Score every item of a rubric with each dimension's method and a judge model.
+
+Stores one judge run per model (several --model values make a panel), opens safety flags, and shows progress with rate, ETA and cost so far. Ctrl-C stops cleanly keeping what was scored; run again with --only-missing to resume. --report RUN prints a stored run's totals.
+
+Example: rubricate judge --rubric general-quality@1.1.0 --model openai/gpt-4o-mini --samples 3
+
+Example: rubricate judge --rubric rag-answer@1.0.0 --model openai/judge-x --api-base http://127.0.0.1:8000/v1
+
+Example: rubricate judge --report 12
+"""
+
+
+def _totals_table(title: str, totals: dict[str, Any]) -> Table:
+    table = Table(title=title)
+    for column in ("dimension", "scored", "errors", "n/a", "mean", "cost $"):
+        table.add_column(column, justify="left" if column == "dimension" else "right")
+    for name, d in (totals.get("dimensions") or {}).items():
+        n = int(d.get("n", d.get("scores", 0)))
+        errors, na = int(d.get("errors", 0)), int(d.get("not_applicable", 0))
+        mean = d.get("mean")
+        table.add_row(name, str(n - errors - na), str(errors), str(na),
+                      "–" if mean is None else f"{mean:.2f}", f"{float(d.get('cost_usd', 0)):.4f}")
+    return table
+
+
+def _report(store: Any, run_id: int, console: Console) -> None:
+    report = store.judge_run_report(run_id)
+    # The run's own totals when it finished; the store's per-dimension counts otherwise.
+    totals = report.get("totals") or report
+    console.print(f"run {run_id}: {report.get('rubric', report.get('rubric_ref', ''))} "
+                  f"model {report.get('model', '?')} status {report.get('status', '?')}")
+    console.print(_totals_table("per dimension", totals))
+    for key in ("items", "results", "errors", "safety_hits", "cost_usd", "tokens_in", "tokens_out"):
+        if key in totals:
+            console.print(f"{key}: {totals[key]}")
+
+
+@app.command("judge", help=HELP)
+def judge(
+    rubric: str = typer.Option(None, "--rubric", help="Rubric as ID@VERSION."),
+    model: Annotated[list[str] | None, typer.Option(
+        "--model", help="Judge model litellm knows; repeat for a panel.")] = None,
+    api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
+    api_key: str = typer.Option(None, "--api-key", envvar="RUBRICATE_JUDGE_API_KEY",
+                                help="API key (else the provider's usual environment variable)."),
+    dataset: str = typer.Option(None, "--dataset", help="Only items of this dataset."),
+    samples: int = typer.Option(None, "--samples", min=1, help="Judge samples per dimension."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Calls in flight at once."),
+    max_cost: float = typer.Option(None, "--max-cost", min=0.0, help="Stop cleanly at this spend (USD)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Count calls and estimate cost; call nothing."),
+    only_missing: bool = typer.Option(False, "--only-missing", help="Skip items this model already scored."),
+    timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="Seconds per call attempt."),
+    retries: int = typer.Option(2, "--retries", min=0, help="Extra attempts after a failed call."),
+    report: int = typer.Option(None, "--report", help="Print the totals of stored run RUN."),
+    db: str = typer.Option(None, "--db", help="Database URL or SQLite path (default $RUBRICATE_DB)."),
+) -> None:
+    from reviewer.store import open_store
+
+    console = Console()
+    store = open_store(db)
+    if report is not None:
+        _report(store, report, console)
+        return
+    if not rubric:
+        raise UserError("--rubric is required: name the rubric as ID@VERSION (or use --report RUN)")
+    from reviewer import judging
+
+    options = judging.JudgeOptions(
+        rubric_ref=rubric, models=list(model or []), api_base=api_base, api_key=api_key, dataset=dataset,
+        samples=samples, concurrency=concurrency, max_cost=max_cost, only_missing=only_missing,
+        timeout=timeout, retries=retries,
+    )
+    if dry_run:
+        for name, plan in judging.plan(store, options).items():
+            cost = "unknown (no price for this model)" if plan.cost_usd is None else f"${plan.cost_usd:.4f}"
+            console.print(f"{name}: {plan.items} items, {plan.total_calls} judge calls "
+                          f"({', '.join(f'{k} {v}' for k, v in plan.calls.items()) or 'none'}), "
+                          f"~{plan.tokens_in} tokens in, ~{plan.tokens_out} out, cost {cost}")
+        return
+    _run(store, options, console)
+
+
+def _run(store: Any, options: Any, console: Console) -> None:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from reviewer import judging
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]:.1f} items/s"), TimeRemainingColumn(),
+               TextColumn("${task.fields[cost]:.4f}"), TextColumn("{task.fields[errors]} errors"))
+    with Progress(*columns, console=console, transient=False) as bar:
+        tasks: dict[str, Any] = {}
+        current: list[Any] = []
+
+        def on_start(model: str | None, total: int) -> None:
+            current[:] = [bar.add_task(model or "no judge", total=total, rate=0.0, cost=0.0, errors=0)]
+            tasks[model or ""] = current[0]
+
+        def on_progress(p: Any) -> None:
+            task = current[0]
+            elapsed = bar.tasks[task].elapsed or 0.0
+            bar.update(task, completed=p.done, cost=p.cost_usd, errors=p.errors,
+                       rate=p.done / elapsed if elapsed else 0.0)
+
+        try:
+            summaries = judging.run(store, options, on_start, on_progress)
+        except KeyboardInterrupt:
+            console.print("interrupted: what was scored is kept; resume with --only-missing")
+            raise
+    for s in summaries:
+        totals = s.totals.as_dict()
+        console.print(_totals_table(f"run {s.run_id} · {s.model or 'no judge'} · {totals['status']}", totals))
+        console.print(f"{totals['items']} items, {totals['errors']} errors, {totals['safety_hits']} "
+                      f"safety hits, ${totals['cost_usd']:.4f}, {totals['tokens_in']} tokens in, "
+                      f"{totals['tokens_out']} out")
+        if totals["status"] == "cost_cap":
+            console.print("stopped at --max-cost; resume with --only-missing")

@@ -1,0 +1,203 @@
+"""Glue between the store and the pure judge pipeline: one judge run per model, persisted as it
+goes.
+
+Items are read from the store up front (so writes never interleave with an open read cursor),
+scored by :class:`rubrics.judge.runner.JudgeRunner`, and written back in small batches as each
+item finishes. A panel (several models) is one run per model sharing the judge cache, the
+embedding cache and one cost meter; safety hits are recorded once, with the first model's run.
+Ctrl-C ends the run as ``interrupted`` with everything scored so far kept; ``only_missing``
+resumes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import Any
+
+from reviewer.errors import UserError
+from rubrics.judge.client import ClientSettings, CostMeter, JudgeClient, release_litellm
+from rubrics.judge.plan import DryRun, dry_run
+from rubrics.judge.runner import JudgeRunner, Progress, Totals
+from rubrics.methods.base import JudgeItem
+from rubrics.methods.semantic import Embedder
+from rubrics.results import SafetyHit, ScoreResult
+from rubrics.schema import JUDGE_METHODS, Rubric
+
+#: Results written per store call (one transaction each).
+BATCH = 50
+
+
+@dataclass
+class JudgeOptions:
+    """Everything ``rubricate judge`` takes."""
+
+    rubric_ref: str
+    models: list[str] = field(default_factory=list)
+    api_base: str | None = None
+    api_key: str | None = None
+    dataset: str | None = None
+    samples: int | None = None
+    concurrency: int = 8
+    max_cost: float | None = None
+    only_missing: bool = False
+    timeout: float = 60.0
+    retries: int = 2
+
+
+@dataclass
+class RunSummary:
+    """One model's run as it ended."""
+
+    run_id: int
+    model: str | None
+    totals: Totals
+
+
+class StoreCache:
+    """The store's judge cache seen through the pipeline's key-value Protocol."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """A cached value, or None."""
+        value = self.store.judge_cache_get(key)
+        return dict(value) if value is not None else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        """Store a value."""
+        self.store.judge_cache_put(key, value)
+
+
+def item_from_record(record: Any) -> JudgeItem:
+    """A store item record (a mapping, a dataclass or an object with attributes) as a JudgeItem."""
+    if isinstance(record, Mapping):
+        data = dict(record)
+    elif is_dataclass(record) and not isinstance(record, type):
+        data = asdict(record)
+    else:
+        data = {k: getattr(record, k) for k in dir(record) if not k.startswith("_")}
+    if "id" not in data or data.get("id") is None:
+        data["id"] = data.get("item_id")
+    return JudgeItem.from_mapping(data)
+
+
+def models_for(rubric: Rubric, options: JudgeOptions) -> list[str | None]:
+    """The judge models to run: ``--model`` values, else the rubric's default; None when the
+    rubric has no judge methods and no model was asked for."""
+    if options.models:
+        return list(dict.fromkeys(options.models))
+    needs_judge = any(d.method in JUDGE_METHODS for d in rubric.dimensions)
+    if rubric.judge.model:
+        return [rubric.judge.model]
+    if needs_judge:
+        raise UserError(
+            f"{rubric.ref} has judge dimensions but no judge model: pass --model "
+            "(e.g. --model openai/gpt-4o-mini) or set judge.model in the rubric"
+        )
+    return [None]
+
+
+def _examples(store: Any, rubric: Rubric) -> dict[str, list[dict[str, Any]]]:
+    k = rubric.judge.correction_examples
+    if k <= 0:
+        return {}
+    return {d.id: list(store.human_examples(rubric.ref, d.id, k))
+            for d in rubric.dimensions if d.method == "llm_judge"}
+
+
+def _items(store: Any, options: JudgeOptions, model: str | None) -> list[JudgeItem]:
+    records = store.items_for_judging(
+        options.rubric_ref, dataset=options.dataset,
+        only_missing_for_model=(model or "") if options.only_missing else None,
+    )
+    return [item_from_record(r) for r in records]
+
+
+def plan(store: Any, options: JudgeOptions) -> dict[str, DryRun]:
+    """``--dry-run``: per model, the calls, tokens and cost a run would spend."""
+    rubric = store.get_rubric(options.rubric_ref)
+    examples = _examples(store, rubric)
+    return {str(m): dry_run(rubric, _items(store, options, m), m, options.samples, examples)
+            for m in models_for(rubric, options)}
+
+
+class _Writer:
+    """Buffers results and hits, writing them to the store in batches."""
+
+    def __init__(self, store: Any, run_id: int, keep_hits: bool) -> None:
+        self.store, self.run_id, self.keep_hits = store, run_id, keep_hits
+        self.results: list[ScoreResult] = []
+        self.hits: list[SafetyHit] = []
+
+    def __call__(self, results: list[ScoreResult], hits: list[SafetyHit]) -> None:
+        self.results += results
+        if self.keep_hits:
+            self.hits += hits
+        if len(self.results) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.results:
+            self.store.record_results(self.run_id, self.results)
+            self.results = []
+        if self.hits:
+            self.store.record_safety_hits(self.run_id, self.hits)
+            self.hits = []
+
+
+def run(
+    store: Any,
+    options: JudgeOptions,
+    on_start: Callable[[str | None, int], None] | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> list[RunSummary]:
+    """Judge every item (or every missing one) with each model; one stored run per model."""
+    rubric = store.get_rubric(options.rubric_ref)
+    models = models_for(rubric, options)
+    examples = _examples(store, rubric)
+    cache = StoreCache(store)
+    meter = CostMeter(cap=options.max_cost)
+    embedder = Embedder(cache=cache)
+    summaries: list[RunSummary] = []
+    for index, model in enumerate(models):
+        items = _items(store, options, model)
+        if on_start:
+            on_start(model, len(items))
+        params = {"samples": options.samples, "concurrency": options.concurrency,
+                  "max_cost": options.max_cost, "api_base": options.api_base,
+                  "temperature": rubric.judge.temperature, "mode": rubric.judge.mode,
+                  "only_missing": options.only_missing, "panel": [m for m in models if m]}
+        run_id = store.create_judge_run(options.rubric_ref, model, params, options.dataset)
+        client = None
+        if model is not None:
+            settings = ClientSettings(model=model, api_base=options.api_base, api_key=options.api_key,
+                                      timeout=options.timeout, retries=options.retries,
+                                      temperature=rubric.judge.temperature)
+            client = JudgeClient(settings, cache=cache, meter=meter, concurrency=options.concurrency)
+        runner = JudgeRunner(rubric, client=client, embedder=embedder, examples=examples,
+                             samples=options.samples, concurrency=options.concurrency,
+                             on_progress=on_progress)
+        writer = _Writer(store, run_id, keep_hits=index == 0)
+        try:
+            totals = asyncio.run(_run(runner, items, writer))
+        except KeyboardInterrupt:
+            writer.flush()
+            runner.totals.status = "interrupted"
+            store.finish_judge_run(run_id, "interrupted", runner.totals.as_dict())
+            raise
+        writer.flush()
+        store.finish_judge_run(run_id, totals.status, totals.as_dict())
+        summaries.append(RunSummary(run_id, model, totals))
+        if totals.status == "cost_cap":
+            break
+    return summaries
+
+
+async def _run(runner: JudgeRunner, items: Iterable[JudgeItem], writer: _Writer) -> Totals:
+    try:
+        return await runner.run(items, writer, total=len(items) if isinstance(items, list) else None)
+    finally:
+        await release_litellm()

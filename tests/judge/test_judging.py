@@ -1,0 +1,125 @@
+"""The judge against a real SQLite store and the loopback server: runs stored per model, the
+cache on a rerun, safety flags, --only-missing, the CLI with its progress and --report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from reviewer import judging
+from reviewer.cli import _register, app
+from reviewer.store import open_store
+from rubrics.loader import load_rubric_file
+from tests.judge.helpers import answer
+from tests.judge.loopback import LoopbackServer, Reply, user_prompt
+
+RUBRIC = """\
+id: judge-test
+version: 1.0.0
+name: Judge test
+owner: tests
+description: Two judge dimensions and a rule.
+scale: {min: 1, max: 5}
+safety_gates: [pii_exposure]
+dimensions:
+  - id: accuracy
+    name: Accuracy
+    description: Factual correctness of the answer.
+    method: llm_judge
+    weight: 0.5
+    threshold: 60
+    prompt: Is {output} a correct answer to {input}?
+    anchors:
+      - {range: [1, 2], label: Wrong, description: Mostly wrong.}
+      - {range: [3, 5], label: Right, description: Mostly right.}
+  - id: brevity
+    name: Brevity
+    description: The answer stays under twenty words.
+    method: deterministic
+    weight: 0.5
+    threshold: 60
+    rule: {max_words: 20}
+    anchors:
+      - {range: [1, 2], label: Long, description: Too long.}
+      - {range: [3, 5], label: Short, description: Short enough.}
+"""
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    path = tmp_path / "rubric.yaml"
+    path.write_text(RUBRIC)
+    s = open_store(str(tmp_path / "judge.db"))
+    s.add_rubric(load_rubric_file(path), RUBRIC)
+    items = tmp_path / "items.jsonl"
+    rows = [{"id": f"q{i}", "input": f"Question {i}?", "output": f"Answer {i}."} for i in range(6)]
+    rows.append({"id": "leak", "input": "Who?", "output": "Her SSN: 123-45-6789."})
+    items.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    s.import_items(str(items), "judge-test@1.0.0")
+    return s
+
+
+def options(server: LoopbackServer, **kw: Any) -> judging.JudgeOptions:
+    return judging.JudgeOptions(rubric_ref="judge-test@1.0.0", models=kw.pop("models", ["openai/judge-x"]),
+                                api_base=server.url, api_key="sk-test", timeout=5, retries=1, **kw)
+
+
+def test_run_is_stored_and_a_rerun_makes_no_call(store: Any, server: LoopbackServer) -> None:
+    [first] = judging.run(store, options(server))
+    assert first.totals.status == "done" and first.totals.items == 7
+    assert server.count == 7
+    report = store.judge_run_report(first.run_id)
+    assert json.dumps(report)  # plain data
+    [second] = judging.run(store, options(server))
+    assert server.count == 7  # every reply came from the store's judge cache
+    assert second.run_id != first.run_id and second.totals.errors == 0
+
+
+def test_panel_stores_one_run_per_model_and_flags_safety_once(store: Any, server: LoopbackServer) -> None:
+    server.reset(default=Reply(lambda body: answer(5 if body["model"] == "judge-a" else 2)))
+    runs = judging.run(store, options(server, models=["openai/judge-a", "openai/judge-b"]))
+    assert [r.model for r in runs] == ["openai/judge-a", "openai/judge-b"]
+    assert [r.totals.safety_hits for r in runs] == [1, 1]
+    assert len({r.run_id for r in runs}) == 2
+    [flag] = store.open_flags("judge-test@1.0.0")  # one flag, not one per model
+    assert (flag.item_id, flag.gate, flag.matched) == ("leak", "pii_exposure", "123-45-6789")
+    reports = [store.judge_run_report(r.run_id) for r in runs]
+    assert [rep["dimensions"]["accuracy"]["mean"] for rep in reports] == [5, 2]
+
+
+def test_only_missing_scores_nothing_twice(store: Any, server: LoopbackServer) -> None:
+    judging.run(store, options(server, max_cost=None))
+    server.reset()
+    [again] = judging.run(store, options(server, only_missing=True))
+    assert again.totals.items == 0 and server.count == 0
+
+
+def test_cli_judges_with_progress_and_reports(store: Any, server: LoopbackServer, tmp_path: Path) -> None:
+    _register()
+    db = str(tmp_path / "judge.db")
+    runner = CliRunner()
+    out = runner.invoke(app, ["judge", "--rubric", "judge-test@1.0.0", "--model", "openai/judge-x",
+                              "--api-base", server.url, "--api-key", "sk-test", "--db", db])
+    assert out.exit_code == 0, out.output
+    assert "accuracy" in out.output and "· done" in out.output
+    assert "Is" in user_prompt(server.requests[0])
+    dry = runner.invoke(app, ["judge", "--rubric", "judge-test@1.0.0", "--model", "openai/judge-x",
+                              "--dry-run", "--db", db])
+    assert dry.exit_code == 0 and "7 judge calls" in dry.output
+    report = runner.invoke(app, ["judge", "--report", "1", "--db", db])
+    assert report.exit_code == 0 and "accuracy" in report.output
+
+
+def test_max_cost_stops_cleanly_and_only_missing_resumes(store: Any, server: LoopbackServer) -> None:
+    # gpt-4o-mini has a listed price, so each loopback reply costs about $0.000027.
+    model = ["openai/gpt-4o-mini"]
+    [capped] = judging.run(store, options(server, models=model, max_cost=0.00005, concurrency=1))
+    assert capped.totals.status == "cost_cap" and capped.totals.items == 2
+    assert store.judge_run_report(capped.run_id)["status"] == "cost_cap"
+    [resumed] = judging.run(store, options(server, models=model, only_missing=True))
+    assert resumed.totals.status == "done" and resumed.totals.items == 5
+    assert server.count == 2 + 5  # the call refused at the cap was never sent
