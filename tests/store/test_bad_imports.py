@@ -1,0 +1,87 @@
+"""Every bad import file: one clear line naming file and line, exit 1, nothing written."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from reviewer.cli import main
+from reviewer.store import open_store
+
+BAD = Path(__file__).resolve().parents[1] / "bad_imports"
+EXPECTED = {
+    "malformed_json.jsonl": ":1: not valid JSON",
+    "missing_id.jsonl": ":1: missing 'id'",
+    "duplicate_id.jsonl": ":2: duplicate id 'a' (first on line 1)",
+    "unknown_dimension.jsonl": ":1: item a: judge accurcy: unknown dimension",
+    "score_off_scale.jsonl": ":1: item a: judge accuracy: score 11 is off the scale 1–10",
+    "sample_off_scale.jsonl": ":1: item a: judge accuracy: sample 12 is off the scale 1–10",
+    "wrong_type_score.jsonl": ":1: item a: judge accuracy: score 'high' is not a finite number",
+    "empty.jsonl": ":1: the file has no items",
+    "missing_output.jsonl": ":1: item a: needs 'output' text",
+    "not_an_object.jsonl": ":1: each line must be a JSON object",
+    "nan_score.jsonl": ":1: not valid JSON (NaN is not a number JSON allows",
+    "human_off_scale.jsonl": ":1: item a: ana clarity: score 0 is off the scale 1–10",
+    "unknown_field.jsonl": ":1: unknown field 'scorez'",
+    "metadata_not_object.jsonl": ":1: item a: 'metadata' must be an object",
+    "human_without_reviewer.jsonl": ":1: item a: each human entry needs 'reviewer' and 'scores'",
+    "missing_column.csv": ":1: the CSV header needs an 'id' column and an 'output'",
+    "csv_judge_not_json.csv": ":2: column 'judge' must hold JSON text",
+}
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """Run the real console entry point in-process; returns (exit code, stderr)."""
+    old = sys.argv
+    sys.argv = ["rubricate", *argv]
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    finally:
+        sys.argv = old
+    return code, capsys.readouterr().err
+
+
+def _assert_refused(path: Path, fragment: str, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", str(db)], capsys)
+    lines = err.strip().splitlines()
+    assert code == 1
+    assert len(lines) == 1, err
+    assert str(path) + fragment in lines[0], lines[0]
+    assert "Traceback" not in err
+    assert open_store(str(db)).queue_count("triage") == 0  # nothing written
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_bad_file_is_one_clear_line(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (BAD / name).exists()
+    _assert_refused(BAD / name, EXPECTED[name], tmp_path / "db.sqlite", capsys)
+
+
+def test_invalid_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(b'{"id": "a", "output": "caf\xe9"}\n')
+    _assert_refused(path, ":1: not valid UTF-8", tmp_path / "db.sqlite", capsys)
+
+
+def test_fifty_megabyte_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "huge.jsonl"
+    with path.open("w") as fh:
+        fh.write('{"id": "a", "output": "' + "x" * 50_000_000 + '"}\n')
+    _assert_refused(path, ":1: line is 50 MB; a row may be at most 10 MB", tmp_path / "db.sqlite", capsys)
+
+
+def test_unknown_rubric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run(["import", str(BAD / "missing_id.jsonl"), "--rubric", "nope@1.0.0",
+                     "--db", str(tmp_path / "db.sqlite")], capsys)
+    assert code == 1 and "unknown rubric nope@1.0.0" in err and len(err.strip().splitlines()) == 1
+
+
+def test_one_bad_line_refuses_the_good_ones_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"id": "ok", "output": "fine"}\n{"id": "bad", "output": "x", "judge": {"scores": {"accuracy": 99}}}\n')
+    _assert_refused(path, ":2: item bad: judge accuracy: score 99", tmp_path / "db.sqlite", capsys)
