@@ -128,8 +128,10 @@ def _run(store: Any, options: Any, console: Console) -> None:
         try:
             summaries = judging.run(store, options, on_start, on_progress)
         except KeyboardInterrupt:
-            console.print("interrupted: what was scored is kept; resume with --only-missing")
-            raise
+            bar.stop()
+            Console(stderr=True).print("interrupted: what was scored is kept; resume with --only-missing")
+            # typer turns KeyboardInterrupt into a silent exit code; say 130 ourselves.
+            raise SystemExit(130) from None
     for s in summaries:
         totals = s.totals.as_dict()
         console.print(_totals_table(f"run {s.run_id} · {s.model or 'no judge'} · {totals['status']}", totals))

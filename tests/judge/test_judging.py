@@ -123,3 +123,34 @@ def test_max_cost_stops_cleanly_and_only_missing_resumes(store: Any, server: Loo
     [resumed] = judging.run(store, options(server, models=model, only_missing=True))
     assert resumed.totals.status == "done" and resumed.totals.items == 5
     assert server.count == 2 + 5  # the call refused at the cap was never sent
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_what_was_scored_and_only_missing_finishes(
+    store: Any, server: LoopbackServer, tmp_path: Path
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    server.reset(default=Reply(answer(4), delay=0.5))
+    cmd = [sys.executable, "-m", "reviewer", "judge", "--rubric", "judge-test@1.0.0", "--model",
+           "openai/judge-x", "--api-base", server.url, "--api-key", "k", "--concurrency", "1",
+           "--db", str(tmp_path / "judge.db")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+    deadline = time.monotonic() + 60
+    while server.count < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "resume with --only-missing" in err and "Traceback" not in err
+    report = store.judge_run_report(1)  # the fixture's import made no run: this is the first
+    assert (report["model"], report["status"]) == ("openai/judge-x", "interrupted")
+    kept = report["dimensions"]["accuracy"]["scores"]
+    assert 1 <= kept < 7
+    server.reset()
+    [rest] = judging.run(store, options(server, only_missing=True))
+    assert rest.totals.items == 7 - kept and server.count == 7 - kept
