@@ -154,3 +154,19 @@ def test_ctrl_c_keeps_what_was_scored_and_only_missing_finishes(
     server.reset()
     [rest] = judging.run(store, options(server, only_missing=True))
     assert rest.totals.items == 7 - kept and server.count == 7 - kept
+
+
+def test_bad_requests_are_one_clear_line(store: Any, server: LoopbackServer, tmp_path: Path) -> None:
+    from reviewer.errors import UserError
+
+    _register()
+    db = str(tmp_path / "judge.db")
+    runner = CliRunner()
+    no_model = runner.invoke(app, ["judge", "--rubric", "judge-test@1.0.0", "--db", db])
+    assert isinstance(no_model.exception, UserError)
+    assert "no judge model: pass --model" in str(no_model.exception)
+    unknown = runner.invoke(app, ["judge", "--rubric", "nope@9.9.9", "--model", "m", "--db", db])
+    assert isinstance(unknown.exception, UserError) and "nope" in str(unknown.exception)
+    missing = runner.invoke(app, ["judge", "--db", db])
+    assert isinstance(missing.exception, UserError) and "--rubric is required" in str(missing.exception)
+    assert server.count == 0
