@@ -113,6 +113,7 @@ class JudgeRunner:
         self.rubric = rubric
         self.client = client
         self._embedder = embedder
+        self._embedders: dict[str, Embedder] = {embedder.model_name: embedder} if embedder else {}
         self.examples = examples or {}
         self.samples = samples
         self.concurrency = max(1, concurrency)
@@ -129,10 +130,10 @@ class JudgeRunner:
     def embedder(self, dim: Dimension | None = None) -> Embedder:
         """The embedder for a dimension's model (``params.model``; MiniLM by default)."""
         name = str(dim.params.get("model", DEFAULT_MODEL)) if dim else DEFAULT_MODEL
-        if self._embedder is None or self._embedder.model_name != name:
+        if name not in self._embedders:
             cache = self._embedder.cache if self._embedder else None
-            self._embedder = Embedder(name, cache=cache)
-        return self._embedder
+            self._embedders[name] = Embedder(name, cache=cache)
+        return self._embedders[name]
 
     # -- one item --------------------------------------------------------------------------
 
