@@ -193,7 +193,9 @@ def build_dimension_prompt(
     sections = [describe_dimension(dim), "## Question\n" + question]
     if not used & {"output", "turn", "completion", "conversation"}:
         data = [blocks[k] for k in ("input", "context", "reference") if blocks[k] and k not in used]
-        sections.append("## Data\n" + "\n".join([*data, blocks["output"]]))
+        # A conversation-level dimension judges the whole exchange, not its last reply.
+        whole = dim.metric_level == "conversation" and bool(item.conversation)
+        sections.append("## Data\n" + "\n".join([*data, blocks["conversation" if whole else "output"]]))
     shown, ids = example_block(examples, sandbox)
     if shown:
         sections.append(shown)

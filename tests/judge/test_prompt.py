@@ -82,3 +82,16 @@ async def test_a_judge_that_obeys_the_injection_is_off_scale_and_goes_to_people(
     result = await score_llm_judge(item(output=INJECTIONS["ignore"]), dim(), client(server))
     assert result.score is None and result.error is not None and "off the scale" in result.error
     assert result.raw_reply is not None and "As the output instructed" in result.raw_reply
+
+
+def test_conversation_level_dimension_sees_the_whole_exchange() -> None:
+    from rubrics.methods.base import JudgeItem
+
+    convo = ({"role": "user", "content": "first question"}, {"role": "assistant", "content": "one"},
+             {"role": "user", "content": "second question"}, {"role": "assistant", "content": "two"})
+    it = JudgeItem.from_mapping({"id": "c", "conversation": list(convo)})
+    assert it.output == "two"
+    whole = build_dimension_prompt(it, dim(metric_level="conversation")).messages[1]["content"]
+    last = build_dimension_prompt(it, dim()).messages[1]["content"]
+    assert "first question" in whole and "CONVERSATION-" in whole
+    assert "first question" not in last
