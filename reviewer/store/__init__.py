@@ -11,10 +11,11 @@ from reviewer.store.importer import ImportMixin
 from reviewer.store.judging import JudgeMixin
 from reviewer.store.people import PeopleMixin
 from reviewer.store.queue import QueueMixin
+from reviewer.store.ratings import RatingsMixin
 from reviewer.store.views import Claim, ItemView, QueueRow
 
 
-class Store(ImportMixin, JudgeMixin, PeopleMixin, QueueMixin):
+class Store(ImportMixin, JudgeMixin, PeopleMixin, QueueMixin, RatingsMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue."""
 
 

@@ -159,4 +159,4 @@ def _item_values(rubric: Rubric, ds: str, r: Row) -> dict[str, Any]:
                 input=str(d.get("input") or ""), output=str(d.get("output") or ""),
                 context=str(d.get("context") or ""), reference=str(d.get("reference") or ""),
                 conversation=d.get("conversation"), grp=d.get("group"), variant=d.get("variant"),
-                meta=d.get("metadata") or {}, gold=d.get("gold"))
+                metadata=d.get("metadata") or {}, gold=d.get("gold"))

@@ -1,0 +1,108 @@
+"""Glue between the store and the pure calibration code: rows → arrays → the report dict.
+
+The dict's keys are DESIGN.md's calibration JSON (other tools read them): ``rubric``, ``dataset``,
+``sample``, ``group_by``, ``dimensions`` with ``dimension, n, n_groups, level, alpha, alpha_ci,
+alpha_humans, pearson, spearman, kendall, kappa_linear, kappa_quadratic, exact, within_one, bias,
+mae, pass_agreement, status`` — and more keys beside them, never renamed ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from calibration.alpha import LEVELS
+from calibration.report import DimensionInput, TrustBounds, dimension_report
+from calibration.routing import DimSignal, item_priority
+from reviewer.errors import UserError
+
+SAMPLES = ("all", "audit", "blind")
+
+
+def _group_value(row: dict[str, Any], field: str) -> object:
+    if field == "group":
+        return row["group"]
+    key = field.split(".", 1)[1]
+    return row["metadata"].get(key)
+
+
+def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: str | None = None,
+              group_by: str | None = None, human_aggregate: str = "mean", level: str | None = None,
+              seed: int = 0, draws: int = 1000, bounds: TrustBounds = TrustBounds()) -> dict[str, Any]:
+    """The calibration report of one rubric version."""
+    rubric = store.get_rubric(rubric_ref)
+    if sample is None:
+        sample = "audit" if store.has_audit_sample(rubric.ref) else "all"
+    if sample not in SAMPLES:
+        raise UserError(f"unknown sample {sample!r}; use all, audit or blind")
+    if level is not None and level not in LEVELS:
+        raise UserError(f"unknown level {level!r}; use {', '.join(LEVELS)}")
+    if human_aggregate not in ("mean", "median"):
+        raise UserError("--human-aggregate is mean or median")
+    if group_by is not None and group_by != "group" and not group_by.startswith("metadata."):
+        raise UserError(f"--group-by {group_by!r}: use 'group' or 'metadata.KEY'")
+    rows = store.rating_rows(rubric.ref, dataset, sample)
+    if group_by and group_by.startswith("metadata.") and rows and all(
+            group_by.split(".", 1)[1] not in r["metadata"] for r in rows):
+        raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
+    models = sorted({m for r in rows for d in r["judge"].values() for m in d})
+    reviewers = sorted({w for r in rows for d in r["human"].values() for w in d})
+    out: dict[str, Any] = {"rubric": rubric.ref, "dataset": dataset, "sample": sample, "group_by": group_by,
+                           "human_aggregate": human_aggregate, "models": models, "dimensions": []}
+    per_model: dict[str, list[dict[str, Any]]] = {}
+    for dim in rubric.dimensions:
+        if dim.is_pair:
+            continue
+        humans = np.array([[r["human"].get(dim.id, {}).get(w, np.nan) for w in reviewers] for r in rows],
+                          dtype=float).reshape(len(rows), len(reviewers))
+        humans[np.isinf(humans)] = np.nan
+
+        def judge_for(model: str | None) -> np.ndarray:
+            vals = []
+            for r in rows:
+                by = r["judge"].get(dim.id, {})
+                if model is not None:
+                    vals.append(by.get(model, np.nan))
+                else:  # the panel: mean over models
+                    vals.append(float(np.mean(list(by.values()))) if by else np.nan)
+            return np.asarray(vals, dtype=float)
+
+        lv = "interval" if dim.judge_scale is None and not dim.scale.is_integer() else "ordinal"
+        base = dict(levels=list(dim.scale.level_values()), threshold_raw=dim.threshold_raw,
+                    level=level or lv, comparable=dim.judge_scale is None,
+                    groups=[_group_value(r, group_by) for r in rows] if group_by else None,
+                    human_aggregate=human_aggregate)
+        rep = dimension_report(DimensionInput(dim.id, judge_for(None), humans, **base), bounds, draws, seed)
+        entry = dict(rep.figures)
+        entry["null_reasons"] = rep.null_reasons
+        out["dimensions"].append(entry)
+        if len(models) > 1:
+            for m in models:
+                r_m = dimension_report(DimensionInput(dim.id, judge_for(m), humans, **base), bounds, draws, seed)
+                per_model.setdefault(m, []).append(r_m.figures)
+    if per_model:
+        out["per_model"] = per_model
+    return out
+
+
+def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
+    """Write review priorities from the report's trust status into the store; returns how many."""
+    rubric = store.get_rubric(rubric_ref)
+    status = {d["dimension"]: d["status"] for d in report["dimensions"]}
+    priorities: dict[int, float] = {}
+    for row in store.rating_rows(rubric.ref, None, "all"):
+        signals = {}
+        for dim in rubric.dimensions:
+            if dim.is_pair:
+                continue
+            scores = list(row["judge"].get(dim.id, {}).values())
+            score = float(np.mean(scores)) if scores else None
+            spread = float(np.std(scores)) / dim.scale.span if len(scores) > 1 else None
+            signals[dim.id] = DimSignal(
+                status.get(dim.id, "insufficient_data"),
+                dim.scale.normalise(score) if score is not None else None, dim.threshold / 100.0,
+                None, None, spread, error=score is None)
+        priorities[row["item_pk"]] = item_priority(signals)
+    store.set_priorities(rubric.ref, priorities)
+    return len(priorities)

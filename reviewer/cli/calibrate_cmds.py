@@ -1,0 +1,127 @@
+"""``rubricate calibrate`` and ``rubricate report``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from reviewer.cli import app
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", help="SQLAlchemy URL or SQLite path (default: $RUBRICATE_DB, else the user data dir)."),
+]
+FORMATS = ("table", "json", "markdown", "html")
+
+
+def _emit(text: str, out: Path | None) -> None:
+    if out:
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {out}", err=True)
+    else:
+        typer.echo(text)
+
+
+@app.command()
+def calibrate(
+    rubric: Annotated[str, typer.Option(help="Rubric version, ID@VERSION.")],
+    dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
+    sample: Annotated[str | None, typer.Option(help="all, audit or blind (default: audit if drawn, else all).")] = None,
+    group_by: Annotated[str | None, typer.Option(help="Correlations per group: 'group' or 'metadata.KEY'.")] = None,
+    human_aggregate: Annotated[str, typer.Option(help="mean or median of the human scores per item.")] = "mean",
+    level: Annotated[str | None, typer.Option(help="nominal, ordinal, interval or ratio (default ordinal).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table, json, markdown or html.")] = "table",
+    out: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    route: Annotated[bool, typer.Option("--route", help="Also write review priorities for the triage queue.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Judge–human agreement per dimension, with trust status and the reason in words.
+
+    Example: rubricate calibrate --rubric general-quality@1.0.0 --format json --out calibration.json
+    """
+    from reviewer.calibrate_service import calibrate as run
+    from reviewer.calibrate_service import route as write_routes
+    from reviewer.errors import UserError
+    from reviewer.store import open_store
+
+    if fmt not in FORMATS:
+        raise UserError(f"--format {fmt!r}: use {', '.join(FORMATS)}")
+    store = open_store(db)
+    report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed)
+    if route:
+        typer.echo(f"routed {write_routes(store, rubric, report)} items", err=True)
+    _render(report, fmt, out, store)
+
+
+def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> None:
+    from reviewer import report_render as rr
+
+    if fmt == "json":
+        _emit(json.dumps(report, indent=1, default=float), out)
+    elif fmt == "markdown":
+        _emit(rr.calibration_markdown(report), out)
+    elif fmt == "html":
+        _emit(rr.calibration_html(report, _confusions(store, report)), out)
+    else:
+        from rich.console import Console
+
+        Console().print(rr.calibration_table(report))
+
+
+def _confusions(store: Any, report: dict[str, Any]) -> dict[str, Any]:
+    import numpy as np
+
+    from calibration.agreement import table
+
+    rubric = store.get_rubric(report["rubric"])
+    rows = store.rating_rows(rubric.ref, report["dataset"], report["sample"])
+    out = {}
+    for dim in rubric.dimensions:
+        if dim.is_pair or dim.judge_scale is not None:
+            continue
+        pairs = [(float(np.mean(list(r["judge"][dim.id].values()))), float(np.mean(list(r["human"][dim.id].values()))))
+                 for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
+        if pairs:
+            levels = list(dim.scale.level_values())
+            j, h = np.array(pairs).T
+            out[dim.id] = {"levels": levels, "table": table(j, h, levels).tolist()}
+    return out
+
+
+@app.command()
+def report(
+    rubric: Annotated[str, typer.Option(help="Rubric version, ID@VERSION.")],
+    dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table, json, markdown or html.")] = "table",
+    out: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Per-run report: means with bands, pass rates, safety, judge errors, cost, leaderboard.
+
+    Example: rubricate report --rubric general-quality@1.0.0 --format markdown
+    """
+    import html as html_mod
+
+    from reviewer.errors import UserError
+    from reviewer.report_render import run_report_markdown
+    from reviewer.run_report import run_report
+    from reviewer.store import open_store
+
+    if fmt not in FORMATS:
+        raise UserError(f"--format {fmt!r}: use {', '.join(FORMATS)}")
+    rep = run_report(open_store(db), rubric, dataset)
+    if fmt == "json":
+        _emit(json.dumps(rep, indent=1, default=float), out)
+    elif fmt == "html":
+        _emit(f"<!doctype html><meta charset=utf-8><pre>{html_mod.escape(run_report_markdown(rep))}</pre>", out)
+    elif fmt == "markdown":
+        _emit(run_report_markdown(rep), out)
+    else:
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(run_report_markdown(rep)))

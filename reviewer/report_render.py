@@ -1,0 +1,87 @@
+"""Render calibration and run reports: rich tables, Markdown, and one self-contained HTML page."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+STATUS_COLOR = {"trusted": "green", "tentative": "yellow", "low_confidence": "red", "insufficient_data": "grey50"}
+BAND_COLOR = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
+COLUMNS = ("dimension", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa_quadratic",
+           "exact", "bias", "pass_agreement", "status")
+
+
+def fmt(v: Any) -> str:
+    """A figure as a short string; None is a dash (the JSON says why)."""
+    if v is None:
+        return "—"
+    if isinstance(v, list):
+        return "[" + ", ".join(fmt(x) for x in v) + "]"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+def calibration_table(report: dict[str, Any]) -> Any:
+    """A rich table, status in colour, and under it each dimension's reason in words."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=f"{report['rubric']} · sample {report['sample']}"
+              + (f" · grouped by {report['group_by']}" if report.get("group_by") else ""))
+    for c in COLUMNS:
+        t.add_column(c, justify="left" if c in ("dimension", "status") else "right")
+    for d in report["dimensions"]:
+        color = STATUS_COLOR.get(d["status"], "white")
+        t.add_row(*[fmt(d.get(c)) for c in COLUMNS[:-1]], f"[{color}]{d['status']}[/]")
+    reasons = Text()
+    for d in report["dimensions"]:
+        reasons.append(f"{d['dimension']}: ", style=STATUS_COLOR.get(d["status"], "white"))
+        reasons.append(f"{d.get('reason', '')}\n")
+    return Group(t, reasons)
+
+
+def calibration_markdown(report: dict[str, Any]) -> str:
+    """A Markdown table for a pull request."""
+    lines = [f"### Calibration: {report['rubric']} (sample: {report['sample']})", "",
+             "| " + " | ".join(COLUMNS) + " | reason |", "|" + "---|" * (len(COLUMNS) + 1)]
+    for d in report["dimensions"]:
+        lines.append("| " + " | ".join(fmt(d.get(c)) for c in COLUMNS) + f" | {d.get('reason', '')} |")
+    return "\n".join(lines) + "\n"
+
+
+def calibration_html(report: dict[str, Any], confusion: dict[str, Any] | None = None) -> str:
+    """One self-contained page: the table, and a judge × human confusion matrix per dimension."""
+    esc = html.escape
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{esc(fmt(d.get(c)))}</td>" for c in COLUMNS[:-1])
+        + f"<td class='{esc(d['status'])}'>{esc(d['status'])}</td><td>{esc(d.get('reason', ''))}</td></tr>"
+        for d in report["dimensions"])
+    mats = ""
+    for dim, m in (confusion or {}).items():
+        levels = m["levels"]
+        head = "".join(f"<th>{fmt(x)}</th>" for x in levels)
+        body = "".join(f"<tr><th>{fmt(levels[i])}</th>" + "".join(f"<td>{int(v)}</td>" for v in row) + "</tr>"
+                       for i, row in enumerate(m["table"]))
+        mats += f"<h3>{esc(dim)}: judge (rows) × human (columns)</h3><table><tr><th></th>{head}</tr>{body}</table>"
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Calibration {esc(report['rubric'])}</title>
+<style>body{{font-family:sans-serif;margin:2em}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}
+table{{border-collapse:collapse;margin-bottom:1em}}.trusted{{background:#c8f7c5}}.tentative{{background:#fff3b0}}
+.low_confidence{{background:#f7c5c5}}.insufficient_data{{background:#ddd}}</style></head><body>
+<h1>Calibration: {esc(report['rubric'])}</h1><p>sample: {esc(report['sample'])}</p>
+<table><tr>{''.join(f'<th>{c}</th>' for c in COLUMNS)}<th>reason</th></tr>{rows}</table>{mats}</body></html>"""
+
+
+def run_report_markdown(rep: dict[str, Any]) -> str:
+    """The per-run report as Markdown."""
+    lines = [f"### Report: {rep['rubric']}", "", "| dimension | mean | band | pass rate | judge errors | cost (USD) |",
+             "|---|---|---|---|---|---|"]
+    for d in rep["dimensions"]:
+        lines.append(f"| {d['dimension']} | {fmt(d['mean'])} | {d['band'] or '—'} | {fmt(d['pass_rate'])} | "
+                     f"{d['judge_errors']} | {d['cost_usd']:.4f} |")
+    lines += ["", f"Overall mean {fmt(rep['overall_mean'])} ({rep['overall_band'] or '—'}); "
+              f"safety flags: {rep['safety']}", "", "| model | items | mean overall | pass rate |", "|---|---|---|---|"]
+    for m in rep["leaderboard"]:
+        lines.append(f"| {m['model']} | {m['n']} | {fmt(m['mean_overall'])} | {fmt(m['pass_rate'])} |")
+    return "\n".join(lines) + "\n"

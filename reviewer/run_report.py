@@ -1,0 +1,62 @@
+"""REVAL's per-run report: per-dimension means with bands, pass rates, safety counts, judge
+errors and cost, a leaderboard of the models under evaluation, and group rankings."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from typing import Any
+
+from calibration.agreement import correlation
+
+
+def run_report(store: Any, rubric_ref: str, dataset: str | None = None) -> dict[str, Any]:
+    """Figures on effective scores (human overrides applied) for one rubric version."""
+    rubric = store.get_rubric(rubric_ref)
+    rows = list(store.export_rows(rubric.ref, dataset))
+    costs = store.judge_cost_by_dimension(rubric.ref)
+    dims = []
+    for dim in rubric.dimensions:
+        vals = [r["dimensions"][dim.id]["effective"] for r in rows if r["dimensions"][dim.id]["effective"] is not None]
+        mean = statistics.fmean(vals) if vals else None
+        band = rubric.band_for(dim.scale.normalise(mean)).label if mean is not None else None
+        dims.append({"dimension": dim.id, "mean": mean, "band": band,
+                     "pass_rate": statistics.fmean(dim.passes(v) for v in vals) if vals else None,
+                     "judge_errors": sum(1 for r in rows if r["dimensions"][dim.id]["judge_error"]),
+                     "cost_usd": costs.get(dim.id, {}).get("cost_usd", 0.0)})
+    overall = [r["overall"] for r in rows if r["overall"] is not None]
+    by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_model[str(r["metadata"].get("model", "unknown"))].append(r)
+    board = sorted(({"model": m, "n": len(rs),
+                     "mean_overall": statistics.fmean(x["overall"] for x in rs if x["overall"] is not None)
+                     if any(x["overall"] is not None for x in rs) else None,
+                     "pass_rate": statistics.fmean(bool(x["passed"]) for x in rs)} for m, rs in by_model.items()),
+                   key=lambda m: -(m["mean_overall"] or 0))
+    judge_rank_agreement = _group_rank_agreement(rows)
+    overall_mean = statistics.fmean(overall) if overall else None
+    return {"rubric": rubric.ref, "dataset": dataset, "items": len(rows), "dimensions": dims,
+            "overall_mean": overall_mean,
+            "overall_band": rubric.band_for(overall_mean).label if overall_mean is not None else None,
+            "safety": dict(Counter(r["safety"] for r in rows)), "leaderboard": board,
+            "group_rank_agreement": judge_rank_agreement}
+
+
+def _group_rank_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Within each group, Kendall's tau between the judge's and the effective ranking."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        if r.get("group"):
+            groups[r["group"]].append(r)
+    taus = []
+    for members in groups.values():
+        judge = [statistics.fmean(v["judge"] for v in m["dimensions"].values() if v["judge"] is not None)
+                 if any(v["judge"] is not None for v in m["dimensions"].values()) else None for m in members]
+        eff = [m["overall"] for m in members]
+        if len(members) < 3 or None in judge or None in eff:
+            continue
+        tau = correlation(judge, eff, "kendall")  # type: ignore[arg-type]
+        if tau is not None:
+            taus.append(tau)
+    return {"groups": len(groups), "groups_ranked": len(taus),
+            "mean_kendall": statistics.fmean(taus) if taus else None}

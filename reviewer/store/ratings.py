@@ -1,0 +1,72 @@
+"""Calibration reads: judge and human scores side by side, per item and dimension."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from reviewer.store.base import StoreBase
+from reviewer.store.tables import AuditSample, HumanScore, Item, JudgeScore
+
+
+class RatingsMixin(StoreBase):
+    """What the calibration report is computed from."""
+
+    def has_audit_sample(self, rubric_ref: str) -> bool:
+        """Whether an audit sample was drawn for this rubric."""
+        ref = self.get_rubric(rubric_ref).ref
+        with self.read() as conn:
+            return conn.execute(select(AuditSample.pk).where(AuditSample.rubric_ref == ref).limit(1)).first() is not None
+
+    def rating_rows(self, rubric_ref: str, dataset: str | None = None, sample: str = "all") -> list[dict[str, Any]]:
+        """Per item: ``judge[dim][model]`` (latest score, errors left out), ``human[dim][reviewer]``
+        (current score; with sample ``blind`` only scores given before the judge was shown),
+        ``adjudicated[dim]``, and the item's group and metadata for ``--group-by``."""
+        ref = self.get_rubric(rubric_ref).ref
+        with self.read() as conn:
+            q = select(Item.pk, Item.item_id, Item.grp, Item.meta).where(Item.rubric_ref == ref)
+            if dataset:
+                q = q.where(Item.dataset == dataset)
+            if sample == "audit":
+                q = q.where(Item.pk.in_(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)))  # type: ignore[union-attr]
+            items = {pk: {"item_pk": pk, "item_id": iid, "group": grp, "metadata": meta or {},
+                          "judge": {}, "human": {}, "adjudicated": {}}
+                     for pk, iid, grp, meta in conn.execute(q)}
+            pks = list(items)
+            for i in range(0, len(pks), 5000):
+                chunk = pks[i:i + 5000]
+                for pk, dim, model, score in conn.execute(
+                        select(JudgeScore.item_pk, JudgeScore.dimension, JudgeScore.model, JudgeScore.score)
+                        .where(JudgeScore.item_pk.in_(chunk), JudgeScore.turn.is_(None),  # type: ignore[union-attr]
+                               JudgeScore.score.is_not(None)).order_by(JudgeScore.pk)):  # type: ignore[union-attr]
+                    items[pk]["judge"].setdefault(dim, {})[model or "judge"] = score
+                for pk, dim, who, score, kind, blind in conn.execute(
+                        select(HumanScore.item_pk, HumanScore.dimension, HumanScore.reviewer, HumanScore.score,
+                               HumanScore.kind, HumanScore.blind)
+                        .where(HumanScore.item_pk.in_(chunk)).order_by(HumanScore.pk)):  # type: ignore[attr-defined]
+                    human = items[pk]["human"].setdefault(dim, {})
+                    if kind == "adjudication":
+                        items[pk]["adjudicated"][dim] = score
+                    elif kind == "undo":
+                        human.pop(who, None)
+                    elif sample == "blind":
+                        if blind and who not in human:
+                            human[who] = score
+                    else:
+                        human[who] = score
+        return list(items.values())
+
+    def judge_cost_by_dimension(self, rubric_ref: str) -> dict[str, dict[str, float]]:
+        """Judge cost, calls and errors per dimension over every run of a rubric."""
+        from sqlalchemy import func
+
+        from reviewer.store.tables import JudgeRun
+
+        ref = self.get_rubric(rubric_ref).ref
+        with self.read() as conn:
+            rows = conn.execute(
+                select(JudgeScore.dimension, func.sum(JudgeScore.cost_usd), func.count(), func.count(JudgeScore.error))
+                .join(JudgeRun, JudgeRun.pk == JudgeScore.run_pk).where(JudgeRun.rubric_ref == ref)
+                .group_by(JudgeScore.dimension)).all()
+        return {d: {"cost_usd": float(c or 0), "calls": int(n), "errors": int(e)} for d, c, n, e in rows}
