@@ -170,3 +170,24 @@ def test_bad_requests_are_one_clear_line(store: Any, server: LoopbackServer, tmp
     missing = runner.invoke(app, ["judge", "--db", db])
     assert isinstance(missing.exception, UserError) and "--rubric is required" in str(missing.exception)
     assert server.count == 0
+
+
+def test_human_corrections_go_into_the_prompt(server: LoopbackServer, tmp_path: Path) -> None:
+    text = RUBRIC.replace("id: judge-test", "id: judge-learn") + "judge: {correction_examples: 2}\n"
+    path = tmp_path / "learn.yaml"
+    path.write_text(text)
+    s = open_store(str(tmp_path / "learn.db"))
+    s.add_rubric(load_rubric_file(path), text)
+    corrected = {"id": "old", "input": "Capital of Spain?", "output": "Lisbon.",
+                 "judge": {"model": "openai/judge-x", "scores": {"accuracy": 5}},
+                 "human": [{"reviewer": "ana", "scores": {"accuracy": {"score": 1,
+                                                                        "reason": "Lisbon is in Portugal"}}}]}
+    items = tmp_path / "learn.jsonl"
+    items.write_text(json.dumps(corrected) + "\n" + json.dumps({"id": "new", "input": "Capital of Peru?",
+                                                                 "output": "Lima."}) + "\n")
+    s.import_items(str(items), "judge-learn@1.0.0")
+    [run] = judging.run(s, judging.JudgeOptions(rubric_ref="judge-learn@1.0.0", models=["openai/judge-x"],
+                                                api_base=server.url, api_key="k", only_missing=True))
+    assert run.totals.items == 1
+    prompt = user_prompt(server.requests[0])
+    assert "Lisbon is in Portugal" in prompt and "scored it 1" in prompt
