@@ -27,10 +27,23 @@ def _group_value(row: dict[str, Any], field: str) -> object:
     return row["metadata"].get(key)
 
 
+def _judge_scores(rows: list[dict[str, Any]], dim_id: str, model: str | None) -> np.ndarray:
+    """One judge model's score per row, or the panel's (mean over models) when model is None."""
+    vals = []
+    for r in rows:
+        by = r["judge"].get(dim_id, {})
+        if model is not None:
+            vals.append(by.get(model, np.nan))
+        else:
+            vals.append(float(np.mean(list(by.values()))) if by else np.nan)
+    return np.asarray(vals, dtype=float)
+
+
 def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: str | None = None,
               group_by: str | None = None, human_aggregate: str = "mean", level: str | None = None,
-              seed: int = 0, draws: int = 1000, bounds: TrustBounds = TrustBounds()) -> dict[str, Any]:
+              seed: int = 0, draws: int = 1000, bounds: TrustBounds | None = None) -> dict[str, Any]:
     """The calibration report of one rubric version."""
+    bounds = bounds or TrustBounds()
     rubric = store.get_rubric(rubric_ref)
     if sample is None:
         sample = "audit" if store.has_audit_sample(rubric.ref) else "all"
@@ -58,28 +71,18 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
                           dtype=float).reshape(len(rows), len(reviewers))
         humans[np.isinf(humans)] = np.nan
 
-        def judge_for(model: str | None) -> np.ndarray:
-            vals = []
-            for r in rows:
-                by = r["judge"].get(dim.id, {})
-                if model is not None:
-                    vals.append(by.get(model, np.nan))
-                else:  # the panel: mean over models
-                    vals.append(float(np.mean(list(by.values()))) if by else np.nan)
-            return np.asarray(vals, dtype=float)
-
         lv = "interval" if dim.judge_scale is None and not dim.scale.is_integer() else "ordinal"
         base = dict(levels=list(dim.scale.level_values()), threshold_raw=dim.threshold_raw,
                     level=level or lv, comparable=dim.judge_scale is None,
                     groups=[_group_value(r, group_by) for r in rows] if group_by else None,
                     human_aggregate=human_aggregate)
-        rep = dimension_report(DimensionInput(dim.id, judge_for(None), humans, **base), bounds, draws, seed)
+        rep = dimension_report(DimensionInput(dim.id, _judge_scores(rows, dim.id, None), humans, **base), bounds, draws, seed)
         entry = dict(rep.figures)
         entry["null_reasons"] = rep.null_reasons
         out["dimensions"].append(entry)
         if len(models) > 1:
             for m in models:
-                r_m = dimension_report(DimensionInput(dim.id, judge_for(m), humans, **base), bounds, draws, seed)
+                r_m = dimension_report(DimensionInput(dim.id, _judge_scores(rows, dim.id, m), humans, **base), bounds, draws, seed)
                 per_model.setdefault(m, []).append(r_m.figures)
     if per_model:
         out["per_model"] = per_model
