@@ -221,9 +221,15 @@ class JudgeRunner:
     # -- pairs ------------------------------------------------------------------------------
 
     async def score_pairs(self) -> list[ScoreResult]:
-        """Pair methods over every group seen (exactly two items each)."""
+        """Pair methods over every group seen (exactly two items each).
+
+        A group with one item seen gets no pair result: its partner is outside this run (another
+        dataset, or already scored when resuming with ``--only-missing``).
+        """
         out: list[ScoreResult] = []
         for key, members in sorted(self._groups.items()):
+            if len(members) == 1:
+                continue
             ordered = sorted(members, key=lambda s: (s.item.variant or "", s.item.id))
             for dim in (d for d in self.rubric.dimensions if d.is_pair):
                 if len(ordered) != 2:
