@@ -204,3 +204,13 @@ async def test_cancelled_run_keeps_whole_items_only(server: LoopbackServer) -> N
     assert 2 <= len(done) < 20
     assert all({x.dimension for x in sink.results if x.item_id == i} == {"a", "b"} for i in done)
     assert runner.totals.items == len(done)
+
+
+async def test_pair_groups_must_hold_two_items(server: LoopbackServer) -> None:
+    r = rubric(dim(weight=1.0), dim("parity", "treatment_parity", weight=0))
+    trio = [item(id=f"t{i}", output=f"out {i}", group="three") for i in range(3)]
+    lone = item(id="solo", output="alone", group="one")
+    sink, _ = await run(r, [*trio, lone], client=client(server))
+    parity = [x for x in sink.results if x.dimension == "parity"]
+    assert {x.item_id for x in parity} == {"t0", "t1", "t2"}
+    assert all(x.error is not None and "exactly two" in x.error for x in parity)
