@@ -55,6 +55,7 @@ class LoopbackServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
         self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
@@ -117,17 +118,20 @@ class LoopbackServer:
             self._loop.run_until_complete(self._serve(0))
             ready.set()
             self._loop.run_forever()
+            self._loop.close()
 
-        threading.Thread(target=run, daemon=True, name="loopback-judge").start()
+        self._thread = threading.Thread(target=run, daemon=True, name="loopback-judge")
+        self._thread.start()
         if not ready.wait(10):
             raise RuntimeError("loopback server did not start")
         return self
 
     def stop(self) -> None:
         """Shut the server down."""
-        if self._loop is not None and self._runner is not None:
+        if self._loop is not None and self._runner is not None and self._thread is not None:
             asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(5)
             self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)
 
 
 def main() -> None:
