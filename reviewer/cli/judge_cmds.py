@@ -136,7 +136,7 @@ def _run(store: Any, options: Any, console: Console) -> None:
         totals = s.totals.as_dict()
         console.print(_totals_table(f"run {s.run_id} · {s.model or 'no judge'} · {totals['status']}", totals))
         console.print(f"{totals['items']} items, {totals['errors']} errors, {totals['safety_hits']} "
-                      f"safety hits, ${totals['cost_usd']:.4f}, {totals['tokens_in']} tokens in, "
-                      f"{totals['tokens_out']} out")
+                      f"safety hits, {totals['cached']} results from the cache, "
+                      f"${totals['cost_usd']:.4f}, {totals['tokens_in']} tokens in, {totals['tokens_out']} out")
         if totals["status"] == "cost_cap":
             console.print("stopped at --max-cost; resume with --only-missing")

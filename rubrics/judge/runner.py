@@ -50,6 +50,8 @@ class Totals:
     errors: int = 0
     not_applicable: int = 0
     safety_hits: int = 0
+    #: Judge results answered wholly from the cache (no network call).
+    cached: int = 0
     cost_usd: float = 0.0
     tokens_in: int = 0
     tokens_out: int = 0
@@ -61,6 +63,7 @@ class Totals:
         self.results += 1
         self.errors += result.error is not None
         self.not_applicable += result.not_applicable
+        self.cached += result.cached
         self.cost_usd += result.cost_usd
         self.tokens_in += result.tokens_in
         self.tokens_out += result.tokens_out
@@ -84,6 +87,7 @@ class Totals:
                           "cost_usd": round(d["cost_usd"], 6)}
         return {"items": self.items, "results": self.results, "errors": self.errors,
                 "not_applicable": self.not_applicable, "safety_hits": self.safety_hits,
+                "cached": self.cached,
                 "cost_usd": round(self.cost_usd, 6), "tokens_in": self.tokens_in,
                 "tokens_out": self.tokens_out, "status": self.status, "dimensions": dims}
 

@@ -77,6 +77,7 @@ def test_run_is_stored_and_a_rerun_makes_no_call(store: Any, server: LoopbackSer
     [second] = judging.run(store, options(server))
     assert server.count == 7  # every reply came from the store's judge cache
     assert second.run_id != first.run_id and second.totals.errors == 0
+    assert second.totals.cached == 7 and first.totals.cached == 0
 
 
 def test_panel_stores_one_run_per_model_and_flags_safety_once(store: Any, server: LoopbackServer) -> None:
