@@ -4,6 +4,7 @@ cache on a rerun, safety flags, --only-missing, the CLI with its progress and --
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from reviewer.store import open_store
 from rubrics.loader import load_rubric_file
 from tests.judge.helpers import answer
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
+from tests.store.conftest import pg_schema_url
 
 RUBRIC = """\
 id: judge-test
@@ -49,11 +51,20 @@ dimensions:
 """
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The database URL: a SQLite file, and a fresh PostgreSQL schema when the server is there."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "judge.db")
+    else:
+        yield from pg_schema_url()
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> Any:
+def store(db: str, tmp_path: Path) -> Any:
     path = tmp_path / "rubric.yaml"
     path.write_text(RUBRIC)
-    s = open_store(str(tmp_path / "judge.db"))
+    s = open_store(db)
     s.add_rubric(load_rubric_file(path), RUBRIC)
     items = tmp_path / "items.jsonl"
     rows = [{"id": f"q{i}", "input": f"Question {i}?", "output": f"Answer {i}."} for i in range(6)]
@@ -99,9 +110,8 @@ def test_only_missing_scores_nothing_twice(store: Any, server: LoopbackServer) -
     assert again.totals.items == 0 and server.count == 0
 
 
-def test_cli_judges_with_progress_and_reports(store: Any, server: LoopbackServer, tmp_path: Path) -> None:
+def test_cli_judges_with_progress_and_reports(store: Any, server: LoopbackServer, db: str) -> None:
     _register()
-    db = str(tmp_path / "judge.db")
     runner = CliRunner()
     out = runner.invoke(app, ["judge", "--rubric", "judge-test@1.0.0", "--model", "openai/judge-x",
                               "--api-base", server.url, "--api-key", "sk-test", "--db", db])
@@ -128,7 +138,7 @@ def test_max_cost_stops_cleanly_and_only_missing_resumes(store: Any, server: Loo
 
 @pytest.mark.slow
 def test_ctrl_c_keeps_what_was_scored_and_only_missing_finishes(
-    store: Any, server: LoopbackServer, tmp_path: Path
+    store: Any, server: LoopbackServer, db: str
 ) -> None:
     import os
     import signal
@@ -139,7 +149,7 @@ def test_ctrl_c_keeps_what_was_scored_and_only_missing_finishes(
     server.reset(default=Reply(answer(4), delay=0.5))
     cmd = [sys.executable, "-m", "reviewer", "judge", "--rubric", "judge-test@1.0.0", "--model",
            "openai/judge-x", "--api-base", server.url, "--api-key", "k", "--concurrency", "1",
-           "--db", str(tmp_path / "judge.db")]
+           "--db", db]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
     deadline = time.monotonic() + 60
@@ -157,11 +167,10 @@ def test_ctrl_c_keeps_what_was_scored_and_only_missing_finishes(
     assert rest.totals.items == 7 - kept and server.count == 7 - kept
 
 
-def test_bad_requests_are_one_clear_line(store: Any, server: LoopbackServer, tmp_path: Path) -> None:
+def test_bad_requests_are_one_clear_line(store: Any, server: LoopbackServer, db: str) -> None:
     from reviewer.errors import UserError
 
     _register()
-    db = str(tmp_path / "judge.db")
     runner = CliRunner()
     no_model = runner.invoke(app, ["judge", "--rubric", "judge-test@1.0.0", "--db", db])
     assert isinstance(no_model.exception, UserError)
