@@ -87,6 +87,7 @@ def judge(
         samples=samples, concurrency=concurrency, max_cost=max_cost, only_missing=only_missing,
         timeout=timeout, retries=retries,
     )
+    _warn_flat_samples(store, options, console)
     if dry_run:
         for name, plan in judging.plan(store, options).items():
             cost = "unknown (no price for this model)" if plan.cost_usd is None else f"${plan.cost_usd:.4f}"
@@ -95,6 +96,16 @@ def judge(
                           f"~{plan.tokens_in} tokens in, ~{plan.tokens_out} out, cost {cost}")
         return
     _run(store, options, console)
+
+
+def _warn_flat_samples(store: Any, options: Any, console: Console) -> None:
+    """Several samples at temperature 0 mostly repeat one reply: say so before money is spent."""
+    rubric = store.get_rubric(options.rubric_ref)
+    sampled = [d.id for d in rubric.dimensions
+               if d.method == "llm_judge" and (options.samples or d.samples) > 1]
+    if sampled and rubric.judge.temperature == 0:
+        console.print(f"note: {', '.join(sampled)} draw several samples at temperature 0; most "
+                      "models will repeat themselves (set judge.temperature in the rubric)")
 
 
 def _run(store: Any, options: Any, console: Console) -> None:

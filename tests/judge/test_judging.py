@@ -120,7 +120,10 @@ def test_cli_judges_with_progress_and_reports(store: Any, server: LoopbackServer
     assert "Is" in user_prompt(server.requests[0])
     dry = runner.invoke(app, ["judge", "--rubric", "judge-test@1.0.0", "--model", "openai/judge-x",
                               "--dry-run", "--db", db])
-    assert dry.exit_code == 0 and "7 judge calls" in dry.output
+    assert dry.exit_code == 0 and "7 judge calls" in dry.output and "temperature 0" not in dry.output
+    sampled = runner.invoke(app, ["judge", "--rubric", "judge-test@1.0.0", "--model", "openai/judge-x",
+                                  "--dry-run", "--samples", "3", "--db", db])
+    assert "21 judge calls" in sampled.output and "temperature 0" in sampled.output
     report = runner.invoke(app, ["judge", "--report", "1", "--db", db])
     assert report.exit_code == 0 and "accuracy" in report.output
 
