@@ -1,0 +1,206 @@
+"""Every reviewer workflow under Pilot, asserting on what the store holds afterwards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reviewer.store import Store
+from reviewer.tui.app import ReviewApp, make_app
+from reviewer.tui.screens.item import ItemScreen, digit_to_score
+from reviewer.tui.screens.reason import ReasonDialog
+from tests.tui.conftest import REVIEWER
+
+SIZE = (130, 42)
+
+
+async def settle(app: ReviewApp, pilot: Any) -> None:
+    """Wait for the store workers and queued writes, then for the screen to catch up. Dialog
+    workers (which wait for the reviewer) are left alone."""
+    for _ in range(2):
+        await pilot.pause()
+        busy = [w for w in app.workers if w.group != "default"]
+        if busy:  # an empty list would mean "all workers", the waiting dialog included
+            await app.workers.wait_for_complete(busy)
+        while app.writer.pending:
+            await pilot.pause(0.01)
+    await pilot.pause()
+
+
+async def start(app: ReviewApp, pilot: Any) -> ItemScreen:
+    await settle(app, pilot)
+    await pilot.press("g")
+    await settle(app, pilot)
+    assert isinstance(app.screen, ItemScreen)
+    return app.screen
+
+
+async def focus(pilot: Any, screen: ItemScreen, index: int) -> None:
+    """Move the dimension focus with k until it is on ``index``."""
+    while screen.focus_index != index:
+        await pilot.press("k")
+
+
+def mine(store: Store, item_pk: int) -> list[tuple[str, float | None, str]]:
+    return [(h.dimension, h.score, h.kind) for h in store.human_rows(item_pk) if h.reviewer == REVIEWER]
+
+
+def test_digit_keys_map_onto_scales() -> None:
+    assert digit_to_score(0, 1, 10, None) == 10
+    assert digit_to_score(7, 1, 10, None) == 7
+    assert digit_to_score(3, 1, 5, (1, 3, 5)) == 3
+    assert digit_to_score(2, 1, 5, (1, 3, 5)) is None
+    assert digit_to_score(1, 0, 1, (0, 1)) == 1
+
+
+async def test_score_with_digits_and_zero_is_ten(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        pk = screen.state.item_pk
+        await pilot.press("7", "0")
+        await settle(app, pilot)
+        assert screen.state.dims[0].my_score == 7 and screen.state.dims[1].my_score == 10
+    assert mine(store, pk)[:2] == [(screen.state.dims[0].dim.id, 7.0, "score"),
+                                   (screen.state.dims[1].dim.id, 10.0, "score")]
+
+
+async def test_enter_agrees_with_the_judge_as_a_score(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        judge = screen.state.dims[0].judge_score
+        await pilot.press("enter")
+        await settle(app, pilot)
+    assert mine(store, screen.state.item_pk) == [(screen.state.dims[0].dim.id, judge, "agree")]
+
+
+async def test_reason_with_tags_is_recorded(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("1")
+        await focus(pilot, screen, 0)
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ReasonDialog)
+        await pilot.press("f4", *"the date is wrong", "enter")
+        await settle(app, pilot)
+    rows = [h for h in store.human_rows(screen.state.item_pk) if h.reviewer == REVIEWER]
+    assert rows[-1].reason == "the date is wrong" and rows[-1].tags == ["judge_too_lenient"]
+    assert rows[-1].score == 1.0
+
+
+async def test_large_difference_requires_a_reason_before_next(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        d = screen.state.dims[0]
+        far = 1 if (d.judge_score or 10) > 5 else 9
+        await pilot.press(str(far))
+        await focus(pilot, screen, 0)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert app.screen is screen  # refused: still on the same item
+        await pilot.press("r", *"judge missed the error", "enter", "n")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen) and app.screen.state.item_pk != screen.state.item_pk
+
+
+async def test_undo_is_a_new_row(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("6")
+        await focus(pilot, screen, 0)
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert screen.state.dims[0].my_score is None
+    dim = screen.state.dims[0].dim.id
+    assert mine(store, screen.state.item_pk) == [(dim, 6.0, "score"), (dim, None, "undo")]
+
+
+async def test_skip_and_next_move_through_the_queue(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await start(app, pilot)
+        await pilot.press("s")
+        await settle(app, pilot)
+        second = app.screen
+        assert isinstance(second, ItemScreen) and second.state.item_pk != first.state.item_pk
+        await pilot.press("enter", "n")
+        await settle(app, pilot)
+        third = app.screen
+        assert isinstance(third, ItemScreen) and third.state.item_pk not in (first.state.item_pk, second.state.item_pk)
+        await pilot.press("p")
+        await settle(app, pilot)
+        assert app.screen.state.item_pk == second.state.item_pk  # type: ignore[attr-defined]
+    # the skipped item is not served to this reviewer again; the finished one counts as reviewed
+    assert store.queue_page("triage", search=second.state.item_id)[0].reviewed == 1
+
+
+async def test_blind_mode_hides_the_judge_until_scored_and_keeps_both(store: Store) -> None:
+    app = make_app(store, REVIEWER, blind=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        d = screen.state.dims[0]
+        assert not d.judge_visible
+        await pilot.press("4")
+        await focus(pilot, screen, 0)
+        await settle(app, pilot)
+        assert d.judge_visible and d.my_blind
+        await pilot.press("5")
+        await settle(app, pilot)
+    rows = [h for h in store.human_rows(screen.state.item_pk) if h.reviewer == REVIEWER]
+    assert [(h.score, h.blind, h.kind) for h in rows] == [(4.0, True, "score"), (5.0, False, "revision")]
+
+
+async def test_safety_clear_needs_the_role_and_a_reason(store: Store) -> None:
+    from reviewer.tui.screens.safety import SafetyScreen
+
+    store.add_reviewer("rookie", "reviewer")
+    flags = store.open_flags()
+    assert flags
+    app = make_app(store, "rookie")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("S")
+        await settle(app, pilot)
+        assert isinstance(app.screen, SafetyScreen)
+        await pilot.press("c")
+        await settle(app, pilot)
+        assert isinstance(app.screen, SafetyScreen)  # refused: no dialog opened
+    assert len(store.open_flags()) == len(flags)
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("S")
+        await settle(app, pilot)
+        await pilot.press("c", "enter")  # an empty reason is refused
+        await settle(app, pilot)
+        await pilot.press(*"a test card number, not real", "enter")
+        await settle(app, pilot)
+    assert len(store.open_flags()) == len(flags) - 1
+
+
+async def test_flag_sends_the_item_to_the_safety_queue(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    before = store.queue_count("safety")
+    async with app.run_test(size=SIZE) as pilot:
+        await start(app, pilot)
+        await pilot.press("f")
+        await settle(app, pilot)
+    assert store.queue_count("safety") == before + 1
+
+
+async def test_help_lists_binding_ids_and_keymap_remaps(store: Store, tmp_path: Any) -> None:
+    from reviewer.tui.config import TuiSettings
+
+    app = make_app(store, REVIEWER, settings=TuiSettings(keymap={"item.agree": "a"}))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("a")
+        await settle(app, pilot)
+        assert screen.state.dims[0].my_score == screen.state.dims[0].judge_score
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        assert type(app.screen).__name__ == "HelpScreen"
