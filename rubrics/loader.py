@@ -63,7 +63,7 @@ class _Builder:
         value = d.get(key)
         if value is None:
             if required:
-                raise self.fail(path, f"{key}-missing", f"{_name(path)} needs a {key!r}")
+                raise self.fail(path, f"{key}-missing", f"{_name(path)} needs {key!r}")
             return ""
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise self.fail((*path, key), "wrong-type", f"{key!r} must be text")
@@ -269,10 +269,21 @@ def _with_hash(rubric: Rubric) -> Rubric:
     return dataclasses.replace(rubric, content_hash=hashlib.sha256(blob.encode()).hexdigest())
 
 
+class NoAliasDumper(yaml.SafeDumper):
+    """Writes repeated values out in full: rubric files may not contain aliases."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def dump_yaml(data: Any) -> str:
+    """YAML the loader accepts back (no aliases, keys in the order given)."""
+    return yaml.dump(data, Dumper=NoAliasDumper, sort_keys=False, allow_unicode=True, width=100)
+
+
 def dump_rubric(rubric: Rubric) -> str:
-    """Canonical YAML for a rubric (what ``rubric import-flexeval`` writes)."""
-    out = _to_yaml_data(rubric)
-    return yaml.safe_dump(out, sort_keys=False, allow_unicode=True, width=100)
+    """Canonical YAML for a rubric."""
+    return dump_yaml(_to_yaml_data(rubric))
 
 
 def _to_yaml_data(rubric: Rubric) -> dict[str, Any]:

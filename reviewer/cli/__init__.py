@@ -51,7 +51,9 @@ def main() -> None:
 
     _register()
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # click returns an Exit's code here rather than raising
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except (RubricError, CalibrationError, UserError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(1)

@@ -1,0 +1,40 @@
+"""Every command and group of the CLI has help text with an example — including commands added later."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer.main
+
+from reviewer.cli import _register, app
+
+
+def _walk(cmd: Any, path: str) -> list[tuple[str, Any]]:
+    out = [(path, cmd)]
+    if hasattr(cmd, "commands"):  # a group (typer's click types are not always click's own)
+        for name, sub in cmd.commands.items():
+            out += _walk(sub, f"{path} {name}")
+    return out
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    _register()
+    commands = _walk(typer.main.get_command(app), "rubricate")
+    assert len(commands) >= 12
+    missing = [path for path, cmd in commands if "Example" not in (cmd.help or "")]
+    assert missing == []
+
+
+def test_the_check_catches_a_command_without_an_example() -> None:
+    extra = typer.Typer(help="Example: x bare")
+
+    @extra.command()
+    def bare() -> None:
+        """No example here."""
+
+    @extra.command()
+    def other() -> None:
+        """Example: other."""
+
+    commands = _walk(typer.main.get_command(extra), "x")
+    assert [p for p, c in commands if "Example" not in (c.help or "")] == ["x bare"]

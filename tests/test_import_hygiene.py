@@ -1,0 +1,57 @@
+"""The UI cannot leak into the pure packages, and slow imports stay out of --help and the TUI."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("litellm", "torch", "sentence_transformers")
+
+
+def forbidden_imports(package: Path, banned: tuple[str, ...]) -> list[str]:
+    """Every import of a banned top-level module anywhere in ``package`` (at any depth)."""
+    found = []
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            found += [f"{path.relative_to(package.parent)}: {n}" for n in names if n.split(".")[0] in banned]
+    return found
+
+
+def test_rubrics_and_calibration_never_import_the_ui_or_the_store() -> None:
+    assert forbidden_imports(ROOT / "rubrics", ("textual", "reviewer", "sqlalchemy", "sqlmodel")) == []
+    assert forbidden_imports(ROOT / "calibration", ("textual", "reviewer", "rubrics", "sqlalchemy")) == []
+
+
+def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
+    pkg = tmp_path / "fakepkg"
+    pkg.mkdir()
+    (pkg / "mod.py").write_text("def f():\n    import textual.app\n")
+    assert forbidden_imports(pkg, ("textual",)) == ["fakepkg/mod.py: textual.app"]
+
+
+def _modules_after(code: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys\nprint(' '.join(sys.modules))"],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    return set(out.stdout.split())
+
+
+def test_help_imports_no_litellm_torch_or_textual() -> None:
+    mods = _modules_after("import sys\nsys.argv=['rubricate','--help']\nfrom reviewer.cli import main\n"
+                          "try:\n    main()\nexcept SystemExit:\n    pass")
+    assert not [m for m in mods if m.split(".")[0] in (*HEAVY, "textual")]
+    assert "typer" in mods  # the check can see what was imported
+
+
+def test_the_tui_imports_no_litellm_or_torch() -> None:
+    mods = _modules_after("from reviewer.tui.app import make_app\nimport reviewer.tui.screens.safety\n"
+                          "import reviewer.store")
+    assert "textual" in mods
+    assert not [m for m in mods if m.split(".")[0] in HEAVY]
