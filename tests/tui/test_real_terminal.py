@@ -1,0 +1,58 @@
+"""Once in a real terminal: rubricate review under tmux, keys sent, the screen read back."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from reviewer.store import open_store
+
+pytestmark = [pytest.mark.tmux, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
+
+
+def wait_for(session: str, text: str, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux("capture-pane", "-p", "-t", session)
+        if text in screen:
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+
+
+def test_review_in_tmux(demo_db: Path, tmp_path: Path) -> None:
+    session = f"rubricate-{uuid.uuid4().hex[:8]}"
+    exe = Path(sys.executable).with_name("rubricate")
+    cmd = (f"env RUBRICATE_CONFIG={tmp_path / 'none.yaml'} TERM=xterm-256color "
+           f"{exe} review --db {demo_db} --reviewer termi")
+    tmux("new-session", "-d", "-s", session, "-x", "130", "-y", "40", cmd)
+    try:
+        screen = wait_for(session, "triage")
+        assert "reviewer termi" in screen and "gq-001" in screen  # the queue, paged from the store
+        tmux("send-keys", "-t", session, "g")
+        screen = wait_for(session, "scored 0/5")
+        assert "Accuracy" in screen and "judge" in screen
+        tmux("send-keys", "-t", session, "7")
+        screen = wait_for(session, "scored 1/5")
+        tmux("send-keys", "-t", session, "C-q")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and subprocess.run(
+                ["tmux", "has-session", "-t", session], capture_output=True).returncode == 0:
+            time.sleep(0.2)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    store = open_store(str(demo_db))
+    rows = [h for r in store.queue_page("triage", limit=500) for h in store.human_rows(r.item_pk)
+            if h.reviewer == "termi"]
+    assert [(h.score, h.kind) for h in rows] == [(7.0, "score")]  # the keypress landed in the store
