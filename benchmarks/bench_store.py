@@ -1,0 +1,49 @@
+"""Store figures on SQLite: import 100k items × 4 judge dimensions (target ≤ 5 s), claim + submit
+p99 (≤ 10 ms), one page of 200 queue rows at the end of a 100k queue (≤ 20 ms)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from reviewer.store import open_store
+
+N = 100_000
+DIMS = ("accuracy", "relevance", "completeness", "clarity")
+
+with tempfile.TemporaryDirectory() as tmp:
+    src = Path(tmp) / "items.jsonl"
+    with src.open("w") as fh:
+        for i in range(N):
+            fh.write(json.dumps({"id": f"i{i:06d}", "input": "q", "output": f"answer number {i}",
+                                 "judge": {"model": "m", "scores": {d: 1 + (i + k) % 10 for k, d in enumerate(DIMS)}}}) + "\n")
+    store = open_store(str(Path(tmp) / "bench.db"))
+    t = time.perf_counter()
+    summary = store.import_items(src, "general-quality@1.0.0")
+    took = time.perf_counter() - t
+    print(f"import {N:,} items × {len(DIMS)} judge dims: {took:.2f} s ({N / took:,.0f} rows/s) "
+          f"[{summary.judge_scores:,} judge scores] target ≤ 5 s: {'PASS' if took <= 5 else 'FAIL'}")
+    lat = []
+    for _ in range(300):
+        t = time.perf_counter()
+        claim = store.claim_next("triage", "bench")
+        assert claim is not None
+        store.add_human_score(claim.item_pk, "accuracy", "bench", 7.0)
+        store.complete(claim)
+        lat.append(time.perf_counter() - t)
+    lat.sort()
+    p99 = lat[int(0.99 * (len(lat) - 1))]
+    print(f"claim + submit + complete: median {statistics.median(lat) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms "
+          f"target p99 ≤ 10 ms: {'PASS' if p99 <= 0.010 else 'FAIL'}")
+    last = store.queue_page("triage", after=N - 250, limit=200)[-1].sort_key
+    times = []
+    for _ in range(50):
+        t = time.perf_counter()
+        page = store.queue_page("triage", after=N - 200, limit=200)
+        times.append(time.perf_counter() - t)
+    times.sort()
+    print(f"queue page of {len(page)} rows at the end of {N:,} (keyset): median {statistics.median(times) * 1000:.1f} ms, "
+          f"p95 {times[47] * 1000:.1f} ms target ≤ 20 ms: {'PASS' if times[47] <= 0.020 else 'FAIL'} (last key {last})")
