@@ -78,10 +78,25 @@ def _append_only_triggers(conn: Connection) -> None:
             )
 
 
+def _triage_key(conn: Connection) -> None:
+    """Databases made before the triage key get the column, its index and its values."""
+    if conn.dialect.name == "sqlite":
+        cols = {r[1] for r in conn.exec_driver_sql("PRAGMA table_info(item)")}
+        if "triage_key" not in cols:
+            conn.exec_driver_sql("ALTER TABLE item ADD COLUMN triage_key FLOAT NOT NULL DEFAULT 0")
+    else:
+        conn.exec_driver_sql("ALTER TABLE item ADD COLUMN IF NOT EXISTS triage_key FLOAT NOT NULL DEFAULT 0")
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_item_triage ON item (triage_key, pk)")
+    from reviewer.store.queue import TRIAGE_KEY_SQL
+
+    conn.exec_driver_sql(f"UPDATE item SET triage_key = {TRIAGE_KEY_SQL}")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
     ("0002_append_only_triggers", _append_only_triggers),
+    ("0003_triage_key", _triage_key),
 ]
 
 

@@ -77,6 +77,9 @@ class ImportMixin(StoreBase):
                 conn.execute(update(Item).where(Item.pk == pk).values(**values))
                 pks[r.item_id] = pk
             summary.inserted, summary.updated = len(new), len(changed)
+            from reviewer.store.queue import refresh_triage_keys
+
+            refresh_triage_keys(conn, "rubric_ref = :ref AND dataset = :ds", {"ref": rubric.ref, "ds": ds})
             summary.judge_scores, summary.human_scores = self._write_scores(conn, rubric, ds, new + changed, pks)
         summary.seconds = time.perf_counter() - started
         return summary

@@ -9,6 +9,7 @@ from sqlalchemy import Connection, func, select, update
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase, records
+from reviewer.store.queue import refresh_triage_keys
 from reviewer.store.tables import (
     HumanScore,
     Item,
@@ -93,6 +94,7 @@ class JudgeMixin(StoreBase):
                     judge_overall=res.overall, judge_band=res.band.label if res.band else None,
                     judge_passed=res.passed if res.overall is not None else None,
                     n_errors=errors.get(pk, 0), flagged=pk in flagged))
+            refresh_triage_keys(conn, "pk IN (" + ",".join(str(int(p)) for p in chunk) + ")", {})
 
     def record_safety_hits(self, run_id: int | None, hits: Iterable[SafetyHit],
                            rubric_ref: str | None = None) -> int:

@@ -9,6 +9,7 @@ from sqlalchemy import select, update
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase, records
+from reviewer.store.queue import refresh_triage_keys
 from reviewer.store.tables import HumanScore, Item, JudgeScore, Reviewer, SafetyDecision, SafetyFlag
 from reviewer.store.views import FlagRecord, HumanRecord, ItemView, JudgeRecord
 
@@ -150,6 +151,7 @@ class PeopleMixin(StoreBase):
                 item_pk=item_pk, gate="reviewer_flag", detector=f"human:{reviewer}", matched="",
                 context=reason))
             conn.execute(update(Item).where(Item.pk == item_pk).values(flagged=True))
+            refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
             return int(res.inserted_primary_key[0])
 
     def add_safety_decision(self, flag_id: int, reviewer: str, decision: str, reason: str) -> str:
@@ -182,6 +184,7 @@ class PeopleMixin(StoreBase):
             still_open = conn.execute(select(SafetyFlag.pk).where(
                 SafetyFlag.item_pk == row[0], SafetyFlag.status.in_(("open", "escalated", "confirmed")))).first()  # type: ignore[attr-defined]
             conn.execute(update(Item).where(Item.pk == row[0]).values(flagged=still_open is not None))
+            refresh_triage_keys(conn, "pk = :pk", {"pk": row[0]})
         return status
 
 

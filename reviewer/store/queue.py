@@ -19,6 +19,21 @@ from reviewer.store.tables import Assignment, AuditSample, Item, SafetyFlag, now
 from reviewer.store.views import Claim, QueueRow
 
 QUEUES = ("triage", "audit", "safety")
+#: Lower is served first: items already reviewed go last, judge errors and open safety flags
+#: first, then higher routing priority (clamped to 0–99,999). Plain CASE, for both dialects.
+TRIAGE_KEY_SQL = (
+    "n_reviewed * 1000000"
+    " - CASE WHEN n_errors > 0 OR flagged THEN 100000 ELSE 0 END"
+    " - CASE WHEN priority IS NULL THEN 0 WHEN priority > 99999 THEN 99999"
+    " WHEN priority < 0 THEN 0 ELSE priority END"
+)
+
+
+def refresh_triage_keys(conn: Any, where_sql: str, params: dict[str, Any]) -> None:
+    """Recompute the triage key of the items ``where_sql`` selects."""
+    from sqlalchemy import text
+
+    conn.execute(text(f"UPDATE item SET triage_key = {TRIAGE_KEY_SQL} WHERE {where_sql}"), params)
 
 
 class QueueMixin(StoreBase):
@@ -53,10 +68,7 @@ class QueueMixin(StoreBase):
         conds += [free, ~mine]
         if queue != "safety":
             conds.append(Item.n_reviewed < self.reviewers_per_item)
-        order: list[Any] = [Item.pk]
-        if queue == "triage":
-            urgent = or_(Item.n_errors > 0, Item.flagged == True)  # noqa: E712
-            order = [Item.priority.desc().nulls_last(), urgent.desc(), Item.n_reviewed, Item.pk]  # type: ignore[union-attr]
+        order: list[Any] = [Item.triage_key, Item.pk] if queue == "triage" else [Item.pk]
         pick = select(Item.pk).where(and_(*conds)).order_by(*order).limit(1)
         if self.dialect == "postgresql":
             pick = pick.with_for_update(skip_locked=True)
@@ -94,6 +106,7 @@ class QueueMixin(StoreBase):
                 n = conn.execute(select(func.count(func.distinct(Assignment.reviewer))).where(
                     Assignment.item_pk == claim.item_pk, Assignment.state == "done")).scalar_one()
                 conn.execute(update(Item).where(Item.pk == claim.item_pk).values(n_reviewed=n))
+                refresh_triage_keys(conn, "pk = :pk", {"pk": claim.item_pk})
 
     def complete(self, claim: Claim) -> None:
         """The reviewer is done with the item."""
@@ -149,3 +162,4 @@ class QueueMixin(StoreBase):
         with self.write() as conn:
             for pk, p in priorities.items():
                 conn.execute(update(Item).where(Item.pk == pk).values(priority=p))
+            refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.get_rubric(rubric_ref).ref})

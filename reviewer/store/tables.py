@@ -52,6 +52,7 @@ class Item(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("rubric_ref", "dataset", "item_id"),
         Index("ix_item_queue", "rubric_ref", "dataset", "pk"),
+        Index("ix_item_triage", "triage_key", "pk"),
     )
     pk: int | None = Field(default=None, primary_key=True)
     item_id: str
@@ -77,6 +78,9 @@ class Item(SQLModel, table=True):
     n_errors: int = 0
     flagged: bool = False
     n_reviewed: int = 0
+    #: The triage queue's order in one indexed number (lower first): reviews done, then judge
+    #: errors and safety flags, then routing priority. See ``queue.TRIAGE_KEY_SQL``.
+    triage_key: float = 0.0
     lease_reviewer: str | None = None
     lease_queue: str | None = None
     lease_until: datetime | None = None
