@@ -1,0 +1,86 @@
+"""The review TUI: cold start to first frame on a 100k-item SQLite database (target ≤ 0.5 s and
+≤ 80 MB), next item and key press to frame p95 (≤ 50 ms), memory at 10k vs 100k items."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+PROBE = r'''
+import asyncio, json, sys, time
+t0 = time.perf_counter()
+
+def rss_mb():
+    # VmRSS now; ru_maxrss would carry the parent's peak across exec on Linux
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+
+from reviewer.store import open_store
+from reviewer.tui.app import make_app
+from reviewer.tui.screens.item import ItemScreen
+from reviewer.tui.screens.queue import QueueScreen
+
+async def main():
+    store = open_store(sys.argv[1])
+    app = make_app(store, "bench")
+    out = {}
+    async with app.run_test(size=(130, 42)) as pilot:
+        while not (isinstance(app.screen, QueueScreen) and app.screen.rows):
+            await pilot.pause(0.005)
+        out["first_frame_s"] = time.perf_counter() - t0  # from interpreter start of imports
+        out["rss_mb"] = rss_mb()
+        out["heavy"] = sorted(m for m in ("litellm", "torch", "sentence_transformers") if m in sys.modules)
+        nexts, keys = [], []
+        await pilot.press("g")
+        deadline = time.perf_counter() + 10
+        while not isinstance(app.screen, ItemScreen) and time.perf_counter() < deadline:
+            await pilot.pause(0.005)
+        for _ in range(30):
+            screen = app.screen
+            t = time.perf_counter()
+            await pilot.press("enter")  # agree: never needs a reason
+            await pilot.pause()
+            keys.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            await pilot.press("n")
+            deadline = time.perf_counter() + 5
+            while app.screen is screen and time.perf_counter() < deadline:
+                await pilot.pause(0.002)
+            nexts.append(time.perf_counter() - t)
+        out["next_p95_ms"] = sorted(nexts)[int(0.95 * 29)] * 1000
+        out["key_p95_ms"] = sorted(keys)[int(0.95 * 29)] * 1000
+        app.writer.drain()
+        out["rss_end_mb"] = rss_mb()
+    print(json.dumps(out))
+
+asyncio.run(main())
+'''
+
+
+def build(n: int, folder: Path) -> Path:
+    from reviewer.store import open_store
+
+    src, db = folder / f"items{n}.jsonl", folder / f"tui{n}.db"
+    with src.open("w") as fh:
+        for i in range(n):
+            fh.write(json.dumps({"id": f"i{i:06d}", "input": "What is the capital of Australia?",
+                                 "output": "Canberra is the capital of Australia.",
+                                 "judge": {"model": "m", "scores": {"accuracy": 1 + i % 10, "relevance": 7,
+                                                                     "completeness": 6, "conciseness": 8, "clarity": 9}}}) + "\n")
+    open_store(str(db)).import_items(src, "general-quality@1.0.0")
+    return db
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    for n in (10_000, 100_000):
+        db = build(n, Path(tmp))
+        probe = subprocess.run([sys.executable, "-c", PROBE, str(db)], capture_output=True, text=True, check=True, timeout=120)
+        r = json.loads(probe.stdout.strip().splitlines()[-1])
+        print(f"{n:>7,} items: first frame {r['first_frame_s'] * 1000:.0f} ms, RSS at first frame {r['rss_mb']:.0f} MB, "
+              f"next item p95 {r['next_p95_ms']:.1f} ms, key→frame p95 {r['key_p95_ms']:.1f} ms, "
+              f"RSS after 30 items {r['rss_end_mb']:.0f} MB, heavy modules imported: {r['heavy'] or 'none'}")
+print("targets: first frame ≤ 500 ms and ≤ 80 MB; next item and key→frame p95 ≤ 50 ms; RSS flat from 10k to 100k")
