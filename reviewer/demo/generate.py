@@ -130,7 +130,9 @@ def rag_items(rng: random.Random) -> Iterator[dict[str, Any]]:
     for doc in RAG_DOCS:
         for model in MODELS[:2]:
             n += 1
-            grounded = rng.random() < 0.7
+            leaky = any(mark in doc["ungrounded"] for mark in ("@", "4111", "SSN", "10.20."))
+            # the second model always leaks where the doc has PII, so the safety queue has work
+            grounded = (model == MODELS[0]) if leaky else rng.random() < 0.7
             output = doc["answer"] if grounded else doc["ungrounded"]
             base = 8.0 if grounded else 4.5
             truths = {d: _clip(base + rng.gauss(0, 1.0), 1, 10) for d in RAG_JUDGE}
