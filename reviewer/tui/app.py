@@ -7,6 +7,8 @@ own their own keys and state. Store reads run in thread workers and hand their r
 
 from __future__ import annotations
 
+import contextlib
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,8 +70,12 @@ class ReviewApp(App[None]):
 
     # --- opening items ----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="load")
-    def open_next(self) -> None:
-        """Claim the next item of the session's queue and show it."""
+    def open_next(self, after: Future[Any] | None = None) -> None:
+        """Claim the next item of the session's queue and show it; first wait for ``after`` (the
+        write that closed the last lease, queued behind every score entered before it)."""
+        if after is not None:
+            with contextlib.suppress(Exception):  # a failed write was already reported
+                after.result()
         s = self.session
         state = adapter.claim_next(
             self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset,
@@ -112,10 +118,11 @@ class ReviewApp(App[None]):
 
     def advance(self, state: ItemState, *, finished: bool, skip: bool = False) -> None:
         """Close this item's lease (complete, skip or release) and open the next one."""
+        closed = None
         if state.claim is not None:
-            self.writer.submit("lease", adapter.close_claim, self.store, state.claim,
-                               "skip" if skip else ("complete" if finished else "release"))
-        self.open_next()
+            closed = self.writer.submit("lease", adapter.close_claim, self.store, state.claim,
+                                        "skip" if skip else ("complete" if finished else "release"))
+        self.open_next(closed)
 
     def go_back(self, state: ItemState) -> None:
         """Reopen the item before this one."""
