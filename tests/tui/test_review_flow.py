@@ -204,3 +204,16 @@ async def test_help_lists_binding_ids_and_keymap_remaps(store: Store, tmp_path: 
         await pilot.press("question_mark")
         await settle(app, pilot)
         assert type(app.screen).__name__ == "HelpScreen"
+
+
+async def test_queue_keys_never_reach_an_unbuilt_screen(store: Store) -> None:
+    """A lead pressing C once crashed the app importing a calibration screen that does not exist."""
+    from reviewer.tui.screens.queue import QueueScreen
+
+    store.add_reviewer(REVIEWER, "lead")
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("C")
+        await settle(app, pilot)
+        assert isinstance(app.screen, QueueScreen) and app.is_running

@@ -36,7 +36,6 @@ class QueueScreen(Screen[None]):
         Binding("slash", "search", "search", id="queue.search"),
         Binding("r", "refresh", "refresh", id="queue.refresh"),
         Binding("S", "safety", "safety queue", id="queue.safety"),
-        Binding("C", "calibration", "calibration", id="queue.calibration"),
         Binding("q", "app.quit", "quit", id="queue.quit"),
     ]
 
@@ -160,13 +159,3 @@ class QueueScreen(Screen[None]):
         from reviewer.tui.screens.safety import SafetyScreen
 
         self.app.push_screen(SafetyScreen())
-
-    def action_calibration(self) -> None:
-        """Open the calibration screen (role lead)."""
-        if "lead" not in self.rapp.roles:
-            self.notify("the calibration screen is for leads (rubricate reviewer add NAME --role lead)",
-                        severity="warning")
-            return
-        from reviewer.tui.screens.calibration import CalibrationScreen
-
-        self.app.push_screen(CalibrationScreen())
