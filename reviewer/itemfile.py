@@ -11,12 +11,12 @@ import hashlib
 import io
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rubrics.schema import Rubric
+from rubrics.schema import Rubric, Scale
 
 MAX_LINE_BYTES = 10_000_000
 MAX_ERRORS_SHOWN = 20
@@ -79,7 +79,7 @@ def _raw_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
             if not text.strip():
                 continue
             try:
-                obj = json.loads(text, parse_constant=_no_constant)
+                obj = _DECODER.decode(text)
             except ValueError as exc:
                 yield n, f"not valid JSON ({exc}); one JSON object per line"
                 continue
@@ -88,6 +88,11 @@ def _raw_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
 
 def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
+
+
+# Made once: building a decoder or encoder per line costs as much as using it.
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
@@ -125,33 +130,49 @@ def _number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _check_score(rubric: Rubric, dim_id: str, value: Any, judge: bool, where: str) -> tuple[float | None, list[float], str | None]:
-    """(score, samples, error message) for one score entry."""
-    dim = rubric.dimension(dim_id)
-    scale = dim.judge_scale if (judge and dim.judge_scale is not None) else dim.scale
+def _check_score(scale: Scale, value: Any, where: Callable[[], str]) -> tuple[float | None, list[float], str | None]:
+    """(score, samples, error message) for one score entry; ``where`` names it, only on error."""
     samples: list[float] = []
+    # the common case first: a plain number on the scale
+    if (type(value) is int or type(value) is float) and math.isfinite(value) and scale.min <= value <= scale.max:
+        return float(value), samples, None
     if isinstance(value, dict):
         raw_samples = value.get("samples") or []
         if not isinstance(raw_samples, list):
-            return None, [], f"{where}: samples must be a list of numbers"
+            return None, [], f"{where()}: samples must be a list of numbers"
         for s in raw_samples:
             num = _number(s)
             if num is None:
-                return None, [], f"{where}: sample {s!r} is not a finite number"
+                return None, [], f"{where()}: sample {s!r} is not a finite number"
             if not scale.contains(num):
-                return None, [], f"{where}: sample {num:g} is off the scale {scale.min:g}–{scale.max:g}"
+                return None, [], f"{where()}: sample {num:g} is off the scale {scale.min:g}–{scale.max:g}"
             samples.append(num)
         value = value.get("score", sum(samples) / len(samples) if samples else None)
     num = _number(value)
     if num is None:
-        return None, [], f"{where}: score {value!r} is not a finite number"
+        return None, [], f"{where()}: score {value!r} is not a finite number"
     if not scale.contains(num):
-        return None, [], f"{where}: score {num:g} is off the scale {scale.min:g}–{scale.max:g}"
+        return None, [], f"{where()}: score {num:g} is off the scale {scale.min:g}–{scale.max:g}"
     return num, samples, None
 
 
-def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src: str) -> Row | None:
+@dataclass(frozen=True)
+class _Scales:
+    """Each dimension's scale for judge scores and for human scores, looked up once per file."""
+
+    judge: dict[str, Scale]
+    human: dict[str, Scale]
+
+    @classmethod
+    def of(cls, rubric: Rubric) -> _Scales:
+        return cls({d.id: d.judge_scale or d.scale for d in rubric.dimensions},
+                   {d.id: d.scale for d in rubric.dimensions})
+
+
+def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src: str,
+              scales: _Scales | None = None) -> Row | None:
     """Check one row; append messages to ``errs`` and return None when it is wrong."""
+    scales = scales or _Scales.of(rubric)
     at = f"{src}:{n}"
     before = len(errs)
     item_id = obj.get("id")
@@ -165,7 +186,7 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             errs.append(f"{at}: item {item_id}: {key!r} must be text")
     if "metadata" in obj and not isinstance(obj["metadata"], dict):
         errs.append(f"{at}: item {item_id}: 'metadata' must be an object")
-    dims = set(rubric.dimension_ids())
+    dims = scales.human
     judge: dict[str, JudgeEntry] = {}
     model = None
     if "judge" in obj:
@@ -175,16 +196,25 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             errs.append(f"{at}: item {item_id}: 'judge' must be an object with 'scores'")
         else:
             model = j.get("model")
+            jscales = scales.judge
             for dim_id, value in scores.items():
-                where = f"{at}: item {item_id}: judge {dim_id}"
+                kind = type(value)
+                if (kind is int or kind is float) and dim_id in jscales:  # a plain score: the common case
+                    sc = jscales[dim_id]
+                    if sc.min <= value <= sc.max:  # NaN fails this; infinity lies off every scale
+                        judge[dim_id] = JudgeEntry(float(value), [])
+                        continue
+
+                def where(dim_id: str = dim_id) -> str:
+                    return f"{at}: item {item_id}: judge {dim_id}"
                 if dim_id not in dims:
-                    errs.append(f"{where}: unknown dimension for {rubric.ref}")
+                    errs.append(f"{where()}: unknown dimension for {rubric.ref}")
                     continue
                 if isinstance(value, dict) and "error" in value and "score" not in value:
                     judge[dim_id] = JudgeEntry(None, [], error=str(value["error"]),
                                                raw_reply=value.get("raw_reply"))
                     continue
-                score, samples, err = _check_score(rubric, dim_id, value, True, where)
+                score, samples, err = _check_score(scales.judge[dim_id], value, where)
                 if err:
                     errs.append(err)
                     continue
@@ -203,31 +233,33 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             errs.append(f"{at}: item {item_id}: each human entry needs 'reviewer' and 'scores'")
             continue
         for dim_id, value in h["scores"].items():
-            where = f"{at}: item {item_id}: {h['reviewer']} {dim_id}"
+            def hwhere(who: str = h["reviewer"], dim_id: str = dim_id) -> str:
+                return f"{at}: item {item_id}: {who} {dim_id}"
             if dim_id not in dims:
-                errs.append(f"{where}: unknown dimension for {rubric.ref}")
+                errs.append(f"{hwhere()}: unknown dimension for {rubric.ref}")
                 continue
-            score, _, err = _check_score(rubric, dim_id, value, False, where)
+            score, _, err = _check_score(scales.human[dim_id], value, hwhere)
             if err or score is None:
-                errs.append(err or f"{where}: no score")
+                errs.append(err or f"{hwhere()}: no score")
                 continue
             extra = value if isinstance(value, dict) else {}
             human.append((h["reviewer"], dim_id, score, extra.get("reason"), list(extra.get("tags") or []),
                           bool(h.get("blind", False))))
     if len(errs) > before:
         return None
-    blob = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return Row(n, str(item_id), obj, hashlib.sha256(blob.encode()).hexdigest(), model, judge, human)
+    digest = hashlib.sha256(_CANONICAL.encode(obj).encode()).hexdigest()
+    return Row(n, str(item_id), obj, digest, model, judge, human)
 
 
-def read_rows(path: Path, rubric: Rubric) -> list[Row]:
-    """Every row of the file, checked; raises :class:`FileErrors` if any line is wrong."""
+def iter_rows(path: Path, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
+    """The file's good rows, in order, as they are read; every bad line is appended to ``errs``
+    (the caller refuses the file when ``errs`` is not empty at the end)."""
     src = str(path)
     if not path.exists():
-        raise FileErrors([f"{src}: no such file"])
-    errs: list[str] = []
-    rows: list[Row] = []
+        errs.append(f"{src}: no such file")
+        return
     seen: dict[str, int] = {}
+    scales = _Scales.of(rubric)
     for n, obj in _raw_lines(path):
         if isinstance(obj, str):
             errs.append(f"{src}:{n}: {obj}")
@@ -236,16 +268,22 @@ def read_rows(path: Path, rubric: Rubric) -> list[Row]:
         if unknown:
             errs.append(f"{src}:{n}: unknown field {sorted(unknown)[0]!r}; known: {', '.join(sorted(KNOWN_FIELDS))}")
             continue
-        row = check_row(rubric, n, obj, errs, src)
+        row = check_row(rubric, n, obj, errs, src, scales)
         if row is None:
             continue
         if row.item_id in seen:
             errs.append(f"{src}:{n}: duplicate id {row.item_id!r} (first on line {seen[row.item_id]})")
             continue
         seen[row.item_id] = n
-        rows.append(row)
-    if not rows and not errs:
+        yield row
+    if not seen and not errs:
         errs.append(f"{src}:1: the file has no items; one JSON object per line")
+
+
+def read_rows(path: Path, rubric: Rubric) -> list[Row]:
+    """Every row of the file, checked; raises :class:`FileErrors` if any line is wrong."""
+    errs: list[str] = []
+    rows = list(iter_rows(path, rubric, errs))
     if errs:
         raise FileErrors(errs)
     return rows

@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import gc
 import statistics
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select
 
 from reviewer.errors import UserError
-from reviewer.itemfile import FileErrors, Row, read_rows
+from reviewer.itemfile import FileErrors
 from reviewer.store.base import StoreBase, records
-from reviewer.store.tables import HumanScore, Item, ItemRevision, JudgeRun, JudgeScore, SafetyFlag
+from reviewer.store.import_batches import (
+    PARALLEL_FROM_LINES,
+    batches_in_child,
+    build_batches,
+    can_fork,
+)
+from reviewer.store.import_writer import RowWriter
+from reviewer.store.tables import HumanScore, Item, JudgeScore, SafetyFlag
 from rubrics.aggregate import score_item
 from rubrics.schema import Rubric
 
 Progress = Callable[[int, int], None]
-CHUNK = 5000
 
 
 class ImportMixin(StoreBase):
@@ -26,94 +34,70 @@ class ImportMixin(StoreBase):
 
     def import_items(self, path: str | Path, rubric_ref: str, dataset: str | None = None,
                      update_existing: bool = False, progress: Progress | None = None) -> Any:
-        """Import a JSON Lines or CSV file; a file with any bad line is refused whole."""
+        """Import a JSON Lines or CSV file in one transaction; a file with any bad line is refused
+        whole (every bad line listed), and nothing of it is written."""
         from reviewer.store.views import ImportSummary
 
         started = time.perf_counter()
         rubric = self.get_rubric(rubric_ref)
-        try:
-            rows = read_rows(Path(path), rubric)
-        except FileErrors as exc:
-            raise UserError(str(exc)) from None
-        ds = dataset or ""
-        summary = ImportSummary(rows=len(rows))
-        with self.write() as conn:
-            existing: dict[str, tuple[int, str, int]] = {}
-            ids = [r.item_id for r in rows]
-            for i in range(0, len(ids), CHUNK):
-                q = select(Item.item_id, Item.pk, Item.content_hash, Item.revision).where(
-                    Item.rubric_ref == rubric.ref, Item.dataset == ds, Item.item_id.in_(ids[i:i + CHUNK]))  # type: ignore[attr-defined]
-                existing.update({a: (b, c, d) for a, b, c, d in conn.execute(q)})
-            new, changed = [], []
-            for r in rows:
-                if r.item_id not in existing:
-                    new.append(r)
-                elif existing[r.item_id][1] != r.content_hash:
-                    changed.append(r)
-            if changed and not update_existing:
-                lines = [f"{path}:{r.line}: item {r.item_id} already exists with other content; "
-                         "pass --update to record the change" for r in changed[:20]]
-                more = f"\n... and {len(changed) - 20} more" if len(changed) > 20 else ""
-                raise UserError("\n".join(lines) + more)
-            summary.unchanged = len(rows) - len(new) - len(changed)
-            pks: dict[str, int] = {}
-            for i in range(0, len(new), CHUNK):
-                chunk = new[i:i + CHUNK]
-                conn.execute(Item.__table__.insert(), [_item_values(rubric, ds, r) for r in chunk])  # type: ignore[attr-defined]
-                q = select(Item.item_id, Item.pk).where(Item.rubric_ref == rubric.ref, Item.dataset == ds,
-                                                        Item.item_id.in_([r.item_id for r in chunk]))  # type: ignore[attr-defined]
-                pks.update(dict(conn.execute(q).all()))
-                if progress:
-                    progress(min(i + CHUNK, len(new)), len(rows))
-            for r in changed:
-                pk, old_hash, revision = existing[r.item_id]
-                old = records(conn, select(Item).where(Item.pk == pk))[0]
-                conn.execute(ItemRevision.__table__.insert().values(  # type: ignore[attr-defined]
-                    item_pk=pk, revision=revision, content_hash=old_hash,
-                    payload={"input": old.input, "output": old.output, "context": old.context,
-                             "reference": old.reference, "metadata": old.meta}))
-                values = _item_values(rubric, ds, r)
-                values["revision"] = revision + 1
-                conn.execute(update(Item).where(Item.pk == pk).values(**values))
-                pks[r.item_id] = pk
-            summary.inserted, summary.updated = len(new), len(changed)
-            from reviewer.store.queue import refresh_triage_keys
-
-            refresh_triage_keys(conn, "rubric_ref = :ref AND dataset = :ds", {"ref": rubric.ref, "ds": ds})
-            summary.judge_scores, summary.human_scores = self._write_scores(conn, rubric, ds, new + changed, pks)
+        summary = ImportSummary()
+        errs: list[str] = []
+        with paused_gc():
+            try:
+                with self.write() as conn:
+                    self._stream(conn, Path(path), rubric, dataset or "", update_existing, progress, errs, summary)
+                    if errs:
+                        raise FileErrors(errs)  # leaving the block rolls the transaction back
+            except FileErrors as exc:
+                raise UserError(str(exc)) from None
         summary.seconds = time.perf_counter() - started
         return summary
 
-    def _write_scores(self, conn: Any, rubric: Rubric, ds: str, rows: list[Row],
-                      pks: dict[str, int]) -> tuple[int, int]:
-        runs: dict[str | None, int] = {}
-        judge_rows: list[dict[str, Any]] = []
-        human_rows: list[dict[str, Any]] = []
-        for r in rows:
-            pk = pks[r.item_id]
-            if r.judge:
-                if r.judge_model not in runs:
-                    res = conn.execute(JudgeRun.__table__.insert().values(  # type: ignore[attr-defined]
-                        rubric_ref=rubric.ref, model=r.judge_model, params={}, dataset=ds or None,
-                        source="import", status="done"))
-                    runs[r.judge_model] = int(res.inserted_primary_key[0])
-                for dim_id, e in r.judge.items():
-                    dim = rubric.dimension(dim_id)
-                    judge_rows.append(dict(
-                        run_pk=runs[r.judge_model], item_pk=pk, dimension=dim_id, model=r.judge_model,
-                        method=dim.method, score=e.score,
-                        normalised=(dim.judge_scale or dim.scale).normalise(e.score) if e.score is not None else None,
-                        samples=e.samples, std=statistics.stdev(e.samples) if len(e.samples) > 1 else None,
-                        rationale=e.rationale, evidence=e.evidence, confidence=e.confidence,
-                        error=e.error, raw_reply=e.raw_reply, examples_used=[]))
-            for reviewer, dim_id, score, reason, tags, blind in r.human:
-                human_rows.append(dict(item_pk=pk, dimension=dim_id, reviewer=reviewer, score=score,
-                                       reason=reason, tags=tags, blind=blind, kind="import"))
-        for i in range(0, len(judge_rows), CHUNK):
-            conn.execute(JudgeScore.__table__.insert(), judge_rows[i:i + CHUNK])  # type: ignore[attr-defined]
-        for i in range(0, len(human_rows), CHUNK):
-            conn.execute(HumanScore.__table__.insert(), human_rows[i:i + CHUNK])  # type: ignore[attr-defined]
-        return len(judge_rows), len(human_rows)
+    def _stream(self, conn: Any, path: Path, rubric: Rubric, ds: str, update_existing: bool,
+                progress: Progress | None, errs: list[str], summary: Any) -> None:
+        """Read, check and write chunk by chunk; after the first bad line only check."""
+        scope = (Item.rubric_ref == rubric.ref, Item.dataset == ds)
+        fresh = conn.execute(select(Item.pk).where(*scope).limit(1)).first() is None
+        sqlite = self.dialect == "sqlite"
+        total = _count_lines(path)
+        if sqlite:
+            # Four index b-trees grow at once; SQLite's 2 MB default page cache thrashes on them.
+            conn.exec_driver_sql("PRAGMA cache_size=-131072")
+        next_pk = [(conn.execute(select(func.max(Item.pk))).scalar() or 0) + 1]
+
+        def reserve(n: int) -> list[int]:
+            if not sqlite:  # PostgreSQL: ids from the table's own sequence
+                return [int(v) for (v,) in conn.exec_driver_sql(
+                    "SELECT nextval(pg_get_serial_sequence('item', 'pk')) FROM generate_series(1, %s)", (n,))]
+            # SQLite: the write transaction holds the lock, so the next ids are ours
+            start = next_pk[0]
+            next_pk[0] += n
+            return list(range(start, start + n))
+
+        def lookup(ids: list[str]) -> dict[str, tuple[int, str, int]]:
+            return _existing(conn, rubric.ref, ds, ids)
+
+        if sqlite and fresh and total >= PARALLEL_FROM_LINES and can_fork():
+            batches = batches_in_child(path, rubric, errs, next_pk[0])
+            summary.reader = "child"
+        else:
+            batches = build_batches(path, rubric, errs, reserve, None if fresh else lookup, update_existing)
+        writer = RowWriter(conn, rubric, ds)
+        for batch in batches:
+            summary.rows += batch.rows
+            summary.inserted += len(batch.items)
+            summary.updated += len(batch.changed)
+            summary.unchanged += batch.unchanged
+            if not errs:
+                writer.put(batch)
+            if progress:
+                progress(summary.rows, max(total, summary.rows))
+        if errs:
+            return
+        from reviewer.store.queue import refresh_triage_keys
+
+        refresh_triage_keys(conn, "rubric_ref = :ref AND dataset = :ds", {"ref": rubric.ref, "ds": ds})
+        summary.judge_scores, summary.human_scores = writer.judge_scores, writer.human_scores
 
     def export_rows(self, rubric_ref: str | None = None, dataset: str | None = None) -> Iterator[dict[str, Any]]:
         """Per item: each dimension's effective score (human consensus, else judge) and where it
@@ -153,13 +137,30 @@ class ImportMixin(StoreBase):
                    "safety": safety or "none", "metadata": it.meta or {}, "group": it.grp}
 
 
-def _item_values(rubric: Rubric, ds: str, r: Row) -> dict[str, Any]:
-    d = r.data
-    agg = score_item(rubric, {k: e.score for k, e in r.judge.items()})
-    return dict(judge_overall=agg.overall, judge_band=agg.band.label if agg.band else None,
-                judge_passed=agg.passed if agg.overall is not None else None,
-                n_errors=sum(1 for e in r.judge.values() if e.error),item_id=r.item_id, dataset=ds, rubric_ref=rubric.ref, content_hash=r.content_hash,
-                input=str(d.get("input") or ""), output=str(d.get("output") or ""),
-                context=str(d.get("context") or ""), reference=str(d.get("reference") or ""),
-                conversation=d.get("conversation"), grp=d.get("group"), variant=d.get("variant"),
-                metadata=d.get("metadata") or {}, gold=d.get("gold"))
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Hold the cyclic garbage collector while a large file is read and written: the rows are
+    long-lived, and repeated full collections over them cost more than the import itself."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _existing(conn: Any, ref: str, ds: str, ids: list[str]) -> dict[str, tuple[int, str, int]]:
+    """(pk, content hash, revision) of the ids already stored in this rubric and dataset."""
+    q = select(Item.item_id, Item.pk, Item.content_hash, Item.revision).where(
+        Item.rubric_ref == ref, Item.dataset == ds, Item.item_id.in_(ids))  # type: ignore[attr-defined]
+    return {a: (b, c, d) for a, b, c, d in conn.execute(q)}
+
+
+def _count_lines(path: Path) -> int:
+    """Lines in the file, for the progress bar's total (a CSV's header counts; near enough)."""
+    try:
+        with path.open("rb") as fh:
+            return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
+    except OSError:
+        return 0

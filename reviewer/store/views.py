@@ -129,6 +129,8 @@ class ImportSummary:
     judge_scores: int = 0
     human_scores: int = 0
     seconds: float = 0.0
+    #: "child" when a forked process read the file while this one wrote, else "inline"
+    reader: str = "inline"
 
     def __str__(self) -> str:
         return (f"{self.rows} rows: {self.inserted} new, {self.updated} updated, "

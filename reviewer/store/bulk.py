@@ -1,0 +1,100 @@
+"""Bulk inserts handed straight to the database driver.
+
+SQLAlchemy Core's ``executemany`` still builds and processes a parameter dict per row in Python;
+for 100k items with four judge scores each that costs several times what SQLite spends inserting.
+Here the caller hands over tuples already in the driver's terms (JSON columns as text made by
+:func:`json_text`, numbers, strings, booleans, None), the columns it leaves out get their defaults
+once per call, written into the statement as literals where that is safe, and the rows go to the
+driver's ``executemany``. What lands in the table is what Core would have written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import JSON, Connection, Table
+
+_PLACEHOLDER = {"qmark": "?", "format": "%s", "pyformat": "%s"}
+#: Default values that can sit in the SQL text as they are: no quote, no percent sign.
+_SAFE_TEXT = re.compile(r"[\w .:+-]*")
+_EMPTY = {list: "[]", dict: "{}"}
+
+
+def json_text(value: Any) -> str:
+    """What SQLAlchemy's JSON type writes (``json.dumps``; None is the JSON ``null``)."""
+    if value is None:
+        return "null"
+    if not value and type(value) in _EMPTY:
+        return _EMPTY[type(value)]
+    return json.dumps(value)
+
+
+def _literal(value: Any) -> str | None:
+    """``value`` as SQL literal text, or None when it must be bound as a parameter."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return None  # SQLite wants 1/0 and PostgreSQL true/false: let the driver say it
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str) and _SAFE_TEXT.fullmatch(value):
+        return f"'{value}'"
+    return None
+
+
+def _db_value(conn: Connection, column: Any, value: Any) -> Any:
+    if isinstance(column.type, JSON):
+        return json_text(value)
+    proc = column.type.dialect_impl(conn.dialect).bind_processor(conn.dialect)
+    return proc(value) if proc is not None and value is not None else value
+
+
+def bulk_insert(conn: Connection, table: Table, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+                constants: Mapping[str, Any] | None = None, chunk: int = 20_000) -> int:
+    """Insert ``rows`` (tuples in ``columns`` order, JSON already text) into ``table``.
+
+    ``constants`` holds columns with one value for every row (in the driver's terms, like the
+    rows). Columns named nowhere get their default, computed once for the whole call (so every
+    row of one import carries the same ``created_at``); an autoincrement primary key not named is
+    left to the database. Returns how many rows were written.
+    """
+    if not rows:
+        return 0
+    style = conn.dialect.paramstyle
+    if style not in _PLACEHOLDER:  # pragma: no cover - both supported drivers are listed
+        raise RuntimeError(f"bulk_insert does not know the {style} parameter style")
+    mark = _PLACEHOLDER[style]
+    names = list(columns)
+    values = [mark] * len(names)
+    bound_tail: list[Any] = []
+    fixed = [(name, value) for name, value in (constants or {}).items()]
+    for column in table.columns:
+        if column.name in columns or column.name in (constants or {}):
+            continue
+        if column.primary_key and column.autoincrement in (True, "auto"):
+            continue
+        default = column.default
+        if default is None:
+            continue
+        raw = default.arg(None) if default.is_callable else default.arg  # type: ignore[attr-defined]
+        fixed.append((column.name, _db_value(conn, column, raw)))
+    for name, value in fixed:
+        names.append(name)
+        literal = _literal(value)
+        if literal is None:
+            values.append(mark)
+            bound_tail.append(value)
+        else:
+            values.append(literal)
+    prep = conn.dialect.identifier_preparer
+    sql = (f"INSERT INTO {prep.format_table(table)} ({', '.join(prep.quote(n) for n in names)}) "
+           f"VALUES ({', '.join(values)})")
+    tail = tuple(bound_tail)
+    for i in range(0, len(rows), chunk):
+        part = rows[i:i + chunk]
+        conn.exec_driver_sql(sql, [tuple(r) + tail for r in part] if tail else
+                             [r if isinstance(r, tuple) else tuple(r) for r in part])
+    return len(rows)

@@ -1,0 +1,201 @@
+"""The read side of an import: a file's checked rows turned into batches of database-ready tuples.
+
+A large first import into SQLite reads and checks the file in a forked child process while this
+process writes the batches it sends: parsing JSON and inserting rows each take about half the
+time, and SQLite cannot share a connection across processes, so the work splits along that line.
+The child only reads the file; everything is written by the parent, in one transaction.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import multiprocessing
+import traceback
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reviewer.itemfile import Row, iter_rows
+from reviewer.store.bulk import json_text
+from rubrics.aggregate import score_item
+from rubrics.schema import Dimension, Rubric
+
+CHUNK = 5000
+#: Below this many lines a child process costs more than it saves.
+PARALLEL_FROM_LINES = 20_000
+#: ids → (pk, content hash, revision) of the items already stored; None on a first import.
+Lookup = Callable[[list[str]], dict[str, tuple[int, str, int]]]
+Reserve = Callable[[int], list[int]]
+
+
+ITEM_COLUMNS = ("pk", "judge_overall", "judge_band", "judge_passed", "n_errors", "item_id",
+                "content_hash", "input", "output", "context", "reference", "conversation", "grp",
+                "variant", "metadata", "gold")
+JUDGE_COLUMNS = ("item_pk", "dimension", "method", "score", "normalised", "samples", "std", "rationale",
+                 "evidence", "confidence", "error", "raw_reply")
+#: Most imported judge scores carry a number and nothing else: those go in with three parameters.
+JUDGE_SCORE_ONLY = ("item_pk", "score", "normalised")
+HUMAN_COLUMNS = ("item_pk", "dimension", "reviewer", "score", "reason", "tags", "blind")
+
+
+@dataclass
+class Batch:
+    """One chunk of the file, ready to write, and what it counted."""
+
+    rows: int = 0
+    unchanged: int = 0
+    items: list[tuple[Any, ...]] = field(default_factory=list)
+    #: (item pk, revision before, hash before, the new values) for ``--update``
+    changed: list[tuple[int, int, str, dict[str, Any]]] = field(default_factory=list)
+    #: (model, dimension) → (item_pk, score, normalised)
+    judge_plain: dict[tuple[str | None, str], list[tuple[Any, ...]]] = field(default_factory=dict)
+    #: model → rows in JUDGE_COLUMNS order
+    judge_full: dict[str | None, list[tuple[Any, ...]]] = field(default_factory=dict)
+    human: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+class Overall:
+    """The judge's overall, band and verdict per distinct set of scores: items of one file share
+    few distinct score combinations (scales have a handful of levels), so each is computed once."""
+
+    def __init__(self, rubric: Rubric) -> None:
+        self.rubric = rubric
+        self.seen: dict[tuple[tuple[str, float | None], ...], tuple[float | None, str | None, bool | None]] = {}
+
+    def __call__(self, r: Row) -> tuple[float | None, str | None, bool | None]:
+        key = tuple((k, e.score) for k, e in r.judge.items())
+        if key not in self.seen:
+            agg = score_item(self.rubric, dict(key))
+            self.seen[key] = (agg.overall, agg.band.label if agg.band else None,
+                              agg.passed if agg.overall is not None else None)
+        return self.seen[key]
+
+
+def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tuple[Any, ...]:
+    """The item's values in ITEM_COLUMNS order (JSON columns as text for :func:`bulk_insert`)."""
+    d = r.data
+    total, band, passed = overall(r)
+    js = json_text if as_text else _same
+    group, variant = d.get("group"), d.get("variant")
+    return (pk, total, band, passed, sum(1 for e in r.judge.values() if e.error), r.item_id,
+            r.content_hash, str(d.get("input") or ""), str(d.get("output") or ""),
+            str(d.get("context") or ""), str(d.get("reference") or ""), js(d.get("conversation")),
+            None if group is None else str(group), None if variant is None else str(variant),
+            js(d.get("metadata") or {}), js(d.get("gold")))
+
+
+def add_scores(batch: Batch, dims: Mapping[str, Dimension], r: Row, pk: int) -> None:
+    """Put the row's judge and human scores into the batch (``dims``: the rubric's, by id)."""
+    for dim_id, e in r.judge.items():
+        dim = dims[dim_id]
+        norm = (dim.judge_scale or dim.scale).normalise(e.score) if e.score is not None else None
+        if (e.score is not None and not e.samples and not e.evidence and not e.rationale
+                and e.confidence is None and e.error is None and e.raw_reply is None):
+            batch.judge_plain.setdefault((r.judge_model, dim_id), []).append((pk, e.score, norm))
+            continue
+        batch.judge_full.setdefault(r.judge_model, []).append((
+            pk, dim_id, dim.method, e.score, norm, json_text(e.samples),
+            _stdev(e.samples), e.rationale,
+            json_text(e.evidence), e.confidence, e.error, e.raw_reply))
+    for reviewer, dim_id, score, reason, tags, blind in r.human:
+        batch.human.append((pk, dim_id, reviewer, score, reason, json_text(tags), blind))
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _stdev(xs: list[float]) -> float | None:
+    """Sample standard deviation (``statistics.stdev`` computes in fractions: 50× slower)."""
+    n = len(xs)
+    if n < 2:
+        return None
+    mean = sum(xs) / n
+    return math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+
+
+def build_batches(path: Path, rubric: Rubric, errs: list[str], reserve: Reserve,
+                  lookup: Lookup | None = None, update_existing: bool = False) -> Iterator[Batch]:
+    """Batches of the file's rows; after the first bad line only checks (``errs`` collects)."""
+    overall, dims = Overall(rubric), {d.id: d for d in rubric.dimensions}
+    pending: list[Row] = []
+    rows = iter_rows(path, rubric, errs)
+    while True:
+        pending = [r for _, r in zip(range(CHUNK), rows, strict=False)]
+        if not pending:
+            return
+        batch = Batch(rows=len(pending))
+        if errs:
+            yield batch
+            continue
+        existing = lookup([r.item_id for r in pending]) if lookup else {}
+        new = [r for r in pending if r.item_id not in existing]
+        for r, pk in zip(new, reserve(len(new)) if new else [], strict=True):
+            batch.items.append(item_values(r, pk, overall))
+            add_scores(batch, dims, r, pk)
+        for r in pending:
+            if r.item_id not in existing:
+                continue
+            pk, old_hash, revision = existing[r.item_id]
+            if old_hash == r.content_hash:
+                batch.unchanged += 1
+            elif not update_existing:
+                errs.append(f"{path}:{r.line}: item {r.item_id} already exists with other content; "
+                            "pass --update to record the change")
+            else:
+                values = dict(zip(ITEM_COLUMNS[1:], item_values(r, pk, overall, as_text=False)[1:], strict=True))
+                batch.changed.append((pk, revision, old_hash, values))
+                add_scores(batch, dims, r, pk)
+        yield batch
+
+
+def can_fork() -> bool:
+    """Whether this platform offers the fork start method (Linux does; the child needs no imports)."""
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def batches_in_child(path: Path, rubric: Rubric, errs: list[str], first_pk: int) -> Iterator[Batch]:
+    """:func:`build_batches` for a first import, run in a forked child that sends each batch."""
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_child, args=(send, path, rubric, first_pk), name="rubricate-import-reader",
+                        daemon=True)
+    child.start()
+    send.close()
+    try:
+        while True:
+            kind, payload = receive.recv()
+            if kind == "batch":
+                yield payload
+            elif kind == "done":
+                errs.extend(payload)
+                return
+            else:
+                raise RuntimeError(f"reading {path} failed in the reader process:\n{payload}")
+    finally:
+        receive.close()
+        child.join(timeout=5)
+        if child.is_alive():
+            child.terminate()
+
+
+def _child(send: Any, path: Path, rubric: Rubric, first_pk: int) -> None:
+    gc.disable()
+    errs: list[str] = []
+    counter = [first_pk]
+
+    def reserve(n: int) -> list[int]:
+        start = counter[0]
+        counter[0] += n
+        return list(range(start, start + n))
+
+    try:
+        for batch in build_batches(path, rubric, errs, reserve):
+            send.send(("batch", batch))
+        send.send(("done", errs))
+    except Exception:  # the parent raises it with the text
+        send.send(("failed", traceback.format_exc()))
+    finally:
+        send.close()

@@ -1,0 +1,60 @@
+"""The write side of an import: batches of checked rows into the caller's open transaction
+(the caller rolls it back when any line of the file turns out to be bad)."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, select, update
+
+from reviewer.store.base import records
+from reviewer.store.bulk import bulk_insert
+from reviewer.store.import_batches import (
+    HUMAN_COLUMNS,
+    ITEM_COLUMNS,
+    JUDGE_COLUMNS,
+    JUDGE_SCORE_ONLY,
+    Batch,
+)
+from reviewer.store.tables import HumanScore, Item, ItemRevision, JudgeRun, JudgeScore
+from rubrics.schema import Rubric
+
+
+class RowWriter:
+    """Writes batches in order into the caller's transaction; counts what it wrote."""
+
+    def __init__(self, conn: Connection, rubric: Rubric, ds: str) -> None:
+        self.conn, self.rubric, self.ds = conn, rubric, ds
+        self.runs: dict[str | None, int] = {}
+        self.judge_scores = self.human_scores = 0
+
+    def _run(self, model: str | None) -> int:
+        if model not in self.runs:
+            res = self.conn.execute(JudgeRun.__table__.insert().values(  # type: ignore[attr-defined]
+                rubric_ref=self.rubric.ref, model=model, params={}, dataset=self.ds or None,
+                source="import", status="done"))
+            self.runs[model] = int(res.inserted_primary_key[0])
+        return self.runs[model]
+
+    def put(self, b: Batch) -> None:
+        """Write one batch."""
+        conn, ref = self.conn, self.rubric.ref
+        bulk_insert(conn, Item.__table__, ITEM_COLUMNS, b.items,  # type: ignore[arg-type]
+                    {"dataset": self.ds, "rubric_ref": ref})
+        for pk, revision, old_hash, values in b.changed:
+            old = records(conn, select(Item).where(Item.pk == pk))[0]
+            conn.execute(ItemRevision.__table__.insert().values(  # type: ignore[attr-defined]
+                item_pk=pk, revision=revision, content_hash=old_hash,
+                payload={"input": old.input, "output": old.output, "context": old.context,
+                         "reference": old.reference, "metadata": old.meta}))
+            conn.execute(update(Item).where(Item.pk == pk).values(revision=revision + 1, **values))
+        methods = {d.id: d.method for d in self.rubric.dimensions}
+        for (model, dim_id), rows in b.judge_plain.items():
+            self.judge_scores += bulk_insert(
+                conn, JudgeScore.__table__, JUDGE_SCORE_ONLY, rows,  # type: ignore[arg-type]
+                {"run_pk": self._run(model), "model": model, "dimension": dim_id,
+                 "method": methods[dim_id], "samples": "[]", "evidence": "[]", "examples_used": "[]"})
+        for model, rows in b.judge_full.items():
+            self.judge_scores += bulk_insert(
+                conn, JudgeScore.__table__, JUDGE_COLUMNS, rows,  # type: ignore[arg-type]
+                {"run_pk": self._run(model), "model": model, "examples_used": "[]"})
+        self.human_scores += bulk_insert(conn, HumanScore.__table__, HUMAN_COLUMNS, b.human,  # type: ignore[arg-type]
+                                         {"kind": "import"})
