@@ -169,6 +169,20 @@ class _Scales:
                    {d.id: d.scale for d in rubric.dimensions})
 
 
+def _check_gold(gold: Any, scales: dict[str, Scale], errs: list[str], where: str) -> None:
+    """A gold item's expected scores: an object of dimension → a number on that dimension's scale."""
+    if not isinstance(gold, dict) or not gold:
+        errs.append(f"{where}: must be an object of dimension → expected score, e.g. {{\"accuracy\": 7}}")
+        return
+    for dim_id, value in gold.items():
+        if dim_id not in scales:
+            errs.append(f"{where}: unknown dimension {dim_id!r}")
+            continue
+        _, _, err = _check_score(scales[dim_id], value, lambda d=dim_id: f"{where} {d}")
+        if err:
+            errs.append(err)
+
+
 def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src: str,
               scales: _Scales | None = None) -> Row | None:
     """Check one row; append messages to ``errs`` and return None when it is wrong."""
@@ -187,6 +201,8 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
     if "metadata" in obj and not isinstance(obj["metadata"], dict):
         errs.append(f"{at}: item {item_id}: 'metadata' must be an object")
     dims = scales.human
+    if obj.get("gold") is not None:
+        _check_gold(obj["gold"], dims, errs, f"{at}: item {item_id}: gold")
     judge: dict[str, JudgeEntry] = {}
     model = None
     if "judge" in obj:

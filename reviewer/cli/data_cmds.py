@@ -1,4 +1,4 @@
-"""``rubricate rubric add``, ``import``, ``export``, ``reviewer add``, ``queue audit-sample``."""
+"""``rubricate rubric add``, ``import``, ``export``, ``reviewer add|accuracy``, ``queue audit-sample|set``."""
 
 from __future__ import annotations
 
@@ -132,3 +132,53 @@ def audit_sample(
     """
     added = _store(db).create_audit_sample(rubric, n, seed)
     typer.echo(f"audit sample: {added} items added")
+
+
+@queue_app.command("set")
+def queue_set(
+    queue: Annotated[str, typer.Option(help="triage, audit or safety.")],
+    rubric: Annotated[str | None, typer.Option(help="Only this rubric's items, ID@VERSION (default: every rubric).")] = None,
+    reviewers: Annotated[int | None, typer.Option(help="Distinct reviewers each item needs.")] = None,
+    gold_rate: Annotated[float | None, typer.Option(help="Share of claims that serve a known-answer item (0–0.5).")] = None,
+    blind: Annotated[bool | None, typer.Option("--blind/--no-blind", help="Hide the judge until the reviewer has scored.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Set how a queue serves items: reviewers per item, gold rate, blind. Unnamed settings keep their value.
+
+    Example: rubricate queue set --queue audit --rubric general-quality@1.0.0 --reviewers 3 --gold-rate 0.05 --blind
+    """
+    s = _store(db).set_queue_settings(queue, rubric, reviewers, gold_rate, blind)
+    typer.echo(f"{s.queue} queue, rubric {s.rubric_ref}: {s.reviewers_per_item} reviewer(s) per item, "
+               f"gold rate {s.gold_rate:g}, {'blind' if s.blind else 'not blind'}")
+
+
+@reviewer_app.command("accuracy")
+def reviewer_accuracy(
+    rubric: Annotated[str | None, typer.Option(help="Only this rubric's gold items, ID@VERSION.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    db: DbOption = None,
+) -> None:
+    """Each reviewer's accuracy on known-answer (gold) items, and its drift week by week.
+
+    Example: rubricate reviewer accuracy --rubric general-quality@1.0.0 --format json
+    """
+    from reviewer.errors import UserError
+
+    if fmt not in ("table", "json"):
+        raise UserError(f"--format {fmt!r}: use table or json")
+    rows = _store(db).gold_accuracy(rubric)
+    if fmt == "json":
+        typer.echo(json.dumps(rows, indent=2, default=str))
+        return
+    if not rows:
+        typer.echo("no reviewer has scored a gold item yet (import items with a 'gold' field and set "
+                   "`rubricate queue set --gold-rate`)")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("reviewer", "gold scores", "MAE", "exact", "within one", "drift (MAE, last − first week)")
+    for r in rows:
+        drift = "—" if r["drift"] is None else f"{r['drift']:+.2f}"
+        table.add_row(r["reviewer"], str(r["n"]), f"{r['mae']:.2f}", f"{r['exact']:.0%}", f"{r['within_one']:.0%}", drift)
+    Console().print(table)

@@ -23,7 +23,7 @@ def review(
     queue: Annotated[str, typer.Option(help="triage, audit or safety.")] = "triage",
     rubric: Annotated[str | None, typer.Option(help="Only items of this rubric, ID@VERSION.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Only items of this dataset.")] = None,
-    blind: Annotated[bool, typer.Option("--blind", help="Hide the judge until you have scored.")] = False,
+    blind: Annotated[bool, typer.Option("--blind", help="Hide the judge until you have scored (always, in a queue set blind).")] = False,
 ) -> None:
     """Open the review TUI on a queue.
 
@@ -63,4 +63,6 @@ def run_tui(db: str | None, reviewer: str, queue: str, rubric: str | None, datas
 
     settings = load_settings()
     store = open_store(db or os.environ.get("RUBRICATE_DB"))
+    # a blind queue (`rubricate queue set --blind`) is blind for everyone who works in it
+    blind = blind or store.queue_settings(queue, rubric).blind
     make_app(store, reviewer, queue, rubric, dataset, blind, settings).run()

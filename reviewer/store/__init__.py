@@ -11,11 +11,12 @@ from reviewer.store.importer import ImportMixin
 from reviewer.store.judging import JudgeMixin
 from reviewer.store.people import PeopleMixin
 from reviewer.store.queue import QueueMixin
+from reviewer.store.queue_settings import QueueSettings, QueueSettingsMixin
 from reviewer.store.ratings import RatingsMixin
 from reviewer.store.views import Claim, ItemView, QueueRow
 
 
-class Store(ImportMixin, JudgeMixin, PeopleMixin, QueueMixin, RatingsMixin):
+class Store(ImportMixin, JudgeMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue."""
 
 
@@ -29,4 +30,4 @@ def open_store(db: str | None = None) -> Store:
     return Store(engine)
 
 
-__all__ = ["Claim", "ItemView", "QueueRow", "Store", "open_store"]
+__all__ = ["Claim", "ItemView", "QueueRow", "QueueSettings", "Store", "open_store"]

@@ -78,18 +78,28 @@ def _append_only_triggers(conn: Connection) -> None:
             )
 
 
+def _add_column(conn: Connection, table: str, column: str, ddl: str) -> None:
+    """``ALTER TABLE … ADD COLUMN`` unless the column is there (made by a newer ``create_all``)."""
+    if conn.dialect.name == "sqlite":
+        if column not in {r[1] for r in conn.exec_driver_sql(f"PRAGMA table_info({table})")}:
+            conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}")
+    else:
+        conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {ddl}")
+
+
 def _triage_key(conn: Connection) -> None:
     """Databases made before the triage key get the column, its index and its values."""
-    if conn.dialect.name == "sqlite":
-        cols = {r[1] for r in conn.exec_driver_sql("PRAGMA table_info(item)")}
-        if "triage_key" not in cols:
-            conn.exec_driver_sql("ALTER TABLE item ADD COLUMN triage_key FLOAT NOT NULL DEFAULT 0")
-    else:
-        conn.exec_driver_sql("ALTER TABLE item ADD COLUMN IF NOT EXISTS triage_key FLOAT NOT NULL DEFAULT 0")
+    _add_column(conn, "item", "triage_key", "FLOAT NOT NULL DEFAULT 0")
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_item_triage ON item (triage_key, pk)")
     from reviewer.store.queue import TRIAGE_KEY_SQL
 
     conn.exec_driver_sql(f"UPDATE item SET triage_key = {TRIAGE_KEY_SQL}")
+
+
+def _queue_settings(conn: Connection) -> None:
+    """Per-queue settings (reviewers per item, gold rate, blind) and the item's gold flag."""
+    tables.QueueSetting.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    _add_column(conn, "item", "is_gold", "BOOLEAN NOT NULL DEFAULT " + ("0" if conn.dialect.name == "sqlite" else "false"))
 
 
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
@@ -97,6 +107,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
     ("0002_append_only_triggers", _append_only_triggers),
     ("0003_triage_key", _triage_key),
+    ("0004_queue_settings", _queue_settings),
 ]
 
 

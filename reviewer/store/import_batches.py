@@ -32,7 +32,7 @@ Reserve = Callable[[int], list[int]]
 
 ITEM_COLUMNS = ("pk", "judge_overall", "judge_band", "judge_passed", "n_errors", "item_id",
                 "content_hash", "input", "output", "context", "reference", "conversation", "grp",
-                "variant", "metadata", "gold")
+                "variant", "metadata", "gold", "is_gold")
 JUDGE_COLUMNS = ("item_pk", "dimension", "method", "score", "normalised", "samples", "std", "rationale",
                  "evidence", "confidence", "error", "raw_reply")
 #: Most imported judge scores carry a number and nothing else: those go in with three parameters.
@@ -83,7 +83,7 @@ def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tupl
             r.content_hash, str(d.get("input") or ""), str(d.get("output") or ""),
             str(d.get("context") or ""), str(d.get("reference") or ""), js(d.get("conversation")),
             None if group is None else str(group), None if variant is None else str(variant),
-            js(d.get("metadata") or {}), js(d.get("gold")))
+            js(d.get("metadata") or {}), js(d.get("gold")), d.get("gold") is not None)
 
 
 def add_scores(batch: Batch, dims: Mapping[str, Dimension], r: Row, pk: int) -> None:

@@ -15,7 +15,7 @@ from sqlalchemy import ColumnElement, and_, exists, false, func, or_, select, up
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
-from reviewer.store.tables import Assignment, AuditSample, Item, SafetyFlag, now
+from reviewer.store.tables import Assignment, AuditSample, Item, QueueSetting, SafetyFlag, now
 from reviewer.store.views import Claim, QueueRow
 
 QUEUES = ("triage", "audit", "safety")
@@ -39,7 +39,7 @@ def refresh_triage_keys(conn: Any, where_sql: str, params: dict[str, Any]) -> No
 class QueueMixin(StoreBase):
     """Claim, renew, release, skip, complete; pages of a queue by key."""
 
-    #: Distinct reviewers each item needs before it leaves the triage and audit queues.
+    #: Distinct reviewers each item needs when no queue setting says (``rubricate queue set``).
     reviewers_per_item: int = 1
 
     def _filters(self, queue: str, rubric_ref: str | None, dataset: str | None) -> list[ColumnElement[bool]]:
@@ -59,31 +59,64 @@ class QueueMixin(StoreBase):
 
     def claim_next(self, queue: str, reviewer: str, rubric_ref: str | None = None,
                    dataset: str | None = None, lease_seconds: int = 900) -> Claim | None:
-        """Lease the next item of ``queue`` to ``reviewer``; None when nothing is left for them."""
+        """Lease the next item of ``queue`` to ``reviewer``; None when nothing is left for them.
+
+        At the queue's gold rate a known-answer item the reviewer has not seen comes instead
+        (decided by a draw seeded with the reviewer and their claim count: reproducible, and not
+        a pattern a reviewer can see). Gold items are never served otherwise.
+        """
         conds = self._filters(queue, rubric_ref, dataset)
         t = now()
-        mine = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer,
-                              Assignment.queue == queue, Assignment.state.in_(("done", "skipped")))  # type: ignore[attr-defined]
         free = or_(Item.lease_until.is_(None), Item.lease_until < t, Item.lease_reviewer == reviewer)  # type: ignore[union-attr,operator]
-        conds += [free, ~mine]
-        if queue != "safety":
-            conds.append(Item.n_reviewed < self.reviewers_per_item)
-        order: list[Any] = [Item.triage_key, Item.pk] if queue == "triage" else [Item.pk]
-        pick = select(Item.pk).where(and_(*conds)).order_by(*order).limit(1)
-        if self.dialect == "postgresql":
-            pick = pick.with_for_update(skip_locked=True)
-        until = t + timedelta(seconds=lease_seconds)
         with self.write() as conn:
-            row = conn.execute(
-                update(Item).where(Item.pk == pick.scalar_subquery())
-                .values(lease_reviewer=reviewer, lease_queue=queue, lease_until=until)
-                .returning(Item.pk, Item.item_id)
-            ).first()
+            row = None
+            if queue != "safety" and self._gold_due(conn, queue, reviewer, rubric_ref):
+                seen = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer)
+                base = self._filters("triage", rubric_ref, dataset)
+                row = self._lease(conn, base + [free, Item.is_gold.is_(True), ~seen], [Item.pk],  # type: ignore[attr-defined]
+                                  queue, reviewer, t, lease_seconds)
+            if row is None:
+                mine = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer,
+                                      Assignment.queue == queue, Assignment.state.in_(("done", "skipped")))  # type: ignore[attr-defined]
+                conds += [free, ~mine]
+                if queue != "safety":
+                    conds += [Item.is_gold.is_(False), Item.n_reviewed < self._needed(queue)]  # type: ignore[attr-defined]
+                order: list[Any] = [Item.triage_key, Item.pk] if queue == "triage" else [Item.pk]
+                row = self._lease(conn, conds, order, queue, reviewer, t, lease_seconds)
             if row is None:
                 return None
             conn.execute(Assignment.__table__.insert().values(  # type: ignore[attr-defined]
                 item_pk=row[0], queue=queue, reviewer=reviewer))
-        return Claim(row[0], row[1], queue, reviewer, until)
+        return Claim(row[0], row[1], queue, reviewer, t + timedelta(seconds=lease_seconds), gold=bool(row[2]))
+
+    def _lease(self, conn: Any, conds: list[Any], order: list[Any], queue: str, reviewer: str, t: Any,
+               lease_seconds: int) -> Any:
+        pick = select(Item.pk).where(and_(*conds)).order_by(*order).limit(1)
+        if self.dialect == "postgresql":
+            pick = pick.with_for_update(skip_locked=True)
+        return conn.execute(
+            update(Item).where(Item.pk == pick.scalar_subquery())
+            .values(lease_reviewer=reviewer, lease_queue=queue, lease_until=t + timedelta(seconds=lease_seconds))
+            .returning(Item.pk, Item.item_id, Item.is_gold)
+        ).first()
+
+    def _needed(self, queue: str) -> Any:
+        """Distinct reviewers an item needs: its rubric's setting, else the ``*`` one, else the default."""
+        def setting(ref: Any) -> Any:
+            return (select(QueueSetting.reviewers_per_item)
+                    .where(QueueSetting.rubric_ref == ref, QueueSetting.queue == queue).scalar_subquery())
+        return func.coalesce(setting(Item.rubric_ref), setting("*"), self.reviewers_per_item)
+
+    def _gold_due(self, conn: Any, queue: str, reviewer: str, rubric_ref: str | None) -> bool:
+        refs = [self.get_rubric(rubric_ref).ref, "*"] if rubric_ref else ["*"]
+        rates = dict(conn.execute(select(QueueSetting.rubric_ref, QueueSetting.gold_rate).where(
+            QueueSetting.queue == queue, QueueSetting.rubric_ref.in_(refs))).all())  # type: ignore[attr-defined]
+        rate = next((float(rates[r]) for r in refs if r in rates), 0.0)
+        if rate <= 0:
+            return False
+        k = conn.execute(select(func.count()).select_from(Assignment).where(
+            Assignment.reviewer == reviewer, Assignment.queue == queue)).scalar_one()
+        return random.Random(f"{reviewer}|{queue}|{k}").random() < rate
 
     def renew(self, claim: Claim, lease_seconds: int = 900) -> Claim:
         """Extend a lease the reviewer still holds; UserError if it was lost."""
@@ -93,7 +126,7 @@ class QueueMixin(StoreBase):
                              .values(lease_until=until)).rowcount
         if not n:
             raise UserError(f"the lease on {claim.item_id} expired and was taken by someone else")
-        return Claim(claim.item_pk, claim.item_id, claim.queue, claim.reviewer, until)
+        return Claim(claim.item_pk, claim.item_id, claim.queue, claim.reviewer, until, claim.gold)
 
     def _end(self, claim: Claim, state: str) -> None:
         with self.write() as conn:

@@ -72,6 +72,8 @@ class Item(SQLModel, table=True):
     priority: float | None = None
     #: Known-answer item: ``gold`` holds the expected score per dimension.
     gold: Any = Field(default=None, sa_column=Column(JSON))
+    #: ``gold`` is set: the item is served only as a known-answer check, at the queue's gold rate.
+    is_gold: bool = False
     judge_overall: float | None = None
     judge_band: str | None = None
     judge_passed: bool | None = None
@@ -243,3 +245,20 @@ class PairChoice(SQLModel, table=True):
     winner_item_pk: int | None = None
     reason: str | None = None
     created_at: datetime = Field(default_factory=now)
+
+
+class QueueSetting(SQLModel, table=True):
+    """How a queue serves one rubric's items (``rubric_ref`` ``*``: every rubric without its own)."""
+
+    __tablename__ = "queue_setting"
+    __table_args__ = (UniqueConstraint("rubric_ref", "queue"),)
+    pk: int | None = Field(default=None, primary_key=True)
+    rubric_ref: str
+    queue: str
+    #: Distinct reviewers each item needs; never served twice to one reviewer.
+    reviewers_per_item: int = 1
+    #: Share of claims that serve a known-answer (gold) item the reviewer has not seen.
+    gold_rate: float = 0.0
+    #: Judge scores stay hidden until the reviewer has scored the dimension.
+    blind: bool = False
+    updated_at: datetime = Field(default_factory=now)

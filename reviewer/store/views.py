@@ -16,6 +16,8 @@ class Claim:
     queue: str
     reviewer: str
     until: datetime
+    #: A known-answer item (the store knows; the reviewer's screen does not say).
+    gold: bool = False
 
 
 @dataclass(frozen=True)

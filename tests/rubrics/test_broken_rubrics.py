@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from reviewer.cli import main
+from tests.cli import run_cli
 
 BROKEN = Path(__file__).resolve().parents[1] / "broken_rubrics"
 RULES = {
@@ -29,16 +30,8 @@ RULES = {
 
 
 def validate(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
-    old = sys.argv
-    sys.argv = ["rubricate", "rubric", "validate", str(path)]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    finally:
-        sys.argv = old
-    return code, capsys.readouterr().err.strip().splitlines()
+    code, _, err = run_cli(["rubric", "validate", str(path)], capsys)
+    return code, err.strip().splitlines()
 
 
 def test_the_corpus_is_complete() -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from reviewer.cli import main
 from reviewer.store import open_store
+from tests.cli import run_cli
 
 BAD = Path(__file__).resolve().parents[1] / "bad_imports"
 EXPECTED = {
@@ -29,21 +28,15 @@ EXPECTED = {
     "human_without_reviewer.jsonl": ":1: item a: each human entry needs 'reviewer' and 'scores'",
     "missing_column.csv": ":1: the CSV header needs an 'id' column and an 'output'",
     "csv_judge_not_json.csv": ":2: column 'judge' must hold JSON text",
+    "gold_off_scale.jsonl": ":1: item a: gold accuracy: score 14 is off the scale 1–10",
+    "gold_not_object.jsonl": ":1: item a: gold: must be an object of dimension → expected score",
 }
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """Run the real console entry point in-process; returns (exit code, stderr)."""
-    old = sys.argv
-    sys.argv = ["rubricate", *argv]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    finally:
-        sys.argv = old
-    return code, capsys.readouterr().err
+    """The console entry point in-process; returns (exit code, stderr)."""
+    code, _, err = run_cli(argv, capsys)
+    return code, err
 
 
 def _assert_refused(path: Path, fragment: str, db: Path, capsys: pytest.CaptureFixture[str]) -> None:

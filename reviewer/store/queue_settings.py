@@ -1,0 +1,115 @@
+"""How each queue serves a rubric's items, and what the known-answer (gold) items say of reviewers.
+
+A setting names a rubric (or ``*`` for every rubric without its own) and a queue: how many
+distinct reviewers each item needs, the share of claims that serve a gold item instead, and
+whether the queue is blind. Gold items carry expected scores; a reviewer's scores on them give
+accuracy, and accuracy per week shows drift.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select, update
+
+from reviewer.errors import UserError
+from reviewer.store.base import StoreBase
+from reviewer.store.tables import HumanScore, Item, QueueSetting, now
+
+ANY_RUBRIC = "*"
+
+
+@dataclass(frozen=True)
+class QueueSettings:
+    """One queue's rules for one rubric."""
+
+    rubric_ref: str
+    queue: str
+    reviewers_per_item: int = 1
+    gold_rate: float = 0.0
+    blind: bool = False
+
+
+class QueueSettingsMixin(StoreBase):
+    """Queue settings and gold accuracy."""
+
+    def set_queue_settings(self, queue: str, rubric_ref: str | None = None, reviewers_per_item: int | None = None,
+                           gold_rate: float | None = None, blind: bool | None = None) -> QueueSettings:
+        """Change what is given; the rest keeps its value. Returns the settings now in force."""
+        from reviewer.store.queue import QUEUES
+
+        if queue not in QUEUES:
+            raise UserError(f"unknown queue {queue!r}; use {', '.join(QUEUES)}")
+        if reviewers_per_item is not None and not 1 <= reviewers_per_item <= 20:
+            raise UserError(f"--reviewers {reviewers_per_item}: give 1 to 20 distinct reviewers per item")
+        if gold_rate is not None and not (math.isfinite(gold_rate) and 0 <= gold_rate <= 0.5):
+            raise UserError(f"--gold-rate {gold_rate}: give a share from 0 to 0.5 of claims")
+        ref = self.get_rubric(rubric_ref).ref if rubric_ref else ANY_RUBRIC
+        current = self.queue_settings(queue, rubric_ref, exact=True)
+        values = dict(reviewers_per_item=current.reviewers_per_item if reviewers_per_item is None else reviewers_per_item,
+                      gold_rate=current.gold_rate if gold_rate is None else gold_rate,
+                      blind=current.blind if blind is None else blind, updated_at=now())
+        with self.write() as conn:
+            done = conn.execute(update(QueueSetting).where(QueueSetting.rubric_ref == ref, QueueSetting.queue == queue)
+                                .values(**values)).rowcount
+            if not done:
+                conn.execute(QueueSetting.__table__.insert().values(rubric_ref=ref, queue=queue, **values))  # type: ignore[attr-defined]
+        return self.queue_settings(queue, rubric_ref, exact=True)
+
+    def queue_settings(self, queue: str, rubric_ref: str | None = None, exact: bool = False) -> QueueSettings:
+        """The settings for a rubric's items in a queue: its own, else the ``*`` row, else defaults
+        (with ``exact``, only its own row counts)."""
+        ref = self.get_rubric(rubric_ref).ref if rubric_ref else ANY_RUBRIC
+        refs = [ref] if exact or ref == ANY_RUBRIC else [ref, ANY_RUBRIC]
+        with self.read() as conn:
+            rows = {r[0]: r for r in conn.execute(
+                select(QueueSetting.rubric_ref, QueueSetting.reviewers_per_item, QueueSetting.gold_rate,
+                       QueueSetting.blind).where(QueueSetting.queue == queue, QueueSetting.rubric_ref.in_(refs)))}  # type: ignore[attr-defined]
+        for r in refs:
+            if r in rows:
+                _, n, rate, blind = rows[r]
+                return QueueSettings(ref, queue, int(n), float(rate), bool(blind))
+        return QueueSettings(ref, queue)
+
+    def gold_accuracy(self, rubric_ref: str | None = None) -> list[dict[str, Any]]:
+        """Per reviewer, over the gold items they scored: how many, mean absolute error, exact and
+        within-one shares, and the error per ISO week (drift: the last week's MAE minus the first's)."""
+        with self.read() as conn:
+            q = select(Item.pk, Item.gold).where(Item.is_gold.is_(True))  # type: ignore[attr-defined]
+            if rubric_ref:
+                q = q.where(Item.rubric_ref == self.get_rubric(rubric_ref).ref)
+            gold = {pk: g for pk, g in conn.execute(q) if isinstance(g, dict)}
+            scores = conn.execute(
+                select(HumanScore.item_pk, HumanScore.dimension, HumanScore.reviewer, HumanScore.score,
+                       HumanScore.kind, HumanScore.created_at)
+                .where(HumanScore.item_pk.in_(list(gold))).order_by(HumanScore.pk)).all() if gold else []  # type: ignore[attr-defined]
+        current: dict[tuple[int, str, str], tuple[float, Any]] = {}
+        for pk, dim, who, score, kind, at in scores:
+            if kind == "adjudication":
+                continue
+            if kind == "undo" or score is None:
+                current.pop((pk, dim, who), None)
+            else:
+                current[(pk, dim, who)] = (float(score), at)
+        errors: dict[str, list[tuple[float, Any]]] = defaultdict(list)
+        for (pk, dim, who), (score, at) in current.items():
+            expected = gold[pk].get(dim)
+            if isinstance(expected, (int, float)):
+                errors[who].append((abs(score - float(expected)), at))
+        out = []
+        for who in sorted(errors):
+            errs = [e for e, _ in errors[who]]
+            weeks: dict[str, list[float]] = defaultdict(list)
+            for e, at in errors[who]:
+                year, week, _ = at.isocalendar()
+                weeks[f"{year}-W{week:02d}"].append(e)
+            by_week = {w: round(sum(v) / len(v), 6) for w, v in sorted(weeks.items())}
+            first, last = next(iter(by_week.values())), list(by_week.values())[-1]
+            out.append({"reviewer": who, "n": len(errs), "mae": sum(errs) / len(errs),
+                        "exact": sum(e < 1e-9 for e in errs) / len(errs),
+                        "within_one": sum(e <= 1 + 1e-9 for e in errs) / len(errs),
+                        "mae_by_week": by_week, "drift": last - first if len(by_week) > 1 else None})
+        return out
