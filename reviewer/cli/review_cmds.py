@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import getpass
-import os
 from typing import Annotated
 
 import typer
@@ -57,12 +56,18 @@ def demo(
 def run_tui(db: str | None, reviewer: str, queue: str, rubric: str | None, dataset: str | None,
             blind: bool) -> None:
     """Open the store and run the app until the reviewer quits."""
-    from reviewer.store import open_store
-    from reviewer.tui.app import make_app
+    from reviewer.locations import default_db
+    from reviewer.tui import firstpage
     from reviewer.tui.config import load_settings
 
     settings = load_settings()
-    store = open_store(db or os.environ.get("RUBRICATE_DB"))
-    # a blind queue (`rubricate queue set --blind`) is blind for everyone who works in it
-    blind = blind or store.queue_settings(queue, rubric).blind
-    make_app(store, reviewer, queue, rubric, dataset, blind, settings).run()
+    db = db or default_db()
+    # The first page is read while Textual loads; the app opens the store in a worker (and
+    # applies a blind queue setting then), so the queue shows before SQLAlchemy has loaded.
+    first = firstpage.start(db, queue, rubric, dataset, settings.page_size)
+    from reviewer.tui.app import make_app
+
+    app = make_app(None, reviewer, queue, rubric, dataset, blind, settings, db=db, first_page=first)
+    app.run()
+    if app.return_code:
+        raise typer.Exit(app.return_code)

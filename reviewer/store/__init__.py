@@ -2,32 +2,33 @@
 
 ``open_store(db)`` opens (and migrates) a SQLite file or a PostgreSQL database and returns the
 one :class:`Store` that owns its connections.
+
+The names below load on first use (PEP 562), so that ``reviewer.store.lite`` — the TUI's first
+page, read with the standard library alone — does not pull SQLAlchemy in with the package.
 """
 
 from __future__ import annotations
 
-from reviewer.store.engine import make_engine, migrate
-from reviewer.store.importer import ImportMixin
-from reviewer.store.judging import JudgeMixin
-from reviewer.store.people import PeopleMixin
-from reviewer.store.queue import QueueMixin
-from reviewer.store.queue_settings import QueueSettings, QueueSettingsMixin
-from reviewer.store.ratings import RatingsMixin
-from reviewer.store.views import Claim, ItemView, QueueRow
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from reviewer.store.core import Store, open_store
+    from reviewer.store.queue_settings import QueueSettings
+    from reviewer.store.views import Claim, ItemView, QueueRow
+
+_LAZY = {"Store": "reviewer.store.core", "open_store": "reviewer.store.core",
+         "QueueSettings": "reviewer.store.queue_settings", "Claim": "reviewer.store.views",
+         "ItemView": "reviewer.store.views", "QueueRow": "reviewer.store.views"}
 
 
-class Store(ImportMixin, JudgeMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin):
-    """Items, judge and human scores side by side, safety flags, and the shared queue."""
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'reviewer.store' has no attribute {name!r}")
+    import importlib
 
-
-def open_store(db: str | None = None) -> Store:
-    """Open ``db`` (a SQLAlchemy URL or a SQLite path; default ``$RUBRICATE_DB`` or the user
-    data directory), applying any migrations it has not had."""
-    from reviewer.locations import default_db
-
-    engine = make_engine(db or default_db())
-    migrate(engine)
-    return Store(engine)
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = ["Claim", "ItemView", "QueueRow", "QueueSettings", "Store", "open_store"]

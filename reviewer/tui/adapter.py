@@ -57,9 +57,18 @@ def queue_page(store: Any, queue: str, rubric_ref: str | None, dataset: str | No
     """One page of the queue and the queue's size."""
     rows = store.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, search=search)
     total = store.queue_count(queue, rubric_ref, dataset) if after is None and not search else None
+    return _lines(rows), total
+
+
+def lines(rows: list[Any]) -> list[QueueLine]:
+    """Store queue rows as the queue screen shows them."""
+    return _lines(rows)
+
+
+def _lines(rows: list[Any]) -> list[QueueLine]:
     return [QueueLine(r.item_pk, r.item_id, r.dataset, r.overall, r.band, BAND_COLORS.get(r.band or "", "white"),
                       r.passed, r.flagged, r.errors, f"{r.reviewed} reviewed" if r.reviewed else "new",
-                      r.holder, r.sort_key) for r in rows], total
+                      r.holder, r.sort_key) for r in rows]
 
 
 def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None) -> ItemState:

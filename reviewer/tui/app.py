@@ -7,9 +7,11 @@ own their own keys and state. Store reads run in thread workers and hand their r
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from textual import work
@@ -19,7 +21,6 @@ from textual.binding import Binding
 from reviewer.tui import adapter
 from reviewer.tui.config import TuiSettings
 from reviewer.tui.screens.help import HelpScreen
-from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.viewmodel import DimState, ItemState
 from reviewer.tui.writer import StoreWriter, WriteDone
@@ -36,6 +37,26 @@ class Session:
     blind: bool = False
 
 
+class StoreUnavailable(asyncio.CancelledError):
+    """The store could not be opened: work that needed it is cancelled, quietly — the app is
+    already leaving with the reason (a cancellation, so Textual does not report each worker)."""
+
+
+class StoreHandle:
+    """Stands for the store while a worker thread opens it: any attribute waits for the open to
+    finish. Only worker threads and the writer touch the store, so the UI thread never waits."""
+
+    def __init__(self) -> None:
+        self.ready: Future[Any] = Future()
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            store = self.ready.result()
+        except Exception as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return getattr(store, name)
+
+
 class ReviewApp(App[None]):
     """Keyboard-only review of judge scores."""
 
@@ -46,9 +67,17 @@ class ReviewApp(App[None]):
         Binding("ctrl+q", "quit", "quit", id="app.quit", priority=True),
     ]
 
-    def __init__(self, store: Any, session: Session, settings: TuiSettings | None = None) -> None:
+    def __init__(self, store: Any, session: Session, settings: TuiSettings | None = None,
+                 db: str | None = None, first_page: Future[Any] | None = None) -> None:
         super().__init__()
-        self.store = store
+        #: with ``store`` None, the app opens ``db`` in a worker and paints the first page from
+        #: ``reviewer.store.lite`` meanwhile (SQLAlchemy takes longer to load than a first frame may)
+        self.store = store if store is not None else StoreHandle()
+        self.db = db
+        #: the queue's first page, being read (reviewer.tui.firstpage) while the app starts
+        self.first_page = first_page
+        #: set once the queue's first page is on screen: the store loads after that, not before
+        self.first_page_shown = threading.Event()
         self.session = session
         self.settings = settings or TuiSettings()
         self.writer = StoreWriter(self.post_message)
@@ -61,7 +90,29 @@ class ReviewApp(App[None]):
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
         self.push_screen(QueueScreen())
+        if isinstance(self.store, StoreHandle):
+            self._open_store()
         self._load_roles()
+
+    @work(thread=True, group="store")
+    def _open_store(self) -> None:
+        handle = self.store
+        assert isinstance(handle, StoreHandle)
+        self.first_page_shown.wait(timeout=2)
+        try:
+            from reviewer.store import open_store
+            from reviewer.tui.screens import item  # noqa: F401  (loaded here, off the first frame)
+
+            store = open_store(self.db)
+            blind = store.queue_settings(self.session.queue, self.session.rubric_ref).blind
+        except Exception as exc:
+            handle.ready.set_exception(exc)
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.call_from_thread(self.exit, message=f"error: {self.db}: {first}", return_code=1)
+            return
+        handle.ready.set_result(store)
+        if blind and not self.session.blind:  # a queue set blind is blind for everyone in it
+            self.call_from_thread(setattr, self, "session", replace(self.session, blind=True))
 
     @work(thread=True, group="roles")
     def _load_roles(self) -> None:
@@ -90,6 +141,8 @@ class ReviewApp(App[None]):
         self.call_from_thread(self._show, state, remember)
 
     def _show(self, state: ItemState | None, remember: bool = True) -> None:
+        from reviewer.tui.screens.item import ItemScreen
+
         if state is None:
             self.notify("the queue is empty: nothing left for you here", title="done")
             while len(self.screen_stack) > 2:
@@ -168,9 +221,11 @@ class ReviewApp(App[None]):
 
 def make_app(store: Any, reviewer: str, queue: str = "triage", rubric_ref: str | None = None,
              dataset: str | None = None, blind: bool = False,
-             settings: TuiSettings | None = None) -> ReviewApp:
-    """Build the app; nothing is opened or fetched until it runs."""
-    return ReviewApp(store, Session(reviewer, queue, rubric_ref, dataset, blind), settings)
+             settings: TuiSettings | None = None, db: str | None = None,
+             first_page: Future[Any] | None = None) -> ReviewApp:
+    """Build the app on an open ``store``, or (``store`` None) on ``db``, which it opens in a
+    worker once running; ``first_page`` is :func:`reviewer.tui.firstpage.start`'s future."""
+    return ReviewApp(store, Session(reviewer, queue, rubric_ref, dataset, blind), settings, db, first_page)
 
 
 __all__ = ["ReviewApp", "Session", "make_app"]

@@ -14,8 +14,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from reviewer.errors import UserError
 
 
@@ -46,6 +44,8 @@ def load_settings(path: Path | None = None) -> TuiSettings:
     path = path or config_path()
     if not path.exists():
         return TuiSettings()
+    import yaml  # only when a config file exists
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:

@@ -20,6 +20,8 @@ from reviewer.tui import adapter
 if TYPE_CHECKING:
     from reviewer.tui.app import ReviewApp
 
+#: Rows added before the first frame of a page; a terminal shows fewer.
+FIRST_ROWS = 60
 COLUMNS = ("item", "dataset", "judge", "band", "pass", "safety", "errors", "status", "held by")
 
 
@@ -69,10 +71,18 @@ class QueueScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="queue-page")
     def load_page(self) -> None:
         """Fetch the current page (and the count) from the store."""
-        s = self.rapp.session
+        s, app = self.rapp.session, self.rapp
+        first = self.page_starts[-1] is None and not self.search
+        opening = getattr(app.store, "ready", None)
+        if first and opening is not None and not opening.done() and app.first_page is not None:
+            lite = app.first_page.result()  # read while the app was still starting
+            app.first_page = None
+            if lite is not None:  # the store loads once this is painted (see _fill)
+                self.app.call_from_thread(self._fill, adapter.lines(lite[0]), lite[1])
+                return
+            app.first_page_shown.set()  # nothing to paint without the store: load it now
         rows, total = adapter.queue_page(
-            self.rapp.store, s.queue, s.rubric_ref, s.dataset, self.page_starts[-1],
-            self.rapp.settings.page_size, self.search,
+            app.store, s.queue, s.rubric_ref, s.dataset, self.page_starts[-1], app.settings.page_size, self.search,
         )
         self.app.call_from_thread(self._fill, rows, total)
 
@@ -80,15 +90,11 @@ class QueueScreen(Screen[None]):
         self.rows, self.total = rows, total
         table = self.query_one(DataTable)
         table.clear()
-        for r in rows:
-            band = Text(f" {r.band} ", style=f"black on {r.band_color}") if r.band else Text("—")
-            passed = Text("pass", style="green") if r.passed else (
-                Text("fail", style="red") if r.passed is not None else Text("—"))
-            table.add_row(
-                r.item_id, r.dataset or "", "—" if r.overall is None else f"{r.overall:.2f}",
-                band, passed, Text("FLAG", style="bold red") if r.flagged else "",
-                str(r.errors or ""), r.status, r.holder or "", key=str(r.item_pk),
-            )
+        # A screenful first; the rest of the page after that frame (the table measures each cell)
+        self._add_rows(rows[:FIRST_ROWS])
+        if len(rows) > FIRST_ROWS:
+            self.call_after_refresh(self._add_rows, rows[FIRST_ROWS:], rows)
+        self.call_after_refresh(self.rapp.first_page_shown.set)
         s = self.rapp.session
         page = len(self.page_starts)
         title = Text()
@@ -99,6 +105,20 @@ class QueueScreen(Screen[None]):
             title.append(f"  {total} items", style="dim")
         title.append("   g: start reviewing · enter: open · ]/[: page · /: search", style="dim")
         self.query_one("#queue-title", Static).update(title)
+
+    def _add_rows(self, lines: list[adapter.QueueLine], page: list[adapter.QueueLine] | None = None) -> None:
+        if page is not None and page is not self.rows:
+            return  # another page was loaded meanwhile
+        table = self.query_one(DataTable)
+        for r in lines:
+            band = Text(f" {r.band} ", style=f"black on {r.band_color}") if r.band else Text("—")
+            passed = Text("pass", style="green") if r.passed else (
+                Text("fail", style="red") if r.passed is not None else Text("—"))
+            table.add_row(
+                r.item_id, r.dataset or "", "—" if r.overall is None else f"{r.overall:.2f}",
+                band, passed, Text("FLAG", style="bold red") if r.flagged else "",
+                str(r.errors or ""), r.status, r.holder or "", key=str(r.item_pk),
+            )
 
     def action_page(self, step: int) -> None:
         """Next or previous page, by the key of the last row seen."""

@@ -1,0 +1,67 @@
+"""A read-only look at a SQLite store that needs nothing but the standard library.
+
+Loading SQLAlchemy and SQLModel takes longer than a reviewer should wait for the first screen, so
+the TUI paints the first page of its queue from here while the full store loads behind it. Only
+what the queue screen's first page needs; the same rows as :meth:`QueueMixin.queue_page` (a test
+holds the two side by side). Anything unexpected — not a SQLite file, a schema this code does not
+know, a rubric given without its version — answers None and the caller waits for the full store.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+from reviewer.store.views import QueueRow
+
+_COLUMNS = ("pk, item_id, dataset, rubric_ref, judge_overall, judge_band, judge_passed, flagged, n_errors,"
+            " n_reviewed, lease_reviewer, lease_until")
+_QUEUE_FILTERS = {
+    "triage": "",
+    "audit": " AND EXISTS (SELECT 1 FROM audit_sample a WHERE a.item_pk = item.pk)",
+    "safety": " AND EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk"
+              " AND f.status IN ('open', 'escalated'))",
+}
+
+
+def sqlite_path(db: str | None) -> Path | None:
+    """The file a ``--db`` value names when it is SQLite (a plain path or ``sqlite:///``), else None."""
+    if not db:
+        return None
+    if db.startswith("sqlite:///"):
+        db = db[len("sqlite:///"):]
+    elif "://" in db:
+        return None
+    path = Path(db).expanduser()
+    return path if path.is_file() else None
+
+
+def first_page(path: Path, queue: str, rubric_ref: str | None, dataset: str | None,
+               limit: int) -> tuple[list[QueueRow], int] | None:
+    """The first ``limit`` rows of the queue and its size, or None when this path cannot say."""
+    if queue not in _QUEUE_FILTERS or (rubric_ref is not None and "@" not in rubric_ref):
+        return None
+    where, params = "1 = 1" + _QUEUE_FILTERS[queue], []
+    if rubric_ref:
+        where += " AND rubric_ref = ?"
+        params.append(rubric_ref)
+    if dataset:
+        where += " AND dataset = ?"
+        params.append(dataset)
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error:
+        return None
+    try:
+        rows = conn.execute(f"SELECT {_COLUMNS} FROM item WHERE {where} ORDER BY pk LIMIT ?",
+                            [*params, limit]).fetchall()
+        (total,) = conn.execute(f"SELECT count(*) FROM item WHERE {where}", params).fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    t = datetime.now(UTC).replace(tzinfo=None)
+    return [QueueRow(r[0], r[1], r[2], r[3], r[4], r[5], None if r[6] is None else bool(r[6]), bool(r[7]), r[8],
+                     r[9], r[10] if r[11] is not None and datetime.fromisoformat(r[11]) > t else None, r[0])
+            for r in rows], int(total)
