@@ -47,18 +47,31 @@ async def main():
         deadline = time.perf_counter() + 10
         while not isinstance(app.screen, ItemScreen) and time.perf_counter() < deadline:
             await pilot.pause(0.005)
+        from textual import events
+
+        async def key_to_frame(key, char, changed):
+            # The key goes in as the terminal driver would send it; the clock stops once the
+            # screen's state shows the key's effect and the screen has been rendered. (pilot.press
+            # also waits for the CPU to go idle and for animations: not what a person sees.)
+            t = time.perf_counter()
+            event = events.Key(key, char)
+            event.set_sender(app)
+            app._driver.send_message(event)
+            while not changed():
+                await asyncio.sleep(0)
+            await pilot._wait_for_screen()
+            app.screen._on_timer_update()
+            return time.perf_counter() - t
+
         for _ in range(30):
-            screen = app.screen
-            t = time.perf_counter()
-            await pilot.press("enter")  # agree: never needs a reason
+            shown = app.screen.state  # the item on screen (the screen itself is reused)
+            scr = app.screen
+            before = (scr.focus_index, scr.state.scored_count())
+            # agree (never needs a reason): the dimension counts as scored, the focus moves on
+            keys.append(await key_to_frame("enter", "\r",
+                                           lambda: (scr.focus_index, scr.state.scored_count()) != before))
             await pilot.pause()
-            keys.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            await pilot.press("n")
-            deadline = time.perf_counter() + 5
-            while app.screen is screen and time.perf_counter() < deadline:
-                await pilot.pause(0.002)
-            nexts.append(time.perf_counter() - t)
+            nexts.append(await key_to_frame("n", "n", lambda: getattr(app.screen, "state", None) is not shown))
         out["next_p95_ms"] = sorted(nexts)[int(0.95 * 29)] * 1000
         out["key_p95_ms"] = sorted(keys)[int(0.95 * 29)] * 1000
         app.writer.drain()
@@ -83,12 +96,21 @@ def build(n: int, folder: Path) -> Path:
     return db
 
 
+RUNS = 3  # cold starts per size: the machine is shared, one start can be slow
+
 with tempfile.TemporaryDirectory() as tmp:
     for n in (10_000, 100_000):
         db = build(n, Path(tmp))
-        probe = subprocess.run([sys.executable, "-c", PROBE, str(db)], capture_output=True, text=True, check=True, timeout=120)
-        r = json.loads(probe.stdout.strip().splitlines()[-1])
-        print(f"{n:>7,} items: first frame {r['first_frame_s'] * 1000:.0f} ms (store ready {r['store_ready_s'] * 1000:.0f} ms), "
+        runs = []
+        for _ in range(RUNS):
+            probe = subprocess.run([sys.executable, "-c", PROBE, str(db)], capture_output=True, text=True,
+                                   check=True, timeout=120)
+            runs.append(json.loads(probe.stdout.strip().splitlines()[-1]))
+        runs.sort(key=lambda r: r["first_frame_s"])
+        r = runs[len(runs) // 2]  # the median start; its other figures beside it
+        worst = max(x["first_frame_s"] for x in runs)
+        print(f"{n:>7,} items: first frame {r['first_frame_s'] * 1000:.0f} ms median of {RUNS} cold starts "
+              f"(slowest {worst * 1000:.0f} ms; full store ready {r['store_ready_s'] * 1000:.0f} ms), "
               f"RSS at first frame {r['rss_mb']:.0f} MB, "
               f"next item p95 {r['next_p95_ms']:.1f} ms, key→frame p95 {r['key_p95_ms']:.1f} ms, "
               f"RSS after 30 items {r['rss_end_mb']:.0f} MB, heavy modules imported: {r['heavy'] or 'none'}")

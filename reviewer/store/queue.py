@@ -68,7 +68,7 @@ class QueueMixin(StoreBase):
         conds = self._filters(queue, rubric_ref, dataset)
         t = now()
         free = or_(Item.lease_until.is_(None), Item.lease_until < t, Item.lease_reviewer == reviewer)  # type: ignore[union-attr,operator]
-        with self.write() as conn:
+        with self.write(durable=False) as conn:
             row = None
             if queue != "safety" and self._gold_due(conn, queue, reviewer, rubric_ref):
                 seen = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer)
@@ -129,7 +129,7 @@ class QueueMixin(StoreBase):
         return Claim(claim.item_pk, claim.item_id, claim.queue, claim.reviewer, until, claim.gold)
 
     def _end(self, claim: Claim, state: str) -> None:
-        with self.write() as conn:
+        with self.write(durable=False) as conn:
             conn.execute(update(Item).where(Item.pk == claim.item_pk, Item.lease_reviewer == claim.reviewer)
                          .values(lease_reviewer=None, lease_queue=None, lease_until=None))
             conn.execute(update(Assignment).where(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
@@ -104,6 +105,7 @@ class ReviewApp(App[None]):
             from reviewer.tui.screens import item  # noqa: F401  (loaded here, off the first frame)
 
             store = open_store(self.db)
+            store.checkpoint()  # here, not in the first commit a reviewer waits for
             blind = store.queue_settings(self.session.queue, self.session.rubric_ref).blind
         except Exception as exc:
             handle.ready.set_exception(exc)
@@ -111,6 +113,8 @@ class ReviewApp(App[None]):
             self.call_from_thread(self.exit, message=f"error: {self.db}: {first}", return_code=1)
             return
         handle.ready.set_result(store)
+        # What exists now lives as long as the app: keep it out of the collector's full scans.
+        self.call_from_thread(gc.freeze)
         if blind and not self.session.blind:  # a queue set blind is blind for everyone in it
             self.call_from_thread(setattr, self, "session", replace(self.session, blind=True))
 
@@ -152,6 +156,8 @@ class ReviewApp(App[None]):
             return
         if remember:
             self.history.append(state.item_pk)
+        if isinstance(self.screen, ItemScreen) and self.screen.show(state):
+            return
         screen = ItemScreen(state)
         if isinstance(self.screen, ItemScreen):
             self.switch_screen(screen)

@@ -94,16 +94,17 @@ async def test_large_difference_requires_a_reason_before_next(store: Store) -> N
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(app, pilot)
+        first = screen.state.item_pk
         d = screen.state.dims[0]
         far = 1 if (d.judge_score or 10) > 5 else 9
         await pilot.press(str(far))
         await focus(pilot, screen, 0)
         await pilot.press("n")
         await settle(app, pilot)
-        assert app.screen is screen  # refused: still on the same item
+        assert app.screen is screen and screen.state.item_pk == first  # refused: still on the same item
         await pilot.press("r", *"judge missed the error", "enter", "n")
         await settle(app, pilot)
-        assert isinstance(app.screen, ItemScreen) and app.screen.state.item_pk != screen.state.item_pk
+        assert isinstance(app.screen, ItemScreen) and app.screen.state.item_pk != first
 
 
 async def test_undo_is_a_new_row(store: Store) -> None:
@@ -122,20 +123,21 @@ async def test_undo_is_a_new_row(store: Store) -> None:
 async def test_skip_and_next_move_through_the_queue(store: Store) -> None:
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
-        first = await start(app, pilot)
+        first = (await start(app, pilot)).state
         await pilot.press("s")
         await settle(app, pilot)
-        second = app.screen
-        assert isinstance(second, ItemScreen) and second.state.item_pk != first.state.item_pk
+        assert isinstance(app.screen, ItemScreen)  # the screen is reused from item to item
+        second = app.screen.state
+        assert second.item_pk != first.item_pk
         await pilot.press("enter", "n")
         await settle(app, pilot)
-        third = app.screen
-        assert isinstance(third, ItemScreen) and third.state.item_pk not in (first.state.item_pk, second.state.item_pk)
+        third = app.screen.state  # type: ignore[attr-defined]
+        assert third.item_pk not in (first.item_pk, second.item_pk)
         await pilot.press("p")
         await settle(app, pilot)
-        assert app.screen.state.item_pk == second.state.item_pk  # type: ignore[attr-defined]
+        assert app.screen.state.item_pk == second.item_pk  # type: ignore[attr-defined]
     # the skipped item is not served to this reviewer again; the finished one counts as reviewed
-    assert store.queue_page("triage", search=second.state.item_id)[0].reviewed == 1
+    assert store.queue_page("triage", search=second.item_id)[0].reviewed == 1
 
 
 async def test_blind_mode_hides_the_judge_until_scored_and_keeps_both(store: Store) -> None:
@@ -217,3 +219,23 @@ async def test_queue_keys_never_reach_an_unbuilt_screen(store: Store) -> None:
         await pilot.press("C")
         await settle(app, pilot)
         assert isinstance(app.screen, QueueScreen) and app.is_running
+
+
+async def test_the_reused_item_screen_shows_the_new_item_everywhere(store: Store) -> None:
+    from textual.widgets import Static
+
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("k", "k")  # focus moved; must not carry over
+        first = screen.state
+        await pilot.press("s")
+        await settle(app, pilot)
+        assert app.screen is screen and screen.state is not first  # reused, not rebuilt
+        new = screen.state
+        shown = str(screen.query_one("#item-output", Static).render())
+        assert new.output[:40] in shown and (first.output[:40] not in shown or first.output == new.output)
+        assert new.item_id in str(screen.query_one("#item-title", Static).render())
+        assert screen.focus_index == 0
+        cards = [screen.query_one(f"#card-{i}") for i in range(len(new.dims))]
+        assert all(c.state is d for c, d in zip(cards, new.dims, strict=True))  # type: ignore[attr-defined]

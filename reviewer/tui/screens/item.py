@@ -143,11 +143,40 @@ class ItemScreen(Screen[None]):
         return t
 
     def _refresh_all(self) -> None:
-        for i, _ in enumerate(self.state.dims):
+        for i, d in enumerate(self.state.dims):
             card = self.query_one(f"#card-{i}", DimensionCard)
             card.set_class(i == self.focus_index, "-focused")
-            card.refresh_state()
+            if card.state is not d or card.shown != card.signature():  # re-render only what changed
+                card.state = d
+                card.refresh_state()
         self.query_one("#item-summary", Static).update(self._summary())
+
+    @staticmethod
+    def _shape(state: ItemState) -> tuple[Any, ...]:
+        """What :meth:`compose` builds differently from item to item."""
+        return (state.rubric.ref, len(state.dims), bool(state.context), bool(state.reference), bool(state.flags))
+
+    def show(self, state: ItemState) -> bool:
+        """Show ``state`` in this screen's widgets, when it has this item's shape (same rubric and
+        panels): building a new screen per item costs more than a reviewer should wait. Returns
+        False when a new screen is needed."""
+        if self._shape(state) != self._shape(self.state):
+            return False
+        self.state, self.focus_index, self._verdict_flipped = state, 0, False
+        self.query_one("#item-title", Static).update(self._title())
+        self.query_one("#item-input", Static).update(Text(state.input or "(no input)"))
+        evidence = [q for d in state.dims if d.judge_visible for q in d.evidence]
+        self.query_one("#item-output", Static).update(highlight(state.output, evidence))
+        if state.flags:
+            self.query_one("#item-flags", Static).update(self._flags_text())
+        for collapsible, text in zip(self.query(Collapsible), [t for t in (state.context, state.reference) if t],
+                                     strict=True):
+            collapsible.collapsed = True
+            collapsible.query_one(Markdown).update(text)
+        self._refresh_all()
+        self.query_one("#item-left", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#item-right", VerticalScroll).scroll_home(animate=False)
+        return True
 
     @property
     def focused_dim(self) -> DimState:

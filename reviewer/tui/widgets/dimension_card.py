@@ -28,6 +28,13 @@ class DimensionCard(Static):
         super().__init__(id=id)
         self.state = state
         self.reason_margin = reason_margin
+        #: the signature of what is on screen (see :meth:`signature`)
+        self.shown: tuple[object, ...] | None = None
+
+    def signature(self) -> tuple[object, ...]:
+        """Everything the card shows that a key press can change."""
+        s = self.state
+        return (s.my_score, s.my_reason, s.my_tags, s.my_blind, s.revealed, s.judge_visible)
 
     def on_mount(self) -> None:
         self.refresh_state()
@@ -35,6 +42,7 @@ class DimensionCard(Static):
     def refresh_state(self) -> None:
         """Re-render from the state and toggle the classes the stylesheet colours by."""
         s = self.state
+        self.shown = self.signature()
         self.set_class(s.my_score is not None, "-scored")
         self.set_class(s.judge_error is not None, "-error")
         self.set_class(s.needs_reason(self.reason_margin), "-needs-reason")
