@@ -109,3 +109,39 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
         priorities[row["item_pk"]] = item_priority(signals)
     store.set_priorities(rubric.ref, priorities)
     return len(priorities)
+
+
+def confusions(store: Any, report: dict[str, Any]) -> dict[str, Any]:
+    """Per dimension the judge × human (mean) confusion table on the dimension's levels."""
+    from calibration.agreement import table
+
+    rubric = store.get_rubric(report["rubric"])
+    rows = store.rating_rows(rubric.ref, report["dataset"], report["sample"])
+    out = {}
+    for dim in rubric.dimensions:
+        if dim.is_pair or dim.judge_scale is not None:
+            continue
+        pairs = [(float(np.mean(list(r["judge"][dim.id].values()))), float(np.mean(list(r["human"][dim.id].values()))))
+                 for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
+        if pairs:
+            levels = list(dim.scale.level_values())
+            j, h = np.array(pairs).T
+            out[dim.id] = {"levels": levels, "table": table(j, h, levels).tolist()}
+    return out
+
+
+def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20) -> list[dict[str, Any]]:
+    """The items where the judge and the humans differ most on a dimension, largest first, with
+    each human score, the humans' own spread, and the adjudicated score if a lead gave one."""
+    rubric = store.get_rubric(rubric_ref)
+    out = []
+    for r in store.rating_rows(rubric.ref, None, "all"):
+        judge, humans = r["judge"].get(dimension), r["human"].get(dimension)
+        if not judge or not humans:
+            continue
+        j, h = float(np.mean(list(judge.values()))), [float(v) for v in humans.values()]
+        out.append({"item_pk": r["item_pk"], "item_id": r["item_id"], "judge": j, "humans": dict(humans),
+                    "human_mean": float(np.mean(h)), "gap": abs(j - float(np.mean(h))),
+                    "human_spread": max(h) - min(h), "adjudicated": r["adjudicated"].get(dimension)})
+    out.sort(key=lambda d: (-d["gap"], d["item_id"]))
+    return out[:top]

@@ -59,37 +59,18 @@ def calibrate(
 
 def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> None:
     from reviewer import report_render as rr
+    from reviewer.calibrate_service import confusions
 
     if fmt == "json":
         _emit(json.dumps(report, indent=1, default=float), out)
     elif fmt == "markdown":
         _emit(rr.calibration_markdown(report), out)
     elif fmt == "html":
-        _emit(rr.calibration_html(report, _confusions(store, report)), out)
+        _emit(rr.calibration_html(report, confusions(store, report)), out)
     else:
         from rich.console import Console
 
         Console().print(rr.calibration_table(report))
-
-
-def _confusions(store: Any, report: dict[str, Any]) -> dict[str, Any]:
-    import numpy as np
-
-    from calibration.agreement import table
-
-    rubric = store.get_rubric(report["rubric"])
-    rows = store.rating_rows(rubric.ref, report["dataset"], report["sample"])
-    out = {}
-    for dim in rubric.dimensions:
-        if dim.is_pair or dim.judge_scale is not None:
-            continue
-        pairs = [(float(np.mean(list(r["judge"][dim.id].values()))), float(np.mean(list(r["human"][dim.id].values()))))
-                 for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
-        if pairs:
-            levels = list(dim.scale.level_values())
-            j, h = np.array(pairs).T
-            out[dim.id] = {"levels": levels, "table": table(j, h, levels).tolist()}
-    return out
 
 
 @app.command()

@@ -13,6 +13,11 @@ from reviewer.store.tables import AuditSample, HumanScore, Item, JudgeScore
 class RatingsMixin(StoreBase):
     """What the calibration report is computed from."""
 
+    def rubrics_with_items(self) -> list[str]:
+        """The rubric versions that have items, in order."""
+        with self.read() as conn:
+            return sorted(conn.execute(select(Item.rubric_ref).distinct()).scalars())
+
     def has_audit_sample(self, rubric_ref: str) -> bool:
         """Whether an audit sample was drawn for this rubric."""
         ref = self.get_rubric(rubric_ref).ref

@@ -153,3 +153,49 @@ def open_flags(store: Any, rubric_ref: str | None) -> list[FlagLine]:
 def decide_flag(store: Any, flag_id: int, reviewer: str, decision: str, reason: str) -> str:
     """Record a safety decision."""
     return str(store.add_safety_decision(flag_id, reviewer, decision, reason))
+
+
+def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) -> list[dict[str, Any]]:
+    """Per dimension of the rubric (or of every rubric with items) the calibration figures, with
+    the rubric, sample and scale beside them."""
+    from reviewer.calibrate_service import calibrate
+
+    refs = [store.get_rubric(rubric_ref).ref] if rubric_ref else store.rubrics_with_items()
+    out = []
+    for ref in refs:
+        report = calibrate(store, ref, dataset, draws=500)
+        rubric = store.get_rubric(ref)
+        for d in report["dimensions"]:
+            dim = rubric.dimension(d["dimension"])
+            out.append({**d, "rubric": ref, "sample": report["sample"],
+                        "scale_min": dim.scale.min, "scale_max": dim.scale.max})
+    return out
+
+
+def calibration_detail(store: Any, rubric_ref: str, dimension: str) -> dict[str, Any]:
+    """One dimension: the confusion table, each reviewer's bias against the judge, and the
+    largest disagreements."""
+    from reviewer.calibrate_service import confusions, disagreements
+
+    rubric = store.get_rubric(rubric_ref)
+    dim = rubric.dimension(dimension)
+    conf = confusions(store, {"rubric": rubric.ref, "dataset": None, "sample": "all"}).get(dimension)
+    per: dict[str, list[float]] = {}
+    for r in store.rating_rows(rubric.ref, None, "all"):
+        judge = r["judge"].get(dimension)
+        if not judge:
+            continue
+        j = statistics.fmean(judge.values())
+        for who, score in r["human"].get(dimension, {}).items():
+            per.setdefault(who, []).append(score - j)
+    reviewers = [{"reviewer": who, "n": len(d), "bias": statistics.fmean(d),
+                  "mae": statistics.fmean(abs(x) for x in d)} for who, d in sorted(per.items())]
+    levels = list(dim.scale.level_values())
+    return {"levels": conf["levels"] if conf else levels,
+            "table": conf["table"] if conf else [[0] * len(levels) for _ in levels],
+            "reviewers": reviewers, "disagreements": disagreements(store, rubric.ref, dimension)}
+
+
+def adjudicate(store: Any, item_pk: int, dimension: str, lead: str, value: float) -> int:
+    """A lead's settling score on an item the humans disagree on."""
+    return int(store.add_human_score(item_pk, dimension, lead, value, kind="adjudication"))

@@ -202,6 +202,11 @@ class ReviewApp(App[None]):
             self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
         self.pop_screen()
 
+    def adjudicate(self, item_pk: int, dimension: str, value: float) -> None:
+        """A lead's adjudicated score, written in order like every other score."""
+        self.writer.submit(f"adjudication {item_pk}/{dimension}", adapter.adjudicate, self.store, item_pk,
+                           dimension, self.session.reviewer, value)
+
     def flag_item(self, state: ItemState) -> None:
         """Send the item to the safety queue."""
         self.writer.submit("flag", adapter.flag_item, self.store, state, self.session.reviewer)

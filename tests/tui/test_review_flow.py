@@ -26,12 +26,18 @@ async def settle(app: ReviewApp, pilot: Any) -> None:
     await pilot.pause()
 
 
-async def start(app: ReviewApp, pilot: Any) -> ItemScreen:
+async def press_to(app: ReviewApp, pilot: Any, key: str, screen_type: type[Any]) -> Any:
+    """Settle, press ``key`` on the queue and return the screen it opened (of ``screen_type``)."""
     await settle(app, pilot)
-    await pilot.press("g")
+    await pilot.press(key)
     await settle(app, pilot)
-    assert isinstance(app.screen, ItemScreen)
+    assert isinstance(app.screen, screen_type)
     return app.screen
+
+
+async def start(app: ReviewApp, pilot: Any) -> ItemScreen:
+    screen: ItemScreen = await press_to(app, pilot, "g", ItemScreen)
+    return screen
 
 
 async def focus(pilot: Any, screen: ItemScreen, index: int) -> None:
@@ -206,19 +212,6 @@ async def test_help_lists_binding_ids_and_keymap_remaps(store: Store, tmp_path: 
         await pilot.press("question_mark")
         await settle(app, pilot)
         assert type(app.screen).__name__ == "HelpScreen"
-
-
-async def test_queue_keys_never_reach_an_unbuilt_screen(store: Store) -> None:
-    """A lead pressing C once crashed the app importing a calibration screen that does not exist."""
-    from reviewer.tui.screens.queue import QueueScreen
-
-    store.add_reviewer(REVIEWER, "lead")
-    app = make_app(store, REVIEWER)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await pilot.press("C")
-        await settle(app, pilot)
-        assert isinstance(app.screen, QueueScreen) and app.is_running
 
 
 async def test_the_reused_item_screen_shows_the_new_item_everywhere(store: Store) -> None:

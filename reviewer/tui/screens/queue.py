@@ -38,6 +38,7 @@ class QueueScreen(Screen[None]):
         Binding("slash", "search", "search", id="queue.search"),
         Binding("r", "refresh", "refresh", id="queue.refresh"),
         Binding("S", "safety", "safety queue", id="queue.safety"),
+        Binding("c", "calibration", "calibration", id="queue.calibration"),
         Binding("q", "app.quit", "quit", id="queue.quit"),
     ]
 
@@ -119,6 +120,16 @@ class QueueScreen(Screen[None]):
                 band, passed, Text("FLAG", style="bold red") if r.flagged else "",
                 str(r.errors or ""), r.status, r.holder or "", key=str(r.item_pk),
             )
+
+    def action_calibration(self) -> None:
+        """The calibration screen, for leads."""
+        if "lead" not in self.rapp.roles:
+            self.notify(f"the calibration screen is for leads; a lead can run `rubricate reviewer add "
+                        f"{self.rapp.session.reviewer} --role lead`", severity="warning")
+            return
+        from reviewer.tui.screens.calibration import CalibrationScreen
+
+        self.app.push_screen(CalibrationScreen())
 
     def action_page(self, step: int) -> None:
         """Next or previous page, by the key of the last row seen."""

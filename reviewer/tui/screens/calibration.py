@@ -1,0 +1,224 @@
+"""The calibration screen (leads): how far the judge can be trusted, dimension by dimension.
+
+The table is the calibration report (``reviewer.calibrate_service``), computed in a worker: one
+row per dimension with its status chip and the reason in words. ``enter`` opens a dimension: the
+judge × human confusion matrix, each reviewer's bias against the judge, and the largest
+disagreements; ``enter`` there opens the item, and a digit adjudicates an item on which the
+humans disagree (a human score of kind ``adjudication``, written through the app's writer).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from reviewer.tui import adapter
+
+if TYPE_CHECKING:
+    from reviewer.tui.app import ReviewApp
+
+STATUS_STYLE = {"trusted": "black on green", "tentative": "black on yellow",
+                "low_confidence": "white on red", "insufficient_data": "black on grey50"}
+
+
+def _num(x: Any, fmt: str = ".2f") -> str:
+    return "—" if x is None else format(x, fmt)
+
+
+def _score(x: float) -> str:
+    """A score as short as it is exact enough: 7, 7.5, 2.33."""
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+class CalibrationScreen(Screen[None]):
+    """Every rubric's dimensions with their trust status."""
+
+    BINDINGS = [
+        Binding("enter", "open", "open dimension", id="calibration.open"),
+        Binding("r", "reload", "recompute", id="calibration.reload"),
+        Binding("escape", "app.pop_screen", "back", id="calibration.back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[dict[str, Any]] = []
+
+    @property
+    def rapp(self) -> ReviewApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static("computing agreement…", id="calibration-title")
+        table: DataTable[Any] = DataTable(id="calibration-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns("rubric", "dimension", "n", "alpha [95% CI]", "humans", "κ quad", "bias", "MAE",
+                          "status")
+        yield table
+        yield Static(id="calibration-reason")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    def action_reload(self) -> None:
+        """Compute the report again (after new scores)."""
+        self.load()
+
+    @work(thread=True, exclusive=True, group="calibration")
+    def load(self) -> None:
+        """The report for the session's rubric, or for every rubric with items."""
+        s = self.rapp.session
+        rows = adapter.calibration_rows(self.rapp.store, s.rubric_ref, s.dataset)
+        self.app.call_from_thread(self._fill, rows)
+
+    def _fill(self, rows: list[dict[str, Any]]) -> None:
+        self.rows = rows
+        table = self.query_one(DataTable)
+        table.clear()
+        for i, d in enumerate(rows):
+            ci = d.get("alpha_ci")
+            alpha = _num(d.get("alpha")) + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+            table.add_row(d["rubric"], d["dimension"], str(d["n"]), alpha, _num(d.get("alpha_humans")),
+                          _num(d.get("kappa_quadratic")), _num(d.get("bias"), "+.2f"), _num(d.get("mae")),
+                          Text(f" {d['status']} ", style=STATUS_STYLE.get(d["status"], "")), key=str(i))
+        title = Text(" calibration ", style="bold reverse")
+        title.append(f"  {len(rows)} dimensions · sample: {', '.join(sorted({d['sample'] for d in rows})) or '—'}"
+                     "   enter: open · r: recompute · escape: back", style="dim")
+        self.query_one("#calibration-title", Static).update(title)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """``enter`` on a row (the table takes the key before the screen's binding)."""
+        event.stop()
+        self.action_open()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The highlighted dimension's status, in words, under the table."""
+        if 0 <= event.cursor_row < len(self.rows):
+            d = self.rows[event.cursor_row]
+            why = Text(f" {d['rubric']} · {d['dimension']}: ", style="bold")
+            why.append(d.get("reason", ""))
+            self.query_one("#calibration-reason", Static).update(why)
+
+    def action_open(self) -> None:
+        """Open the highlighted dimension."""
+        table = self.query_one(DataTable)
+        if not self.rows or table.cursor_row is None:
+            return
+        self.app.push_screen(DimensionDetailScreen(self.rows[table.cursor_row]))
+
+
+class DimensionDetailScreen(Screen[None]):
+    """One dimension: confusion matrix, reviewers' bias, the largest disagreements."""
+
+    BINDINGS = [
+        Binding("enter", "open_item", "open item", id="calibration.open_item"),
+        *[Binding(str(d), f"adjudicate({d})", f"adjudicate {d}", show=False, id=f"calibration.adjudicate_{d}")
+          for d in range(10)],
+        Binding("escape", "app.pop_screen", "back", id="calibration.detail_back"),
+    ]
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        super().__init__()
+        self.row = row
+        self.items: list[dict[str, Any]] = []
+
+    @property
+    def rapp(self) -> ReviewApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._head(), id="detail-head")
+        yield Static("loading…", id="detail-matrix")
+        table: DataTable[Any] = DataTable(id="detail-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns("item", "judge", "humans", "human spread", "gap", "adjudicated")
+        yield table
+        yield Footer()
+
+    def _head(self) -> Text:
+        d = self.row
+        t = Text(f" {d['rubric']} · {d['dimension']} ", style="bold reverse")
+        t.append(f"  {d['status']}: {d.get('reason', '')}", style="dim")
+        t.append("\n  enter: open item · digit: adjudicate an item the humans disagree on · escape: back",
+                 style="dim")
+        return t
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="calibration")
+    def load(self) -> None:
+        """Confusion matrix, reviewer bias and disagreements for this dimension."""
+        detail = adapter.calibration_detail(self.rapp.store, self.row["rubric"], self.row["dimension"])
+        self.app.call_from_thread(self._fill, detail)
+
+    def _fill(self, detail: dict[str, Any]) -> None:
+        self.items = detail["disagreements"]
+        matrix = Table(title="judge (rows) × humans' mean (columns)", box=None, pad_edge=False)
+        levels = detail["levels"]
+        matrix.add_column("")
+        for lv in levels:
+            matrix.add_column(f"{lv:g}", justify="right")
+        for lv, counts in zip(levels, detail["table"], strict=True):
+            matrix.add_row(f"{lv:g}", *[str(int(c)) if c else "·" for c in counts])
+        bias = Table(title="each reviewer against the judge", box=None, pad_edge=False)
+        for col in ("reviewer", "n", "bias (human − judge)", "MAE"):
+            bias.add_column(col)
+        for r in detail["reviewers"]:
+            bias.add_row(r["reviewer"], str(r["n"]), f"{r['bias']:+.2f}", f"{r['mae']:.2f}")
+        from rich.columns import Columns
+
+        self.query_one("#detail-matrix", Static).update(Columns([matrix, bias], padding=(0, 4)))
+        table = self.query_one("#detail-table", DataTable)
+        table.clear()
+        for i, d in enumerate(self.items):
+            humans = ", ".join(f"{k} {v:g}" for k, v in sorted(d["humans"].items()))
+            spread = Text(f"{d['human_spread']:g}", style="bold yellow" if d["human_spread"] >= 2 else "")
+            table.add_row(d["item_id"], _score(d["judge"]), humans, spread, f"{d['gap']:.1f}",
+                          _num(d["adjudicated"], "g"), key=str(i))
+
+    def _current(self) -> dict[str, Any] | None:
+        table = self.query_one("#detail-table", DataTable)
+        if not self.items or table.cursor_row is None:
+            return None
+        return self.items[table.cursor_row]
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """``enter`` on a row (the table takes the key before the screen's binding)."""
+        event.stop()
+        self.action_open_item()
+
+    def action_open_item(self) -> None:
+        """Open the highlighted item (read and score it like any other)."""
+        item = self._current()
+        if item is not None:
+            self.rapp.open_item(item["item_pk"])
+
+    def action_adjudicate(self, digit: int) -> None:
+        """Settle the highlighted item: the lead's score, recorded as an adjudication."""
+        item = self._current()
+        if item is None:
+            return
+        if item["human_spread"] < 2:
+            self.notify("the humans agree on this item: nothing to adjudicate", severity="warning")
+            return
+        value = 10.0 if digit == 0 and self.row.get("scale_max") == 10 else float(digit)
+        lo, hi = self.row.get("scale_min", 0), self.row.get("scale_max", 10)
+        if not lo <= value <= hi:
+            self.notify(f"{digit} is not on this dimension's scale", severity="warning")
+            return
+        self.rapp.adjudicate(item["item_pk"], self.row["dimension"], value)
+        item["adjudicated"] = value
+        self._fill_row(item)
+
+    def _fill_row(self, item: dict[str, Any]) -> None:
+        table = self.query_one("#detail-table", DataTable)
+        index = self.items.index(item)
+        table.update_cell(str(index), table.ordered_columns[-1].key, _num(item["adjudicated"], "g"))

@@ -1,0 +1,78 @@
+"""The calibration screen under Pilot: leads only, the per-dimension table, the drill-down, and
+adjudication landing in the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import DataTable
+
+from reviewer.store import Store
+from reviewer.tui.app import make_app
+from reviewer.tui.screens.calibration import CalibrationScreen, DimensionDetailScreen
+from reviewer.tui.screens.item import ItemScreen
+from reviewer.tui.screens.queue import QueueScreen
+from tests.tui.conftest import REVIEWER
+from tests.tui.test_review_flow import SIZE, press_to, settle
+
+
+async def _open(app: Any, pilot: Any) -> CalibrationScreen:
+    screen: CalibrationScreen = await press_to(app, pilot, "c", CalibrationScreen)
+    return screen
+
+
+async def test_a_reviewer_without_the_lead_role_is_refused(store: Store) -> None:
+    store.add_reviewer("rae", "reviewer")
+    app = make_app(store, "rae")
+    async with app.run_test(size=SIZE) as pilot:
+        await press_to(app, pilot, "c", QueueScreen)
+
+
+async def test_the_table_holds_every_dimension_with_status_and_reason(store: Store) -> None:
+    app = make_app(store, REVIEWER)  # the demo gives this reviewer every role
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        rubrics = {r.split("@")[0] for r in store.rubrics_with_items()}
+        assert {row["rubric"].split("@")[0] for row in screen.rows} == rubrics
+        assert all(row["status"] in ("trusted", "tentative", "low_confidence", "insufficient_data")
+                   for row in screen.rows)
+        assert all(row["reason"] for row in screen.rows)
+        assert screen.query_one(DataTable).row_count == len(screen.rows)
+        scored = [row for row in screen.rows if row["n"] > 0]
+        assert scored, "the demo has human scores beside the judge's"
+
+
+async def test_drill_down_adjudicate_and_open_the_item(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        table = screen.query_one(DataTable)
+        target = next(i for i, r in enumerate(screen.rows) if r["n"] > 0)
+        table.move_cursor(row=target)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        detail = app.screen
+        assert isinstance(detail, DimensionDetailScreen) and detail.items
+        dim = detail.row["dimension"]
+        split = [i for i, d in enumerate(detail.items) if d["human_spread"] >= 2]
+        agreed = [i for i, d in enumerate(detail.items) if d["human_spread"] < 2]
+        table = detail.query_one("#detail-table", DataTable)
+        if agreed:  # where the humans agree there is nothing to settle: nothing is written
+            table.move_cursor(row=agreed[0])
+            await pilot.press("5")
+            await settle(app, pilot)
+            pk = detail.items[agreed[0]]["item_pk"]
+            assert not [h for h in store.human_rows(pk) if h.kind == "adjudication"]
+        assert split, "the demo's reviewers disagree somewhere"
+        table.move_cursor(row=split[0])
+        item = detail.items[split[0]]
+        await pilot.press("3")
+        await settle(app, pilot)
+        rows = [h for h in store.human_rows(item["item_pk"]) if h.kind == "adjudication"]
+        assert [(h.dimension, h.score, h.reviewer) for h in rows] == [(dim, 3.0, REVIEWER)]
+        assert store.rating_rows(detail.row["rubric"])[0] is not None
+        adjudicated = {r["item_pk"]: r["adjudicated"] for r in store.rating_rows(detail.row["rubric"])}
+        assert adjudicated[item["item_pk"]] == {dim: 3.0}
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen) and app.screen.state.item_pk == item["item_pk"]
