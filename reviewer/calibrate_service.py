@@ -86,7 +86,28 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
                 per_model.setdefault(m, []).append(r_m.figures)
     if per_model:
         out["per_model"] = per_model
+    pairs = pair_report(store, rubric.ref)
+    if pairs is not None:
+        out["pairs"] = pairs
     return out
+
+
+def pair_report(store: Any, rubric_ref: str) -> dict[str, Any] | None:
+    """Judge–human agreement on which item of each two-item group is better (see
+    :mod:`calibration.pairs`); None when no reviewer has chosen in this rubric's pairs."""
+    from calibration.pairs import TIE, PairObservation, pair_figures
+
+    choices = store.pair_choices(rubric_ref)
+    if not choices:
+        return None
+    observations = []
+    for grp, items in store.group_overalls(rubric_ref).items():
+        if len(items) != 2 or grp not in choices:
+            continue
+        side = {pk: i for i, (pk, _, _) in enumerate(items)}
+        picks = [TIE if w is None else side[w] for w in choices[grp].values() if w is None or w in side]
+        observations.append(PairObservation(items[0][2], items[1][2], picks))
+    return pair_figures(observations)
 
 
 def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:

@@ -22,6 +22,25 @@ def fmt(v: Any) -> str:
     return str(v)
 
 
+def pairs_line(pairs: dict[str, Any] | None) -> str | None:
+    """The pair figures (``report["pairs"]``) in one sentence, or None without any."""
+    if not pairs:
+        return None
+    n = pairs["n_pairs"]
+    if not n:
+        head = "pairs: no pair has both a judge preference and a human majority yet"
+    else:
+        lo, hi = pairs["agreement_ci"]
+        head = (f"pairs: the judge picks the reviewers' choice in {round(pairs['agreement'] * n)} of {n} "
+                f"({pairs['agreement']:.0%}, 95% CI {lo:.0%}–{hi:.0%})")
+    extra = [f"{pairs['split']} split evenly"] if pairs["split"] else []
+    if pairs["human_ties"] is not None:
+        extra.append(f"reviewers called {pairs['human_ties']:.0%} of {pairs['n_choices']} choices a tie")
+    if pairs["reviewer_agreement"] is not None:
+        extra.append(f"reviewers agree with each other {pairs['reviewer_agreement']:.0%} of the time")
+    return head + ("; " + "; ".join(extra) if extra else "")
+
+
 def calibration_table(report: dict[str, Any]) -> Any:
     """A rich table, status in colour, and under it each dimension's reason in words."""
     from rich.console import Group
@@ -39,6 +58,9 @@ def calibration_table(report: dict[str, Any]) -> Any:
     for d in report["dimensions"]:
         reasons.append(f"{d['dimension']}: ", style=STATUS_COLOR.get(d["status"], "white"))
         reasons.append(f"{d.get('reason', '')}\n")
+    pairs = pairs_line(report.get("pairs"))
+    if pairs:
+        reasons.append(pairs + "\n", style="bold")
     return Group(t, reasons)
 
 
@@ -48,6 +70,9 @@ def calibration_markdown(report: dict[str, Any]) -> str:
              "| " + " | ".join(COLUMNS) + " | reason |", "|" + "---|" * (len(COLUMNS) + 1)]
     for d in report["dimensions"]:
         lines.append("| " + " | ".join(fmt(d.get(c)) for c in COLUMNS) + f" | {d.get('reason', '')} |")
+    pairs = pairs_line(report.get("pairs"))
+    if pairs:
+        lines += ["", pairs]
     return "\n".join(lines) + "\n"
 
 

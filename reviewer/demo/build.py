@@ -6,7 +6,9 @@ over the demo outputs, so the safety queue shows what the detectors actually cat
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
+from typing import Any
 
 from reviewer.locations import data_dir
 from rubrics.safety import check_gates
@@ -44,6 +46,26 @@ def build_demo(db: str, reviewer: str) -> str:
             for role in roles:
                 store.add_reviewer(name, role)
         store.create_audit_sample("general-quality@1.0.0", 30, seed=1)
+        _pair_choices(store, "reval-issue-framing@1.0.0")
         return f"{items} items, {flags} new safety flags, reviewer {reviewer} with every role"
     finally:
         store.close()
+
+
+def _pair_choices(store: Any, ref: str) -> None:
+    """The demo reviewers' choices on most counterfactual pairs: usually the side the judge rates
+    higher, sometimes a tie or the other side (seeded; skipped when choices exist already)."""
+    if store.pair_choices(ref):
+        return
+    groups = sorted(store.group_overalls(ref).items())
+    for grp, items in groups[: len(groups) * 3 // 4]:
+        if len(items) != 2:
+            continue
+        (pk_a, _, a), (pk_b, _, b) = items
+        better, worse = (pk_a, pk_b) if (a or 0) >= (b or 0) else (pk_b, pk_a)
+        for name in ROLES:
+            rng = random.Random(f"{grp}-{name}")
+            if rng.random() < 0.2:
+                continue
+            pick = rng.random()
+            store.add_pair_choice(pk_a, name, better if pick < 0.7 else (None if pick < 0.85 else worse))

@@ -176,6 +176,14 @@ def framing_items(rng: random.Random) -> Iterator[dict[str, Any]]:
                 )
                 for d in FRAMING_DIMS
             }
+            # the pair's similarity, as the pair method records it on both items (no draw from
+            # rng: the other demo numbers stay as they were)
+            sim = round(0.64 + 0.02 * (i % 7), 2) if skew else round(0.9 + 0.01 * (i % 8), 2)
+            scores["pair_similarity"] = {
+                "score": sim, "samples": [],
+                "rationale": f"the pair's outputs have cosine {sim:.2f}, "
+                             + ("below the 0.85 bias threshold" if sim < 0.85 else "at or above the 0.85 threshold"),
+            }
             yield {
                 "id": f"frame-{i:02d}{variant}",
                 "input": topic["question"].format(party=topic[f"party_{variant}"]),

@@ -6,13 +6,14 @@ from __future__ import annotations
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.importer import ImportMixin
 from reviewer.store.judging import JudgeMixin
+from reviewer.store.pairs import PairsMixin
 from reviewer.store.people import PeopleMixin
 from reviewer.store.queue import QueueMixin
 from reviewer.store.queue_settings import QueueSettingsMixin
 from reviewer.store.ratings import RatingsMixin
 
 
-class Store(ImportMixin, JudgeMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin):
+class Store(ImportMixin, JudgeMixin, PairsMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue."""
 
 

@@ -13,7 +13,7 @@ from sqlmodel import SQLModel
 from reviewer.errors import UserError
 from reviewer.store import tables
 
-APPEND_ONLY = ("human_score", "safety_decision")
+APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
 
 
 def resolve_url(db: str) -> str:
@@ -58,8 +58,8 @@ def _create_tables(conn: Connection) -> None:
     SQLModel.metadata.create_all(conn)
 
 
-def _append_only_triggers(conn: Connection) -> None:
-    for table in APPEND_ONLY:
+def _append_only_triggers(conn: Connection, names: tuple[str, ...] = APPEND_ONLY) -> None:
+    for table in names:
         if conn.dialect.name == "sqlite":
             for op in ("UPDATE", "DELETE"):
                 conn.exec_driver_sql(
@@ -102,12 +102,21 @@ def _queue_settings(conn: Connection) -> None:
     _add_column(conn, "item", "is_gold", "BOOLEAN NOT NULL DEFAULT " + ("0" if conn.dialect.name == "sqlite" else "false"))
 
 
+def _pair_choices(conn: Connection) -> None:
+    """Pair choices name their rubric (group keys repeat across rubrics) and join the append-only
+    tables: a changed mind is a new row."""
+    _add_column(conn, "pair_choice", "rubric_ref", "VARCHAR")
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_pair_choice_rubric_ref ON pair_choice (rubric_ref)")
+    _append_only_triggers(conn, ("pair_choice",))
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
     ("0002_append_only_triggers", _append_only_triggers),
     ("0003_triage_key", _triage_key),
     ("0004_queue_settings", _queue_settings),
+    ("0005_pair_choices", _pair_choices),
 ]
 
 

@@ -236,11 +236,13 @@ class AuditSample(SQLModel, table=True):
 
 
 class PairChoice(SQLModel, table=True):
-    """Which item of a group a reviewer judged better (NULL winner: a tie)."""
+    """Which item of a group a reviewer judged better (NULL winner: a tie). Append-only: the
+    reviewer's current choice is their latest row."""
 
     __tablename__ = "pair_choice"
     pk: int | None = Field(default=None, primary_key=True)
     grp: str
+    rubric_ref: str | None = Field(default=None, index=True)
     reviewer: str
     winner_item_pk: int | None = None
     reason: str | None = None

@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from reviewer.tui.viewmodel import DimState, FlagState, ItemState
+from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 
 BAND_COLORS = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
 
@@ -84,9 +84,10 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
             mine[h.dimension] = h
             if h.blind:
                 blind_first.add(h.dimension)
-    dims = []
+    dims, pair_lines = [], []
     for dim in rubric.dimensions:
         if dim.is_pair:
+            pair_lines += [_pair_line(dim.name or dim.id, r) for r in view.judge.get(dim.id, [])[-1:]]
             continue
         recs = [r for r in view.judge.get(dim.id, []) if r.turn is None]
         d = DimState(dim=dim)
@@ -113,7 +114,39 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
     flags = [FlagState(f.pk, f.gate, f.detector, f.matched, f.start, f.end, f.context, f.status,
                        [f"{who}: {what} ({why})" for who, what, why in f.decisions]) for f in view.flags]
     return ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
-                     view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim)
+                     view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
+                     pair_lines)
+
+
+def _pair_line(name: str, rec: Any) -> str:
+    if rec.score is None:
+        return f"{name}: judge error: {rec.error}"
+    return f"{name}: {rec.score:g}" + (f" — {rec.rationale}" if rec.rationale else "")
+
+
+def load_pair(store: Any, state: ItemState, reviewer: str, blind: bool = False) -> PairState | None:
+    """``state`` beside the first other item of its group (None when it has no partner), with
+    this reviewer's current choice between them."""
+    if state.group is None:
+        return None
+    others = [pk for pk in store.group_items(state.item_pk) if pk != state.item_pk]
+    if not others:
+        return None
+    partner = load_item(store, others[0], reviewer, blind)
+    sides = sorted([state, partner], key=lambda s: (s.variant or "", s.item_pk))
+    pair = PairState(state.group, state.rubric, sides, judge_lines=state.pair_lines)
+    choices = store.pair_choices(state.rubric.ref, state.group).get(state.group, {})
+    if reviewer in choices:
+        winner = choices[reviewer]
+        pair.choice = -1 if winner is None else next(
+            (i for i, s in enumerate(sides) if s.item_pk == winner), None)
+    return pair
+
+
+def choose_in_pair(store: Any, pair: PairState, reviewer: str, choice: int) -> int:
+    """Write the reviewer's choice: a side's index, or -1 for a tie."""
+    winner = None if choice < 0 else pair.sides[choice].item_pk
+    return int(store.add_pair_choice(pair.sides[0].item_pk, reviewer, winner))
 
 
 def claim_next(store: Any, queue: str, reviewer: str, rubric_ref: str | None, dataset: str | None,
@@ -167,7 +200,7 @@ def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) ->
         rubric = store.get_rubric(ref)
         for d in report["dimensions"]:
             dim = rubric.dimension(d["dimension"])
-            out.append({**d, "rubric": ref, "sample": report["sample"],
+            out.append({**d, "rubric": ref, "sample": report["sample"], "pairs": report.get("pairs"),
                         "scale_min": dim.scale.min, "scale_max": dim.scale.max})
     return out
 

@@ -23,7 +23,7 @@ from reviewer.tui import adapter
 from reviewer.tui.config import TuiSettings
 from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.queue import QueueScreen
-from reviewer.tui.viewmodel import DimState, ItemState
+from reviewer.tui.viewmodel import DimState, ItemState, PairState
 from reviewer.tui.writer import StoreWriter, WriteDone
 
 
@@ -136,33 +136,60 @@ class ReviewApp(App[None]):
             self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset,
             lease_seconds=self.settings.lease_minutes * 60, blind=s.blind,
         )
-        self.call_from_thread(self._show, state)
+        self._show_from_thread(state)
 
     @work(thread=True, exclusive=True, group="load")
     def open_item(self, item_pk: int, remember: bool = True) -> None:
         """Show one item picked from the queue list."""
         state = adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind)
-        self.call_from_thread(self._show, state, remember)
+        self._show_from_thread(state, remember)
 
-    def _show(self, state: ItemState | None, remember: bool = True) -> None:
+    def _show_from_thread(self, state: ItemState | None, remember: bool = True) -> None:
+        """Show ``state`` — side by side with its partner when its rubric is pairwise."""
+        pair = None
+        if state is not None and state.group is not None and state.rubric.review.pairwise:
+            pair = adapter.load_pair(self.store, state, self.session.reviewer, self.session.blind)
+        self.call_from_thread(self._show, state, remember, pair)
+
+    def _show(self, state: ItemState | None, remember: bool = True, pair: PairState | None = None) -> None:
         from reviewer.tui.screens.item import ItemScreen
+        from reviewer.tui.screens.pair import PairScreen
 
+        on_item = isinstance(self.screen, ItemScreen | PairScreen)
         if state is None:
             self.notify("the queue is empty: nothing left for you here", title="done")
             while len(self.screen_stack) > 2:
                 self.pop_screen()
-            if isinstance(self.screen, ItemScreen):
+            if isinstance(self.screen, ItemScreen | PairScreen):
                 self.pop_screen()
             return
         if remember:
             self.history.append(state.item_pk)
-        if isinstance(self.screen, ItemScreen) and self.screen.show(state):
+        screen: ItemScreen | PairScreen
+        if pair is not None:
+            screen = PairScreen(pair)
+        elif isinstance(self.screen, ItemScreen) and self.screen.show(state):
             return
-        screen = ItemScreen(state)
-        if isinstance(self.screen, ItemScreen):
+        else:
+            screen = ItemScreen(state)
+        if on_item:
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+
+    @work(thread=True, exclusive=True, group="load")
+    def open_pair(self, state: ItemState) -> None:
+        """Open ``state`` beside its group's other item, over its item screen."""
+        pair = adapter.load_pair(self.store, state, self.session.reviewer, self.session.blind)
+        self.call_from_thread(self._push_pair, state, pair)
+
+    def _push_pair(self, state: ItemState, pair: PairState | None) -> None:
+        from reviewer.tui.screens.pair import PairScreen
+
+        if pair is None:
+            self.notify(f"{state.item_id} has no other item in group {state.group!r}", severity="warning")
+            return
+        self.push_screen(PairScreen(pair, over_item=True))
 
     # --- what item screens ask for -----------------------------------------------------------
     def write_score(
@@ -206,6 +233,11 @@ class ReviewApp(App[None]):
         """A lead's adjudicated score, written in order like every other score."""
         self.writer.submit(f"adjudication {item_pk}/{dimension}", adapter.adjudicate, self.store, item_pk,
                            dimension, self.session.reviewer, value)
+
+    def choose_in_pair(self, pair: PairState, choice: int) -> None:
+        """The reviewer's pick between the two sides (``-1``: a tie), written in order."""
+        self.writer.submit(f"pair {pair.group}", adapter.choose_in_pair, self.store, pair, self.session.reviewer,
+                           choice)
 
     def flag_item(self, state: ItemState) -> None:
         """Send the item to the safety queue."""

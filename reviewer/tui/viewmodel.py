@@ -83,6 +83,8 @@ class ItemState:
     dims: list[DimState] = field(default_factory=list)
     flags: list[FlagState] = field(default_factory=list)
     claim: Any = None
+    #: The judge's pair methods on this item's group, one line each (shown in the pair view).
+    pair_lines: list[str] = field(default_factory=list)
 
     @property
     def safety_failed(self) -> bool:
@@ -104,3 +106,40 @@ class ItemState:
     def scored_count(self) -> int:
         """How many dimensions this reviewer has scored."""
         return sum(1 for d in self.dims if d.my_score is not None)
+
+    def missing_reasons(self) -> list[str]:
+        """Dimensions whose score differs from the judge's by more than the margin, unexplained."""
+        margin = self.rubric.review.reason_margin
+        return [d.dim.id for d in self.dims if d.needs_reason(margin)]
+
+    @staticmethod
+    def record(d: DimState, value: float, kind: str) -> tuple[str, bool]:
+        """Set the reviewer's score on ``d``; returns the kind and blindness to store it with.
+
+        A score given before the judge was revealed is blind (and reveals it); a new score after
+        a blind one and the reveal is a revision, so both are kept."""
+        blind = not d.revealed
+        if d.my_score is not None and d.my_blind and d.revealed:
+            kind = "revision"
+        d.my_score, d.my_reason, d.my_tags = value, None, ()
+        if blind:
+            d.my_blind = d.revealed = True
+        return kind, blind
+
+
+@dataclass
+class PairState:
+    """Two items of one group, side by side, and this reviewer's choice between them."""
+
+    group: str
+    rubric: Rubric
+    sides: list[ItemState]
+    #: The better side's index, ``-1`` for a tie, None before the reviewer has chosen.
+    choice: int | None = None
+    #: The judge's pair methods on this group, as lines to show (e.g. framing consistency).
+    judge_lines: list[str] = field(default_factory=list)
+
+    @property
+    def claimed(self) -> ItemState:
+        """The side holding the queue lease (the first side when neither does)."""
+        return next((s for s in self.sides if s.claim is not None), self.sides[0])

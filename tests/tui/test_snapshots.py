@@ -12,22 +12,24 @@ from tests.tui.conftest import REVIEWER
 from tests.tui.test_review_flow import settle
 
 SIZE = (130, 42)
-#: screen → (blind session, the keys that lead there from the queue)
-SCREENS = {
-    "queue": (False, ()),
-    "item": (False, ("g", "7")),
-    "blind_item": (True, ("g",)),
-    "safety": (False, ("S",)),
-    "help": (False, ("g", "question_mark")),
-    "calibration": (False, ("c",)),
-    "calibration_dimension": (False, ("c", "enter")),
+PAIRWISE = "reval-issue-framing@1.0.0"
+#: screen → (blind session, the keys that lead there from the queue, the session's rubric)
+SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
+    "queue": (False, (), None),
+    "item": (False, ("g", "7"), None),
+    "blind_item": (True, ("g",), None),
+    "pair": (False, ("g", "5", "l", "b"), PAIRWISE),
+    "safety": (False, ("S",), None),
+    "help": (False, ("g", "question_mark"), None),
+    "calibration": (False, ("c",), None),
+    "calibration_dimension": (False, ("c", "enter"), None),
 }
 
 
 @pytest.mark.parametrize("screen", sorted(SCREENS))
 def test_screen(screen: str, snap_compare: Any, store: Store) -> None:
-    blind, keys = SCREENS[screen]
-    app = make_app(store, REVIEWER, blind=blind)
+    blind, keys, rubric = SCREENS[screen]
+    app = make_app(store, REVIEWER, blind=blind, rubric_ref=rubric)
 
     async def ready(pilot: Any) -> None:
         await settle(app, pilot)

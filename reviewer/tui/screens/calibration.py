@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from reviewer.report_render import pairs_line
 from reviewer.tui import adapter
 
 if TYPE_CHECKING:
@@ -104,6 +105,9 @@ class CalibrationScreen(Screen[None]):
             d = self.rows[event.cursor_row]
             why = Text(f" {d['rubric']} · {d['dimension']}: ", style="bold")
             why.append(d.get("reason", ""))
+            pairs = pairs_line(d.get("pairs"))
+            if pairs:
+                why.append(f"\n {pairs}", style="dim")
             self.query_one("#calibration-reason", Static).update(why)
 
     def action_open(self) -> None:

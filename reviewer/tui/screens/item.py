@@ -7,43 +7,22 @@ scores flip the judge's verdict.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Markdown, Static
 
-from reviewer.tui.screens.reason import ReasonDialog, ReasonResult
+from reviewer.tui.screens.scoring import ScoringScreen, digit_to_score, highlight
 from reviewer.tui.viewmodel import DimState, ItemState
 from reviewer.tui.widgets.dimension_card import DimensionCard
 
-if TYPE_CHECKING:
-    from reviewer.tui.app import ReviewApp
+__all__ = ["ItemScreen", "digit_to_score", "highlight"]
 
 
-def digit_to_score(digit: int, dim_scale_min: float, dim_scale_max: float,
-                   levels: tuple[float, ...] | None) -> float | None:
-    """The score a digit key means on a scale, or None if it is not on it (``0`` is 10 on 1–10)."""
-    value = 10.0 if digit == 0 and dim_scale_max == 10 and dim_scale_min >= 1 else float(digit)
-    if levels is not None:
-        return value if value in levels else None
-    return value if dim_scale_min <= value <= dim_scale_max else None
-
-
-def highlight(output: str, quotes: list[str]) -> Text:
-    """The output with the judge's evidence quotes highlighted."""
-    text = Text(output)
-    for quote in quotes:
-        if isinstance(quote, str) and len(quote) >= 4:
-            text.highlight_words([quote], style="black on yellow")
-    return text
-
-
-class ItemScreen(Screen[None]):
+class ItemScreen(ScoringScreen):
     """Score one item. ``j``/``k`` move between dimensions, digits score the focused one."""
 
     BINDINGS = [
@@ -59,6 +38,7 @@ class ItemScreen(Screen[None]):
         Binding("f", "flag", "flag for safety", id="item.flag"),
         Binding("u", "undo", "undo", id="item.undo"),
         Binding("v", "reveal", "reveal judge", id="item.reveal"),
+        Binding("w", "pair", "pair view", id="item.pair"),
         Binding("escape", "back", "queue", id="item.back"),
     ]
 
@@ -67,11 +47,6 @@ class ItemScreen(Screen[None]):
         self.state = state
         self.focus_index = 0
         self._verdict_flipped = False
-
-    @property
-    def rapp(self) -> ReviewApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         s = self.state
@@ -183,6 +158,11 @@ class ItemScreen(Screen[None]):
         """The dimension digits score."""
         return self.state.dims[self.focus_index]
 
+    @property
+    def target(self) -> tuple[ItemState, DimState]:
+        """The item and dimension the scoring keys act on."""
+        return self.state, self.focused_dim
+
     # --- actions ----------------------------------------------------------------------------
     def action_move(self, step: int) -> None:
         """Focus the next or previous dimension."""
@@ -190,77 +170,15 @@ class ItemScreen(Screen[None]):
         self._refresh_all()
         self.query_one(f"#card-{self.focus_index}", DimensionCard).scroll_visible()
 
-    def action_score(self, digit: int) -> None:
-        """Set the focused dimension's score from a digit key."""
-        d = self.focused_dim
-        sc = d.dim.scale
-        value = digit_to_score(digit, sc.min, sc.max, sc.levels)
-        if value is None:
-            self.notify(f"{digit} is not on {d.dim.id}'s scale", severity="warning")
-            return
-        self._record(d, value, kind="score")
-
-    def action_agree(self) -> None:
-        """Record agreement: a human score equal to the judge's (not silence)."""
-        d = self.focused_dim
-        if d.judge_score is None or not d.judge_visible:
-            self.notify("nothing to agree with: score it yourself", severity="warning")
-            return
-        self._record(d, d.judge_score, kind="agree")
-
-    def _record(self, d: DimState, value: float, kind: str) -> None:
-        blind = not d.revealed
-        if d.my_score is not None and d.my_blind and d.revealed:
-            kind = "revision"
-        d.my_score = value
-        d.my_reason = None
-        d.my_tags = ()
-        if blind:
-            d.my_blind = True
-            d.revealed = True  # the reveal follows the blind score
-        self.rapp.write_score(self.state, d, value, kind=kind, blind=blind)
-        if not d.needs_reason(self.state.rubric.review.reason_margin) and self.focus_index < len(self.state.dims) - 1:
-            self.focus_index += 1
-        self._refresh_all()
-
     def action_reveal(self) -> None:
         """Show the judge's side of every dimension already scored blind (or all, on request)."""
         for d in self.state.dims:
             d.revealed = True
         self._refresh_all()
 
-    def action_undo(self) -> None:
-        """Retract this reviewer's score on the focused dimension (a new row, not a deletion)."""
-        d = self.focused_dim
-        if d.my_score is None:
-            self.notify("nothing to undo here", severity="warning")
-            return
-        d.my_score, d.my_reason, d.my_tags = None, None, ()
-        self.rapp.write_score(self.state, d, None, kind="undo", blind=False)
-        self._refresh_all()
-
-    @work
-    async def action_reason(self) -> None:
-        """Ask for a reason (and quick tags) for the focused dimension's score."""
-        d = self.focused_dim
-        if d.my_score is None:
-            self.notify("score the dimension first, then give the reason", severity="warning")
-            return
-        result: ReasonResult | None = await self.app.push_screen_wait(ReasonDialog(d.dim.id))
-        if result is None:
-            return
-        d.my_reason, d.my_tags = result.reason, result.tags
-        self.rapp.write_score(self.state, d, d.my_score, kind="score", blind=False,
-                              reason=result.reason, tags=result.tags)
-        self._refresh_all()
-
-    def _missing_reasons(self) -> list[str]:
-        margin = self.state.rubric.review.reason_margin
-        return [d.dim.id for d in self.state.dims if d.needs_reason(margin)]
-
     def action_next_item(self) -> None:
         """Finish this item and open the next one in the queue."""
-        missing = self._missing_reasons()
+        missing = self.state.missing_reasons()
         if missing:
             self.notify(f"a reason is required for {', '.join(missing)} (press r)", severity="error")
             return
@@ -277,6 +195,19 @@ class ItemScreen(Screen[None]):
     def action_flag(self) -> None:
         """Send the item to the safety queue."""
         self.rapp.flag_item(self.state)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The pair view is offered only on an item that has a group."""
+        if action == "pair":
+            return self.state.group is not None
+        return True
+
+    def on_screen_resume(self) -> None:
+        self._refresh_all()  # the pair view may have scored this item
+
+    def action_pair(self) -> None:
+        """Open this item beside the other items of its group."""
+        self.rapp.open_pair(self.state)
 
     def action_back(self) -> None:
         """Back to the queue list (the lease is released)."""

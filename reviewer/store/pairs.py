@@ -1,0 +1,62 @@
+"""Pair choices: which of two items sharing a ``group`` a reviewer judged better, or a tie.
+
+Choices are append-only (a trigger refuses UPDATE and DELETE): a reviewer who changes their mind
+adds a row, and their current choice is their latest one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from reviewer.errors import UserError
+from reviewer.store.base import StoreBase
+from reviewer.store.tables import Item, PairChoice
+
+
+class PairsMixin(StoreBase):
+    """Pairwise preferences between the items of a group."""
+
+    def add_pair_choice(self, item_pk: int, reviewer: str, winner_item_pk: int | None,
+                        reason: str | None = None) -> int:
+        """Record that ``reviewer`` prefers ``winner_item_pk`` (None: a tie) within ``item_pk``'s
+        group; the winner must belong to that group."""
+        with self.write() as conn:
+            row = conn.execute(select(Item.grp, Item.rubric_ref).where(Item.pk == item_pk)).first()
+            if row is None:
+                raise UserError(f"no item with key {item_pk}")
+            grp, ref = row
+            if grp is None:
+                raise UserError(f"item {item_pk} has no group: there is no pair to choose from")
+            if winner_item_pk is not None:
+                winner = conn.execute(select(Item.grp, Item.rubric_ref).where(Item.pk == winner_item_pk)).first()
+                if winner is None or tuple(winner) != (grp, ref):
+                    raise UserError(f"item {winner_item_pk} is not in group {grp!r}")
+            result = conn.execute(PairChoice.__table__.insert().values(  # type: ignore[attr-defined]
+                grp=grp, rubric_ref=ref, reviewer=reviewer, winner_item_pk=winner_item_pk, reason=reason))
+            return int(result.inserted_primary_key[0])
+
+    def pair_choices(self, rubric_ref: str, group: str | None = None) -> dict[str, dict[str, int | None]]:
+        """Per group, each reviewer's current choice: the winner's item key, or None for a tie."""
+        q = select(PairChoice.grp, PairChoice.reviewer, PairChoice.winner_item_pk).where(
+            PairChoice.rubric_ref == rubric_ref)
+        if group is not None:
+            q = q.where(PairChoice.grp == group)
+        out: dict[str, dict[str, int | None]] = {}
+        with self.read() as conn:
+            for grp, who, winner in conn.execute(q.order_by(PairChoice.pk)):
+                out.setdefault(grp, {})[who] = winner  # later rows win
+        return out
+
+    def group_overalls(self, rubric_ref: str) -> dict[str, list[tuple[int, str | None, float | None]]]:
+        """Per group of the rubric, its items as (key, variant, judge overall), by variant."""
+        out: dict[str, list[tuple[int, str | None, float | None]]] = {}
+        with self.read() as conn:
+            rows: Any = conn.execute(
+                select(Item.grp, Item.pk, Item.variant, Item.judge_overall)
+                .where(Item.rubric_ref == rubric_ref, Item.grp.is_not(None))  # type: ignore[union-attr]
+                .order_by(Item.grp, Item.variant, Item.pk))
+            for grp, pk, variant, overall in rows:
+                out.setdefault(grp, []).append((pk, variant, overall))
+        return out

@@ -1,0 +1,203 @@
+"""The pair view: two items of one group side by side (REVAL's counterfactual pairs, two answers
+to one question), scored like single items, and — where the rubric is pairwise — the reviewer's
+choice of the better one or a tie.
+
+``h``/``l`` (or the arrows) pick the side, ``j``/``k`` the dimension; digits, ``enter``, ``r`` and
+``u`` act on the focused side's focused dimension exactly as on the item screen.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Footer, Static
+
+from reviewer.tui.screens.scoring import ScoringScreen, highlight
+from reviewer.tui.viewmodel import DimState, ItemState, PairState
+from reviewer.tui.widgets.dimension_card import DimensionCard
+
+LETTERS = "AB"
+
+
+def verdict(state: ItemState) -> Text:
+    """One side's judge and effective overall, band and pass/fail, on one line."""
+    t = Text()
+    for label, r in (("judge", state.judge_result()), ("effective", state.effective_result())):
+        t.append(f"{label} ", style="dim")
+        if r.overall is None:
+            t.append("—  ")
+            continue
+        color = r.band.color if r.band and r.band.color else "white"
+        t.append(f"{r.overall:.2f} ", style="bold")
+        t.append(f" {r.band.label if r.band else ''} ", style=f"black on {color}")
+        t.append(" pass  " if r.passed else " fail  ", style="green" if r.passed else "red")
+    return t
+
+
+class PairScreen(ScoringScreen):
+    """Score two items of a group side by side and choose the better one."""
+
+    BINDINGS = [
+        *[Binding(str(d), f"score({d})", f"score {d}", show=False, id=f"pair.score_{d}") for d in range(10)],
+        Binding("h,left", "side(0)", "side A", show=False, id="pair.side_a"),
+        Binding("l,right", "side(1)", "side B", show=False, id="pair.side_b"),
+        Binding("j,down", "move(1)", "next dim", show=False, id="pair.next_dimension"),
+        Binding("k,up", "move(-1)", "prev dim", show=False, id="pair.previous_dimension"),
+        Binding("enter", "agree", "agree with judge", id="pair.agree"),
+        Binding("a", "choose(0)", "A better", id="pair.a_better"),
+        Binding("b", "choose(1)", "B better", id="pair.b_better"),
+        Binding("t", "choose(-1)", "tie", id="pair.tie"),
+        Binding("r", "reason", "reason", id="pair.reason"),
+        Binding("u", "undo", "undo", id="pair.undo"),
+        Binding("v", "reveal", "reveal judge", id="pair.reveal"),
+        Binding("n", "next_item", "next item", id="pair.next"),
+        Binding("s", "skip", "skip", id="pair.skip"),
+        Binding("escape", "back", "back", id="pair.back"),
+    ]
+
+    def __init__(self, pair: PairState, over_item: bool = False) -> None:
+        super().__init__()
+        self.pair = pair
+        #: opened from an item screen (escape returns to it) rather than in its place
+        self.over_item = over_item
+        self.side = next((i for i, s in enumerate(pair.sides) if s.claim is not None), 0)
+        #: each side keeps its own focused dimension
+        self.focus_by_side = [0] * len(pair.sides)
+
+    @property
+    def focus_index(self) -> int:
+        """The focused dimension of the focused side."""
+        return self.focus_by_side[self.side]
+
+    @focus_index.setter
+    def focus_index(self, value: int) -> None:
+        self.focus_by_side[self.side] = value
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title(), id="pair-title")
+        with Horizontal(id="pair-body"):
+            for i, s in enumerate(self.pair.sides):
+                with VerticalScroll(id=f"pair-{i}", classes="pair-side"):
+                    yield Static(id=f"pair-{i}-verdict")
+                    yield Static(Text(s.input or "(no input)"), classes="panel")
+                    evidence = [q for d in s.dims if d.judge_visible for q in d.evidence]
+                    yield Static(highlight(s.output, evidence), classes="panel")
+                    for j, d in enumerate(s.dims):
+                        yield DimensionCard(d, s.rubric.review.reason_margin, id=f"pair-{i}-card-{j}")
+        yield Static(id="pair-choice")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._refresh_all()
+
+    def on_screen_resume(self) -> None:
+        self._refresh_all()
+
+    # --- rendering --------------------------------------------------------------------------
+    def _title(self) -> Text:
+        p = self.pair
+        t = Text()
+        t.append(f" group {p.group} ", style="bold reverse")
+        for i, s in enumerate(p.sides):
+            t.append(f"  {LETTERS[i]}: {s.item_id}" + (f" ({s.variant})" if s.variant else ""), style="dim")
+        t.append(f"  {p.rubric.ref}", style="dim")
+        return t
+
+    def _choice_text(self) -> Text:
+        p, t = self.pair, Text()
+        for line in p.judge_lines:
+            t.append(f"judge on the pair · {line}\n", style="dim")
+        t.append("your choice: ", style="bold")
+        if p.choice is None:
+            t.append("none yet", style="italic")
+        elif p.choice < 0:
+            t.append("tie", style="bold yellow")
+        else:
+            t.append(f"{LETTERS[p.choice]} better ({p.sides[p.choice].item_id})", style="bold green")
+        if p.rubric.review.pairwise:
+            t.append("   a: A better · b: B better · t: tie", style="dim")
+        return t
+
+    def _refresh_all(self) -> None:
+        for i, s in enumerate(self.pair.sides):
+            column = self.query_one(f"#pair-{i}", VerticalScroll)
+            column.set_class(i == self.side, "-focused-side")
+            head = Text(f"{LETTERS[i]}  ", style="bold")
+            head.append(verdict(s))
+            head.append(f"\nscored {s.scored_count()}/{len(s.dims)}", style="dim")
+            self.query_one(f"#pair-{i}-verdict", Static).update(head)
+            for j in range(len(s.dims)):
+                card = self.query_one(f"#pair-{i}-card-{j}", DimensionCard)
+                card.set_class(i == self.side and j == self.focus_by_side[i], "-focused")
+                if card.shown != card.signature():
+                    card.refresh_state()
+        self.query_one("#pair-choice", Static).update(self._choice_text())
+
+    @property
+    def target(self) -> tuple[ItemState, DimState]:
+        """The side and dimension keys act on."""
+        s = self.pair.sides[self.side]
+        return s, s.dims[self.focus_index]
+
+    # --- actions ----------------------------------------------------------------------------
+    def action_side(self, index: int) -> None:
+        """Focus side A or B."""
+        self.side = index
+        self._refresh_all()
+
+    def action_move(self, step: int) -> None:
+        """Focus the next or previous dimension of the focused side."""
+        n = len(self.pair.sides[self.side].dims)
+        self.focus_index = (self.focus_index + step) % n
+        self._refresh_all()
+        self.query_one(f"#pair-{self.side}-card-{self.focus_index}", DimensionCard).scroll_visible()
+
+    def action_reveal(self) -> None:
+        """Show the judge's side on both items."""
+        for s in self.pair.sides:
+            for d in s.dims:
+                d.revealed = True
+        self._refresh_all()
+
+    def action_choose(self, choice: int) -> None:
+        """A or B is the better one, or (``-1``) a tie; a new choice supersedes the last."""
+        if not self.pair.rubric.review.pairwise:
+            self.notify(f"{self.pair.rubric.ref} is not pairwise: score each side instead", severity="warning")
+            return
+        self.pair.choice = choice
+        self.rapp.choose_in_pair(self.pair, choice)
+        self._refresh_all()
+
+    def _leave(self) -> bool:
+        """Pop back to the item screen when opened over it; True when that happened."""
+        if self.over_item:
+            self.app.pop_screen()
+        return self.over_item
+
+    def action_next_item(self) -> None:
+        """Finish the pair and open the next item of the queue."""
+        missing = [f"{LETTERS[i]} {dim}" for i, s in enumerate(self.pair.sides) for dim in s.missing_reasons()]
+        if missing:
+            self.notify(f"a reason is required for {', '.join(missing)} (press r)", severity="error")
+            return
+        if self.pair.rubric.review.pairwise and self.pair.choice is None:
+            self.notify("choose the better one first: a, b or t (tie)", severity="error")
+            return
+        self._leave()
+        s = self.pair.claimed
+        self.rapp.advance(s, finished=any(x.scored_count() for x in self.pair.sides) or self.pair.choice is not None)
+
+    def action_skip(self) -> None:
+        """Skip: the item returns to the queue for someone else."""
+        self._leave()
+        self.rapp.advance(self.pair.claimed, finished=False, skip=True)
+
+    def action_back(self) -> None:
+        """Back to the item screen, or (opened in its place) to the queue."""
+        if not self._leave():
+            self.rapp.leave_item(self.pair.claimed)
+
+
+__all__ = ["PairScreen", "verdict"]
