@@ -8,6 +8,7 @@ re-checks it; SQLite claims inside ``BEGIN IMMEDIATE`` with ``UPDATE … RETURNI
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from datetime import timedelta
 from typing import Any
 
@@ -58,8 +59,11 @@ class QueueMixin(StoreBase):
         return conds
 
     def claim_next(self, queue: str, reviewer: str, rubric_ref: str | None = None,
-                   dataset: str | None = None, lease_seconds: int = 900) -> Claim | None:
+                   dataset: str | None = None, lease_seconds: int = 900,
+                   exclude: Collection[int] = ()) -> Claim | None:
         """Lease the next item of ``queue`` to ``reviewer``; None when nothing is left for them.
+        ``exclude``: item keys not to serve now (the one the reviewer has open, when the next is
+        claimed ahead of time).
 
         At the queue's gold rate a known-answer item the reviewer has not seen comes instead
         (decided by a draw seeded with the reviewer and their claim count: reproducible, and not
@@ -68,6 +72,8 @@ class QueueMixin(StoreBase):
         conds = self._filters(queue, rubric_ref, dataset)
         t = now()
         free = or_(Item.lease_until.is_(None), Item.lease_until < t, Item.lease_reviewer == reviewer)  # type: ignore[union-attr,operator]
+        if exclude:
+            conds.append(Item.pk.not_in(list(exclude)))  # type: ignore[union-attr]
         with self.write(durable=False) as conn:
             row = None
             if queue != "safety" and self._gold_due(conn, queue, reviewer, rubric_ref):
@@ -83,6 +89,19 @@ class QueueMixin(StoreBase):
                     conds += [Item.is_gold.is_(False), Item.n_reviewed < self._needed(queue)]  # type: ignore[attr-defined]
                 order: list[Any] = [Item.triage_key, Item.pk] if queue == "triage" else [Item.pk]
                 row = self._lease(conn, conds, order, queue, reviewer, t, lease_seconds)
+            if row is None:
+                return None
+            conn.execute(Assignment.__table__.insert().values(  # type: ignore[attr-defined]
+                item_pk=row[0], queue=queue, reviewer=reviewer))
+        return Claim(row[0], row[1], queue, reviewer, t + timedelta(seconds=lease_seconds), gold=bool(row[2]))
+
+    def claim_item(self, item_pk: int, queue: str, reviewer: str, lease_seconds: int = 900) -> Claim | None:
+        """Lease one given item (the other item of a pair the reviewer has open); None when
+        another reviewer holds it."""
+        t = now()
+        free = or_(Item.lease_until.is_(None), Item.lease_until < t, Item.lease_reviewer == reviewer)  # type: ignore[union-attr,operator]
+        with self.write(durable=False) as conn:
+            row = self._lease(conn, [Item.pk == item_pk, free], [Item.pk], queue, reviewer, t, lease_seconds)
             if row is None:
                 return None
             conn.execute(Assignment.__table__.insert().values(  # type: ignore[attr-defined]

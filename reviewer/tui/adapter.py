@@ -124,15 +124,22 @@ def _pair_line(name: str, rec: Any) -> str:
     return f"{name}: {rec.score:g}" + (f" — {rec.rationale}" if rec.rationale else "")
 
 
-def load_pair(store: Any, state: ItemState, reviewer: str, blind: bool = False) -> PairState | None:
+def load_pair(store: Any, state: ItemState, reviewer: str, blind: bool = False,
+              lease_seconds: int | None = None) -> PairState | None:
     """``state`` beside the first other item of its group (None when it has no partner), with
-    this reviewer's current choice between them."""
+    this reviewer's current choice between them. With ``lease_seconds``, and ``state`` claimed,
+    the partner is leased too (None when another reviewer holds it: it opens alone)."""
     if state.group is None:
         return None
     others = [pk for pk in store.group_items(state.item_pk) if pk != state.item_pk]
     if not others:
         return None
-    partner = load_item(store, others[0], reviewer, blind)
+    claim = None
+    if lease_seconds is not None and state.claim is not None:
+        claim = store.claim_item(others[0], state.claim.queue, reviewer, lease_seconds=lease_seconds)
+        if claim is None:
+            return None
+    partner = load_item(store, others[0], reviewer, blind, claim)
     sides = sorted([state, partner], key=lambda s: (s.variant or "", s.item_pk))
     pair = PairState(state.group, state.rubric, sides, judge_lines=state.pair_lines)
     choices = store.pair_choices(state.rubric.ref, state.group).get(state.group, {})
@@ -150,9 +157,9 @@ def choose_in_pair(store: Any, pair: PairState, reviewer: str, choice: int) -> i
 
 
 def claim_next(store: Any, queue: str, reviewer: str, rubric_ref: str | None, dataset: str | None,
-               lease_seconds: int, blind: bool) -> ItemState | None:
+               lease_seconds: int, blind: bool, exclude: tuple[int, ...] = ()) -> ItemState | None:
     """Lease the next item and load it (None when the queue has nothing for this reviewer)."""
-    claim = store.claim_next(queue, reviewer, rubric_ref, dataset, lease_seconds=lease_seconds)
+    claim = store.claim_next(queue, reviewer, rubric_ref, dataset, lease_seconds=lease_seconds, exclude=exclude)
     if claim is None:
         return None
     return load_item(store, claim.item_pk, reviewer, blind, claim)

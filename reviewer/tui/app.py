@@ -13,6 +13,7 @@ import gc
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from textual import work
@@ -86,6 +87,8 @@ class ReviewApp(App[None]):
         self.history: list[int] = []
         self.writes_done = 0
         self.write_errors: list[str] = []
+        #: the next item, being claimed (or claimed) while the reviewer works on this one
+        self._ahead: Future[Any] | None = None
 
     def on_mount(self) -> None:
         if self.settings.keymap:
@@ -124,32 +127,69 @@ class ReviewApp(App[None]):
         self.call_from_thread(setattr, self, "roles", roles)
 
     # --- opening items ----------------------------------------------------------------------
+    # The next item is claimed ahead, while the reviewer works on this one, so ``n`` shows it at
+    # once; the lease it holds is given back when the reviewer leaves the queue or quits. The
+    # claim goes through the writer, so it runs after the lease closes queued before it (a claim
+    # that overtook them could take back an item the reviewer had just finished).
+    def _claim(self, exclude: tuple[int, ...] = ()) -> tuple[ItemState | None, PairState | None]:
+        """Claim and load the session's next item (and its pair, for a pairwise rubric)."""
+        s = self.session
+        lease = self.settings.lease_minutes * 60
+        state = adapter.claim_next(self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset,
+                                   lease_seconds=lease, blind=s.blind, exclude=exclude)
+        return state, self._pair_for(state, lease)
+
+    def _pair_for(self, state: ItemState | None, lease: int | None) -> PairState | None:
+        if state is None or state.group is None or not state.rubric.review.pairwise:
+            return None
+        return adapter.load_pair(self.store, state, self.session.reviewer, self.session.blind, lease)
+
     @work(thread=True, exclusive=True, group="load")
-    def open_next(self, after: Future[Any] | None = None) -> None:
-        """Claim the next item of the session's queue and show it; first wait for ``after`` (the
-        write that closed the last lease, queued behind every score entered before it)."""
+    def open_next(self, after: Future[Any] | None = None, ahead: Future[Any] | None = None) -> None:
+        """Show the next item of the session's queue: the one claimed ahead when there is one
+        still leased, else claim it once ``after`` (the write that closed the last lease, queued
+        behind every score entered before it) has landed."""
+        if ahead is not None:
+            with contextlib.suppress(Exception):  # a failed claim ahead: claim again below
+                state, pair = ahead.result()
+                if state is not None and _fresh(state):
+                    self.call_from_thread(self._show, state, True, pair)
+                    return
+                self._give_back(state, pair)
         if after is not None:
             with contextlib.suppress(Exception):  # a failed write was already reported
                 after.result()
-        s = self.session
-        state = adapter.claim_next(
-            self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset,
-            lease_seconds=self.settings.lease_minutes * 60, blind=s.blind,
-        )
-        self._show_from_thread(state)
+        state, pair = self._claim()
+        self.call_from_thread(self._show, state, True, pair)
+
+    def _give_back(self, state: ItemState | None, pair: PairState | None) -> None:
+        """Release the leases of an item claimed ahead and not shown."""
+        states = {s.item_pk: s for s in ([state] if state else []) + (pair.sides if pair else [])}
+        for s in states.values():
+            if s.claim is not None:
+                self.writer.submit("lease", adapter.close_claim, self.store, s.claim, "release")
+
+    def _drop_ahead(self, wait: bool = False) -> None:
+        """Give back what was claimed ahead (the reviewer is leaving the queue): now if it has
+        arrived, else when it does (``wait``: block until then, as quitting may)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None:
+            return
+
+        def give_back(f: Future[Any]) -> None:
+            if f.exception() is None:
+                self._give_back(*f.result())
+
+        if wait:
+            with contextlib.suppress(Exception):
+                ahead.result(timeout=10)
+        ahead.add_done_callback(give_back)  # runs at once when it is done already
 
     @work(thread=True, exclusive=True, group="load")
     def open_item(self, item_pk: int, remember: bool = True) -> None:
         """Show one item picked from the queue list."""
         state = adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind)
-        self._show_from_thread(state, remember)
-
-    def _show_from_thread(self, state: ItemState | None, remember: bool = True) -> None:
-        """Show ``state`` — side by side with its partner when its rubric is pairwise."""
-        pair = None
-        if state is not None and state.group is not None and state.rubric.review.pairwise:
-            pair = adapter.load_pair(self.store, state, self.session.reviewer, self.session.blind)
-        self.call_from_thread(self._show, state, remember, pair)
+        self.call_from_thread(self._show, state, remember, self._pair_for(state, None))
 
     def _show(self, state: ItemState | None, remember: bool = True, pair: PairState | None = None) -> None:
         from reviewer.tui.screens.item import ItemScreen
@@ -165,6 +205,10 @@ class ReviewApp(App[None]):
             return
         if remember:
             self.history.append(state.item_pk)
+        if state.claim is not None and self._ahead is None:
+            # through the writer: after the writes that closed the last leases, never before
+            self._ahead = self.writer.submit("claim ahead", self._claim,
+                                             tuple(s.item_pk for s in (pair.sides if pair else [state])))
         screen: ItemScreen | PairScreen
         if pair is not None:
             screen = PairScreen(pair)
@@ -202,13 +246,23 @@ class ReviewApp(App[None]):
             self.session.reviewer, value, kind=kind, blind=blind, reason=reason, tags=tags,
         )
 
-    def advance(self, state: ItemState, *, finished: bool, skip: bool = False) -> None:
-        """Close this item's lease (complete, skip or release) and open the next one."""
+    def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None:
+        """Close the leases of the items on screen (complete, skip or release) and show the next
+        item: at once when it was claimed ahead and has arrived."""
         closed = None
-        if state.claim is not None:
-            closed = self.writer.submit("lease", adapter.close_claim, self.store, state.claim,
-                                        "skip" if skip else ("complete" if finished else "release"))
-        self.open_next(closed)
+        for state in states:
+            if state.claim is not None:
+                closed = self.writer.submit("lease", adapter.close_claim, self.store, state.claim,
+                                            "skip" if skip else ("complete" if finished else "release"))
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead.done() and ahead.exception() is None:
+            state, pair = ahead.result()
+            if state is not None and _fresh(state):
+                self._show(state, True, pair)
+                return
+            self._give_back(state, pair)
+            ahead = None
+        self.open_next(closed, ahead)
 
     def go_back(self, state: ItemState) -> None:
         """Reopen the item before this one."""
@@ -223,10 +277,12 @@ class ReviewApp(App[None]):
             self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
         self.open_item(self.history[idx - 1], remember=False)
 
-    def leave_item(self, state: ItemState) -> None:
-        """Back to the queue list, releasing the lease."""
-        if state.claim is not None:
-            self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
+    def leave_item(self, *states: ItemState) -> None:
+        """Back to the queue list, releasing the leases (the one claimed ahead too)."""
+        for state in states:
+            if state.claim is not None:
+                self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
+        self._drop_ahead()
         self.pop_screen()
 
     def adjudicate(self, item_pk: int, dimension: str, value: float) -> None:
@@ -257,9 +313,16 @@ class ReviewApp(App[None]):
         self.push_screen(HelpScreen(self.screen))
 
     async def action_quit(self) -> None:
-        """Quit after every queued write has landed."""
+        """Quit after every queued write has landed (the lease claimed ahead given back)."""
+        self._drop_ahead(wait=True)
         self.writer.drain()
         self.exit()
+
+
+def _fresh(state: ItemState, margin_s: float = 60) -> bool:
+    """Whether the lease on an item claimed ahead still has ``margin_s`` to run."""
+    until = state.claim.until
+    return bool((until - datetime.now(until.tzinfo)).total_seconds() > margin_s)
 
 
 def make_app(store: Any, reviewer: str, queue: str = "triage", rubric_ref: str | None = None,

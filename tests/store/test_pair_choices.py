@@ -89,3 +89,21 @@ def test_the_calibration_report_carries_pair_figures(store: Store) -> None:
     pairs = calibrate(store, REF, draws=50)["pairs"]
     assert pairs["n_pairs"] == 0 and pairs["split"] == 1 and pairs["reviewer_agreement"] == 0.0
     assert "1 split evenly" in calibration_markdown(calibrate(store, REF, draws=50))
+
+
+def test_claiming_ahead_and_claiming_a_partner(store: Store) -> None:
+    a, b = _pair(store)
+    first = store.claim_next("triage", "ana", REF)
+    assert first is not None
+    # without exclude the reviewer's own lease comes back (a restart resumes the same item)
+    again = store.claim_next("triage", "ana", REF)
+    assert again is not None and again.item_pk == first.item_pk
+    ahead = store.claim_next("triage", "ana", REF, exclude=[first.item_pk])
+    assert ahead is not None and ahead.item_pk != first.item_pk
+    # claim_item leases one given item, unless someone else holds it
+    held = store.claim_item(ahead.item_pk, "triage", "ben")
+    assert held is None
+    store.release(ahead)
+    partner = store.claim_item(ahead.item_pk, "triage", "ben")
+    assert partner is not None and partner.item_pk == ahead.item_pk
+    assert store.claim_next("triage", "ana", REF, exclude=[first.item_pk, ahead.item_pk]) is not None

@@ -54,7 +54,9 @@ async def test_a_pairwise_group_opens_side_by_side_and_the_choice_is_stored(stor
         await settle(app, pilot)
         await pilot.press("n")
         await settle(app, pilot)
-        assert app.screen is not screen  # moved on to the next group
+        nxt = app.screen
+        assert isinstance(nxt, PairScreen) and nxt is not screen
+        assert nxt.pair.group != pair.group  # both items of the pair were completed together
     assert (a.dims[0].dim.id, 3.0, "score") in mine(store, a.item_pk)
     assert (b.dims[0].dim.id, 5.0, "score") in mine(store, b.item_pk)
     assert choice_rows(store, pair.group) == [(REVIEWER, b.item_pk), (REVIEWER, None)]

@@ -232,3 +232,36 @@ async def test_the_reused_item_screen_shows_the_new_item_everywhere(store: Store
         assert screen.focus_index == 0
         cards = [screen.query_one(f"#card-{i}") for i in range(len(new.dims))]
         assert all(c.state is d for c, d in zip(cards, new.dims, strict=True))  # type: ignore[attr-defined]
+
+
+def leases(store: Store) -> list[int]:
+    from sqlalchemy import text
+
+    with store.read() as conn:
+        return sorted(conn.execute(text("SELECT pk FROM item WHERE lease_reviewer = :r"), {"r": REVIEWER}).scalars())
+
+
+async def test_the_next_item_is_claimed_ahead_and_given_back_on_leaving(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        first = screen.state.item_pk
+        held = leases(store)
+        assert first in held and len(held) == 2  # the one on screen and the one claimed ahead
+        ahead = next(pk for pk in held if pk != first)
+        await pilot.press("enter", "n")
+        await settle(app, pilot)
+        assert app.screen.state.item_pk == ahead  # type: ignore[attr-defined]
+        assert first not in leases(store) and len(leases(store)) == 2
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert leases(store) == []  # leaving the item gives back its lease and the one ahead
+        await pilot.press("g")
+        await settle(app, pilot)
+        assert len(leases(store)) == 2
+        current = app.screen.state.item_pk  # type: ignore[attr-defined]
+        await pilot.press("ctrl+q")
+        await settle(app, pilot)
+    # quitting gives back the item claimed ahead; the one on screen stays leased to the reviewer
+    # until it expires, so a restart resumes it
+    assert leases(store) == [current]

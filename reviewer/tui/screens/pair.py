@@ -186,18 +186,18 @@ class PairScreen(ScoringScreen):
             self.notify("choose the better one first: a, b or t (tie)", severity="error")
             return
         self._leave()
-        s = self.pair.claimed
-        self.rapp.advance(s, finished=any(x.scored_count() for x in self.pair.sides) or self.pair.choice is not None)
+        sides = self.pair.sides
+        self.rapp.advance(*sides, finished=any(x.scored_count() for x in sides) or self.pair.choice is not None)
 
     def action_skip(self) -> None:
         """Skip: the item returns to the queue for someone else."""
         self._leave()
-        self.rapp.advance(self.pair.claimed, finished=False, skip=True)
+        self.rapp.advance(*self.pair.sides, finished=False, skip=True)
 
     def action_back(self) -> None:
         """Back to the item screen, or (opened in its place) to the queue."""
         if not self._leave():
-            self.rapp.leave_item(self.pair.claimed)
+            self.rapp.leave_item(*self.pair.sides)
 
 
 __all__ = ["PairScreen", "verdict"]
