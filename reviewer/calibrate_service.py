@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from calibration.alpha import LEVELS
+from calibration.alpha import LEVELS, Level
 from calibration.report import DimensionInput, TrustBounds, dimension_report
+from calibration.reviewers import adjudicated, anchoring, judge_spread, per_reviewer, z_normalise
 from calibration.routing import DimSignal, item_priority
 from reviewer.errors import UserError
 
@@ -41,8 +42,10 @@ def _judge_scores(rows: list[dict[str, Any]], dim_id: str, model: str | None) ->
 
 def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: str | None = None,
               group_by: str | None = None, human_aggregate: str = "mean", level: str | None = None,
-              seed: int = 0, draws: int = 1000, bounds: TrustBounds | None = None) -> dict[str, Any]:
-    """The calibration report of one rubric version."""
+              seed: int = 0, draws: int = 1000, bounds: TrustBounds | None = None,
+              normalise: str = "none") -> dict[str, Any]:
+    """The calibration report of one rubric version (``normalise`` ``z``: each reviewer's
+    scores z-normalised onto the pooled human scale before anything is computed)."""
     bounds = bounds or TrustBounds()
     rubric = store.get_rubric(rubric_ref)
     if sample is None:
@@ -51,6 +54,8 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"unknown sample {sample!r}; use all, audit or blind")
     if level is not None and level not in LEVELS:
         raise UserError(f"unknown level {level!r}; use {', '.join(LEVELS)}")
+    if normalise not in ("none", "z"):
+        raise UserError(f"--normalise {normalise!r}: use none or z")
     if human_aggregate not in ("mean", "median"):
         raise UserError("--human-aggregate is mean or median")
     if group_by is not None and group_by != "group" and not group_by.startswith("metadata."):
@@ -62,7 +67,8 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     models = sorted({m for r in rows for d in r["judge"].values() for m in d})
     reviewers = sorted({w for r in rows for d in r["human"].values() for w in d})
     out: dict[str, Any] = {"rubric": rubric.ref, "dataset": dataset, "sample": sample, "group_by": group_by,
-                           "human_aggregate": human_aggregate, "models": models, "dimensions": []}
+                           "human_aggregate": human_aggregate, "normalise": normalise, "models": models,
+                           "dimensions": []}
     per_model: dict[str, list[dict[str, Any]]] = {}
     for dim in rubric.dimensions:
         if dim.is_pair:
@@ -70,6 +76,9 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         humans = np.array([[r["human"].get(dim.id, {}).get(w, np.nan) for w in reviewers] for r in rows],
                           dtype=float).reshape(len(rows), len(reviewers))
         humans[np.isinf(humans)] = np.nan
+        not_normalised: list[int] = []
+        if normalise == "z":
+            humans, not_normalised = z_normalise(humans)
 
         lv = "interval" if dim.judge_scale is None and not dim.scale.is_integer() else "ordinal"
         base = dict(levels=list(dim.scale.level_values()), threshold_raw=dim.threshold_raw,
@@ -79,6 +88,9 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         rep = dimension_report(DimensionInput(dim.id, _judge_scores(rows, dim.id, None), humans, **base), bounds, draws, seed)
         entry = dict(rep.figures)
         entry["null_reasons"] = rep.null_reasons
+        entry.update(_people(rows, dim.id, humans, reviewers, base["level"]))  # type: ignore[arg-type]
+        if normalise == "z":
+            entry["not_normalised"] = [reviewers[i] for i in not_normalised]
         out["dimensions"].append(entry)
         if len(models) > 1:
             for m in models:
@@ -89,6 +101,26 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
+    return out
+
+
+def _people(rows: list[dict[str, Any]], dim_id: str, humans: np.ndarray, reviewers: list[str],
+            level: Level) -> dict[str, Any]:
+    """Per-reviewer figures, adjudication three ways, anchoring and the judge's own spread."""
+    judge = _judge_scores(rows, dim_id, None)
+    out: dict[str, Any] = {"reviewers": per_reviewer(humans, reviewers, level)}
+    settled = np.array([r["adjudicated"].get(dim_id, np.nan) for r in rows], dtype=float)
+    if (~np.isnan(settled)).any():
+        out["adjudicated"] = adjudicated(judge, settled, humans)
+    moves = [(b, v, judge[i]) for i, r in enumerate(rows) for b, v in r["revised"].get(dim_id, {}).values()]
+    if moves:
+        out["anchoring"] = anchoring(*np.array(moves, dtype=float).T)
+    stds = [float(np.mean([x for x in r["judge_std"].get(dim_id, {}).values() if x is not None] or [np.nan]))
+            for r in rows]
+    models = sorted({m for r in rows for m in r["judge"].get(dim_id, {})})
+    by_model = np.array([[r["judge"].get(dim_id, {}).get(m, np.nan) for m in models] for r in rows],
+                        dtype=float).reshape(len(rows), len(models))
+    out["judge_spread"] = judge_spread(np.array(stds, dtype=float), by_model)
     return out
 
 
@@ -166,3 +198,35 @@ def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20) ->
                     "human_spread": max(h) - min(h), "adjudicated": r["adjudicated"].get(dimension)})
     out.sort(key=lambda d: (-d["gap"], d["item_id"]))
     return out[:top]
+
+
+def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[str, Any]]:
+    """Per dimension, the ``top`` items where judge and humans differ most, with what it takes to
+    improve the judge prompt: the input and output, the judge's rationale and evidence, and each
+    reviewer's current score with their reason and tags."""
+    rubric = store.get_rubric(rubric_ref)
+    out = []
+    for dim in rubric.dimensions:
+        if dim.is_pair or dim.method == "human":
+            continue
+        for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top), start=1):
+            view = store.item_view(d["item_pk"])
+            judge = [j for j in view.judge.get(dim.id, []) if j.turn is None and j.score is not None]
+            said: dict[str, dict[str, Any]] = {}
+            for h in store.human_rows(d["item_pk"]):
+                if h.dimension != dim.id or h.kind == "adjudication":
+                    continue
+                if h.kind == "undo":
+                    said.pop(h.reviewer, None)
+                else:
+                    said[h.reviewer] = {"score": h.score, "reason": h.reason, "tags": list(h.tags), "blind": h.blind}
+            out.append({
+                "rubric": rubric.ref, "dimension": dim.id, "rank": rank, "item_id": d["item_id"],
+                "judge": d["judge"], "human_mean": d["human_mean"], "gap": d["gap"],
+                "human_spread": d["human_spread"], "adjudicated": d["adjudicated"],
+                "input": view.input, "output": view.output,
+                "judge_rationale": [{"model": j.model, "score": j.score, "rationale": j.rationale,
+                                     "evidence": list(j.evidence)} for j in judge],
+                "humans": said,
+            })
+    return out

@@ -41,6 +41,33 @@ def pairs_line(pairs: dict[str, Any] | None) -> str | None:
     return head + ("; " + "; ".join(extra) if extra else "")
 
 
+def people_line(d: dict[str, Any]) -> str | None:
+    """A dimension's reviewer, adjudication, anchoring and judge-spread figures in one line."""
+    parts = []
+    revs = [r for r in d.get("reviewers", []) if r["n"]]
+    if revs:
+        parts.append("reviewers vs the others: " + ", ".join(
+            f"{r['reviewer']} {r['bias']:+.2f}" + (f" (α {r['alpha_with_others']:.2f})"
+                                                   if r["alpha_with_others"] is not None else "")
+            for r in revs))
+    adj = d.get("adjudicated")
+    if adj and adj["n"]:
+        text = f"on {adj['n']} adjudicated items the judge is off by {adj['judge_mae']:.2f}"
+        if adj["human_mae"] is not None:
+            text += f", the reviewers by {adj['human_mae']:.2f}"
+            text += " (the judge is the problem)" if adj["judge_mae"] > adj["human_mae"] else " (the rubric is ambiguous)"
+        parts.append(text)
+    anc = d.get("anchoring")
+    if anc and anc["n"]:
+        parts.append(f"{anc['n']} blind scores revised after the reveal, {anc['moved_toward']:.0%} toward the judge")
+    spread = d.get("judge_spread") or {}
+    if spread.get("sample_std") is not None:
+        parts.append(f"judge sample std {spread['sample_std']:.2f}")
+    if spread.get("model_std") is not None:
+        parts.append(f"between models {spread['model_std']:.2f}")
+    return "; ".join(parts) or None
+
+
 def calibration_table(report: dict[str, Any]) -> Any:
     """A rich table, status in colour, and under it each dimension's reason in words."""
     from rich.console import Group
@@ -58,6 +85,9 @@ def calibration_table(report: dict[str, Any]) -> Any:
     for d in report["dimensions"]:
         reasons.append(f"{d['dimension']}: ", style=STATUS_COLOR.get(d["status"], "white"))
         reasons.append(f"{d.get('reason', '')}\n")
+        people = people_line(d)
+        if people:
+            reasons.append(f"  {people}\n", style="dim")
     pairs = pairs_line(report.get("pairs"))
     if pairs:
         reasons.append(pairs + "\n", style="bold")

@@ -37,6 +37,10 @@ def calibrate(
     out: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     route: Annotated[bool, typer.Option("--route", help="Also write review priorities for the triage queue.")] = False,
+    normalise: Annotated[str, typer.Option(help="none, or z: each reviewer's scores z-normalised first.")] = "none",
+    disagreements: Annotated[Path | None, typer.Option(
+        help="Also write the largest judge–human disagreements per dimension here (JSON Lines).")] = None,
+    top: Annotated[int, typer.Option(help="Disagreements per dimension for --disagreements.")] = 20,
     db: DbOption = None,
 ) -> None:
     """Judge–human agreement per dimension, with trust status and the reason in words.
@@ -51,7 +55,15 @@ def calibrate(
     if fmt not in FORMATS:
         raise UserError(f"--format {fmt!r}: use {', '.join(FORMATS)}")
     store = open_store(db)
-    report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed)
+    report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed, normalise=normalise)
+    if disagreements is not None:
+        from reviewer.calibrate_service import disagreement_pack
+
+        if top < 1:
+            raise UserError(f"--top {top}: give at least 1")
+        pack = disagreement_pack(store, rubric, top)
+        disagreements.write_text("".join(json.dumps(p, default=float) + "\n" for p in pack), encoding="utf-8")
+        typer.echo(f"wrote {len(pack)} disagreements to {disagreements}", err=True)
     if route:
         typer.echo(f"routed {write_routes(store, rubric, report)} items", err=True)
     _render(report, fmt, out, store)

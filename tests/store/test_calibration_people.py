@@ -1,0 +1,72 @@
+"""The people figures of the calibration report, from rows a real store holds (both backends):
+anchoring from blind scores and their revisions, adjudication, per-reviewer figures, and the
+disagreement pack `rubricate calibrate --disagreements` writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reviewer.calibrate_service import calibrate, disagreement_pack
+from reviewer.store import Store
+from tests.cli import run_cli
+from tests.store.conftest import DEMO
+
+REF = "general-quality@1.0.0"
+
+
+def _items(store: Store, tmp_path: Path, n: int = 6) -> list[int]:
+    rows = [{"id": f"p{i}", "input": "q", "output": f"answer {i}",
+             "judge": {"model": "m", "scores": {"accuracy": {"score": 8, "rationale": f"why {i}", "samples": [7, 9]}}}}
+            for i in range(n)]
+    path = tmp_path / "people.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    store.import_items(path, REF, dataset="people")
+    return [r.item_pk for r in store.queue_page("triage", REF, "people", limit=n)]
+
+
+def test_anchoring_adjudication_and_reviewers(store: Store, tmp_path: Path) -> None:
+    pks = _items(store, tmp_path)
+    for pk in pks[:4]:  # ana scores blind at 4, then revises to 6 after seeing the judge's 8
+        store.add_human_score(pk, "accuracy", "ana", 4, blind=True)
+        store.add_human_score(pk, "accuracy", "ana", 6, kind="revision")
+    for pk in pks:
+        store.add_human_score(pk, "accuracy", "bo", 8)
+    store.add_human_score(pks[0], "accuracy", "lee", 7, kind="adjudication")
+    dim = calibrate(store, REF, "people", draws=50)["dimensions"][0]
+    assert dim["dimension"] == "accuracy"
+    assert dim["anchoring"] == {"n": 4, "moved_toward": 1.0, "moved_away": 0.0, "gap_closed": 0.5}
+    assert dim["adjudicated"]["n"] == 1 and dim["adjudicated"]["judge_mae"] == 1.0
+    rev = {r["reviewer"]: r for r in dim["reviewers"]}
+    assert rev["ana"]["n"] == 4 and rev["ana"]["bias"] == -2.0  # 6 against bo's 8
+    assert dim["judge_spread"]["sample_std"] == pytest.approx(2 ** 0.5)  # samples 7 and 9, n - 1
+    blind = calibrate(store, REF, "people", sample="blind", draws=50)["dimensions"][0]
+    assert {r["reviewer"] for r in blind["reviewers"]} == {"ana"}  # only scores given blind count
+
+
+def test_disagreement_pack_carries_reasons_and_tags(store: Store, tmp_path: Path) -> None:
+    pks = _items(store, tmp_path, 3)
+    store.add_human_score(pks[0], "accuracy", "ana", 2, reason="the date is wrong", tags=["judge_missed_error"])
+    store.add_human_score(pks[1], "accuracy", "ana", 7)
+    pack = [p for p in disagreement_pack(store, REF, top=5) if p["dimension"] == "accuracy"]
+    assert [p["item_id"] for p in pack] == ["p0", "p1"]  # largest gap first
+    first = pack[0]
+    assert first["gap"] == 6.0 and first["output"] == "answer 0"
+    assert first["judge_rationale"][0]["rationale"] == "why 0"
+    assert first["humans"]["ana"] == {"score": 2.0, "reason": "the date is wrong", "tags": ["judge_missed_error"],
+                                      "blind": False}
+
+
+def test_the_cli_writes_the_pack_and_refuses_a_bad_normalise(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "cli.db")
+    assert run_cli(["import", str(DEMO / "general-quality.jsonl"), "--rubric", REF, "--db", db], capsys)[0] == 0
+    out = tmp_path / "pack.jsonl"
+    code, _, err = run_cli(["calibrate", "--rubric", REF, "--disagreements", str(out), "--top", "2",
+                            "--normalise", "z", "--format", "json", "--db", db], capsys)
+    assert code == 0, err
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert lines and all(x["rank"] <= 2 for x in lines) and {"judge_rationale", "humans"} <= set(lines[0])
+    code, _, err = run_cli(["calibrate", "--rubric", REF, "--normalise", "q", "--db", db], capsys)
+    assert code == 1 and err.strip() == "error: --normalise 'q': use none or z"
