@@ -148,12 +148,14 @@ def dimension_report(inp: DimensionInput, bounds: TrustBounds = TrustBounds(),
         f["alpha_ci"] = list(ci) if f["alpha"] is not None and (ci := _bootstrap_alpha(j, hsub, inp.level, draws, seed)) else None
         f["kappa_linear"] = ag.cohen_kappa(j, h, inp.levels, "linear")
         f["kappa_quadratic"] = ag.cohen_kappa(j, h, inp.levels, "quadratic")
-        f["gwet_ac2"] = ag.gwet_from_table(ag.table(j, h, inp.levels), "quadratic")
+        t = ag.table(j, h, inp.levels)
+        f["gwet_ac1"] = ag.gwet_from_table(t, "unweighted")
+        f["gwet_ac2"] = ag.gwet_from_table(t, "quadratic")
         f.update(ag.rates(j, h))
         jp, hp = j >= inp.threshold_raw - 1e-9, h >= inp.threshold_raw - 1e-9
         f.update(ag.pass_agreement(jp, hp))
     else:
-        for k in ("alpha", "alpha_ci", "kappa_linear", "kappa_quadratic", "gwet_ac2", "exact", "within_one",
+        for k in ("alpha", "alpha_ci", "kappa_linear", "kappa_quadratic", "gwet_ac1", "gwet_ac2", "exact", "within_one",
                   "bias", "mae", "rmse", "pass_agreement"):
             f[k] = None
             why[k] = "the judge scores on another scale than the humans: only correlations mean something"

@@ -230,3 +230,20 @@ def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[s
                 "humans": said,
             })
     return out
+
+
+def compare_versions(store: Any, rubric_ref: str, other_ref: str, **kwargs: Any) -> dict[str, Any]:
+    """Two versions of one rubric side by side, never pooled. Different versions carry a "not like
+    for like" banner naming what changed (``rubric diff``'s changes)."""
+    from rubrics.versioning import diff
+
+    a, b = store.get_rubric(rubric_ref), store.get_rubric(other_ref)
+    if a.id != b.id:
+        raise UserError(f"--compare {b.ref}: {a.ref} and {b.ref} are different rubrics; compare versions of one rubric")
+    changes = [f"{c.path}: {c.what}" for c in diff(a, b).changes] if a.version != b.version else []
+    banner = None
+    if a.version != b.version:
+        banner = (f"NOT LIKE FOR LIKE: {a.id} {a.version} vs {b.version} — the rubric changed "
+                  f"({len(changes)} change{'s' if len(changes) != 1 else ''}); the figures sit side by side and are never pooled")
+    return {"like_for_like": banner is None, "banner": banner, "changes": changes,
+            "reports": [calibrate(store, a.ref, **kwargs), calibrate(store, b.ref, **kwargs)]}

@@ -41,6 +41,8 @@ def calibrate(
     disagreements: Annotated[Path | None, typer.Option(
         help="Also write the largest judge–human disagreements per dimension here (JSON Lines).")] = None,
     top: Annotated[int, typer.Option(help="Disagreements per dimension for --disagreements.")] = 20,
+    compare: Annotated[str | None, typer.Option(
+        help="Another version of the rubric, ID@VERSION: both reports side by side, with a banner.")] = None,
     db: DbOption = None,
 ) -> None:
     """Judge–human agreement per dimension, with trust status and the reason in words.
@@ -55,6 +57,11 @@ def calibrate(
     if fmt not in FORMATS:
         raise UserError(f"--format {fmt!r}: use {', '.join(FORMATS)}")
     store = open_store(db)
+    if compare is not None:
+        _compare(store, rubric, compare, fmt, out, dict(dataset=dataset, sample=sample, group_by=group_by,
+                                                        human_aggregate=human_aggregate, level=level, seed=seed,
+                                                        normalise=normalise))
+        return
     report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed, normalise=normalise)
     if disagreements is not None:
         from reviewer.calibrate_service import disagreement_pack
@@ -67,6 +74,36 @@ def calibrate(
     if route:
         typer.echo(f"routed {write_routes(store, rubric, report)} items", err=True)
     _render(report, fmt, out, store)
+
+
+def _compare(store: Any, rubric: str, other: str, fmt: str, out: Path | None, kwargs: dict[str, Any]) -> None:
+    from reviewer import report_render as rr
+    from reviewer.calibrate_service import compare_versions
+
+    both = compare_versions(store, rubric, other, **kwargs)
+    if fmt == "json":
+        _emit(json.dumps(both, indent=1, default=float), out)
+    elif fmt in ("markdown", "html"):
+        head = f"**{both['banner']}**\n\n" if both["banner"] else ""
+        body = "\n".join(rr.calibration_markdown(r) for r in both["reports"])
+        if fmt == "html":
+            import html
+
+            _emit("<!doctype html><meta charset='utf-8'>"
+                  + (f"<p style='color:#b00;font-weight:bold'>{html.escape(both['banner'])}</p>" if both["banner"] else "")
+                  + "".join(rr.calibration_html(r) for r in both["reports"]), out)
+        else:
+            _emit(head + body, out)
+    else:
+        from rich.console import Console
+
+        console = Console()
+        if both["banner"]:
+            console.print(f"[bold white on red] {both['banner']} [/]")
+            for change in both["changes"]:
+                console.print(f"  [red]{change}[/]")
+        for r in both["reports"]:
+            console.print(rr.calibration_table(r))
 
 
 def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> None:

@@ -24,6 +24,16 @@ def test_a_good_judge_is_trusted() -> None:
     assert rep.figures["alpha_ci"][0] >= 0.8
 
 
+def test_gwet_ac1_and_ac2_sit_beside_kappa() -> None:
+    from calibration.agreement import gwet_from_table, table
+
+    inp = _make(0.3, 0.3)
+    f = dimension_report(inp).figures
+    t = table(inp.judge, inp.humans.mean(axis=1), LEVELS)
+    assert f["gwet_ac1"] == gwet_from_table(t, "unweighted") and f["gwet_ac2"] == gwet_from_table(t, "quadratic")
+    assert f["gwet_ac1"] is not None and f["gwet_ac1"] < f["gwet_ac2"]  # near misses count in AC2
+
+
 def test_a_noisy_judge_with_agreeing_humans_is_the_problem() -> None:
     rep = dimension_report(_make(4.0, 0.3))
     assert rep.figures["status"] == "low_confidence"

@@ -70,3 +70,26 @@ def test_the_cli_writes_the_pack_and_refuses_a_bad_normalise(tmp_path: Path, cap
     assert lines and all(x["rank"] <= 2 for x in lines) and {"judge_rationale", "humans"} <= set(lines[0])
     code, _, err = run_cli(["calibrate", "--rubric", REF, "--normalise", "q", "--db", db], capsys)
     assert code == 1 and err.strip() == "error: --normalise 'q': use none or z"
+
+
+def test_versions_compare_side_by_side_with_a_banner(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "versions.db")
+    text = (Path(__file__).resolve().parents[2] / "rubrics" / "library" / "general-quality.yaml").read_text()
+    newer = tmp_path / "gq-1.1.0.yaml"
+    newer.write_text(text.replace("version: 1.0.0", "version: 1.1.0").replace("weight: 0.35", "weight: 0.30")
+                     .replace("weight: 0.10", "weight: 0.15"))
+    assert run_cli(["rubric", "add", str(newer), "--db", db], capsys)[0] == 0
+    for ref in (REF, "general-quality@1.1.0"):
+        assert run_cli(["import", str(DEMO / "general-quality.jsonl"), "--rubric", ref, "--db", db], capsys)[0] == 0
+    code, out, err = run_cli(["calibrate", "--rubric", REF, "--compare", "general-quality@1.1.0", "--format", "json",
+                              "--db", db], capsys)
+    assert code == 0, err
+    both = json.loads(out)
+    assert both["like_for_like"] is False and both["banner"].startswith("NOT LIKE FOR LIKE")
+    assert len(both["changes"]) == 2 and [r["rubric"] for r in both["reports"]] == [REF, "general-quality@1.1.0"]
+    code, out, _ = run_cli(["calibrate", "--rubric", REF, "--compare", REF, "--format", "json", "--db", db], capsys)
+    assert code == 0 and json.loads(out)["banner"] is None
+    code, out, _ = run_cli(["calibrate", "--rubric", REF, "--compare", "general-quality@1.1.0", "--db", db], capsys)
+    assert code == 0 and "NOT LIKE FOR LIKE" in out
+    code, _, err = run_cli(["calibrate", "--rubric", REF, "--compare", "rag-answer@1.0.0", "--db", db], capsys)
+    assert code == 1 and "are different rubrics" in err and len(err.strip().splitlines()) == 1
