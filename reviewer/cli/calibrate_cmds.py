@@ -27,7 +27,8 @@ def _emit(text: str, out: Path | None) -> None:
 
 @app.command()
 def calibrate(
-    rubric: Annotated[str, typer.Option(help="Rubric version, ID@VERSION.")],
+    rubric: Annotated[str | None, typer.Option(
+        help="Rubric version, ID@VERSION (default: the only rubric version with items).")] = None,
     dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
     sample: Annotated[str | None, typer.Option(help="all, audit or blind (default: audit if drawn, else all).")] = None,
     group_by: Annotated[str | None, typer.Option(help="Correlations per group: 'group' or 'metadata.KEY'.")] = None,
@@ -57,6 +58,7 @@ def calibrate(
     if fmt not in FORMATS:
         raise UserError(f"--format {fmt!r}: use {', '.join(FORMATS)}")
     store = open_store(db)
+    rubric = rubric or _only_rubric(store)
     if compare is not None:
         _compare(store, rubric, compare, fmt, out, dict(dataset=dataset, sample=sample, group_by=group_by,
                                                         human_aggregate=human_aggregate, level=level, seed=seed,
@@ -74,6 +76,17 @@ def calibrate(
     if route:
         typer.echo(f"routed {write_routes(store, rubric, report)} items", err=True)
     _render(report, fmt, out, store)
+
+
+def _only_rubric(store: Any) -> str:
+    """The rubric version to calibrate when none was named: the only one with items."""
+    from reviewer.errors import UserError
+
+    refs = store.rubrics_with_items()
+    if len(refs) != 1:
+        found = ", ".join(refs) if refs else "none"
+        raise UserError(f"name the rubric with --rubric ID@VERSION: the store has items for {found}")
+    return str(refs[0])
 
 
 def _compare(store: Any, rubric: str, other: str, fmt: str, out: Path | None, kwargs: dict[str, Any]) -> None:
