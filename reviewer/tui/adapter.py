@@ -173,6 +173,11 @@ def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, va
                                      sample=state.claim.queue if state.claim is not None else None))
 
 
+def renew_claim(store: Any, state: ItemState, lease_seconds: int) -> None:
+    """Extend the lease on an item the reviewer has open (the state keeps the new expiry)."""
+    state.claim = store.renew(state.claim, lease_seconds=lease_seconds)
+
+
 def close_claim(store: Any, claim: Any, how: str) -> None:
     """complete, skip or release a lease."""
     getattr(store, how)(claim)

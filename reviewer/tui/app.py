@@ -93,6 +93,8 @@ class ReviewApp(App[None]):
     def on_mount(self) -> None:
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
+        # leases run lease_minutes; renewed at a third of that while the reviewer is on the item
+        self.set_interval(max(20.0, self.settings.lease_minutes * 20.0), self.renew_leases)
         self.push_screen(QueueScreen())
         if isinstance(self.store, StoreHandle):
             self._open_store()
@@ -234,6 +236,28 @@ class ReviewApp(App[None]):
             self.notify(f"{state.item_id} has no other item in group {state.group!r}", severity="warning")
             return
         self.push_screen(PairScreen(pair, over_item=True))
+
+    def renew_leases(self) -> None:
+        """Renew the leases of the items on screen and of the one claimed ahead (in the writer;
+        a lease lost meanwhile is reported like any failed write)."""
+        from reviewer.tui.screens.item import ItemScreen
+        from reviewer.tui.screens.pair import PairScreen
+
+        states: list[ItemState] = []
+        for screen in self.screen_stack:
+            if isinstance(screen, ItemScreen):
+                states.append(screen.state)
+            elif isinstance(screen, PairScreen):
+                states += screen.pair.sides
+        ahead = self._ahead
+        if ahead is not None and ahead.done() and ahead.exception() is None:
+            state, pair = ahead.result()
+            states += [s for s in ([state] if state else []) + (pair.sides if pair else [])]
+        seen = set()
+        for s in states:
+            if s.claim is not None and s.item_pk not in seen:
+                seen.add(s.item_pk)
+                self.writer.submit("lease", adapter.renew_claim, self.store, s, self.settings.lease_minutes * 60)
 
     # --- what item screens ask for -----------------------------------------------------------
     def write_score(

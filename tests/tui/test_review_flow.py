@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from reviewer.store import Store
@@ -265,3 +266,24 @@ async def test_the_next_item_is_claimed_ahead_and_given_back_on_leaving(store: S
     # quitting gives back the item claimed ahead; the one on screen stays leased to the reviewer
     # until it expires, so a restart resumes it
     assert leases(store) == [current]
+
+
+async def test_leases_are_renewed_while_the_reviewer_works(store: Store) -> None:
+    from sqlalchemy import text
+
+    def until() -> dict[int, str]:
+        with store.read() as conn:
+            return dict(conn.execute(text("SELECT pk, lease_until FROM item WHERE lease_reviewer = :r"),
+                                     {"r": REVIEWER}).all())  # type: ignore[arg-type]
+
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        before = until()
+        assert len(before) == 2  # the item on screen and the one claimed ahead
+        app.renew_leases()  # what the interval timer calls
+        await settle(app, pilot)
+        after = until()
+        assert after.keys() == before.keys() and all(str(after[k]) > str(before[k]) for k in before)
+        assert screen.state.claim.until > datetime.fromisoformat(str(before[screen.state.item_pk])).replace(
+            tzinfo=screen.state.claim.until.tzinfo)
