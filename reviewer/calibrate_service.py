@@ -164,12 +164,14 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
     return len(priorities)
 
 
-def confusions(store: Any, report: dict[str, Any]) -> dict[str, Any]:
-    """Per dimension the judge × human (mean) confusion table on the dimension's levels."""
+def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Per dimension the judge × human (mean) confusion table on the dimension's levels
+    (``rows``: the report's rating rows, when the caller has read them already)."""
     from calibration.agreement import table
 
     rubric = store.get_rubric(report["rubric"])
-    rows = store.rating_rows(rubric.ref, report["dataset"], report["sample"])
+    if rows is None:
+        rows = store.rating_rows(rubric.ref, report["dataset"], report["sample"])
     out = {}
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
@@ -183,12 +185,14 @@ def confusions(store: Any, report: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20) -> list[dict[str, Any]]:
+def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
+                  rows: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The items where the judge and the humans differ most on a dimension, largest first, with
-    each human score, the humans' own spread, and the adjudicated score if a lead gave one."""
+    each human score, the humans' own spread, and the adjudicated score if a lead gave one
+    (``rows``: every rating row of the rubric, when the caller has read them already)."""
     rubric = store.get_rubric(rubric_ref)
     out = []
-    for r in store.rating_rows(rubric.ref, None, "all"):
+    for r in rows if rows is not None else store.rating_rows(rubric.ref, None, "all"):
         judge, humans = r["judge"].get(dimension), r["human"].get(dimension)
         if not judge or not humans:
             continue
@@ -200,16 +204,39 @@ def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20) ->
     return out[:top]
 
 
+def dimension_detail(store: Any, rubric_ref: str, dimension: str) -> dict[str, Any]:
+    """One dimension over every item: the judge × human confusion table, each reviewer's bias
+    and MAE against the judge, and the largest disagreements."""
+    rubric = store.get_rubric(rubric_ref)
+    rows = store.rating_rows(rubric.ref, None, "all")
+    conf = confusions(store, {"rubric": rubric.ref, "dataset": None, "sample": "all"}, rows).get(dimension)
+    per: dict[str, list[float]] = {}
+    for r in rows:
+        judge = r["judge"].get(dimension)
+        if not judge:
+            continue
+        j = float(np.mean(list(judge.values())))
+        for who, score in r["human"].get(dimension, {}).items():
+            per.setdefault(who, []).append(score - j)
+    reviewers = [{"reviewer": who, "n": len(d), "bias": float(np.mean(d)), "mae": float(np.mean(np.abs(d)))}
+                 for who, d in sorted(per.items())]
+    levels = list(rubric.dimension(dimension).scale.level_values())
+    return {"levels": conf["levels"] if conf else levels,
+            "table": conf["table"] if conf else [[0] * len(levels) for _ in levels],
+            "reviewers": reviewers, "disagreements": disagreements(store, rubric.ref, dimension, rows=rows)}
+
+
 def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[str, Any]]:
     """Per dimension, the ``top`` items where judge and humans differ most, with what it takes to
     improve the judge prompt: the input and output, the judge's rationale and evidence, and each
     reviewer's current score with their reason and tags."""
     rubric = store.get_rubric(rubric_ref)
+    rows = store.rating_rows(rubric.ref, None, "all")
     out = []
     for dim in rubric.dimensions:
         if dim.is_pair or dim.method == "human":
             continue
-        for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top), start=1):
+        for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top, rows), start=1):
             view = store.item_view(d["item_pk"])
             judge = [j for j in view.judge.get(dim.id, []) if j.turn is None and j.score is not None]
             said: dict[str, dict[str, Any]] = {}

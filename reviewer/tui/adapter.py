@@ -57,15 +57,11 @@ def queue_page(store: Any, queue: str, rubric_ref: str | None, dataset: str | No
     """One page of the queue and the queue's size."""
     rows = store.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, search=search)
     total = store.queue_count(queue, rubric_ref, dataset) if after is None and not search else None
-    return _lines(rows), total
+    return lines(rows), total
 
 
 def lines(rows: list[Any]) -> list[QueueLine]:
     """Store queue rows as the queue screen shows them."""
-    return _lines(rows)
-
-
-def _lines(rows: list[Any]) -> list[QueueLine]:
     return [QueueLine(r.item_pk, r.item_id, r.dataset, r.overall, r.band, BAND_COLORS.get(r.band or "", "white"),
                       r.passed, r.flagged, r.errors, f"{r.reviewed} reviewed" if r.reviewed else "new",
                       r.holder, r.sort_key) for r in rows]
@@ -213,32 +209,16 @@ def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) ->
         for d in report["dimensions"]:
             dim = rubric.dimension(d["dimension"])
             out.append({**d, "rubric": ref, "sample": report["sample"], "pairs": report.get("pairs"),
-                        "scale_min": dim.scale.min, "scale_max": dim.scale.max})
+                        "scale_min": dim.scale.min, "scale_max": dim.scale.max, "levels": dim.scale.levels})
     return out
 
 
 def calibration_detail(store: Any, rubric_ref: str, dimension: str) -> dict[str, Any]:
     """One dimension: the confusion table, each reviewer's bias against the judge, and the
     largest disagreements."""
-    from reviewer.calibrate_service import confusions, disagreements
+    from reviewer.calibrate_service import dimension_detail
 
-    rubric = store.get_rubric(rubric_ref)
-    dim = rubric.dimension(dimension)
-    conf = confusions(store, {"rubric": rubric.ref, "dataset": None, "sample": "all"}).get(dimension)
-    per: dict[str, list[float]] = {}
-    for r in store.rating_rows(rubric.ref, None, "all"):
-        judge = r["judge"].get(dimension)
-        if not judge:
-            continue
-        j = statistics.fmean(judge.values())
-        for who, score in r["human"].get(dimension, {}).items():
-            per.setdefault(who, []).append(score - j)
-    reviewers = [{"reviewer": who, "n": len(d), "bias": statistics.fmean(d),
-                  "mae": statistics.fmean(abs(x) for x in d)} for who, d in sorted(per.items())]
-    levels = list(dim.scale.level_values())
-    return {"levels": conf["levels"] if conf else levels,
-            "table": conf["table"] if conf else [[0] * len(levels) for _ in levels],
-            "reviewers": reviewers, "disagreements": disagreements(store, rubric.ref, dimension)}
+    return dimension_detail(store, rubric_ref, dimension)
 
 
 def adjudicate(store: Any, item_pk: int, dimension: str, lead: str, value: float) -> int:

@@ -153,21 +153,27 @@ class ReviewApp(App[None]):
         behind every score entered before it) has landed."""
         if ahead is not None:
             with contextlib.suppress(Exception):  # a failed claim ahead: claim again below
-                state, pair = ahead.result()
-                if state is not None and _fresh(state):
-                    self.call_from_thread(self._show, state, True, pair)
+                usable = self._usable(ahead.result())
+                if usable is not None:
+                    self.call_from_thread(self._show, usable[0], True, usable[1])
                     return
-                self._give_back(state, pair)
         if after is not None:
             with contextlib.suppress(Exception):  # a failed write was already reported
                 after.result()
         state, pair = self._claim()
         self.call_from_thread(self._show, state, True, pair)
 
+    def _usable(self, claimed: tuple[ItemState | None, PairState | None]) -> tuple[ItemState, PairState | None] | None:
+        """What was claimed ahead, if its lease still has time to run; else its leases go back."""
+        state, pair = claimed
+        if state is not None and _fresh(state):
+            return state, pair
+        self._give_back(state, pair)
+        return None
+
     def _give_back(self, state: ItemState | None, pair: PairState | None) -> None:
         """Release the leases of an item claimed ahead and not shown."""
-        states = {s.item_pk: s for s in ([state] if state else []) + (pair.sides if pair else [])}
-        for s in states.values():
+        for s in _items_of(state, pair):
             if s.claim is not None:
                 self.writer.submit("lease", adapter.close_claim, self.store, s.claim, "release")
 
@@ -210,7 +216,7 @@ class ReviewApp(App[None]):
         if state.claim is not None and self._ahead is None:
             # through the writer: after the writes that closed the last leases, never before
             self._ahead = self.writer.submit("claim ahead", self._claim,
-                                             tuple(s.item_pk for s in (pair.sides if pair else [state])))
+                                             tuple(s.item_pk for s in _items_of(state, pair)))
         screen: ItemScreen | PairScreen
         if pair is not None:
             screen = PairScreen(pair)
@@ -251,12 +257,9 @@ class ReviewApp(App[None]):
                 states += screen.pair.sides
         ahead = self._ahead
         if ahead is not None and ahead.done() and ahead.exception() is None:
-            state, pair = ahead.result()
-            states += [s for s in ([state] if state else []) + (pair.sides if pair else [])]
-        seen = set()
-        for s in states:
-            if s.claim is not None and s.item_pk not in seen:
-                seen.add(s.item_pk)
+            states += _items_of(*ahead.result())
+        for s in {s.item_pk: s for s in states}.values():
+            if s.claim is not None:
                 self.writer.submit("lease", adapter.renew_claim, self.store, s, self.settings.lease_minutes * 60)
 
     # --- what item screens ask for -----------------------------------------------------------
@@ -280,11 +283,10 @@ class ReviewApp(App[None]):
                                             "skip" if skip else ("complete" if finished else "release"))
         ahead, self._ahead = self._ahead, None
         if ahead is not None and ahead.done() and ahead.exception() is None:
-            state, pair = ahead.result()
-            if state is not None and _fresh(state):
-                self._show(state, True, pair)
+            usable = self._usable(ahead.result())
+            if usable is not None:
+                self._show(usable[0], True, usable[1])
                 return
-            self._give_back(state, pair)
             ahead = None
         self.open_next(closed, ahead)
 
@@ -341,6 +343,11 @@ class ReviewApp(App[None]):
         self._drop_ahead(wait=True)
         self.writer.drain()
         self.exit()
+
+
+def _items_of(state: ItemState | None, pair: PairState | None) -> list[ItemState]:
+    """The items one claim put on screen: the pair's sides, or the item alone."""
+    return list(pair.sides) if pair is not None else [state] if state is not None else []
 
 
 def _fresh(state: ItemState, margin_s: float = 60) -> bool:

@@ -138,8 +138,3 @@ class PairState:
     choice: int | None = None
     #: The judge's pair methods on this group, as lines to show (e.g. framing consistency).
     judge_lines: list[str] = field(default_factory=list)
-
-    @property
-    def claimed(self) -> ItemState:
-        """The side holding the queue lease (the first side when neither does)."""
-        return next((s for s in self.sides if s.claim is not None), self.sides[0])

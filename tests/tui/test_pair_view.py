@@ -34,8 +34,8 @@ async def test_a_pairwise_group_opens_side_by_side_and_the_choice_is_stored(stor
         a, b = pair.sides
         assert a.group == b.group == pair.group and a.item_pk != b.item_pk
         assert (a.variant or "") <= (b.variant or "")
-        claimed = pair.claimed
-        assert claimed.claim is not None
+        claimed = next((s for s in pair.sides if s.claim is not None), None)
+        assert claimed is not None
         # score side A's first dimension, then side B's
         await pilot.press("h", "3", "l")
         await settle(app, pilot)

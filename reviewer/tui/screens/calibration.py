@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from reviewer.report_render import pairs_line
 from reviewer.tui import adapter
+from reviewer.tui.screens.scoring import digit_to_score
 
 if TYPE_CHECKING:
     from reviewer.tui.app import ReviewApp
@@ -213,9 +214,8 @@ class DimensionDetailScreen(Screen[None]):
         if item["human_spread"] < 2:
             self.notify("the humans agree on this item: nothing to adjudicate", severity="warning")
             return
-        value = 10.0 if digit == 0 and self.row.get("scale_max") == 10 else float(digit)
-        lo, hi = self.row.get("scale_min", 0), self.row.get("scale_max", 10)
-        if not lo <= value <= hi:
+        value = digit_to_score(digit, self.row["scale_min"], self.row["scale_max"], self.row["levels"])
+        if value is None:
             self.notify(f"{digit} is not on this dimension's scale", severity="warning")
             return
         self.rapp.adjudicate(item["item_pk"], self.row["dimension"], value)

@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Collapsible, Footer, Markdown, Static
 
-from reviewer.tui.screens.scoring import ScoringScreen, digit_to_score, highlight
+from reviewer.tui.screens.scoring import ScoringScreen, digit_to_score, highlight, verdict
 from reviewer.tui.viewmodel import DimState, ItemState
 from reviewer.tui.widgets.dimension_card import DimensionCard
 
@@ -70,9 +70,6 @@ class ItemScreen(ScoringScreen):
                     yield DimensionCard(d, s.rubric.review.reason_margin, id=f"card-{i}")
         yield Footer()
 
-    def on_mount(self) -> None:
-        self._refresh_all()
-
     # --- rendering --------------------------------------------------------------------------
     def _title(self) -> Text:
         s = self.state
@@ -95,22 +92,7 @@ class ItemScreen(ScoringScreen):
 
     def _summary(self) -> Text:
         judge, eff = self.state.judge_result(), self.state.effective_result()
-        t = Text()
-
-        def part(label: str, r: Any) -> None:
-            t.append(f"{label} ", style="dim")
-            if r.overall is None:
-                t.append("—")
-                return
-            band = r.band.label if r.band else ""
-            color = (r.band.color if r.band and r.band.color else "white")
-            t.append(f"{r.overall:.2f} ", style="bold")
-            t.append(f" {band} ", style=f"black on {color}")
-            t.append("  pass" if r.passed else "  fail", style="green" if r.passed else "red")
-
-        part("judge", judge)
-        t.append("   →   ")
-        part("effective", eff)
+        t = verdict(self.state)
         t.append(f"\nscored {self.state.scored_count()}/{len(self.state.dims)}", style="dim")
         if judge.overall is not None and eff.overall is not None and judge.passed != eff.passed:
             t.append("   your scores flip the verdict: "
@@ -201,9 +183,6 @@ class ItemScreen(ScoringScreen):
         if action == "pair":
             return self.state.group is not None
         return True
-
-    def on_screen_resume(self) -> None:
-        self._refresh_all()  # the pair view may have scored this item
 
     def action_pair(self) -> None:
         """Open this item beside the other items of its group."""

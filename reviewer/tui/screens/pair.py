@@ -14,26 +14,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Static
 
-from reviewer.tui.screens.scoring import ScoringScreen, highlight
+from reviewer.tui.screens.scoring import ScoringScreen, highlight, verdict
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
 from reviewer.tui.widgets.dimension_card import DimensionCard
 
 LETTERS = "AB"
-
-
-def verdict(state: ItemState) -> Text:
-    """One side's judge and effective overall, band and pass/fail, on one line."""
-    t = Text()
-    for label, r in (("judge", state.judge_result()), ("effective", state.effective_result())):
-        t.append(f"{label} ", style="dim")
-        if r.overall is None:
-            t.append("—  ")
-            continue
-        color = r.band.color if r.band and r.band.color else "white"
-        t.append(f"{r.overall:.2f} ", style="bold")
-        t.append(f" {r.band.label if r.band else ''} ", style=f"black on {color}")
-        t.append(" pass  " if r.passed else " fail  ", style="green" if r.passed else "red")
-    return t
 
 
 class PairScreen(ScoringScreen):
@@ -89,12 +74,6 @@ class PairScreen(ScoringScreen):
         yield Static(id="pair-choice")
         yield Footer()
 
-    def on_mount(self) -> None:
-        self._refresh_all()
-
-    def on_screen_resume(self) -> None:
-        self._refresh_all()
-
     # --- rendering --------------------------------------------------------------------------
     def _title(self) -> Text:
         p = self.pair
@@ -125,7 +104,7 @@ class PairScreen(ScoringScreen):
             column = self.query_one(f"#pair-{i}", VerticalScroll)
             column.set_class(i == self.side, "-focused-side")
             head = Text(f"{LETTERS[i]}  ", style="bold")
-            head.append(verdict(s))
+            head.append(verdict(s, sep="  "))  # half a screen wide: the short form
             head.append(f"\nscored {s.scored_count()}/{len(s.dims)}", style="dim")
             self.query_one(f"#pair-{i}-verdict", Static).update(head)
             for j in range(len(s.dims)):
@@ -200,4 +179,4 @@ class PairScreen(ScoringScreen):
             self.rapp.leave_item(*self.pair.sides)
 
 
-__all__ = ["PairScreen", "verdict"]
+__all__ = ["PairScreen"]

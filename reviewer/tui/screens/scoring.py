@@ -29,6 +29,24 @@ def digit_to_score(digit: int, dim_scale_min: float, dim_scale_max: float,
     return value if dim_scale_min <= value <= dim_scale_max else None
 
 
+def verdict(state: ItemState, sep: str = "   →   ") -> Text:
+    """The judge's overall, band and pass/fail, then (after ``sep``) the effective one with this
+    reviewer's scores over the judge's."""
+    t = Text()
+    for i, (label, r) in enumerate((("judge", state.judge_result()), ("effective", state.effective_result()))):
+        if i:
+            t.append(sep)
+        t.append(f"{label} ", style="dim")
+        if r.overall is None:
+            t.append("—")
+            continue
+        color = r.band.color if r.band and r.band.color else "white"
+        t.append(f"{r.overall:.2f} ", style="bold")
+        t.append(f" {r.band.label if r.band else ''} ", style=f"black on {color}")
+        t.append("  pass" if r.passed else "  fail", style="green" if r.passed else "red")
+    return t
+
+
 def highlight(output: str, quotes: list[str]) -> Text:
     """The output with the judge's evidence quotes highlighted."""
     text = Text(output)
@@ -55,6 +73,12 @@ class ScoringScreen(Screen[None]):
 
     def _refresh_all(self) -> None:
         raise NotImplementedError
+
+    def on_mount(self) -> None:
+        self._refresh_all()
+
+    def on_screen_resume(self) -> None:
+        self._refresh_all()  # a dialog or the pair view may have changed the scores
 
     def action_score(self, digit: int) -> None:
         """Set the focused dimension's score from a digit key."""
