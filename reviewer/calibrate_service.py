@@ -17,6 +17,7 @@ from calibration.report import DimensionInput, TrustBounds, dimension_report
 from calibration.reviewers import adjudicated, anchoring, judge_spread, per_reviewer, z_normalise
 from calibration.routing import DimSignal, item_priority
 from reviewer.errors import UserError
+from rubrics.aggregate import panel_score
 
 SAMPLES = ("all", "audit", "blind")
 
@@ -28,16 +29,26 @@ def _group_value(row: dict[str, Any], field: str) -> object:
     return row["metadata"].get(key)
 
 
-def _judge_scores(rows: list[dict[str, Any]], dim_id: str, model: str | None) -> np.ndarray:
-    """One judge model's score per row, or the panel's (mean over models) when model is None."""
+def _judge_scores(rows: list[dict[str, Any]], dim_id: str, model: str | None, how: str = "mean") -> np.ndarray:
+    """One judge model's score per row, or the panel's (``how``: mean or median over the
+    models, the rubric's ``judge.panel_aggregate``) when model is None."""
     vals = []
     for r in rows:
         by = r["judge"].get(dim_id, {})
         if model is not None:
             vals.append(by.get(model, np.nan))
         else:
-            vals.append(float(np.mean(list(by.values()))) if by else np.nan)
+            score = panel_score(list(by.values()), how)
+            vals.append(np.nan if score is None else score)
     return np.asarray(vals, dtype=float)
+
+
+def best_model(per_model: dict[str, dict[str, Any]]) -> str | None:
+    """The panel model whose scores agree best with the humans on a dimension (highest alpha;
+    ties go to the lower MAE, then the name); None when no model's alpha could be computed."""
+    ranked = [(-f["alpha"], f["mae"] if f.get("mae") is not None else np.inf, m)
+              for m, f in per_model.items() if f.get("alpha") is not None]
+    return min(ranked)[2] if ranked else None
 
 
 def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: str | None = None,
@@ -85,17 +96,20 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
                     level=level or lv, comparable=dim.judge_scale is None,
                     groups=[_group_value(r, group_by) for r in rows] if group_by else None,
                     human_aggregate=human_aggregate)
-        rep = dimension_report(DimensionInput(dim.id, _judge_scores(rows, dim.id, None), humans, **base), bounds, draws, seed)
+        panel = _judge_scores(rows, dim.id, None, rubric.judge.panel_aggregate)
+        rep = dimension_report(DimensionInput(dim.id, panel, humans, **base), bounds, draws, seed)
         entry = dict(rep.figures)
         entry["null_reasons"] = rep.null_reasons
-        entry.update(_people(rows, dim.id, humans, reviewers, base["level"]))  # type: ignore[arg-type]
+        entry.update(_people(rows, dim.id, panel, humans, reviewers, base["level"]))  # type: ignore[arg-type]
         if normalise == "z":
             entry["not_normalised"] = [reviewers[i] for i in not_normalised]
         out["dimensions"].append(entry)
         if len(models) > 1:
-            for m in models:
-                r_m = dimension_report(DimensionInput(dim.id, _judge_scores(rows, dim.id, m), humans, **base), bounds, draws, seed)
-                per_model.setdefault(m, []).append(r_m.figures)
+            figures = {m: dimension_report(DimensionInput(dim.id, _judge_scores(rows, dim.id, m), humans, **base),
+                                           bounds, draws, seed).figures for m in models}
+            for m, f in figures.items():
+                per_model.setdefault(m, []).append(f)
+            entry["best_model"] = best_model(figures)
     if per_model:
         out["per_model"] = per_model
     pairs = pair_report(store, rubric.ref)
@@ -104,10 +118,9 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     return out
 
 
-def _people(rows: list[dict[str, Any]], dim_id: str, humans: np.ndarray, reviewers: list[str],
-            level: Level) -> dict[str, Any]:
+def _people(rows: list[dict[str, Any]], dim_id: str, judge: np.ndarray, humans: np.ndarray,
+            reviewers: list[str], level: Level) -> dict[str, Any]:
     """Per-reviewer figures, adjudication three ways, anchoring and the judge's own spread."""
-    judge = _judge_scores(rows, dim_id, None)
     out: dict[str, Any] = {"reviewers": per_reviewer(humans, reviewers, level)}
     settled = np.array([r["adjudicated"].get(dim_id, np.nan) for r in rows], dtype=float)
     if (~np.isnan(settled)).any():
@@ -153,7 +166,7 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
             if dim.is_pair:
                 continue
             scores = list(row["judge"].get(dim.id, {}).values())
-            score = float(np.mean(scores)) if scores else None
+            score = panel_score(scores, rubric.judge.panel_aggregate)
             spread = float(np.std(scores)) / dim.scale.span if len(scores) > 1 else None
             signals[dim.id] = DimSignal(
                 status.get(dim.id, "insufficient_data"),
@@ -176,7 +189,8 @@ def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | 
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
             continue
-        pairs = [(float(np.mean(list(r["judge"][dim.id].values()))), float(np.mean(list(r["human"][dim.id].values()))))
+        how = rubric.judge.panel_aggregate
+        pairs = [(panel_score(list(r["judge"][dim.id].values()), how), float(np.mean(list(r["human"][dim.id].values()))))
                  for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
         if pairs:
             levels = list(dim.scale.level_values())
@@ -196,7 +210,8 @@ def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
         judge, humans = r["judge"].get(dimension), r["human"].get(dimension)
         if not judge or not humans:
             continue
-        j, h = float(np.mean(list(judge.values()))), [float(v) for v in humans.values()]
+        j = panel_score(list(judge.values()), rubric.judge.panel_aggregate) or 0.0
+        h = [float(v) for v in humans.values()]
         out.append({"item_pk": r["item_pk"], "item_id": r["item_id"], "judge": j, "humans": dict(humans),
                     "human_mean": float(np.mean(h)), "gap": abs(j - float(np.mean(h))),
                     "human_spread": max(h) - min(h), "adjudicated": r["adjudicated"].get(dimension)})
@@ -215,7 +230,7 @@ def dimension_detail(store: Any, rubric_ref: str, dimension: str) -> dict[str, A
         judge = r["judge"].get(dimension)
         if not judge:
             continue
-        j = float(np.mean(list(judge.values())))
+        j = panel_score(list(judge.values()), rubric.judge.panel_aggregate) or 0.0
         for who, score in r["human"].get(dimension, {}).items():
             per.setdefault(who, []).append(score - j)
     reviewers = [{"reviewer": who, "n": len(d), "bias": float(np.mean(d)), "mae": float(np.mean(np.abs(d)))}

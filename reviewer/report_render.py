@@ -65,6 +65,8 @@ def people_line(d: dict[str, Any]) -> str | None:
         parts.append(f"judge sample std {spread['sample_std']:.2f}")
     if spread.get("model_std") is not None:
         parts.append(f"between models {spread['model_std']:.2f}")
+    if d.get("best_model"):
+        parts.append(f"closest to people: {d['best_model']}")
     return "; ".join(parts) or None
 
 

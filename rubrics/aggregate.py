@@ -9,7 +9,8 @@ are left out and the weights renormalised over the rest, and the result says whi
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rubrics.schema import Band, Rubric
@@ -96,3 +97,16 @@ def reval_normalised(weighted_sum: float) -> float:
 def treatment_parity(a: float, b: float) -> float:
     """REVAL's treatment parity of two normalised scores: ``1 − |a − b|``."""
     return 1.0 - abs(a - b)
+
+
+def panel_score(scores: Sequence[float], how: str = "mean") -> float | None:
+    """A judge panel's score on one dimension: the mean (or median) of its models' scores."""
+    if not scores:
+        return None
+    return float(statistics.median(scores) if how == "median" else statistics.fmean(scores))
+
+
+def panel_spread(scores: Sequence[float]) -> float | None:
+    """How far a panel's models disagree on one dimension: highest minus lowest score (None with
+    fewer than two models)."""
+    return float(max(scores) - min(scores)) if len(scores) > 1 else None

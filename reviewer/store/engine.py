@@ -110,6 +110,11 @@ def _pair_choices(conn: Connection) -> None:
     _append_only_triggers(conn, ("pair_choice",))
 
 
+def _judge_spread(conn: Connection) -> None:
+    """Judge panels: how far the models disagree on an item (filled as runs are recorded)."""
+    _add_column(conn, "item", "judge_spread", "FLOAT")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -117,6 +122,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0003_triage_key", _triage_key),
     ("0004_queue_settings", _queue_settings),
     ("0005_pair_choices", _pair_choices),
+    ("0006_judge_spread", _judge_spread),
 ]
 
 

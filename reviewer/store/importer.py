@@ -23,7 +23,7 @@ from reviewer.store.import_batches import (
 )
 from reviewer.store.import_writer import RowWriter
 from reviewer.store.tables import HumanScore, Item, JudgeScore, SafetyFlag
-from rubrics.aggregate import score_item
+from rubrics.aggregate import panel_score, panel_spread, score_item
 from rubrics.schema import Rubric
 
 Progress = Callable[[int, int], None]
@@ -109,9 +109,9 @@ class ImportMixin(StoreBase):
             if dataset:
                 q = q.where(Item.dataset == dataset)
             items = records(conn, q.order_by(Item.pk))
-            judge: dict[int, dict[str, Any]] = {}
+            judge: dict[int, dict[str, dict[str | None, Any]]] = {}  # latest per item, dimension, model
             for j in records(conn, select(JudgeScore).where(JudgeScore.turn.is_(None)).order_by(JudgeScore.pk)):  # type: ignore[union-attr]
-                judge.setdefault(j.item_pk, {})[j.dimension] = j
+                judge.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[j.model] = j
             human: dict[int, dict[str, dict[str, float | None]]] = {}
             for h in records(conn, select(HumanScore).order_by(HumanScore.pk)):
                 human.setdefault(h.item_pk, {}).setdefault(h.dimension, {})[h.reviewer] = h.score
@@ -120,16 +120,20 @@ class ImportMixin(StoreBase):
             rubric = self.get_rubric(it.rubric_ref)
             dims, effective = {}, {}
             for dim in rubric.dimensions:
-                j = judge.get(it.pk, {}).get(dim.id)
+                by_model = judge.get(it.pk, {}).get(dim.id, {})
+                ok = {m or "judge": j.score for m, j in by_model.items() if j.score is not None}
+                judged = panel_score(list(ok.values()), rubric.judge.panel_aggregate)
                 hs = {k: v for k, v in human.get(it.pk, {}).get(dim.id, {}).items() if v is not None}
                 if hs:
                     eff, source = statistics.fmean(hs.values()), "human"
                 else:
-                    eff, source = (j.score if j is not None else None), ("judge" if j is not None and j.score is not None else None)
+                    eff, source = judged, ("judge" if judged is not None else None)
                 effective[dim.id] = eff
-                dims[dim.id] = {"effective": eff, "source": source,
-                                "judge": j.score if j is not None else None,
-                                "judge_error": j.error if j is not None else None, "human": hs}
+                dims[dim.id] = {"effective": eff, "source": source, "judge": judged,
+                                "judge_error": next((j.error for j in by_model.values() if j.error), None),
+                                "human": hs}
+                if len(by_model) > 1:  # a panel: each model's score and how far apart they are
+                    dims[dim.id].update(judge_models=ok, judge_spread=panel_spread(list(ok.values())))
             safety = flags.get(it.pk)
             agg = score_item(rubric, effective, safety_failed=safety in ("open", "confirmed", "escalated"))
             yield {"id": it.item_id, "dataset": it.dataset, "rubric": it.rubric_ref, "dimensions": dims,

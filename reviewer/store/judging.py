@@ -19,7 +19,7 @@ from reviewer.store.tables import (
     SafetyFlag,
     now,
 )
-from rubrics.aggregate import score_item
+from rubrics.aggregate import panel_score, panel_spread, score_item
 from rubrics.results import SafetyHit, ScoreResult
 
 
@@ -70,30 +70,45 @@ class JudgeMixin(StoreBase):
             self._refresh_summaries(conn, run.rubric_ref, {row["item_pk"] for row in rows})
 
     def _refresh_summaries(self, conn: Connection, rubric_ref: str, item_pks: set[int]) -> None:
-        """Recompute the queue's judge overall/band/pass/errors for these items."""
+        """Recompute the queue's judge overall/band/pass/errors/spread for these items.
+
+        Each model's latest row per dimension counts (a later run's answer replaces an earlier
+        error); a panel's score is the mean or median of its models (``judge.panel_aggregate``).
+        """
         if not item_pks:
             return
         rubric = self.get_rubric(rubric_ref)
-        latest: dict[int, dict[str, float | None]] = {}
-        errors: dict[int, int] = {}
+        how = rubric.judge.panel_aggregate
         pks = sorted(item_pks)
         for i in range(0, len(pks), 500):
             chunk = pks[i:i + 500]
-            q = (select(JudgeScore.item_pk, JudgeScore.dimension, JudgeScore.score, JudgeScore.error)
+            latest: dict[int, dict[str, dict[str | None, tuple[float | None, float | None]]]] = {}
+            q = (select(JudgeScore.item_pk, JudgeScore.dimension, JudgeScore.model, JudgeScore.score,
+                        JudgeScore.normalised)
                  .where(JudgeScore.item_pk.in_(chunk), JudgeScore.turn.is_(None))  # type: ignore[attr-defined, union-attr]
                  .order_by(JudgeScore.pk))
-            for pk, dim, score, error in conn.execute(q):
-                latest.setdefault(pk, {})[dim] = score
-                if error:
-                    errors[pk] = errors.get(pk, 0) + 1
+            for pk, dim, model, score, normalised in conn.execute(q):
+                latest.setdefault(pk, {}).setdefault(dim, {})[model] = (score, normalised)
             flagged = set(conn.execute(select(SafetyFlag.item_pk).where(
                 SafetyFlag.item_pk.in_(chunk), SafetyFlag.status.in_(("open", "escalated", "confirmed")))).scalars())  # type: ignore[attr-defined]
             for pk in chunk:
-                res = score_item(rubric, latest.get(pk, {}), safety_failed=pk in flagged)
+                dims = latest.get(pk, {})
+                raw: dict[str, float | None] = {}
+                spreads: list[float] = []
+                errors = 0
+                for dim, by_model in dims.items():
+                    ok = [v for v in by_model.values() if v[0] is not None]
+                    errors += len(by_model) - len(ok)
+                    raw[dim] = panel_score([v[0] for v in ok], how)  # type: ignore[misc]
+                    spread = panel_spread([v[1] for v in ok if v[1] is not None])  # type: ignore[misc]
+                    if spread is not None:
+                        spreads.append(spread)
+                res = score_item(rubric, raw, safety_failed=pk in flagged)
                 conn.execute(update(Item).where(Item.pk == pk).values(
                     judge_overall=res.overall, judge_band=res.band.label if res.band else None,
                     judge_passed=res.passed if res.overall is not None else None,
-                    n_errors=errors.get(pk, 0), flagged=pk in flagged))
+                    judge_spread=max(spreads) if spreads else None,
+                    n_errors=errors, flagged=pk in flagged))
             refresh_triage_keys(conn, "pk IN (" + ",".join(str(int(p)) for p in chunk) + ")", {})
 
     def record_safety_hits(self, run_id: int | None, hits: Iterable[SafetyHit],
@@ -124,6 +139,19 @@ class JudgeMixin(StoreBase):
             conn.execute(update(JudgeRun).where(JudgeRun.pk == run_id).values(
                 status=status, totals=totals, finished_at=now()))
 
+    def panel_disagreement(self, rubric_ref: str, dataset: str | None = None,
+                           at_least: float = 0.25) -> tuple[int, int]:
+        """Items scored by a panel (two models or more), and how many of them have models at
+        least ``at_least`` of the scale apart on some dimension."""
+        ref = self.get_rubric(rubric_ref).ref
+        conds = [Item.rubric_ref == ref, Item.judge_spread.is_not(None)]  # type: ignore[union-attr]
+        if dataset:
+            conds.append(Item.dataset == dataset)
+        with self.read() as conn:
+            n, apart = conn.execute(select(func.count(), func.count().filter(
+                Item.judge_spread >= at_least)).where(*conds)).one()  # type: ignore[operator]
+        return int(n), int(apart)
+
     def judge_cache_get(self, key: str) -> dict[str, Any] | None:
         """A cached judge reply, or None."""
         with self.read() as conn:
@@ -138,17 +166,26 @@ class JudgeMixin(StoreBase):
 
     def items_for_judging(self, rubric_ref: str, dataset: str | None = None,
                           only_missing_for_model: str | None = None) -> Iterator[dict[str, Any]]:
-        """The items of a rubric (in a dataset), optionally only those this model has not scored."""
-        ref = self.get_rubric(rubric_ref).ref
+        """The items of a rubric (in a dataset); with ``only_missing_for_model``, only those
+        that model has not finished: some item-level dimension has no answer from it yet (never
+        scored, cut off by Ctrl-C or the cost cap, or its judge call failed). Not applicable
+        counts as an answer."""
+        rubric = self.get_rubric(rubric_ref)
+        ref = rubric.ref
+        wanted = sorted(d.id for d in rubric.dimensions if not d.is_pair and d.method != "human")
         with self.read() as conn:
             q = select(Item).where(Item.rubric_ref == ref)
             if dataset:
                 q = q.where(Item.dataset == dataset)
             items = records(conn, q.order_by(Item.pk))
             done: set[int] = set()
-            if only_missing_for_model is not None:
-                done = set(conn.execute(select(JudgeScore.item_pk).where(
-                    JudgeScore.model == (only_missing_for_model or None), JudgeScore.error.is_(None))).scalars())  # type: ignore[union-attr]
+            if only_missing_for_model is not None and wanted:
+                answered = func.count(JudgeScore.dimension.distinct())  # type: ignore[attr-defined]
+                done = set(conn.execute(
+                    select(JudgeScore.item_pk)
+                    .where(JudgeScore.model == (only_missing_for_model or None), JudgeScore.error.is_(None),  # type: ignore[union-attr]
+                           JudgeScore.dimension.in_(wanted))  # type: ignore[attr-defined]
+                    .group_by(JudgeScore.item_pk).having(answered == len(wanted))).scalars())
         for it in items:
             if it.pk in done:
                 continue

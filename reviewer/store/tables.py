@@ -77,6 +77,8 @@ class Item(SQLModel, table=True):
     judge_overall: float | None = None
     judge_band: str | None = None
     judge_passed: bool | None = None
+    #: Judge panels: the largest normalised spread between the models' scores on one dimension.
+    judge_spread: float | None = None
     n_errors: int = 0
     flagged: bool = False
     n_reviewed: int = 0

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
+from rubrics.aggregate import panel_score
 
 BAND_COLORS = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
 
@@ -92,9 +93,9 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
             last = recs[-1]
             d.judge_score_id, d.rationale, d.evidence = last.pk, last.rationale, list(last.evidence)
             d.confidence, d.judge_error, d.raw_reply = last.confidence, last.error, last.raw_reply
-            if len({r.model for r in ok}) > 1:  # a panel: mean of the models, spread between them
-                d.judge_score = statistics.fmean(r.score for r in ok)
-                d.samples = [r.score for r in ok]
+            if len({r.model for r in ok}) > 1:  # a panel: each model's latest, mean or median
+                d.samples = list({r.model: r.score for r in ok}.values())
+                d.judge_score = panel_score(d.samples, rubric.judge.panel_aggregate)
             elif ok:
                 d.judge_score, d.samples = ok[-1].score, list(ok[-1].samples)
                 d.judge_error = None if last.score is not None else last.error

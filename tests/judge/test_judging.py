@@ -110,6 +110,20 @@ def test_only_missing_scores_nothing_twice(store: Any, server: LoopbackServer) -
     assert again.totals.items == 0 and server.count == 0
 
 
+def test_only_missing_retries_the_items_whose_judge_call_failed(store: Any, server: LoopbackServer) -> None:
+    # The first item's call fails twice (one attempt, one retry): a recorded error, not a score.
+    server.reset(Reply(status=500), Reply(status=500))
+    [first] = judging.run(store, options(server, concurrency=1))
+    assert first.totals.errors == 1 and server.count == 2 + 6
+    server.reset()
+    [retry] = judging.run(store, options(server, only_missing=True))
+    assert retry.totals.items == 1 and retry.totals.errors == 0 and server.count == 1
+    assert store.item_view(1).judge["accuracy"][-1].score == 4  # the retry's answer is current
+    server.reset()
+    [after] = judging.run(store, options(server, only_missing=True))
+    assert after.totals.items == 0 and server.count == 0
+
+
 def test_cli_judges_with_progress_and_reports(store: Any, server: LoopbackServer, db: str) -> None:
     _register()
     runner = CliRunner()
@@ -192,7 +206,7 @@ def test_human_corrections_go_into_the_prompt(server: LoopbackServer, tmp_path: 
     s = open_store(str(tmp_path / "learn.db"))
     s.add_rubric(load_rubric_file(path), text)
     corrected = {"id": "old", "input": "Capital of Spain?", "output": "Lisbon.",
-                 "judge": {"model": "openai/judge-x", "scores": {"accuracy": 5}},
+                 "judge": {"model": "openai/judge-x", "scores": {"accuracy": 5, "brevity": 5}},
                  "human": [{"reviewer": "ana", "scores": {"accuracy": {"score": 1,
                                                                         "reason": "Lisbon is in Portugal"}}}]}
     items = tmp_path / "learn.jsonl"
@@ -204,3 +218,54 @@ def test_human_corrections_go_into_the_prompt(server: LoopbackServer, tmp_path: 
     assert run.totals.items == 1
     prompt = user_prompt(server.requests[0])
     assert "Lisbon is in Portugal" in prompt and "scored it 1" in prompt
+
+
+def test_panel_score_follows_the_rubric_and_calibration_names_the_best_model(
+    db: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """Three judges: one always 5, one the humans' mirror image, one that agrees with them. The
+    item's judge score is their median (the rubric asks for it), the spread between them is kept,
+    and calibration names the agreeing judge."""
+    from sqlalchemy import text as sql
+
+    from reviewer.calibrate_service import calibrate
+
+    text = RUBRIC.replace("id: judge-test", "id: judge-panel") + "judge: {panel_aggregate: median}\n"
+    path = tmp_path / "panel.yaml"
+    path.write_text(text)
+    s = open_store(db)
+    s.add_rubric(load_rubric_file(path), text)
+    humans = [1, 2, 3, 4, 5, 3, 2, 4]
+    rows = [{"id": f"p{i}", "input": f"Question {i}?", "output": f"Answer {i}.",
+             "human": [{"reviewer": "ana", "scores": {"accuracy": h}}]} for i, h in enumerate(humans)]
+    items = tmp_path / "panel.jsonl"
+    items.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    s.import_items(str(items), "judge-panel@1.0.0")
+
+    def reply(body: dict[str, Any]) -> str:
+        h = humans[int(user_prompt(body).split("Answer ")[1].split(".")[0])]
+        return answer({"judge-high": 5, "judge-mirror": 6 - h, "judge-good": h}[body["model"]])
+
+    server.reset(default=Reply(reply))
+    _register()
+    models = ["openai/judge-high", "openai/judge-mirror", "openai/judge-good"]
+    out = CliRunner().invoke(app, ["judge", "--rubric", "judge-panel@1.0.0", "--api-base", server.url,
+                                   "--api-key", "k", "--db", db, *(a for m in models for a in ("--model", m))])
+    assert out.exit_code == 0, out.output
+    assert "panel of 3 models (median per dimension): 8 of 8 items" in " ".join(out.output.split())
+    with s.read() as conn:
+        stored = dict(conn.execute(sql("SELECT item_id, judge_overall FROM item WHERE item_id = 'p0'")).all())
+        spread = conn.execute(sql("SELECT judge_spread FROM item WHERE item_id = 'p0'")).scalar()
+    # p0: judges say 5, 5, 1 -> median 5 (the mean would be 3.67); brevity passes (5).
+    assert stored["p0"] == pytest.approx(1.0)
+    assert spread == pytest.approx(1.0)  # 5 against 1 on a 1-5 scale: the whole scale apart
+    exported = {r["id"]: r for r in s.export_rows("judge-panel@1.0.0")}
+    acc = exported["p3"]["dimensions"]["accuracy"]
+    assert acc["judge_models"] == {"openai/judge-high": 5, "openai/judge-mirror": 2, "openai/judge-good": 4}
+    assert acc["judge"] == 4 and acc["judge_spread"] == 3
+    report = calibrate(s, "judge-panel@1.0.0", draws=50)
+    [accuracy] = [d for d in report["dimensions"] if d["dimension"] == "accuracy"]
+    assert accuracy["best_model"] == "openai/judge-good"
+    assert set(report["per_model"]) == {"openai/judge-high", "openai/judge-mirror", "openai/judge-good"}
+    table = CliRunner().invoke(app, ["calibrate", "--rubric", "judge-panel@1.0.0", "--db", db])
+    assert "closest to people: openai/judge-good" in " ".join(table.output.split()), table.output

@@ -183,6 +183,9 @@ def test_dry_run_counts_calls_without_making_any(server: LoopbackServer) -> None
     assert server.count == 0
 
 
+# litellm.acompletion builds its provider coroutine in an executor thread and awaits it later; a
+# cancel that lands in between leaves that coroutine unawaited. It is litellm's, and harmless here.
+@pytest.mark.filterwarnings("ignore:coroutine 'OpenAIChatCompletion.acompletion' was never awaited")
 async def test_cancelled_run_keeps_whole_items_only(server: LoopbackServer) -> None:
     """What Ctrl-C does: the run task is cancelled; finished items are already in the sink."""
     import asyncio
