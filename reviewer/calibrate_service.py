@@ -81,6 +81,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
                            "human_aggregate": human_aggregate, "normalise": normalise, "models": models,
                            "dimensions": []}
     per_model: dict[str, list[dict[str, Any]]] = {}
+    learned = store.correction_scores(rubric.ref) if rubric.judge.correction_examples > 0 else None
     for dim in rubric.dimensions:
         if dim.is_pair:
             continue
@@ -103,6 +104,9 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         entry.update(_people(rows, dim.id, panel, humans, reviewers, base["level"]))  # type: ignore[arg-type]
         if normalise == "z":
             entry["not_normalised"] = [reviewers[i] for i in not_normalised]
+        if learned is not None:
+            entry["corrections"] = _before_after(rows, learned[0].get(dim.id, {}), learned[1], humans,
+                                                 {**base, "groups": None}, bounds, seed)
         out["dimensions"].append(entry)
         if len(models) > 1:
             figures = {m: dimension_report(DimensionInput(dim.id, _judge_scores(rows, dim.id, m), humans, **base),
@@ -115,6 +119,22 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
+    return out
+
+
+def _before_after(rows: list[dict[str, Any]], scores: dict[int, tuple[float | None, float | None]],
+                  seen: set[int], humans: np.ndarray, base: dict[str, Any], bounds: TrustBounds,
+                  seed: int) -> dict[str, Any]:
+    """Learning from corrections: agreement of the judge's scores made without human examples
+    and of those made with them, on the same items (those whose own human scores were examples
+    left out)."""
+    keep = [i for i, r in enumerate(rows) if r["item_pk"] not in seen
+            and None not in scores.get(r["item_pk"], (None, None))]
+    out: dict[str, Any] = {"left_out": sum(1 for r in rows if r["item_pk"] in seen)}
+    for side, k in (("before", 0), ("after", 1)):
+        judge = np.array([scores[rows[i]["item_pk"]][k] for i in keep], dtype=float)
+        figures = dimension_report(DimensionInput("", judge, humans[keep], **base), bounds, 200, seed).figures
+        out[side] = {key: figures.get(key) for key in ("n", "alpha", "alpha_ci", "mae", "exact")}
     return out
 
 

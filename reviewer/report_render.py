@@ -65,6 +65,10 @@ def people_line(d: dict[str, Any]) -> str | None:
         parts.append(f"judge sample std {spread['sample_std']:.2f}")
     if spread.get("model_std") is not None:
         parts.append(f"between models {spread['model_std']:.2f}")
+    learned = d.get("corrections")
+    if learned and learned["after"]["n"]:
+        a, b = learned["before"]["alpha"], learned["after"]["alpha"]
+        parts.append(f"with people's corrections in the prompt α {fmt(a)} → {fmt(b)} on {learned['after']['n']} items")
     if d.get("best_model"):
         parts.append(f"closest to people: {d['best_model']}")
     return "; ".join(parts) or None

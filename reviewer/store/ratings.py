@@ -87,3 +87,25 @@ class RatingsMixin(StoreBase):
                 .join(JudgeRun, JudgeRun.pk == JudgeScore.run_pk).where(JudgeRun.rubric_ref == ref)
                 .group_by(JudgeScore.dimension)).all()
         return {d: {"cost_usd": float(c or 0), "calls": int(n), "errors": int(e)} for d, c, n, e in rows}
+
+    def correction_scores(self, rubric_ref: str) -> tuple[dict[str, dict[int, tuple[float | None, float | None]]], set[int]]:
+        """Learning from corrections, before and after: per dimension and item, the judge's
+        latest score made with no human example in its prompt and the latest made with some
+        (any model); and the items whose human scores served as examples (the judge saw their
+        answer, so a comparison leaves them out)."""
+        ref = self.get_rubric(rubric_ref).ref
+        out: dict[str, dict[int, tuple[float | None, float | None]]] = {}
+        example_pks: set[int] = set()
+        with self.read() as conn:
+            q = (select(JudgeScore.item_pk, JudgeScore.dimension, JudgeScore.score, JudgeScore.examples_used)
+                 .join(Item, Item.pk == JudgeScore.item_pk)
+                 .where(Item.rubric_ref == ref, JudgeScore.turn.is_(None), JudgeScore.score.is_not(None))  # type: ignore[union-attr]
+                 .order_by(JudgeScore.pk))
+            for pk, dim, score, used in conn.execute(q):
+                before, after = out.setdefault(dim, {}).get(pk, (None, None))
+                ids = [str(u) for u in used or ()]
+                out[dim][pk] = (before, score) if ids else (score, after)
+                example_pks.update(int(u.split(":", 1)[1]) for u in ids if u.startswith("human:"))
+            seen_items = set(conn.execute(select(HumanScore.item_pk).where(
+                HumanScore.pk.in_(sorted(example_pks)))).scalars()) if example_pks else set()  # type: ignore[union-attr]
+        return out, seen_items

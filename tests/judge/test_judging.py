@@ -269,3 +269,45 @@ def test_panel_score_follows_the_rubric_and_calibration_names_the_best_model(
     assert set(report["per_model"]) == {"openai/judge-high", "openai/judge-mirror", "openai/judge-good"}
     table = CliRunner().invoke(app, ["calibrate", "--rubric", "judge-panel@1.0.0", "--db", db])
     assert "closest to people: openai/judge-good" in " ".join(table.output.split()), table.output
+
+
+def test_calibration_compares_agreement_before_and_after_learning(server: LoopbackServer, tmp_path: Path) -> None:
+    """A first run has no corrections to learn from; people then correct it; a second run puts
+    two of their corrections in the prompt. Calibration shows both runs' agreement on the same
+    items, leaving out the two whose own answers the judge was shown."""
+    from reviewer.calibrate_service import calibrate
+
+    text = RUBRIC.replace("id: judge-test", "id: judge-learn") + "judge: {correction_examples: 2}\n"
+    path = tmp_path / "learn.yaml"
+    path.write_text(text)
+    s = open_store(str(tmp_path / "learn.db"))
+    s.add_rubric(load_rubric_file(path), text)
+    humans = [1, 2, 3, 4, 5, 2, 4, 3, 1, 5]
+    items = tmp_path / "learn.jsonl"
+    items.write_text("".join(json.dumps({"id": f"l{i}", "input": f"Question {i}?", "output": f"Answer {i}."}) + "\n"
+                             for i in range(len(humans))))
+    s.import_items(str(items), "judge-learn@1.0.0")
+
+    def reply(body: dict[str, Any]) -> str:
+        prompt = user_prompt(body)
+        h = humans[int(prompt.split("Answer ")[1].split(".")[0])]  # the output comes before any example
+        return answer(h if "Scores people gave" in prompt else 6 - h)  # learns from the examples
+
+    server.reset(default=Reply(reply))
+    options = judging.JudgeOptions(rubric_ref="judge-learn@1.0.0", models=["openai/judge-x"],
+                                   api_base=server.url, api_key="k")
+    judging.run(s, options)
+    assert not any("Scores people gave" in user_prompt(b) for b in server.requests)
+    for i, h in enumerate(humans):
+        s.add_human_score(i + 1, "accuracy", "ana", h, reason=f"the answer deserves {h}")
+    judging.run(s, options)
+    [accuracy] = [d for d in calibrate(s, "judge-learn@1.0.0", draws=50)["dimensions"]
+                  if d["dimension"] == "accuracy"]
+    learned = accuracy["corrections"]
+    assert learned["left_out"] == 2
+    assert learned["before"]["n"] == learned["after"]["n"] == 8
+    assert learned["after"]["alpha"] == pytest.approx(1.0) and learned["before"]["alpha"] < 0
+    _register()
+    table = CliRunner().invoke(app, ["calibrate", "--rubric", "judge-learn@1.0.0", "--db", str(tmp_path / "learn.db")])
+    said = " ".join(table.output.split())
+    assert "corrections in the prompt α" in said and "→ 1.000 on 8 items" in said, table.output
