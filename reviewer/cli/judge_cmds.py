@@ -151,9 +151,9 @@ def _run(store: Any, options: Any, console: Console) -> None:
                       f"${totals['cost_usd']:.4f}, {totals['tokens_in']} tokens in, {totals['tokens_out']} out")
         if totals["status"] == "cost_cap":
             console.print("stopped at --max-cost; resume with --only-missing")
-    if len(summaries) > 1:
-        rubric = store.get_rubric(options.rubric_ref)
-        panel, apart = store.panel_disagreement(rubric.ref, options.dataset)
-        console.print(f"panel of {len(summaries)} models ({rubric.judge.panel_aggregate} per dimension): "
-                      f"{apart} of {panel} items have models a quarter of the scale apart or more; "
+    rubric = store.get_rubric(options.rubric_ref)
+    panel, apart = store.panel_disagreement(rubric.ref, options.dataset)
+    if panel:  # several models (this run's, or earlier runs' and imports') scored the same items
+        console.print(f"judge panel ({rubric.judge.panel_aggregate} of the models per dimension): on {apart} of "
+                      f"{panel} items the models are a quarter of the scale apart or more; "
                       "rubricate calibrate shows which model agrees best with people")

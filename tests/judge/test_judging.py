@@ -252,7 +252,7 @@ def test_panel_score_follows_the_rubric_and_calibration_names_the_best_model(
     out = CliRunner().invoke(app, ["judge", "--rubric", "judge-panel@1.0.0", "--api-base", server.url,
                                    "--api-key", "k", "--db", db, *(a for m in models for a in ("--model", m))])
     assert out.exit_code == 0, out.output
-    assert "panel of 3 models (median per dimension): 8 of 8 items" in " ".join(out.output.split())
+    assert "judge panel (median of the models per dimension): on 8 of 8 items" in " ".join(out.output.split())
     with s.read() as conn:
         stored = dict(conn.execute(sql("SELECT item_id, judge_overall FROM item WHERE item_id = 'p0'")).all())
         spread = conn.execute(sql("SELECT judge_spread FROM item WHERE item_id = 'p0'")).scalar()
