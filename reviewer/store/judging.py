@@ -82,25 +82,26 @@ class JudgeMixin(StoreBase):
         pks = sorted(item_pks)
         for i in range(0, len(pks), 500):
             chunk = pks[i:i + 500]
-            latest: dict[int, dict[str, dict[str | None, tuple[float | None, float | None]]]] = {}
+            # item → dimension → model → (score, normalised, error) of that model's latest row
+            latest: dict[int, dict[str, dict[str | None, tuple[Any, Any, Any]]]] = {}
             q = (select(JudgeScore.item_pk, JudgeScore.dimension, JudgeScore.model, JudgeScore.score,
-                        JudgeScore.normalised)
+                        JudgeScore.normalised, JudgeScore.error)
                  .where(JudgeScore.item_pk.in_(chunk), JudgeScore.turn.is_(None))  # type: ignore[attr-defined, union-attr]
                  .order_by(JudgeScore.pk))
-            for pk, dim, model, score, normalised in conn.execute(q):
-                latest.setdefault(pk, {}).setdefault(dim, {})[model] = (score, normalised)
+            for pk, dim, model, score, normalised, error in conn.execute(q):
+                latest.setdefault(pk, {}).setdefault(dim, {})[model] = (score, normalised, error)
             flagged = set(conn.execute(select(SafetyFlag.item_pk).where(
                 SafetyFlag.item_pk.in_(chunk), SafetyFlag.status.in_(("open", "escalated", "confirmed")))).scalars())  # type: ignore[attr-defined]
             for pk in chunk:
-                dims = latest.get(pk, {})
                 raw: dict[str, float | None] = {}
                 spreads: list[float] = []
                 errors = 0
-                for dim, by_model in dims.items():
-                    ok = [v for v in by_model.values() if v[0] is not None]
-                    errors += len(by_model) - len(ok)
-                    raw[dim] = panel_score([v[0] for v in ok], how)  # type: ignore[misc]
-                    spread = panel_spread([v[1] for v in ok if v[1] is not None])  # type: ignore[misc]
+                for dim, by_model in latest.get(pk, {}).items():
+                    # not applicable has neither a score nor an error
+                    errors += sum(1 for *_, error in by_model.values() if error)
+                    ok = [(score, norm) for score, norm, _ in by_model.values() if score is not None]
+                    raw[dim] = panel_score([score for score, _ in ok], how)
+                    spread = panel_spread([norm for _, norm in ok if norm is not None])
                     if spread is not None:
                         spreads.append(spread)
                 res = score_item(rubric, raw, safety_failed=pk in flagged)

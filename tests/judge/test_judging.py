@@ -110,6 +110,20 @@ def test_only_missing_scores_nothing_twice(store: Any, server: LoopbackServer) -
     assert again.totals.items == 0 and server.count == 0
 
 
+def test_not_applicable_is_not_a_judge_error_but_a_failed_call_is(store: Any) -> None:
+    from rubrics.results import ScoreResult
+
+    run = store.create_judge_run("judge-test@1.0.0", "openai/judge-x")
+    store.record_results(run, [
+        ScoreResult("q0", "accuracy", "llm_judge", not_applicable=True, rationale="not applicable"),
+        ScoreResult("q0", "brevity", "deterministic", score=5, normalised=1.0),
+        ScoreResult("q1", "accuracy", "llm_judge", error="timeout"),
+        ScoreResult("q1", "brevity", "deterministic", score=5, normalised=1.0),
+    ])
+    errors = {r.item_id: r.errors for r in store.queue_page("triage", "judge-test@1.0.0")}
+    assert (errors["q0"], errors["q1"]) == (0, 1)
+
+
 def test_only_missing_retries_the_items_whose_judge_call_failed(store: Any, server: LoopbackServer) -> None:
     # The first item's call fails twice (one attempt, one retry): a recorded error, not a score.
     server.reset(Reply(status=500), Reply(status=500))
