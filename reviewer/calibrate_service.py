@@ -29,18 +29,17 @@ def _group_value(row: dict[str, Any], field: str) -> object:
     return row["metadata"].get(key)
 
 
+def _panel(row: dict[str, Any], dim_id: str, how: str) -> float | None:
+    """A rating row's judge score on a dimension: the panel's (``how``: the rubric's
+    ``judge.panel_aggregate``) over the models that scored it; None when none did."""
+    return panel_score(list(row["judge"].get(dim_id, {}).values()), how)
+
+
 def _judge_scores(rows: list[dict[str, Any]], dim_id: str, model: str | None, how: str = "mean") -> np.ndarray:
-    """One judge model's score per row, or the panel's (``how``: mean or median over the
-    models, the rubric's ``judge.panel_aggregate``) when model is None."""
-    vals = []
-    for r in rows:
-        by = r["judge"].get(dim_id, {})
-        if model is not None:
-            vals.append(by.get(model, np.nan))
-        else:
-            score = panel_score(list(by.values()), how)
-            vals.append(np.nan if score is None else score)
-    return np.asarray(vals, dtype=float)
+    """One judge model's score per row, or the panel's when model is None."""
+    vals = [r["judge"].get(dim_id, {}).get(model, np.nan) if model is not None else _panel(r, dim_id, how)
+            for r in rows]
+    return np.asarray([np.nan if v is None else v for v in vals], dtype=float)
 
 
 def best_model(per_model: dict[str, dict[str, Any]]) -> str | None:
@@ -106,7 +105,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
             entry["not_normalised"] = [reviewers[i] for i in not_normalised]
         if learned is not None:
             entry["corrections"] = _before_after(rows, learned[0].get(dim.id, {}), learned[1], humans,
-                                                 {**base, "groups": None}, bounds, seed)
+                                                 {**base, "groups": None}, bounds, draws, seed)
         out["dimensions"].append(entry)
         if len(models) > 1:
             figures = {m: dimension_report(DimensionInput(dim.id, _judge_scores(rows, dim.id, m), humans, **base),
@@ -124,7 +123,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
 
 def _before_after(rows: list[dict[str, Any]], scores: dict[int, tuple[float | None, float | None]],
                   seen: set[int], humans: np.ndarray, base: dict[str, Any], bounds: TrustBounds,
-                  seed: int) -> dict[str, Any]:
+                  draws: int, seed: int) -> dict[str, Any]:
     """Learning from corrections: agreement of the judge's scores made without human examples
     and of those made with them, on the same items (those whose own human scores were examples
     left out)."""
@@ -133,7 +132,7 @@ def _before_after(rows: list[dict[str, Any]], scores: dict[int, tuple[float | No
     out: dict[str, Any] = {"left_out": sum(1 for r in rows if r["item_pk"] in seen)}
     for side, k in (("before", 0), ("after", 1)):
         judge = np.array([scores[rows[i]["item_pk"]][k] for i in keep], dtype=float)
-        figures = dimension_report(DimensionInput("", judge, humans[keep], **base), bounds, 200, seed).figures
+        figures = dimension_report(DimensionInput("", judge, humans[keep], **base), bounds, draws, seed).figures
         out[side] = {key: figures.get(key) for key in ("n", "alpha", "alpha_ci", "mae", "exact")}
     return out
 
@@ -186,7 +185,7 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
             if dim.is_pair:
                 continue
             scores = list(row["judge"].get(dim.id, {}).values())
-            score = panel_score(scores, rubric.judge.panel_aggregate)
+            score = _panel(row, dim.id, rubric.judge.panel_aggregate)
             spread = float(np.std(scores)) / dim.scale.span if len(scores) > 1 else None
             signals[dim.id] = DimSignal(
                 status.get(dim.id, "insufficient_data"),
@@ -209,8 +208,7 @@ def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | 
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
             continue
-        how = rubric.judge.panel_aggregate
-        pairs = [(panel_score(list(r["judge"][dim.id].values()), how), float(np.mean(list(r["human"][dim.id].values()))))
+        pairs = [(_panel(r, dim.id, rubric.judge.panel_aggregate), float(np.mean(list(r["human"][dim.id].values()))))
                  for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
         if pairs:
             levels = list(dim.scale.level_values())
@@ -227,10 +225,9 @@ def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
     rubric = store.get_rubric(rubric_ref)
     out = []
     for r in rows if rows is not None else store.rating_rows(rubric.ref, None, "all"):
-        judge, humans = r["judge"].get(dimension), r["human"].get(dimension)
-        if not judge or not humans:
+        j, humans = _panel(r, dimension, rubric.judge.panel_aggregate), r["human"].get(dimension)
+        if j is None or not humans:
             continue
-        j = panel_score(list(judge.values()), rubric.judge.panel_aggregate) or 0.0
         h = [float(v) for v in humans.values()]
         out.append({"item_pk": r["item_pk"], "item_id": r["item_id"], "judge": j, "humans": dict(humans),
                     "human_mean": float(np.mean(h)), "gap": abs(j - float(np.mean(h))),
@@ -247,10 +244,9 @@ def dimension_detail(store: Any, rubric_ref: str, dimension: str) -> dict[str, A
     conf = confusions(store, {"rubric": rubric.ref, "dataset": None, "sample": "all"}, rows).get(dimension)
     per: dict[str, list[float]] = {}
     for r in rows:
-        judge = r["judge"].get(dimension)
-        if not judge:
+        j = _panel(r, dimension, rubric.judge.panel_aggregate)
+        if j is None:
             continue
-        j = panel_score(list(judge.values()), rubric.judge.panel_aggregate) or 0.0
         for who, score in r["human"].get(dimension, {}).items():
             per.setdefault(who, []).append(score - j)
     reviewers = [{"reviewer": who, "n": len(d), "bias": float(np.mean(d)), "mae": float(np.mean(np.abs(d)))}

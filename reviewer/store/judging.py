@@ -22,6 +22,9 @@ from reviewer.store.tables import (
 from rubrics.aggregate import panel_score, panel_spread, score_item
 from rubrics.results import SafetyHit, ScoreResult
 
+#: How a human correction is named in a judge score's ``examples_used``: ``human:<human score key>``.
+EXAMPLE_PREFIX = "human:"
+
 
 class JudgeMixin(StoreBase):
     """Judge runs and what they produce."""
@@ -221,5 +224,5 @@ class JudgeMixin(StoreBase):
                         HumanScore.score != JudgeScore.score)
                  .order_by(HumanScore.pk.desc()).limit(k))  # type: ignore[union-attr]
             rows = conn.execute(q).all()
-        return [{"id": f"human:{pk}", "item_id": iid, "output": out, "human_score": hs, "reason": reason,
+        return [{"id": f"{EXAMPLE_PREFIX}{pk}", "item_id": iid, "output": out, "human_score": hs, "reason": reason,
                  "judge_score": js} for pk, iid, out, hs, reason, js in rows]

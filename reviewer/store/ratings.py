@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 
 from reviewer.store.base import StoreBase
+from reviewer.store.judging import EXAMPLE_PREFIX
 from reviewer.store.tables import AuditSample, HumanScore, Item, JudgeScore
 
 
@@ -105,7 +106,7 @@ class RatingsMixin(StoreBase):
                 before, after = out.setdefault(dim, {}).get(pk, (None, None))
                 ids = [str(u) for u in used or ()]
                 out[dim][pk] = (before, score) if ids else (score, after)
-                example_pks.update(int(u.split(":", 1)[1]) for u in ids if u.startswith("human:"))
+                example_pks.update(int(u.removeprefix(EXAMPLE_PREFIX)) for u in ids if u.startswith(EXAMPLE_PREFIX))
             seen_items = set(conn.execute(select(HumanScore.item_pk).where(
                 HumanScore.pk.in_(sorted(example_pks)))).scalars()) if example_pks else set()  # type: ignore[union-attr]
         return out, seen_items

@@ -93,8 +93,8 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
             last = recs[-1]
             d.judge_score_id, d.rationale, d.evidence = last.pk, last.rationale, list(last.evidence)
             d.confidence, d.judge_error, d.raw_reply = last.confidence, last.error, last.raw_reply
-            if len({r.model for r in ok}) > 1:  # a panel: each model's latest, mean or median
-                d.samples = list({r.model: r.score for r in ok}.values())
+            if len({r.model for r in ok}) > 1:  # a panel (item_view keeps each model's latest)
+                d.samples = [r.score for r in ok]
                 d.judge_score = panel_score(d.samples, rubric.judge.panel_aggregate)
             elif ok:
                 d.judge_score, d.samples = ok[-1].score, list(ok[-1].samples)
