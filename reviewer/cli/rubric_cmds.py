@@ -105,7 +105,12 @@ def diff(
         typer.echo(f"{c.bump:6} {c.path}: {c.what}")
     typer.echo(f"required bump: {d.required}")
     problem = check_bump(a, b)
-    typer.echo(problem or f"version {a.version} → {b.version} is enough")
+    if problem:
+        # An understated bump is the finding this command exists for: say it and fail, so a
+        # script (or CI) that runs ``rubric diff`` before ``rubric add`` stops here.
+        typer.echo(f"error: {problem}: raise the version number", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"version {a.version} → {b.version} is enough")
 
 
 @rubric_app.command("import-flexeval")
