@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from reviewer.cli import app, rubric_app
+from reviewer.cli.faults import regular_file
 
 DbOption = Annotated[
     str | None,
@@ -38,6 +39,7 @@ def rubric_add(file: Annotated[Path, typer.Argument(help="Rubric YAML file.")], 
     """
     from rubrics.loader import load_rubric_file
 
+    regular_file(file)
     rubric = load_rubric_file(file)
     added = _store(db).add_rubric(rubric, file.read_text(encoding="utf-8"))
     typer.echo(f"{'added' if added else 'already registered'} {rubric.ref} ({rubric.content_hash[:12]})")
@@ -57,6 +59,7 @@ def import_cmd(
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    regular_file(file)
     store = _store(db)
     with Progress(TextColumn("importing"), BarColumn(), TextColumn("{task.completed}/{task.total} rows"),
                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), transient=True,

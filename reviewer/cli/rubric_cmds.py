@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from reviewer.cli import rubric_app
+from reviewer.cli.faults import regular_file, say
 from rubrics.schema import Rubric
 
 
@@ -17,6 +18,7 @@ def _load(ref_or_path: str) -> Rubric:
     from rubrics.loader import load_rubric_file
 
     if ref_or_path.endswith((".yaml", ".yml")) or Path(ref_or_path).exists():
+        regular_file(ref_or_path)
         return load_rubric_file(ref_or_path)
     return find_bundled(*parse_ref(ref_or_path))
 
@@ -27,17 +29,17 @@ def validate(paths: Annotated[list[Path], typer.Argument(help="Rubric YAML files
 
     Example: rubricate rubric validate rubrics/library/*.yaml
     """
-    import sys
-
+    from reviewer.errors import UserError
     from rubrics.errors import RubricError
     from rubrics.loader import load_rubric_file
 
     failed = False
     for path in paths:
         try:
+            regular_file(path)
             rubric = load_rubric_file(path)
-        except RubricError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+        except (RubricError, UserError) as exc:
+            say(f"error: {exc}")
             failed = True
             continue
         typer.echo(f"ok {path} {rubric.ref}")
@@ -120,6 +122,7 @@ def import_flexeval(
     """
     from rubrics.flexeval import import_flexeval as convert
 
+    regular_file(file)
     text = convert(file.read_text(encoding="utf-8"), str(file), rubric_id)
     if out:
         out.write_text(text, encoding="utf-8")
