@@ -97,10 +97,11 @@ def csv_cell(value: Any) -> Any:
     return value
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!])")
+_MD_SPECIAL = re.compile(r"([\\`\[\]<>|])")
 
 
 def md_cell(value: object) -> str:
     """A Markdown table cell: controls made visible, newlines as ``␤``, and the characters that
-    end a cell or start markup (``| \\ ` * _ [ ] < > # ~ !``) backslash-escaped."""
+    end a cell or make a link, HTML or code (``| \\ ` [ ] < >``) backslash-escaped (emphasis
+    characters are left: at worst they change the look)."""
     return _MD_SPECIAL.sub(r"\\\1", safe(value, newlines=False))
