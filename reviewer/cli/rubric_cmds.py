@@ -37,7 +37,8 @@ def validate(paths: Annotated[list[Path], typer.Argument(help="Rubric YAML files
         try:
             rubric = load_rubric_file(path)
         except RubricError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            for line in str(exc).splitlines():  # every problem of the file, one line each
+                print(f"error: {line}", file=sys.stderr)
             failed = True
             continue
         typer.echo(f"ok {path} {rubric.ref}")
