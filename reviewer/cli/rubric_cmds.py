@@ -40,7 +40,8 @@ def validate(paths: Annotated[list[Path], typer.Argument(help="Rubric YAML files
             regular_file(path)
             rubric = load_rubric_file(path)
         except (RubricError, UserError) as exc:
-            say(f"error: {exc}")
+            for line in str(exc).splitlines():  # every problem of the file, one line each
+                say(f"error: {line}")
             failed = True
             continue
         typer.echo(safe_line(f"ok {path} {rubric.ref}"))
