@@ -321,10 +321,11 @@ class ReviewApp(App[None]):
         self.writer.submit(f"pair {pair.group}", adapter.choose_in_pair, self.store, pair, self.session.reviewer,
                            choice)
 
-    def flag_item(self, state: ItemState) -> None:
-        """Send the item to the safety queue."""
-        self.writer.submit("flag", adapter.flag_item, self.store, state, self.session.reviewer)
+    def flag_item(self, state: ItemState, reason: str) -> Future[Any]:
+        """Send the item to the safety queue with the reviewer's reason; the future gives the
+        flag's id (for an undo)."""
         self.notify(f"{state.item_id} sent to the safety queue")
+        return self.writer.submit("flag", adapter.flag_item, self.store, state, self.session.reviewer, reason)
 
     def on_write_done(self, message: WriteDone) -> None:
         if message.error:
