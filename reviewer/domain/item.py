@@ -45,7 +45,7 @@ class DimFold:
     def why(self) -> str | None:
         """Why there is no effective score, in words (None when there is one)."""
         if self.state == "failed":
-            return f"judge error ({self.judge.error})"
+            return "judge error"
         if self.state == "waiting":
             return "waits for a person" if not self.judge.models else "not scored yet"
         return None
