@@ -10,11 +10,11 @@ from reviewer.domain.human import AGGREGATES, HumanDim, Vote, consensus, fold_hu
 from reviewer.domain.item import DimFold, ItemFold, fold_item, judge_only, resolve, with_votes
 from reviewer.domain.judge import NO_MODEL, JudgeDim, bias, fold_judge, spread
 from reviewer.domain.rows import DecisionRow, FlagRow, HumanRow, ItemRows, JudgeRow, revision_of
-from reviewer.domain.safety import FlagState, SafetyState, flag_status, item_safety
+from reviewer.domain.safety import FlagState, SafetyState, flag_status, item_safety, safety_status
 
 __all__ = [
     "AGGREGATES", "NO_MODEL", "DecisionRow", "DimFold", "FlagRow", "FlagState", "HumanDim", "HumanRow",
     "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "SafetyState", "Vote", "bias", "consensus",
     "flag_status", "fold_human", "fold_item", "fold_judge", "item_safety", "judge_only", "resolve",
-    "revision_of", "spread", "with_votes",
+    "revision_of", "safety_status", "spread", "with_votes",
 ]

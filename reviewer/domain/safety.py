@@ -1,17 +1,21 @@
-"""Safety: each flag's status, and the item's, derived from the decisions (never from a stored
-status column).
+"""The safety status of one flag, derived from its decisions (pure: plain values in and out).
 
-A flag starts **open**. Its decisions, oldest first: ``confirm`` makes it **confirmed``;
-``escalate`` makes it **escalated** and starts the sign-offs afresh; ``clear`` is a sign-off.
-Sign-offs count distinct people since the flag was last escalated or confirmed. A flag is
-**cleared** once it has the rubric's ``safety_signoffs`` distinct sign-offs and at least one of them
-is not a person who escalated it (whoever escalated cannot alone clear it); until then it keeps
-its earlier status.
+A flag starts ``open``. Its decisions, oldest first, move it:
 
-An item's safety status over all its flags (of the current revision): **open** while any flag
-is open, else **escalated** while any is escalated, else **confirmed** if any is confirmed,
-else **cleared** when every flag is cleared, else **none** (no flag). The safety cap applies to
-every status but cleared and none: an undecided or confirmed flag caps the overall.
+- ``escalate`` → ``escalated``. An escalated flag never returns to ``open``: until it is cleared
+  or confirmed it stays escalated, however many clearances are still missing.
+- ``clear`` → ``cleared`` once the rubric's ``safety_signoffs`` **distinct people** have cleared
+  it since its last escalation, and at least one of them is not a person who escalated it (whoever
+  escalated cannot be the only sign-off that clears it). Until then the flag keeps its state and
+  shows the count as "1 of 2 people".
+- ``confirm`` → ``confirmed`` (blocked); one safety reviewer's confirmation is enough and final.
+- ``withdraw`` (only the reviewer who raised a reviewer flag, before any decision) → ``withdrawn``.
+
+An item's safety status over all its flags (of the current content revision; withdrawn flags do
+not count): **open** while any flag is open, else **escalated** while any is escalated, else
+**confirmed** if any is confirmed, else **cleared** when every flag is cleared, else **none** (no
+flag). The safety cap applies to every status but cleared and none: an undecided or confirmed flag
+caps the overall. The store never reads or updates a stored status column: it derives it here.
 """
 
 from __future__ import annotations
@@ -21,17 +25,68 @@ from dataclasses import dataclass
 
 from reviewer.domain.rows import DecisionRow, FlagRow
 
-DECIDED = {"clear": "cleared", "escalate": "escalated", "confirm": "confirmed"}
+#: states in which a flag still waits for a safety decision
+WAITING = ("open", "escalated")
+
+
+@dataclass(frozen=True)
+class SafetyStatus:
+    """Where a flag stands and how many sign-offs it has."""
+
+    state: str
+    #: distinct people whose clearance counts towards closing the flag
+    signoffs: int
+    #: the rubric's ``safety_signoffs``
+    needed: int
+    #: who escalated it, in order
+    escalated_by: tuple[str, ...] = ()
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the flag still needs a decision."""
+        return self.state in WAITING
+
+    def signoff_text(self) -> str:
+        """The sign-offs in words, e.g. ``1 of 2 people``."""
+        return f"{self.signoffs} of {self.needed} {'person' if self.needed == 1 else 'people'}"
+
+
+def safety_status(decisions: Iterable[tuple[str, str]], needed: int) -> SafetyStatus:
+    """Fold ``(person, decision)`` pairs, oldest first, into the flag's :class:`SafetyStatus`."""
+    needed = max(1, needed)
+    state = "open"
+    clearers: list[str] = []
+    escalators: list[str] = []
+    for person, decision in decisions:
+        if state in ("confirmed", "withdrawn"):
+            break
+        if decision == "confirm":
+            state = "confirmed"
+        elif decision == "withdraw":
+            state = "withdrawn"
+        elif decision == "escalate":
+            state, clearers = "escalated", []
+            if person not in escalators:
+                escalators.append(person)
+        elif decision == "clear":
+            if person not in clearers:
+                clearers.append(person)
+            if len(clearers) >= needed and any(p not in escalators for p in clearers):
+                state = "cleared"
+    return SafetyStatus(state, len(clearers), needed, tuple(escalators))
+
+
+#: An item's status over its flags, most pressing first.
 ITEM_ORDER = ("open", "escalated", "confirmed", "cleared")
 
 
 @dataclass(frozen=True)
 class FlagState:
-    """One flag's derived status."""
+    """One flag with its derived status."""
 
     flag: FlagRow
     status: str
-    #: distinct people who cleared it since it was last escalated or confirmed
+    #: distinct people whose clearance counts towards closing it
     signoffs: int
     decisions: tuple[DecisionRow, ...] = ()
 
@@ -51,31 +106,20 @@ class SafetyState:
     @property
     def pending(self) -> bool:
         """Whether some flag waits for a safety decision (the safety queue serves it)."""
-        return self.status in ("open", "escalated")
+        return self.status in WAITING
 
 
 def flag_status(flag: FlagRow, decisions: Iterable[DecisionRow], signoffs_needed: int = 1) -> FlagState:
-    """A flag's status from its decisions (any order in; folded oldest first)."""
+    """A flag's status from its decisions (any order in; folded oldest first by
+    :func:`safety_status`)."""
     mine = tuple(sorted((d for d in decisions if d.flag_pk == flag.pk), key=lambda d: d.pk))
-    status, clearers, escalators = "open", set[str](), set[str]()
-    for d in mine:
-        if d.decision == "clear":
-            clearers.add(d.reviewer)
-            if len(clearers) >= max(1, signoffs_needed) and clearers - escalators:
-                status = "cleared"
-        elif d.decision in DECIDED:
-            status = DECIDED[d.decision]
-            clearers = set()
-            if d.decision == "escalate":
-                escalators.add(d.reviewer)
-    return FlagState(flag, status, len(clearers), mine)
+    st = safety_status([(d.reviewer, d.decision) for d in mine], signoffs_needed)
+    return FlagState(flag, st.state, st.signoffs, mine)
 
 
 def item_safety(flags: Iterable[FlagRow], decisions: Iterable[DecisionRow], signoffs_needed: int = 1) -> SafetyState:
-    """The item's safety status over every flag given."""
+    """The item's safety status over every flag given (withdrawn flags left out)."""
     decisions = list(decisions)
     states = tuple(flag_status(f, decisions, signoffs_needed) for f in sorted(flags, key=lambda f: f.pk))
-    if not states:
-        return SafetyState("none")
     found = {s.status for s in states}
-    return SafetyState(next(s for s in ITEM_ORDER if s in found), states)
+    return SafetyState(next((s for s in ITEM_ORDER if s in found), "none"), states)

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from reviewer.domain import revision_of
+from reviewer.domain.safety import WAITING
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase, records
 from reviewer.store.tables import HumanScore, Item, JudgeScore, Reviewer, SafetyDecision, SafetyFlag
@@ -136,7 +137,7 @@ class PeopleMixin(StoreBase):
         if item_pks is not None:
             q = q.where(SafetyFlag.item_pk.in_(item_pks))  # type: ignore[attr-defined]
         if only_pending:
-            q = q.where(Item.safety.in_(("open", "escalated")))  # type: ignore[attr-defined]
+            q = q.where(Item.safety.in_(WAITING))  # type: ignore[attr-defined]
         rows = [f for f in records(conn, q.order_by(SafetyFlag.pk)) if revision_of(f) == f.item_revision]
         pks = [f.pk for f in rows]
         decisions: dict[int, list[Any]] = {}
@@ -150,11 +151,11 @@ class PeopleMixin(StoreBase):
             state = flag_status(FlagRow(f.pk, f.gate, f.detector),
                                 [DecisionRow(d.pk, d.flag_pk, d.reviewer, d.decision) for d in ds],
                                 self.get_rubric(f.rubric_ref).review.safety_signoffs)
-            if only_pending and state.status not in ("open", "escalated"):
+            if only_pending and state.status not in WAITING:
                 continue
             out.append(FlagRecord(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.start, f.end, f.matched,
                                   f.context, state.status, f.output, [(d.reviewer, d.decision, d.reason) for d in ds],
-                                  state.signoffs))
+                                  f.rubric_ref, state.signoffs))
         return out
 
     def open_flags(self, rubric_ref: str | None = None) -> list[FlagRecord]:
@@ -167,11 +168,17 @@ class PeopleMixin(StoreBase):
         return flags
 
     def flag_item(self, item_pk: int, reviewer: str, reason: str = "flagged by a reviewer") -> int:
-        """A reviewer sends an item to the safety queue (a flag with detector ``human``)."""
+        """A reviewer sends an item to the safety queue (a flag with detector ``human``). One
+        waiting reviewer flag per item and person: a second is refused."""
         with self.write() as conn:
             rev = conn.execute(select(Item.revision).where(Item.pk == item_pk)).scalar()
             if rev is None:
                 raise UserError(f"no item with key {item_pk}")
+            mine = next((f.pk for f in self._flags(conn, [item_pk], only_pending=True)
+                         if f.detector == f"human:{reviewer}"), None)
+            if mine is not None:
+                raise UserError(f"you have already flagged this item (flag {mine}); "
+                                "undo it or wait for the safety decision")
             values: dict[str, Any] = dict(item_pk=item_pk, gate="reviewer_flag", detector=f"human:{reviewer}",
                                           matched="", context=reason)
             if hasattr(SafetyFlag, "revision"):
@@ -180,11 +187,25 @@ class PeopleMixin(StoreBase):
             self._refresh_safety(conn, [item_pk])  # type: ignore[attr-defined]
             return int(res.inserted_primary_key[0])
 
+    def withdraw_flag(self, flag_id: int, reviewer: str) -> str:
+        """The reviewer who raised a reviewer flag takes it back (an undo) before any safety
+        decision: recorded as a ``withdraw`` decision, never deleted."""
+        with self.write() as conn:
+            row = conn.execute(select(SafetyFlag.item_pk, SafetyFlag.detector).where(SafetyFlag.pk == flag_id)).first()
+            if row is None or row[1] != f"human:{reviewer}":
+                raise UserError(f"flag {flag_id} is not a flag you raised")
+            if conn.execute(select(SafetyDecision.pk).where(SafetyDecision.flag_pk == flag_id)).first():
+                raise UserError(f"flag {flag_id} already has a safety decision; it can no longer be withdrawn")
+            conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
+                flag_pk=flag_id, reviewer=reviewer, decision="withdraw", reason="withdrawn by the flagger"))
+            return self._settle_flag(conn, flag_id, row[0])
+
     def add_safety_decision(self, flag_id: int, reviewer: str, decision: str, reason: str) -> str:
-        """Record a decision (role ``safety`` and a reason required); returns the flag's status,
-        derived from all its decisions (:mod:`reviewer.domain.safety`): a clearance closes the
-        flag only once the rubric's ``safety_signoffs`` distinct people have cleared it, not
-        only whoever escalated it."""
+        """Record a decision (role ``safety`` and a reason required); returns the flag's status.
+
+        The status follows :func:`reviewer.domain.safety.safety_status`: sign-offs are distinct
+        people, whoever escalated cannot be the only one who clears, escalated never reverts to open.
+        """
         if decision not in DECISIONS:
             raise UserError(f"unknown decision {decision!r}; use clear, escalate or confirm")
         if not reason or not reason.strip():
@@ -198,9 +219,13 @@ class PeopleMixin(StoreBase):
                 raise UserError(f"no safety flag {flag_id}")
             conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
                 flag_pk=flag_id, reviewer=reviewer, decision=decision, reason=reason.strip()))
-            self._refresh_safety(conn, [row[0]])  # type: ignore[attr-defined]
-            status = next(f.status for f in self._flags(conn, [row[0]]) if f.pk == flag_id)
-        return status
+            return self._settle_flag(conn, flag_id, row[0])
+
+    def _settle_flag(self, conn: Any, flag_id: int, item_pk: int) -> str:
+        """The item's derived safety status onto its row (``safety_flag.status`` is never
+        updated); returns the flag's status as :mod:`reviewer.domain.safety` derives it."""
+        self._refresh_safety(conn, [item_pk])  # type: ignore[attr-defined]
+        return next(f.status for f in self._flags(conn, [item_pk]) if f.pk == flag_id)
 
 
 def _human(h: Any) -> HumanRecord:

@@ -9,7 +9,7 @@ trip to the database and by the same rules every other view uses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reviewer.domain import (
@@ -103,10 +103,9 @@ class ItemState:
 
     @property
     def safety_failed(self) -> bool:
-        """The safety cap applies (a flag open, escalated or confirmed)."""
-        if self.fold is not None:
-            return self.fold.safety.capped
-        return any(f.status != "cleared" for f in self.flags)
+        """The safety cap applies: a flag open, escalated or confirmed (the flags' statuses come
+        from the fold; a flag raised on this screen since it was loaded counts too)."""
+        return any(f.status not in ("cleared", "withdrawn") for f in self.flags)
 
     def _fold(self) -> ItemFold:
         if self.fold is None:  # a state built by hand (tests): fold what it holds
@@ -114,8 +113,10 @@ class ItemState:
             judges = {d.dim.id: JudgeDim({"judge": JudgeRow(0, d.dim.id, None, d.judge_score, error=d.judge_error)}
                                          if d.judge_score is not None or d.judge_error else {}, d.judge_score)
                       for d in self.dims}
-            self.fold = resolve(self.rubric, humans, judges,
-                                SafetyState("open" if self.safety_failed else "none"), self.item_pk)
+            self.fold = resolve(self.rubric, humans, judges, SafetyState("none"), self.item_pk)
+        if self.safety_failed != self.fold.safety.capped:  # flags changed on screen since the load
+            status = "open" if self.safety_failed else "cleared"
+            return replace(self.fold, safety=SafetyState(status, self.fold.safety.flags))
         return self.fold
 
     def judge_result(self) -> ItemScore:
@@ -130,6 +131,10 @@ class ItemState:
     def scored_count(self) -> int:
         """How many dimensions this reviewer has scored."""
         return sum(1 for d in self.dims if d.my_score is not None)
+
+    def first_unscored(self) -> int:
+        """The index of the first dimension this reviewer has not scored (0 when all are)."""
+        return next((i for i, d in enumerate(self.dims) if d.my_score is None), 0)
 
     def missing_reasons(self) -> list[str]:
         """Dimensions whose score differs from the judge's by more than the margin, unexplained."""
