@@ -133,3 +133,10 @@ def judge_only(rubric: Rubric, fold: ItemFold) -> ItemScore:
     """The overall as the judge alone scores the item (what the queue shows before people)."""
     empty = {k: HumanDim() for k in fold.dims}
     return resolve(rubric, empty, {k: f.judge for k, f in fold.dims.items()}, fold.safety).score
+
+
+def humans_only(rubric: Rubric, fold: ItemFold) -> ItemScore:
+    """The overall as people alone score the item (a lead's adjudication where one stands): the
+    human side of a corrected pass rate. Incomplete unless people scored every weighted dimension."""
+    return resolve(rubric, {k: f.human for k, f in fold.dims.items()}, {k: JudgeDim() for k in fold.dims},
+                   fold.safety).score
