@@ -21,12 +21,14 @@ from rubrics.errors import RubricError
 from rubrics.schema import (
     DEFAULT_BANDS,
     GATE_ALIASES,
+    MEASUREMENT_LEVELS,
     Anchor,
     Band,
     Ceiling,
     DependsOn,
     Dimension,
     JudgeSettings,
+    MeasurementLevel,
     ReviewSettings,
     Rubric,
     Scale,
@@ -37,7 +39,7 @@ TOP_KEYS = ("id", "version", "name", "owner", "description", "scale", "dimension
             "safety_gates", "safety_cap", "bands", "judge", "review")
 DIM_KEYS = ("id", "name", "description", "method", "weight", "threshold", "scale", "anchors",
             "prompt", "rule", "choices", "ceiling", "depends_on", "metric_level", "samples",
-            "judge_scale", "params")
+            "judge_scale", "params", "level")
 
 
 class _Builder:
@@ -161,6 +163,7 @@ class _Builder:
             raise self.fail((*path, "metric_level"), "wrong-type", "metric_level is item, turn or conversation")
         threshold = self.number(d, "threshold", path)
         return Dimension(
+            level=self.measurement_level(d, path),
             id=did, name=self.text(d, "name", path) or did.replace("_", " ").capitalize(),
             description=self.text(d, "description", path), method=self.text(d, "method", path),
             weight=self.number(d, "weight", path, 0.0) or 0.0,
@@ -171,6 +174,19 @@ class _Builder:
             judge_scale=self.scale(d["judge_scale"], (*path, "judge_scale")) if d.get("judge_scale") else None,
             params=d.get("params") or {},
         )
+
+    def measurement_level(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> MeasurementLevel | None:
+        value = d.get("level")
+        if value is None:
+            return None
+        if value == "categorical":
+            raise self.fail((*path, "level"), "level",
+                            "level 'categorical' is not a measurement level; unordered categories are "
+                            "'nominal' (ordered ones 'ordinal')")
+        if value not in MEASUREMENT_LEVELS:
+            raise self.fail((*path, "level"), "level",
+                            f"level {value!r} is unknown; use one of {', '.join(MEASUREMENT_LEVELS)}")
+        return value  # type: ignore[no-any-return]
 
     def rubric(self) -> Rubric:
         top = self.mapping(self.loc.data, (), TOP_KEYS)
@@ -257,6 +273,9 @@ def canonical_form(rubric: Rubric) -> dict[str, Any]:
     import dataclasses
 
     data = dataclasses.asdict(rubric)
+    for dim in data["dimensions"]:  # an undeclared level leaves the hash of older rubrics as it was
+        if dim.get("level") is None:
+            dim.pop("level", None)
     data.pop("content_hash", None)
     data.pop("source", None)
     return json.loads(json.dumps(data, sort_keys=True, default=str))  # type: ignore[no-any-return]
@@ -301,6 +320,8 @@ def _to_yaml_data(rubric: Rubric) -> dict[str, Any]:
             d["scale"] = scale(dim.scale)
         if dim.prompt:
             d["prompt"] = dim.prompt
+        if dim.level is not None:
+            d["level"] = dim.level
         if dim.choices:
             d["choices"] = {k: _num(v) for k, v in dim.choices.items()}
         d["anchors"] = [
