@@ -181,8 +181,8 @@ class _Builder:
             return None
         if value == "categorical":
             raise self.fail((*path, "level"), "level",
-                            "level 'categorical' is not a measurement level; unordered categories are "
-                            "'nominal' (ordered ones 'ordinal')")
+                            "level 'categorical' is not a measurement level; write level: nominal for "
+                            "unordered categories (ordinal if they have an order)")
         if value not in MEASUREMENT_LEVELS:
             raise self.fail((*path, "level"), "level",
                             f"level {value!r} is unknown; use one of {', '.join(MEASUREMENT_LEVELS)}")
