@@ -1,13 +1,11 @@
 """The human side of a judge–human pair: one score per unit from its reviewers' scores.
 
 ``mean`` and ``median`` average the reviewers' scores; ``majority`` takes the most common level
-(each score first snapped to the nearest level). A majority tie is broken by a fixed rule, and
-the tied units are counted so the report can say how many there were:
-
-- ordered levels (ordinal, interval, ratio): the tied level nearest the unit's median score,
-  and of two equally near the lower one;
-- nominal levels: the tied level listed first on the scale (the lowest code) — categories have
-  no middle to be near.
+(each score first snapped to the nearest level). **Tie rule**: when two or more levels are most
+common, the lowest of them wins (on a nominal dimension: the label listed first on the scale) —
+the rule the item fold's consensus uses (``reviewer.domain.human.consensus``), so calibration and
+export agree on an item's majority. The tied units are counted so the report can say how many
+were settled by the rule rather than by a majority.
 
 ``snap`` puts any aggregate on the scale's levels (nearest; halfway goes to the lower level), so
 ``exact``, ``within_one`` and the kappas all read the same human score.
@@ -50,8 +48,7 @@ def snap(x: Array, levels: Sequence[float]) -> Array:
     return np.where(idx >= 0, lv[np.clip(idx, 0, None)], np.nan)
 
 
-def aggregate(humans: Array, how: Aggregate, levels: Sequence[float],
-              ordered: bool = True) -> tuple[Array, NDArray[np.bool_]]:
+def aggregate(humans: Array, how: Aggregate, levels: Sequence[float]) -> tuple[Array, NDArray[np.bool_]]:
     """(one score per unit, which units had a tied majority) from units × reviewers (NaN where
     a reviewer did not score; a unit nobody scored gives NaN)."""
     h = np.asarray(humans, dtype=np.float64)
@@ -77,12 +74,6 @@ def aggregate(humans: Array, how: Aggregate, levels: Sequence[float],
     np.add.at(counts, (rows[idx >= 0], idx[idx >= 0]), 1)
     top = counts.max(axis=1, keepdims=True)
     tied = counts == top
-    if ordered:
-        med = np.nanmedian(sub, axis=1)
-        dist = np.where(tied, np.abs(lv[None, :] - med[:, None]), np.inf)
-        pick = dist.argmin(axis=1)  # argmin takes the first (lowest) of equal distances
-    else:
-        pick = tied.argmax(axis=1)  # the first tied level
-    out[scored] = lv[pick]
+    out[scored] = lv[tied.argmax(axis=1)]  # the first (lowest) of the most common levels
     ties[scored] = tied.sum(axis=1) > 1
     return out, ties

@@ -100,7 +100,7 @@ def _prepare(inp: DimensionInput, intervals: bool) -> _Pending:
     pending = _Pending(rep, n)
     j = judge[paired]
     hsub = humans[paired]
-    agg, tied = aggregate(hsub, how, inp.levels, ordered=not nominal) if n else (np.array([]), np.array([], bool))
+    agg, tied = aggregate(hsub, how, inp.levels) if n else (np.array([]), np.array([], bool))
     if how == "majority":
         f["majority_ties"] = int(tied.sum())
     # humans among themselves: the ceiling for the judge

@@ -106,8 +106,8 @@ class RatingColumnsMixin(StoreBase):
             cond = [table.item_pk.in_(scope)]
         else:
             flags = current
-            score, std = table.score, func.coalesce(table.std, _NULL)
-            cond = [table.item_pk.in_(scope), table.turn.is_(None), table.score.is_not(None)]
+            score, std = func.coalesce(table.score, _NULL), func.coalesce(table.std, _NULL)
+            cond = [table.item_pk.in_(scope), table.turn.is_(None)]
         key = ((cast(table.item_pk, BigInteger) * (1 << _CODE_BITS) + _codes(table.dimension, dims)) * (1 << _CODE_BITS)
                + _codes(who, names)) * (1 << _FLAG_BITS) + flags
         q = select(key, score, std).where(and_(*cond)).order_by(table.pk)

@@ -92,7 +92,7 @@ def test_a_rubric_mixing_levels_figure_by_figure() -> None:
     for inp, rep in zip(inputs, reports, strict=True):
         f, why = rep.figures, rep.null_reasons
         nominal = inp.level == "nominal"
-        h, _ = aggregate(inp.humans, "majority" if nominal else "mean", inp.levels, ordered=not nominal)
+        h, _ = aggregate(inp.humans, "majority" if nominal else "mean", inp.levels)
         hs, js = snap(h, inp.levels), snap(inp.judge, inp.levels)
         # alpha at the dimension's own level, judge as one more coder, against the package
         data = np.column_stack([inp.judge, inp.humans]).T
@@ -158,21 +158,32 @@ def test_bootstrap_zero_skips_intervals_with_a_reason() -> None:
 
 def test_majority_and_its_tie_rule() -> None:
     humans = np.array([[1, 1, 2, np.nan],  # clear majority: 1
-                       [1, 2, np.nan, np.nan],  # tie 1–2; median 1.5 → equally near → lower: 1
-                       [1, 3, 3, 1],  # tie 1–3; median 2 → equally near → lower: 1
-                       [2, 3, 3, 2.0],  # tie 2–3, median 2.5 → lower: 2
+                       [2, 1, np.nan, np.nan],  # tie 1–2 → the lower: 1
+                       [3, 3, 1, 1],  # tie 1–3 → 1
+                       [2, 3, 3, 2.0],  # tie 2–3 → 2
                        [1, 3, 4, 4.0],  # majority 4
-                       [1, 2, 3, np.nan],  # three-way tie, median 2 → 2
+                       [3, 2, 4, np.nan],  # three-way tie → 2
                        [np.nan] * 4])
-    got, ties = aggregate(humans, "majority", [1, 2, 3, 4], ordered=True)
+    got, ties = aggregate(humans, "majority", [1, 2, 3, 4])
     assert got[:6].tolist() == [1, 1, 1, 2, 4, 2] and np.isnan(got[6])
     assert ties.tolist() == [False, True, True, True, False, True, False]
-    # nominal: no middle to be near, the first tied level on the scale
-    got, ties = aggregate(humans, "majority", [1, 2, 3, 4], ordered=False)
-    assert got[:6].tolist() == [1, 1, 1, 2, 4, 1] and int(ties.sum()) == 4
-    f = dimension_report(DimensionInput("x", np.array([1, 1, 1, 2, 4, 2, 3.0]), humans, [1, 2, 3, 4], 2.0,
+    f = dimension_report(DimensionInput("x", np.array([1, 1, 1, 2, 4, 3, 3.0]), humans, [1, 2, 3, 4], 2.0,
                                         level="nominal"), draws=0).figures
     assert f["majority_ties"] == 4 and f["exact"] == pytest.approx(5 / 6)
+
+
+def test_the_tie_rule_is_the_item_folds() -> None:
+    """Calibration's majority is the consensus the item fold (export, report) gives."""
+    from reviewer.domain.human import consensus
+
+    rng = np.random.default_rng(2)
+    humans = rng.integers(1, 5, (300, 4)).astype(float)
+    humans[rng.random((300, 4)) < 0.3] = np.nan
+    got, _ = aggregate(humans, "majority", [1, 2, 3, 4])
+    for row, value in zip(humans, got, strict=True):
+        scores = [float(x) for x in row if not np.isnan(x)]
+        want = consensus(scores, "majority")
+        assert (np.isnan(value) and want is None) or value == want
 
 
 def test_mean_on_a_nominal_dimension_becomes_majority_and_says_so() -> None:

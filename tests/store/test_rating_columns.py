@@ -33,7 +33,8 @@ def _history(store: Store, tmp_path: Path, seed: int) -> None:
     store.record_results(run, [ScoreResult(f"c{i}", "accuracy", "llm_judge", "m2", float(rnd.randint(1, 10)))
                                for i in range(0, 25, 2)])
     store.record_results(run, [ScoreResult("c1", "accuracy", "llm_judge", "m2", None, error="no reply"),
-                               ScoreResult("c2", "accuracy", "llm_judge", "m2", 3.0, std=0.5)])
+                               ScoreResult("c2", "accuracy", "llm_judge", "m2", 3.0, std=0.5),
+                               ScoreResult("c4", "accuracy", "llm_judge", "m2", None, error="later call failed")])
     for _ in range(220):
         pk, dim, who = rnd.choice(pks), rnd.choice(DIMS), rnd.choice(WHO)
         roll = rnd.random()
@@ -47,9 +48,9 @@ def _history(store: Store, tmp_path: Path, seed: int) -> None:
             store.add_human_score(pk, dim, who, rnd.randint(1, 10), blind=rnd.random() < 0.5)
 
 
-@pytest.mark.parametrize("sample", ["all", "blind"])
-def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str) -> None:
-    _history(store, tmp_path, seed=3)
+@pytest.mark.parametrize(("sample", "seed"), [("all", 3), ("blind", 3), ("all", 8), ("blind", 11)])
+def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str, seed: int) -> None:
+    _history(store, tmp_path, seed=seed)
     rows = store.rating_rows(REF, "cols", sample)
     cols = store.rating_columns(REF, "cols", sample)
     assert [r["item_pk"] for r in rows] == cols.item_pk.tolist()
@@ -71,3 +72,4 @@ def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str) -
         moves = sorted((i, b, v) for i, r in enumerate(rows) for b, v in r["revised"].get(dim, {}).values())
         assert sorted(map(tuple, dc.revised.tolist())) == moves
     assert checked > 20  # the history left plenty of current scores to compare
+    assert "m2" not in rows[4]["judge"].get("accuracy", {})  # its latest call failed: no score from m2
