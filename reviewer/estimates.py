@@ -60,8 +60,10 @@ def estimate(judge: NDArray[np.float64], human: NDArray[np.float64], audit: NDAr
         out["target_width"] = target_width
         out["more_labels_needed"] = more
         if more is None:
-            out["reason"] = (f"no number of labels brings the interval under {target_width:g}: the "
-                             "judge's own part of it is wider")
+            out["reason"] = "the labels so far do not vary: no basis to plan more"
+        elif more > e.n_unlabelled:
+            out["reason"] = (f"{more} more labels would be needed, more than the {e.n_unlabelled} items not "
+                             "yet labelled: the width is out of reach for this dataset")
     return out
 
 
@@ -96,4 +98,8 @@ def pass_rate(store: Any, rubric: Any, dataset: str | None = None, how: str = "m
             alone = humans_only(rubric, fold)
             if alone.overall is not None:
                 human[where[it.pk]] = float(alone.passed)
-    return estimate(judged, human, audit, rubric.ref, confidence, target_width)
+    out = estimate(judged, human, audit, rubric.ref, confidence, target_width)
+    for key in ("ppi_ci", "humans_ci"):  # a share's interval ends at 0 and 1
+        if out.get(key):
+            out[key] = [max(0.0, out[key][0]), min(1.0, out[key][1])]
+    return out

@@ -24,7 +24,7 @@ def _write(tmp: Path, n_items: int = 500, n_audit: int = 120, n_triage: int = 40
     rng = np.random.default_rng(seed)
     lines, truth = [], {d: {"y": [], "yhat": [], "yu": []} for d in DIMS}
     for i in range(n_items):
-        true = np.clip(np.rint(rng.normal(6.5, 1.6, len(DIMS))), 1, 10)
+        true = np.clip(np.rint(rng.normal(7.5, 1.6, len(DIMS))), 1, 10)
         judge = np.clip(np.rint(true + 1 + rng.normal(0, 1.0, len(DIMS))), 1, 10)
         item = {"id": f"q{i:04d}", "output": f"answer {i}",
                 "judge": {"model": "m", "scores": {d: float(s) for d, s in zip(DIMS, judge, strict=True)}}}
@@ -96,6 +96,7 @@ def test_pass_rate_estimate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert p["judge_only"] == pytest.approx(np.concatenate([yhat, yu]).mean())
     assert p["more_labels_needed"] == ppi.labels_for_width(y, yhat, yu, 0.05)
     assert p["more_labels_needed"] > 0
+    assert 0.0 <= p["ppi_ci"][0] <= p["ppi"] <= p["ppi_ci"][1] <= 1.0  # a fraction's interval stays in [0, 1]
 
 
 def test_without_an_audit_sample_the_estimate_is_refused_in_one_line(
