@@ -25,7 +25,7 @@ from reviewer.itemlimits import (
     tags_problem,
     text_or_none,
 )
-from rubrics.schema import Rubric, Scale
+from rubrics.schema import Dimension, Rubric, Scale
 
 MAX_LINE_BYTES = 10_000_000
 MAX_ERRORS_SHOWN = 20
@@ -178,12 +178,22 @@ def _number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _check_score(scale: Scale, value: Any, where: Callable[[], str]) -> tuple[float | None, list[float], str | None]:
-    """(score, samples, error message) for one score entry; ``where`` names it, only on error."""
+def _check_score(scale: Scale, value: Any, where: Callable[[], str],
+                 labels: Dimension | None = None) -> tuple[float | None, list[float], str | None]:
+    """(score, samples, error message) for one score entry; ``where`` names it, only on error.
+    A score given as text is one of ``labels``' anchor labels (exact, then ignoring case)."""
     samples: list[float] = []
     # the common case first: a plain number on the scale
     if (type(value) is int or type(value) is float) and math.isfinite(value) and scale.min <= value <= scale.max:
         return float(value), samples, None
+    label = value.get("score") if isinstance(value, dict) else value
+    if isinstance(label, str):
+        if labels is None:
+            return None, [], f"{where()}: score {label!r} is text; give a number (labels stand only for scores on the rubric's own scale)"
+        code, problem = labels.score_for_label(label)
+        if problem is not None:
+            return None, [], f"{where()}: {problem}"
+        value = {**value, "score": code} if isinstance(value, dict) else code
     if isinstance(value, dict):
         raw_samples = value.get("samples") or []
         if not isinstance(raw_samples, list):
@@ -223,11 +233,16 @@ class _Scales:
 
     judge: dict[str, Scale]
     human: dict[str, Scale]
+    #: The dimension whose anchor labels a score may be given as (the judge's: only on the same scale).
+    judge_labels: dict[str, Dimension]
+    human_labels: dict[str, Dimension]
 
     @classmethod
     def of(cls, rubric: Rubric) -> _Scales:
         return cls({d.id: d.judge_scale or d.scale for d in rubric.dimensions},
-                   {d.id: d.scale for d in rubric.dimensions})
+                   {d.id: d.scale for d in rubric.dimensions},
+                   {d.id: d for d in rubric.dimensions if d.judge_scale is None},
+                   {d.id: d for d in rubric.dimensions})
 
 
 def _check_gold(gold: Any, scales: dict[str, Scale], errs: list[str], where: str) -> None:
@@ -307,7 +322,7 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
                     judge[dim_id] = JudgeEntry(None, [], error=str(value["error"]),
                                                raw_reply=value.get("raw_reply"))
                     continue
-                score, samples, err = _check_score(scales.judge[dim_id], value, where)
+                score, samples, err = _check_score(scales.judge[dim_id], value, where, scales.judge_labels.get(dim_id))
                 extra = value if isinstance(value, dict) else {}
                 err = err or _extra_problem(extra)
                 if err:
@@ -338,7 +353,7 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             if dim_id not in dims:
                 errs.append(f"{hwhere()}: unknown dimension for {rubric.ref}")
                 continue
-            score, _, err = _check_score(scales.human[dim_id], value, hwhere)
+            score, _, err = _check_score(scales.human[dim_id], value, hwhere, scales.human_labels[dim_id])
             if err or score is None:
                 errs.append(err or f"{hwhere()}: no score")
                 continue

@@ -4,16 +4,19 @@
 from __future__ import annotations
 
 from reviewer.store.engine import make_engine, migrate
+from reviewer.store.fold import FoldMixin
 from reviewer.store.importer import ImportMixin
 from reviewer.store.judging import JudgeMixin
 from reviewer.store.pairs import PairsMixin
 from reviewer.store.people import PeopleMixin
 from reviewer.store.queue import QueueMixin
 from reviewer.store.queue_settings import QueueSettingsMixin
+from reviewer.store.rating_columns import RatingColumnsMixin
 from reviewer.store.ratings import RatingsMixin
 
 
-class Store(ImportMixin, JudgeMixin, PairsMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin):
+class Store(FoldMixin, ImportMixin, JudgeMixin, PairsMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
+            RatingColumnsMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue."""
 
 

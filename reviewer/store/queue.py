@@ -16,7 +16,7 @@ from sqlalchemy import ColumnElement, and_, exists, false, func, or_, select, up
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
-from reviewer.store.tables import Assignment, AuditSample, Item, QueueSetting, SafetyFlag, now
+from reviewer.store.tables import Assignment, AuditSample, Item, QueueSetting, now
 from reviewer.store.views import Claim, QueueRow
 
 QUEUES = ("triage", "audit", "safety")
@@ -52,8 +52,8 @@ class QueueMixin(StoreBase):
         if dataset:
             conds.append(Item.dataset == dataset)
         if queue == "safety":
-            conds.append(exists().where(SafetyFlag.item_pk == Item.pk,
-                                        SafetyFlag.status.in_(("open", "escalated"))))  # type: ignore[attr-defined]
+            # the item's safety status, derived from its flags' decisions (reviewer.domain.safety)
+            conds.append(Item.safety.in_(("open", "escalated")))  # type: ignore[attr-defined]
         elif queue == "audit":
             conds.append(exists().where(AuditSample.item_pk == Item.pk))
         return conds
