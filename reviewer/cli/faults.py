@@ -168,7 +168,10 @@ def report(exc: BaseException) -> int:
             "run again with RUBRICATE_DEBUG=1 for the traceback and report it")
         return BAD_INPUT
     code, line = known
-    say(line)
+    # A refused file lists every problem (rubric rules, bad import lines, settings faults), one
+    # per line by design: each is its own safe "error:" line rather than one line joined by ␤.
+    for n, part in enumerate(line.splitlines() or [line]):
+        say(part if n == 0 or part.startswith(("error: ", "... and ")) else f"error: {part}")
     return code
 
 
