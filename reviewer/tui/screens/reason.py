@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
+
+from reviewer.safetext import safe_text
 
 #: Quick tags: key, stored tag, what the key says.
 TAGS: tuple[tuple[str, str, str], ...] = (
@@ -47,7 +50,7 @@ class ReasonDialog(ModalScreen[ReasonResult | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="reason-box"):
-            yield Label(f"Why this score for [b]{self.dimension}[/b]?")
+            yield Label(Text.assemble("Why this score for ", safe_text(self.dimension, "bold", newlines=False), "?"))
             yield Input(placeholder="reason (enter saves, escape cancels)", id="reason-input")
             yield Static(id="reason-tags")
 

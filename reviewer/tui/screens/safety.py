@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 
+from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ class DecisionDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="decision-box"):
-            yield Label(f"{DECISIONS[self.decision]} — {self.item_id}: why? (required)")
+            yield Label(safe_text(f"{DECISIONS[self.decision]} — {self.item_id}: why? (required)", newlines=False))
             yield Input(placeholder="reason", id="decision-input")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -91,7 +92,8 @@ class SafetyScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.clear()
         for f in flags:
-            table.add_row(f.item_id, f.gate, f.detector, f.matched[:40], f.status,
+            table.add_row(*[safe_text(v, newlines=False) for v in (f.item_id, f.gate, f.detector, f.matched[:40],
+                                                                      f.status)],
                           str(f.signoffs), key=str(f.flag_id))
         can = "safety" in self.rapp.roles
         title = Text(" safety ", style="bold reverse")
@@ -117,12 +119,12 @@ class SafetyScreen(Screen[None]):
         if f is None:
             detail.update("no open flags")
             return
-        text = Text(f"{f.item_id} · {f.gate} · {f.detector}\n", style="bold")
+        text = Text(safe_line(f"{f.item_id} · {f.gate} · {f.detector}") + "\n", style="bold")
         out = f.output
         start, end = max(0, f.start), min(len(out), f.end)
-        text.append(out[max(0, start - 200):start])
-        text.append(out[start:end], style="bold white on red")
-        text.append(out[end:end + 200])
+        text.append(safe(out[max(0, start - 200):start]))
+        text.append(safe(out[start:end]), style="bold white on red")
+        text.append(safe(out[end:end + 200]))
         detail.update(text)
 
     @work
@@ -141,7 +143,7 @@ class SafetyScreen(Screen[None]):
         done = self.rapp.writer.submit("safety decision", adapter.decide_flag, self.rapp.store,
                                        f.flag_id, self.rapp.session.reviewer, decision, reason)
         done.add_done_callback(lambda _f: self.app.call_from_thread(self.load))
-        self.notify(f"{decision}: {f.item_id}")
+        self.notify(safe_line(f"{decision}: {f.item_id}"), markup=False)
 
     def action_open(self) -> None:
         """Open the flagged item."""

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual import work
 from textual.screen import Screen
 
+from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui.screens.reason import ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, ItemState
 
@@ -48,11 +49,12 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
 
 
 def highlight(output: str, quotes: list[str]) -> Text:
-    """The output with the judge's evidence quotes highlighted."""
-    text = Text(output)
+    """The output with the judge's evidence quotes highlighted (both made safe: control characters
+    shown as placeholders, never read as markup)."""
+    text = safe_text(output)
     for quote in quotes:
         if isinstance(quote, str) and len(quote) >= 4:
-            text.highlight_words([quote], style="black on yellow")
+            text.highlight_words([safe(quote)], style="black on yellow")
     return text
 
 
@@ -85,7 +87,7 @@ class ScoringScreen(Screen[None]):
         s, d = self.target
         value = digit_to_score(digit, d.dim.scale.min, d.dim.scale.max, d.dim.scale.levels)
         if value is None:
-            self.notify(f"{digit} is not on {d.dim.id}'s scale", severity="warning")
+            self.notify(safe_line(f"{digit} is not on {d.dim.id}'s scale"), severity="warning", markup=False)
             return
         self._record(s, d, value, "score")
 

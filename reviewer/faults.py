@@ -111,8 +111,9 @@ def _is_db_error(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.Error)
 
 
-def classify(exc: BaseException) -> tuple[int, str] | None:
-    """(exit code, the one line) for a fault we know, or None for a bug."""
+def classify(exc: BaseException, db: str | None = None) -> tuple[int, str] | None:
+    """(exit code, the one line) for a fault we know, or None for a bug. ``db`` names the database
+    in a database fault (default: the one on the command line)."""
     from typer._click import exceptions as cx
 
     from calibration.errors import CalibrationError
@@ -138,7 +139,8 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
             return None  # a programming error is a bug
         what, todo = _db_message(str(orig)) or ("the database cannot be used",
                                                 "check that it is reachable and writable, then run it again")
-        return DB_UNAVAILABLE, f"error: {db_label()}: {what}; {todo}"
+        label = db_label(["--db", db]) if db else db_label()
+        return DB_UNAVAILABLE, f"error: {label}: {what}; {todo}"
     if isinstance(exc, OSError):
         name = exc.filename if exc.filename is not None else ""
         reason = exc.strerror or str(exc)
