@@ -38,11 +38,11 @@ def rubric_add(file: Annotated[Path, typer.Argument(help="Rubric YAML file.")], 
 
     Example: rubricate rubric add my-rubric.yaml --db team.db
     """
-    from rubrics.loader import load_rubric_file
+    from rubrics.loader import read_rubric_file
 
     regular_file(file)
-    rubric = load_rubric_file(file)
-    added = _store(db).add_rubric(rubric, file.read_text(encoding="utf-8"))
+    rubric, text = read_rubric_file(file)  # read once: what was validated is what is stored
+    added = _store(db).add_rubric(rubric, text, require_newer=True)
     typer.echo(safe_line(f"{'added' if added else 'already registered'} {rubric.ref} ({rubric.content_hash[:12]})"))
 
 

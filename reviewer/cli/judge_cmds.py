@@ -86,7 +86,7 @@ def judge(
     options = judging.JudgeOptions(
         rubric_ref=rubric, models=list(model or []), api_base=api_base, api_key=api_key, dataset=dataset,
         samples=samples, concurrency=concurrency, max_cost=max_cost, only_missing=only_missing,
-        timeout=timeout, retries=retries,
+        timeout=timeout, retries=retries, refuse_empty=True,
     )
     _warn_flat_samples(store, options, console)
     if dry_run:

@@ -40,7 +40,8 @@ def validate(paths: Annotated[list[Path], typer.Argument(help="Rubric YAML files
             regular_file(path)
             rubric = load_rubric_file(path)
         except (RubricError, UserError) as exc:
-            say(f"error: {exc}")
+            for line in str(exc).splitlines():  # every problem of the file, one line each
+                say(f"error: {line}")
             failed = True
             continue
         typer.echo(safe_line(f"ok {path} {rubric.ref}"))
@@ -111,7 +112,12 @@ def diff(
         typer.echo(safe_line(f"{c.bump:6} {c.path}: {c.what}"))
     typer.echo(f"required bump: {d.required}")
     problem = check_bump(a, b)
-    typer.echo(safe_line(problem or f"version {a.version} → {b.version} is enough"))
+    if problem:
+        # An understated bump is the finding this command exists for: say it and fail, so a
+        # script (or CI) that runs ``rubric diff`` before ``rubric add`` stops here.
+        typer.echo(safe_line(f"error: {problem}: raise the version number"), err=True)
+        raise typer.Exit(1)
+    typer.echo(safe_line(f"version {a.version} → {b.version} is enough"))
 
 
 @rubric_app.command("import-flexeval")
