@@ -168,9 +168,9 @@ def test_the_check_does_not_open_the_file(fifo: Path) -> None:
 
 @pytest.fixture
 def db(tmp_path: Path) -> str:
-    path = str(tmp_path / "f.db")
-    open_store(path).add_reviewer("ana", "reviewer")
-    return path
+    path = tmp_path / "f.db"
+    _make_and_close(path)
+    return str(path)
 
 
 def test_locked_past_the_timeout(db: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -182,10 +182,10 @@ def test_locked_past_the_timeout(db: str, capsys: pytest.CaptureFixture[str], mo
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        code, _, err = run_cli(["reviewer", "add", "bob", "--db", db], capsys)
+        code, _, err = run_cli(["export", "--db", db], capsys)
         assert code == 3 and "locked" in one_line(err) and "RUBRICATE_DB_TIMEOUT" in err
         monkeypatch.setenv("RUBRICATE_DEBUG", "1")
-        monkeypatch.setattr(sys, "argv", ["rubricate", "reviewer", "add", "bob", "--db", db])
+        monkeypatch.setattr(sys, "argv", ["rubricate", "export", "--db", db])
         with pytest.raises(OperationalError, match="locked"):
             main()
     finally:
@@ -197,7 +197,7 @@ def test_a_bad_timeout_setting_is_bad_input(db: str, capsys: pytest.CaptureFixtu
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Proves: RUBRICATE_DB_TIMEOUT=abc is one line, exit 1 (not a traceback from float())."""
     monkeypatch.setenv("RUBRICATE_DB_TIMEOUT", "abc")
-    code, _, err = run_cli(["reviewer", "add", "bob", "--db", db], capsys)
+    code, _, err = run_cli(["export", "--db", db], capsys)
     assert code == 1 and "RUBRICATE_DB_TIMEOUT" in one_line(err)
 
 
@@ -205,7 +205,7 @@ def test_not_a_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     """Proves: a file that is not SQLite is one line, exit 3."""
     bad = tmp_path / "notes.db"
     bad.write_text("just some notes\n")
-    code, _, err = run_cli(["reviewer", "add", "bob", "--db", str(bad)], capsys)
+    code, _, err = run_cli(["export", "--db", str(bad)], capsys)
     assert code == 3 and "not a rubricate database" in one_line(err)
 
 
@@ -269,18 +269,22 @@ def _read_only_file(path: Path) -> Iterator[None]:
 
 @pytest.mark.skipif(IS_ROOT and not MOUNT, reason="running as root without mount rights: cannot make a file read-only")
 def test_read_only_file(tmp_path: Path) -> None:
-    """Proves: a database file that cannot be written is one line, exit 3 (the old code printed
-    the driver's traceback)."""
+    """Proves: writing to a database file that cannot be written is one line, exit 3 (the old code
+    printed the driver's traceback); reading it still works."""
     folder = tmp_path / "rw"
     folder.mkdir()
     path = folder / "ro.db"
     _make_and_close(path)
     for extra in folder.glob("ro.db-*"):
         extra.unlink()
+    src = tmp_path / "one.jsonl"
+    src.write_text('{"id": "a", "output": "x"}\n')
     with _read_only_file(path):
-        proc = _exe("reviewer", "add", "bob", "--db", str(path))
+        proc = _exe("import", str(src), "--rubric", GQ, "--db", str(path))
+        reading = _exe("export", "--db", str(path))
     assert proc.returncode == 3, proc.stderr
     assert "read-only" in one_line(proc.stderr) or "cannot be opened" in proc.stderr
+    assert reading.returncode == 0, reading.stderr  # reading a read-only database still works
 
 
 @pytest.mark.skipif(IS_ROOT and not MOUNT, reason="running as root without mount rights: cannot make a folder read-only")
@@ -302,8 +306,8 @@ def test_read_only_folder(tmp_path: Path) -> None:
         else:
             folder.chmod(0o555)
         try:
-            old = _exe("reviewer", "add", "bob", "--db", str(path))
-            new = _exe("reviewer", "add", "bob", "--db", str(folder / "new.db"))
+            old = _exe("export", "--db", str(path))
+            new = _exe("export", "--db", str(folder / "new.db"))
         finally:
             if not IS_ROOT:
                 folder.chmod(0o755)
@@ -330,7 +334,7 @@ def test_disk_full_during_import_writes_nothing(tmp_path: Path) -> None:
 
 def test_postgres_unreachable(capsys: pytest.CaptureFixture[str]) -> None:
     """Proves: a server that refuses the connection is one line, exit 3, password hidden."""
-    code, _, err = run_cli(["reviewer", "add", "bob", "--db", "postgresql://u:s3cret@127.0.0.1:1/none"], capsys)
+    code, _, err = run_cli(["export", "--db", "postgresql://u:s3cret@127.0.0.1:1/none"], capsys)
     line = one_line(err)
     assert code == 3 and "s3cret" not in line and "refused" in line
 
@@ -348,7 +352,7 @@ def test_postgres_login_and_database_faults(change: str, words: str, capsys: pyt
 
     url = make_url(str(PG))
     url = url.set(password="wrong-pass") if change == "password" else url.set(database="rubricate_no_such_db")
-    code, _, err = run_cli(["reviewer", "add", "bob", "--db", url.render_as_string(hide_password=False)], capsys)
+    code, _, err = run_cli(["export", "--db", url.render_as_string(hide_password=False)], capsys)
     line = one_line(err)
     assert code == 3 and words in line and "wrong-pass" not in line
 
