@@ -68,9 +68,11 @@ def debug() -> bool:
     return os.environ.get("RUBRICATE_DEBUG", "") not in ("", "0")
 
 
-def say(line: str) -> None:
-    """Print one error line to standard error, made safe (no control characters, one line)."""
-    print(safe_line(line), file=sys.stderr, flush=True)
+def say(text: str) -> None:
+    """Print an error to standard error, made safe: each line of ``text`` (a file with several
+    problems has one line per problem) with its control characters shown as placeholders."""
+    for line in text.splitlines() or [""]:
+        print(safe_line(line), file=sys.stderr, flush=True)
 
 
 def db_label(argv: list[str] | None = None) -> str:
@@ -166,7 +168,8 @@ def report(exc: BaseException) -> int:
     """Print the one line for ``exc`` and return its exit code (an unknown error: exit 1)."""
     known = classify(exc)
     if known is None:
-        say(f"error: unexpected {type(exc).__name__}: {exc} — this is a bug in rubricate; "
+        first = (str(exc).strip().splitlines() or [""])[0]
+        say(f"error: unexpected {type(exc).__name__}: {first} — this is a bug in rubricate; "
             "run again with RUBRICATE_DEBUG=1 for the traceback and report it")
         return BAD_INPUT
     code, line = known

@@ -86,13 +86,14 @@ EVERYTHING = "".join(HOSTILE[k] for k in ("set_title_bel", "clear_screen", "red_
 
 
 def hostile_items_file(path: Path, n: int = 4, text: str = EVERYTHING) -> Path:
-    """A JSON Lines file of items for general-quality@1.0.0 whose input, output, judge model and
-    rationale, and human reasons carry ``text``, with reviewers named like markup."""
+    """A JSON Lines file of items for general-quality@1.0.0 whose input, output, judge rationale
+    and human reasons carry ``text``, with the model and reviewers named like markup (import
+    refuses control characters in names; :func:`hostile_run` puts one in a database anyway)."""
     rows = []
     for i in range(n):
         rows.append({
             "id": f"h-{i}", "input": "input " + text, "output": "output " + text,
-            "judge": {"model": "model" + text,
+            "judge": {"model": "model" + MARKUP["link"],  # printable: import refuses controls in names
                       "scores": {"accuracy": {"score": 7, "rationale": "rationale " + text}}},
             "human": [{"reviewer": MARKUP["close_tag"] + "ana",
                        "scores": {"accuracy": {"score": 3 + i, "reason": "reason " + text}}},
@@ -100,3 +101,16 @@ def hostile_items_file(path: Path, n: int = 4, text: str = EVERYTHING) -> Path:
         })
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
+
+
+def hostile_run(db: str, model: str = "model" + EVERYTHING) -> int:
+    """Add a judge run whose model name carries escapes straight into a SQLite database — as a
+    database written before import checked names, or by another tool, would hold — and return
+    its id. (Tests may use SQL directly; the application keeps SQL in ``reviewer/store``.)"""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        cur = conn.execute(
+            "INSERT INTO judge_run (rubric_ref, model, source, status, started_at) "
+            "VALUES ('general-quality@1.0.0', ?, 'import', 'done', '2026-01-01 00:00:00')", (model,))
+        return int(cur.lastrowid or 0)

@@ -26,6 +26,7 @@ from tests.hostile.harness import (
     MARKUP,
     Case,
     hostile_items_file,
+    hostile_run,
     ids,
     raw_controls,
 )
@@ -116,12 +117,15 @@ def test_markup_link_becomes_a_terminal_hyperlink_without_the_guard() -> None:
 def hostile_db(tmp_path: Path) -> str:
     db = str(tmp_path / "hostile.db")
     open_store(db).import_items(hostile_items_file(tmp_path / "h.jsonl"), GQ)
+    assert hostile_run(db) == 2
     return db
 
 
 CLI_CASES = [
-    Case("judge_report", "judge --report prints a hostile model name safely", (["judge", "--report", "1"],),
-         {"literal": "model"}),
+    Case("judge_report", "judge --report prints a model name holding escapes safely",
+         (["judge", "--report", "{run}"],), {"literal": "model␛]0;pwned␇"}),
+    Case("judge_report_markup", "judge --report prints a markup-like model name as typed",
+         (["judge", "--report", "1"],), {"literal": "[link=http://evil.example]"}),
     Case("calibrate_table", "calibrate's table and reasons show markup-like reviewer names as typed",
          (["calibrate", "--rubric", GQ],), {"literal": "[/]ana"}),
     Case("calibrate_markdown", "calibrate --format markdown writes no raw escapes",
@@ -144,8 +148,9 @@ def test_cli_output_on_hostile_data(case: Case, hostile_db: str, capsys: pytest.
     """Proves (per case): the command succeeds on a store whose outputs, rationales, reasons,
     model and reviewer names carry escapes and markup, and prints none of them raw."""
     store = open_store(hostile_db)
-    assert "\x1b" in store.judge_run_report(1)["model"]  # the hostile data is really in the store
-    code, out, err = run_cli([*case.args[0], "--db", hostile_db], capsys)
+    assert "\x1b" in store.judge_run_report(2)["model"]  # the hostile data is really in the store
+    assert "\x1b" in store.item_view(1, "x").output
+    code, out, err = run_cli([*(a.format(run=2) for a in case.args[0]), "--db", hostile_db], capsys)
     assert code == 0, err
     assert "Traceback" not in err
     if case.extra.get("csv"):
