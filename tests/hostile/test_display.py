@@ -241,3 +241,48 @@ async def test_item_screen_with_escapes_everywhere(tmp_path: Path, monkeypatch: 
     assert "␛]0;pwned␇" in svg.replace("&#160;", " ")
     assert "⟨U+202E⟩" in svg
     assert "rationale" in svg  # the judge's rationale is shown (made safe), not dropped
+
+
+async def test_queue_and_calibration_screens_with_markup_names(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Proves: item ids, datasets and reviewer names like ``[/]`` and ``[link=…]`` are shown as typed
+    on the queue screen and the calibration drill-down (a DataTable reads a plain string cell as
+    markup: ``[/]`` crashed the queue screen)."""
+    import json
+
+    from textual.widgets import DataTable
+
+    from reviewer.tui.app import make_app
+    from reviewer.tui.screens.calibration import CalibrationScreen, DimensionDetailScreen
+    from tests.tui.test_review_flow import SIZE, settle
+
+    monkeypatch.setenv("RUBRICATE_CONFIG", str(tmp_path / "none.yaml"))
+    db = str(tmp_path / "names.db")
+    src = tmp_path / "names.jsonl"
+    src.write_text("".join(json.dumps({
+        "id": f"[/]item-{i}", "output": "o",
+        "judge": {"model": "m", "scores": {"accuracy": 5}},
+        "human": [{"reviewer": "[/]ana", "scores": {"accuracy": 2 + i}},
+                  {"reviewer": "[link=http://evil.example]bob", "scores": {"accuracy": 9 - i}}]}) + "\n"
+        for i in range(4)))
+    store = open_store(db)
+    store.import_items(src, GQ, dataset="[bold]set")
+    store.add_reviewer("tess", "lead")
+    with pytest.raises(MarkupError):  # the failure without the guard
+        Text.from_markup("[/]item-0")
+    app = make_app(store, "tess")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        queue_svg = app.export_screenshot()
+        table = app.screen.query_one(DataTable)
+        cells = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        await pilot.press("c")
+        await settle(app, pilot)
+        assert isinstance(app.screen, CalibrationScreen)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, DimensionDetailScreen)
+        detail_svg = app.export_screenshot()
+    assert "[/]item-0" in cells
+    assert "[/]item-0" in queue_svg and "[bold]set" in queue_svg
+    assert "[/]ana" in detail_svg and "[link=http://evil.example]bob" in detail_svg.replace("&#160;", " ")

@@ -421,3 +421,12 @@ def test_a_closed_pipe_is_quiet() -> None:
                           text=True, cwd=str(ROOT), env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120,
                           check=False)
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+@pytest.mark.parametrize("which", ["fifo", "device"])
+def test_a_config_that_is_not_a_regular_file(which: str, fifo: Path, tmp_path: Path) -> None:
+    """Proves: RUBRICATE_CONFIG naming a FIFO (which would block the TUI's start) or /dev/zero is
+    one line, exit 1, before the TUI starts."""
+    config = str(fifo) if which == "fifo" else "/dev/zero"
+    proc = _exe("review", "--db", str(tmp_path / "x.db"), env={"RUBRICATE_CONFIG": config}, timeout=60)
+    assert proc.returncode == 1 and "regular file" in one_line(proc.stderr)
