@@ -46,7 +46,7 @@ def _register() -> None:
 def main() -> None:
     """Entry point: run the app; every fault is one line on standard error with its exit code
     (:mod:`reviewer.cli.faults`: 1 bad input, 2 usage, 3 database unavailable)."""
-    from reviewer.cli import faults
+    from reviewer import faults
 
     try:
         _register()

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from reviewer.cli import app, rubric_app
-from reviewer.cli.faults import regular_file
+from reviewer.faults import regular_file
 from reviewer.safetext import csv_cell, safe_line, safe_text
 
 DbOption = Annotated[
