@@ -12,6 +12,7 @@ from sqlmodel import SQLModel
 
 from reviewer.errors import UserError
 from reviewer.store import tables
+from reviewer.store.guards import history_guards, people_guards
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
 
@@ -123,6 +124,8 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0004_queue_settings", _queue_settings),
     ("0005_pair_choices", _pair_choices),
     ("0006_judge_spread", _judge_spread),
+    ("0007g_history_guards", history_guards),
+    ("0007g_roles", people_guards),
 ]
 
 

@@ -10,11 +10,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, literal_column, select
 
 from reviewer.errors import UserError
 from reviewer.itemfile import FileErrors
 from reviewer.store.base import StoreBase, records
+from reviewer.store.flagsql import flag_status
 from reviewer.store.import_batches import (
     PARALLEL_FROM_LINES,
     batches_in_child,
@@ -115,7 +116,7 @@ class ImportMixin(StoreBase):
             human: dict[int, dict[str, dict[str, float | None]]] = {}
             for h in records(conn, select(HumanScore).order_by(HumanScore.pk)):
                 human.setdefault(h.item_pk, {}).setdefault(h.dimension, {})[h.reviewer] = h.score
-            flags = {pk: st for pk, st in conn.execute(select(SafetyFlag.item_pk, SafetyFlag.status))}
+            flags = {pk: st for pk, st in conn.execute(select(SafetyFlag.item_pk, literal_column(flag_status())))}
         for it in items:
             rubric = self.get_rubric(it.rubric_ref)
             dims, effective = {}, {}

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, func, select, text, update
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase, records
+from reviewer.store.flagsql import UNSETTLED, status_in
 from reviewer.store.queue import refresh_triage_keys
 from reviewer.store.tables import (
     HumanScore,
@@ -94,7 +95,7 @@ class JudgeMixin(StoreBase):
             for pk, dim, model, score, normalised, error in conn.execute(q):
                 latest.setdefault(pk, {}).setdefault(dim, {})[model] = (score, normalised, error)
             flagged = set(conn.execute(select(SafetyFlag.item_pk).where(
-                SafetyFlag.item_pk.in_(chunk), SafetyFlag.status.in_(("open", "escalated", "confirmed")))).scalars())  # type: ignore[attr-defined]
+                SafetyFlag.item_pk.in_(chunk), text(status_in(UNSETTLED)))).scalars())  # type: ignore[attr-defined]
             for pk in chunk:
                 raw: dict[str, float | None] = {}
                 spreads: list[float] = []

@@ -13,6 +13,7 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
+from reviewer.store.flagsql import WAITING, status_in
 from reviewer.store.views import QueueRow
 
 _COLUMNS = ("pk, item_id, dataset, rubric_ref, judge_overall, judge_band, judge_passed, flagged, n_errors,"
@@ -21,7 +22,7 @@ _QUEUE_FILTERS = {
     "triage": "",
     "audit": " AND EXISTS (SELECT 1 FROM audit_sample a WHERE a.item_pk = item.pk)",
     "safety": " AND EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk"
-              " AND f.status IN ('open', 'escalated'))",
+              f" AND {status_in(WAITING, 'f')})",
 }
 
 

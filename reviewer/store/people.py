@@ -1,44 +1,24 @@
-"""Reviewers, human scores, safety decisions and the item view (the store's human side)."""
+"""Human scores and the item view (the store's human side); reviewers and roles are in
+:mod:`reviewer.store.roles`, safety flags and decisions in :mod:`reviewer.store.safety`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from reviewer.errors import UserError
-from reviewer.store.base import StoreBase, records
-from reviewer.store.queue import refresh_triage_keys
-from reviewer.store.tables import HumanScore, Item, JudgeScore, Reviewer, SafetyDecision, SafetyFlag
-from reviewer.store.views import FlagRecord, HumanRecord, ItemView, JudgeRecord
+from reviewer.store.base import records
+from reviewer.store.safety import SafetyMixin
+from reviewer.store.tables import HumanScore, Item, JudgeScore
+from reviewer.store.views import HumanRecord, ItemView, JudgeRecord
 
-ROLES = ("reviewer", "safety", "lead")
 KINDS = ("score", "agree", "revision", "undo", "adjudication", "import")
-DECISIONS = {"clear": "cleared", "escalate": "escalated", "confirm": "confirmed"}
 
 
-class PeopleMixin(StoreBase):
+class PeopleMixin(SafetyMixin):
     """The human side of the store."""
-
-    def add_reviewer(self, name: str, role: str = "reviewer") -> set[str]:
-        """Give ``name`` a role (a person may hold several); returns their roles."""
-        if role not in ROLES:
-            raise UserError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
-        with self.write() as conn:
-            row = conn.execute(select(Reviewer.roles).where(Reviewer.name == name)).first()
-            if row is None:
-                conn.execute(Reviewer.__table__.insert().values(name=name, roles=role))  # type: ignore[attr-defined]
-                return {role}
-            roles = set(row[0].split(",")) | {role}
-            conn.execute(update(Reviewer).where(Reviewer.name == name).values(roles=",".join(sorted(roles))))
-            return roles
-
-    def reviewer_roles(self, name: str) -> set[str]:
-        """The roles ``name`` holds (empty if unknown)."""
-        with self.read() as conn:
-            row = conn.execute(select(Reviewer.roles).where(Reviewer.name == name)).first()
-        return set(row[0].split(",")) if row else set()
 
     def add_human_score(
         self, item_pk: int, dimension: str, reviewer: str, score: float | None,
@@ -51,6 +31,7 @@ class PeopleMixin(StoreBase):
         if score is None and kind != "undo":
             raise UserError("only an undo may carry no score")
         with self.write() as conn:
+            signed = self._sign(conn, reviewer, "lead" if kind == "adjudication" else None)
             item = conn.execute(select(Item.rubric_ref).where(Item.pk == item_pk)).first()
             if item is None:
                 raise UserError(f"no item with key {item_pk}")
@@ -60,7 +41,7 @@ class PeopleMixin(StoreBase):
                     raise UserError(f"{score:g} is off {dimension}'s scale {dim.scale.min:g}–{dim.scale.max:g}")
             result = conn.execute(HumanScore.__table__.insert().values(  # type: ignore[attr-defined]
                 item_pk=item_pk, dimension=dimension, reviewer=reviewer, score=score, reason=reason,
-                tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id, sample=sample))
+                tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id, sample=sample, **signed))
             return int(result.inserted_primary_key[0])
 
     def human_rows(self, item_pk: int) -> list[HumanRecord]:
@@ -116,76 +97,6 @@ class PeopleMixin(StoreBase):
             rows = conn.execute(select(Item.pk).where(Item.grp == it[0], Item.rubric_ref == it[1])
                                 .order_by(Item.variant, Item.pk)).scalars().all()
         return list(rows)
-
-    # --- safety -----------------------------------------------------------------------------
-    def _flags(self, conn: Any, item_pks: list[int] | None, only_open: bool = False) -> list[FlagRecord]:
-        q = select(SafetyFlag, Item.item_id.label("item_id"), Item.output.label("output")).join(  # type: ignore[attr-defined]
-            Item, Item.pk == SafetyFlag.item_pk)
-        if item_pks is not None:
-            q = q.where(SafetyFlag.item_pk.in_(item_pks))  # type: ignore[attr-defined]
-        if only_open:
-            q = q.where(SafetyFlag.status.in_(("open", "escalated")))  # type: ignore[attr-defined]
-        rows = records(conn, q.order_by(SafetyFlag.pk))
-        pks = [f.pk for f in rows]
-        decisions: dict[int, list[tuple[str, str, str]]] = {}
-        if pks:
-            for d in records(conn, select(SafetyDecision).where(SafetyDecision.flag_pk.in_(pks))  # type: ignore[attr-defined]
-                             .order_by(SafetyDecision.pk)):
-                decisions.setdefault(d.flag_pk, []).append((d.reviewer, d.decision, d.reason))
-        return [FlagRecord(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.start, f.end, f.matched,
-                           f.context, f.status, f.output, decisions.get(f.pk, [])) for f in rows]
-
-    def open_flags(self, rubric_ref: str | None = None) -> list[FlagRecord]:
-        """Flags still waiting for a safety decision (open or escalated)."""
-        with self.read() as conn:
-            flags = self._flags(conn, None, only_open=True)
-            if rubric_ref:
-                keep = set(conn.execute(select(Item.pk).where(Item.rubric_ref == rubric_ref)).scalars())
-                flags = [f for f in flags if f.item_pk in keep]
-        return flags
-
-    def flag_item(self, item_pk: int, reviewer: str, reason: str = "flagged by a reviewer") -> int:
-        """A reviewer sends an item to the safety queue (a flag with detector ``human``)."""
-        with self.write() as conn:
-            res = conn.execute(SafetyFlag.__table__.insert().values(  # type: ignore[attr-defined]
-                item_pk=item_pk, gate="reviewer_flag", detector=f"human:{reviewer}", matched="",
-                context=reason))
-            conn.execute(update(Item).where(Item.pk == item_pk).values(flagged=True))
-            refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
-            return int(res.inserted_primary_key[0])
-
-    def add_safety_decision(self, flag_id: int, reviewer: str, decision: str, reason: str) -> str:
-        """Record a decision (role ``safety`` and a reason required); returns the flag's status.
-
-        A clearance closes the flag only once the rubric's ``safety_signoffs`` distinct safety
-        reviewers have cleared it.
-        """
-        if decision not in DECISIONS:
-            raise UserError(f"unknown decision {decision!r}; use clear, escalate or confirm")
-        if not reason or not reason.strip():
-            raise UserError("a safety decision needs a reason")
-        if "safety" not in self.reviewer_roles(reviewer):
-            raise UserError(f"{reviewer} does not hold the safety role; "
-                            f"`rubricate reviewer add {reviewer} --role safety` grants it")
-        with self.write() as conn:
-            row = conn.execute(select(SafetyFlag.item_pk, Item.rubric_ref).join(Item, Item.pk == SafetyFlag.item_pk)
-                               .where(SafetyFlag.pk == flag_id)).first()
-            if row is None:
-                raise UserError(f"no safety flag {flag_id}")
-            conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
-                flag_pk=flag_id, reviewer=reviewer, decision=decision, reason=reason.strip()))
-            status = DECISIONS[decision]
-            if decision == "clear":
-                needed = self.get_rubric(row[1]).review.safety_signoffs
-                clearers = set(conn.execute(select(SafetyDecision.reviewer).where(
-                    SafetyDecision.flag_pk == flag_id, SafetyDecision.decision == "clear")).scalars())
-                status = "cleared" if len(clearers) >= needed else "open"
-            conn.execute(update(SafetyFlag).where(SafetyFlag.pk == flag_id).values(status=status))
-            still_open = conn.execute(select(SafetyFlag.pk).where(
-                SafetyFlag.item_pk == row[0], SafetyFlag.status.in_(("open", "escalated", "confirmed")))).first()  # type: ignore[attr-defined]
-            conn.execute(update(Item).where(Item.pk == row[0]).values(flagged=still_open is not None))
-            refresh_triage_keys(conn, "pk = :pk", {"pk": row[0]})
-        return status
 
 
 def _human(h: Any) -> HumanRecord:

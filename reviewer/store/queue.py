@@ -12,10 +12,11 @@ from collections.abc import Collection
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, false, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, exists, false, func, or_, select, text, update
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
+from reviewer.store.flagsql import WAITING, status_in
 from reviewer.store.tables import Assignment, AuditSample, Item, QueueSetting, SafetyFlag, now
 from reviewer.store.views import Claim, QueueRow
 
@@ -32,8 +33,6 @@ TRIAGE_KEY_SQL = (
 
 def refresh_triage_keys(conn: Any, where_sql: str, params: dict[str, Any]) -> None:
     """Recompute the triage key of the items ``where_sql`` selects."""
-    from sqlalchemy import text
-
     conn.execute(text(f"UPDATE item SET triage_key = {TRIAGE_KEY_SQL} WHERE {where_sql}"), params)
 
 
@@ -52,8 +51,7 @@ class QueueMixin(StoreBase):
         if dataset:
             conds.append(Item.dataset == dataset)
         if queue == "safety":
-            conds.append(exists().where(SafetyFlag.item_pk == Item.pk,
-                                        SafetyFlag.status.in_(("open", "escalated"))))  # type: ignore[attr-defined]
+            conds.append(exists().where(SafetyFlag.item_pk == Item.pk, text(status_in(WAITING))))
         elif queue == "audit":
             conds.append(exists().where(AuditSample.item_pk == Item.pk))
         return conds

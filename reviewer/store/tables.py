@@ -1,5 +1,6 @@
-"""The store's tables (SQLModel). Human scores and safety decisions are append-only: triggers
-created by the migrations refuse UPDATE and DELETE on them, on SQLite and PostgreSQL alike."""
+"""The store's tables (SQLModel). History tables (``guards.HISTORY``: scores, flags, decisions,
+pair choices, rubric versions, item revisions) are append-only: triggers created by the
+migrations refuse UPDATE, DELETE, REPLACE and TRUNCATE on them, on SQLite and PostgreSQL alike."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ class Reviewer(SQLModel, table=True):
     __tablename__ = "reviewer"
     name: str = Field(primary_key=True)
     roles: str = "reviewer"
+    #: The person behind the name: their database login (PostgreSQL) or OS user (SQLite).
+    login: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -177,6 +180,8 @@ class HumanScore(SQLModel, table=True):
     judge_score_pk: int | None = None
     #: The queue sample the score was given in (audit, triage, ...), for unbiased calibration.
     sample: str | None = None
+    #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
+    actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -194,7 +199,8 @@ class SafetyFlag(SQLModel, table=True):
     matched: str = ""
     context: str = ""
     severity: str = "high"
-    #: open | cleared | confirmed | escalated
+    #: Always ``open`` when written; the flag's status is its latest decision's ``outcome``
+    #: (``flagsql.flag_status``); rows older than 0007g_roles kept their updated status here.
     status: str = "open"
     created_at: datetime = Field(default_factory=now)
 
@@ -208,6 +214,9 @@ class SafetyDecision(SQLModel, table=True):
     reviewer: str
     decision: str
     reason: str
+    #: The flag's status after this decision (the flag's status is its latest decision's).
+    outcome: str | None = None
+    actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -248,6 +257,7 @@ class PairChoice(SQLModel, table=True):
     reviewer: str
     winner_item_pk: int | None = None
     reason: str | None = None
+    actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
