@@ -202,33 +202,25 @@ def _pg_people(conn: Connection) -> None:
 _APP_UPDATES = ("item", "assignment", "judge_run", "judge_cache", "queue_setting", "reviewer", "audit_sample")
 
 
-def roles_sql(app_role: str, logins: list[str], schema: str = "public") -> str:
-    """The grants that give people an application role owning nothing: INSERT and SELECT on the
-    history (no UPDATE, DELETE or TRUNCATE), INSERT/UPDATE on the queue's working tables."""
+def roles_statements(app_role: str, logins: list[str], schema: str) -> list[str]:
+    """The grants that give people an application role owning nothing: SELECT and INSERT on the
+    history (no UPDATE, DELETE or TRUNCATE), SELECT/INSERT/UPDATE on the queue's working tables,
+    and one login per person that is a member of it. Run as the tables' owner."""
     for name in [app_role, *logins, schema]:
-        if not name.replace("_", "").isalnum() or not name.isascii() or name[0].isdigit():
+        if not name or not name.replace("_", "").isalnum() or not name.isascii() or name[0].isdigit():
             raise ValueError(f"{name!r}: a role or schema name is letters, digits and _ (not first a digit)")
-    lines = [
-        "-- Run as the owner role (the one that runs migrations: it owns every table).",
-        "DO $$ BEGIN",
-        f"  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{app_role}') THEN",
-        f"    CREATE ROLE {app_role} NOLOGIN;",
-        "  END IF;",
-        "END $$;",
-        f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {app_role};",
-        f"GRANT USAGE ON SCHEMA {schema} TO {app_role};",
-        f"GRANT SELECT, INSERT ON {', '.join(HISTORY)} TO {app_role};",
-        f"GRANT SELECT, INSERT, UPDATE ON {', '.join(_APP_UPDATES)} TO {app_role};",
-        f"GRANT SELECT ON schema_migrations TO {app_role};",
-        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {app_role};",
+    out = [
+        f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{app_role}') THEN "
+        f"CREATE ROLE {app_role} NOLOGIN; END IF; END $$",
+        f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {app_role}",
+        f"GRANT USAGE ON SCHEMA {schema} TO {app_role}",
+        f"GRANT SELECT, INSERT ON {', '.join(HISTORY)} TO {app_role}",
+        f"GRANT SELECT, INSERT, UPDATE ON {', '.join(_APP_UPDATES)} TO {app_role}",
+        f"GRANT SELECT ON schema_migrations TO {app_role}",
+        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {app_role}",
     ]
     for login in logins:
-        lines += [
-            "DO $$ BEGIN",
-            f"  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{login}') THEN",
-            f"    CREATE ROLE {login} LOGIN INHERIT;",
-            "  END IF;",
-            "END $$;",
-            f"GRANT {app_role} TO {login};",
-        ]
-    return "\n".join(lines) + "\n"
+        out += [f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{login}') THEN "
+                f"CREATE ROLE {login} LOGIN; END IF; END $$",
+                f"GRANT {app_role} TO {login}"]
+    return out

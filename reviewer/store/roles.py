@@ -24,6 +24,7 @@ from sqlalchemy import Connection, select, text, update
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
+from reviewer.store.guards import roles_statements
 from reviewer.store.tables import Reviewer
 
 ROLES = ("reviewer", "safety", "lead")
@@ -183,3 +184,22 @@ class RolesMixin(StoreBase):
             raise UserError(f"the login {self.login} may not sign as {reviewer} (bound to the login {bound}); "
                             "only a lead may act for another reviewer")
         return {"actor": self.login}
+
+    # --- PostgreSQL team roles --------------------------------------------------------------
+    def team_roles(self, app_role: str, logins: list[str]) -> list[str]:
+        """The SQL that makes the application role and the people's logins (``db roles``)."""
+        if self.dialect != "postgresql":
+            raise UserError("db roles: database roles are PostgreSQL's; a SQLite file is guarded by "
+                            "its file permissions (README, Security model)")
+        with self.read() as conn:
+            schema = str(conn.execute(text("SELECT current_schema()")).scalar_one())
+        try:
+            return roles_statements(app_role, logins, schema)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+
+    def apply_team_roles(self, statements: list[str]) -> None:
+        """Run :meth:`team_roles`' statements in one transaction (as the tables' owner)."""
+        with self.write() as conn:
+            for stmt in statements:
+                conn.exec_driver_sql(stmt)
