@@ -8,6 +8,7 @@ import typer
 
 from reviewer.cli import app
 from reviewer.cli.data_cmds import DbOption, _store, reviewer_app
+from reviewer.safetext import safe_line
 
 db_app = typer.Typer(help="Database administration for a team.\n\nExample: rubricate db roles --db postgresql://owner@host/rubricate",
                      no_args_is_help=True)
@@ -25,7 +26,7 @@ def reviewer_remove(
     Example: rubricate reviewer remove ben --role safety
     """
     roles = _store(db).remove_role(name, role)
-    typer.echo(f"{name}: {', '.join(sorted(roles)) or 'no role'}")
+    typer.echo(safe_line(f"{name}: {', '.join(sorted(roles)) or 'no role'}"))
 
 
 @reviewer_app.command("list")
@@ -34,14 +35,8 @@ def reviewer_list(db: DbOption = None) -> None:
 
     Example: rubricate reviewer list
     """
-    from reviewer.store.roles import check_name
-
-    for name, roles, login in _store(db).reviewers():
-        try:
-            shown = check_name(name)
-        except Exception:  # an old row with an unprintable name: shown escaped, never raw
-            shown = ascii(name)
-        typer.echo(f"{shown}\t{','.join(sorted(roles)) or '-'}\t{ascii(login) if login and not login.isprintable() else login}")
+    for name, roles, login in _store(db).reviewers():  # old rows may hold any text: shown safe
+        typer.echo("\t".join(safe_line(x) for x in (name, ",".join(sorted(roles)) or "-", login or "-")))
 
 
 @db_app.command("roles")

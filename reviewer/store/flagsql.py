@@ -8,8 +8,9 @@ recorded, ``open`` while it has none. Flags decided before outcomes were recorde
 
 from __future__ import annotations
 
-#: Statuses that keep a flag in the safety queue.
-WAITING = ("open", "escalated")
+from reviewer.domain.safety import WAITING
+
+__all__ = ["UNSETTLED", "WAITING", "flag_status", "status_in"]
 #: Statuses that still mark the item as flagged.
 UNSETTLED = ("open", "escalated", "confirmed")
 

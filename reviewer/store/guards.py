@@ -121,8 +121,11 @@ def _sqlite_people(conn: Connection) -> None:
              "AND (',' || r.roles || ',') LIKE '%,{role},%')")
     trig("human_score_adjudication_lead", "NEW.kind = 'adjudication' AND NOT " + holds.format(role="lead"),
          "an adjudication needs a reviewer with the lead role", "human_score")
-    trig("safety_decision_safety_role", "NOT " + holds.format(role="safety"),
+    trig("safety_decision_safety_role", "NEW.decision <> 'withdraw' AND NOT " + holds.format(role="safety"),
          "a safety decision needs a reviewer with the safety role", "safety_decision")
+    trig("safety_decision_withdraw_own", "NEW.decision = 'withdraw' AND NOT EXISTS (SELECT 1 FROM safety_flag f "
+         "WHERE f.pk = NEW.flag_pk AND f.detector = 'human:' || NEW.reviewer)",
+         "only the reviewer who raised a flag withdraws it", "safety_decision")
 
 
 _PG_PEOPLE = r"""
@@ -154,8 +157,14 @@ BEGIN
       RETURN NEW;
     END IF;
   END IF;
-  IF TG_TABLE_NAME = 'safety_decision' AND NOT rubricate_holds(NEW.reviewer, 'safety') THEN
-    RAISE EXCEPTION 'a safety decision needs a reviewer with the safety role (% does not hold it)', NEW.reviewer;
+  IF TG_TABLE_NAME = 'safety_decision' THEN
+    IF NEW.decision = 'withdraw' THEN
+      IF NOT EXISTS (SELECT 1 FROM safety_flag f WHERE f.pk = NEW.flag_pk AND f.detector = 'human:' || NEW.reviewer) THEN
+        RAISE EXCEPTION 'only the reviewer who raised a flag withdraws it';
+      END IF;
+    ELSIF NOT rubricate_holds(NEW.reviewer, 'safety') THEN
+      RAISE EXCEPTION 'a safety decision needs a reviewer with the safety role (% does not hold it)', NEW.reviewer;
+    END IF;
   END IF;
   IF rubricate_admin(TG_RELID) THEN
     RETURN NEW;

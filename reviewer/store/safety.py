@@ -1,7 +1,8 @@
 """Safety flags and decisions. Both are history: a flag row is never changed; its status is the
-outcome its latest decision recorded (:mod:`reviewer.store.flagsql`), and a clearance closes
-the flag only once the rubric's ``safety_signoffs`` distinct people — distinct logins that wrote
-a clear decision, not distinct reviewer names — have cleared it."""
+outcome its latest decision recorded (:mod:`reviewer.store.flagsql`), as
+:func:`reviewer.domain.safety.safety_status` folds the decisions — where a person is the login
+that wrote a decision, not the reviewer name it was signed with (one person under two names is
+one sign-off)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import func, literal_column, select, text, update
 
+from reviewer.domain.safety import safety_status
 from reviewer.errors import UserError
 from reviewer.store.base import records
 from reviewer.store.flagsql import UNSETTLED, WAITING, flag_status, status_in
@@ -25,7 +27,8 @@ class SafetyMixin(RolesMixin):
 
     def _flags(self, conn: Any, item_pks: list[int] | None, only_open: bool = False) -> list[FlagRecord]:
         q = select(SafetyFlag, Item.item_id.label("item_id"), Item.output.label("output"),  # type: ignore[attr-defined]
-                   literal_column(flag_status()).label("current")).join(Item, Item.pk == SafetyFlag.item_pk)
+                   Item.rubric_ref.label("rubric_ref"), literal_column(flag_status()).label("current")).join(
+            Item, Item.pk == SafetyFlag.item_pk)
         if item_pks is not None:
             q = q.where(SafetyFlag.item_pk.in_(item_pks))  # type: ignore[attr-defined]
         if only_open:
@@ -38,7 +41,7 @@ class SafetyMixin(RolesMixin):
                              .order_by(SafetyDecision.pk)):
                 decisions.setdefault(d.flag_pk, []).append((d.reviewer, d.decision, d.reason))
         return [FlagRecord(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.start, f.end, f.matched,
-                           f.context, f.current, f.output, decisions.get(f.pk, [])) for f in rows]
+                           f.context, f.current, f.output, decisions.get(f.pk, []), f.rubric_ref) for f in rows]
 
     def open_flags(self, rubric_ref: str | None = None) -> list[FlagRecord]:
         """Flags still waiting for a safety decision (open or escalated)."""
@@ -50,9 +53,16 @@ class SafetyMixin(RolesMixin):
         return flags
 
     def flag_item(self, item_pk: int, reviewer: str, reason: str = "flagged by a reviewer") -> int:
-        """A reviewer sends an item to the safety queue (a flag with detector ``human``)."""
+        """A reviewer sends an item to the safety queue (a flag with detector ``human``). One
+        waiting reviewer flag per item and person: a second is refused."""
         with self.write() as conn:
             self._sign(conn, reviewer)
+            mine = conn.execute(select(SafetyFlag.pk).where(
+                SafetyFlag.item_pk == item_pk, SafetyFlag.detector == f"human:{reviewer}",
+                text(status_in(WAITING)))).first()
+            if mine is not None:
+                raise UserError(f"you have already flagged this item (flag {mine[0]}); "
+                                "undo it or wait for the safety decision")
             res = conn.execute(SafetyFlag.__table__.insert().values(  # type: ignore[attr-defined]
                 item_pk=item_pk, gate="reviewer_flag", detector=f"human:{reviewer}", matched="",
                 context=reason))
@@ -60,11 +70,24 @@ class SafetyMixin(RolesMixin):
             refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
             return int(res.inserted_primary_key[0])
 
+    def withdraw_flag(self, flag_id: int, reviewer: str) -> str:
+        """The reviewer who raised a reviewer flag takes it back (an undo) before any safety
+        decision: recorded as a ``withdraw`` decision, never deleted."""
+        with self.write() as conn:
+            signed = self._sign(conn, reviewer)
+            row = conn.execute(select(SafetyFlag.item_pk, SafetyFlag.detector).where(SafetyFlag.pk == flag_id)).first()
+            if row is None or row[1] != f"human:{reviewer}":
+                raise UserError(f"flag {flag_id} is not a flag you raised")
+            if conn.execute(select(SafetyDecision.pk).where(SafetyDecision.flag_pk == flag_id)).first():
+                raise UserError(f"flag {flag_id} already has a safety decision; it can no longer be withdrawn")
+            return self._decide(conn, flag_id, row[0], 1, reviewer, "withdraw", "withdrawn by the flagger", signed)
+
     def add_safety_decision(self, flag_id: int, reviewer: str, decision: str, reason: str) -> str:
         """Record a decision (role ``safety`` and a reason required); returns the flag's status.
 
-        A clearance closes the flag only once the rubric's ``safety_signoffs`` distinct people
-        have cleared it; until then the flag stays open.
+        The status follows :func:`reviewer.domain.safety.safety_status`: sign-offs are distinct
+        people (logins), whoever escalated cannot be the only one who clears, escalated never
+        reverts to open.
         """
         if decision not in DECISIONS:
             raise UserError(f"unknown decision {decision!r}; use clear, escalate or confirm")
@@ -76,26 +99,29 @@ class SafetyMixin(RolesMixin):
                                .where(SafetyFlag.pk == flag_id)).first()
             if row is None:
                 raise UserError(f"no safety flag {flag_id}")
-            status = DECISIONS[decision]
-            if decision == "clear":
-                needed = self.get_rubric(row[1]).review.safety_signoffs
-                people = {signed["actor"]} | _clearers(conn, flag_id)
-                status = "cleared" if len(people) >= needed else "open"
-            conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
-                flag_pk=flag_id, reviewer=reviewer, decision=decision, reason=reason.strip(),
-                outcome=status, **signed))
-            still_open = conn.execute(select(SafetyFlag.pk).where(
-                SafetyFlag.item_pk == row[0], text(status_in(UNSETTLED)))).first()
-            conn.execute(update(Item).where(Item.pk == row[0]).values(flagged=still_open is not None))
-            refresh_triage_keys(conn, "pk = :pk", {"pk": row[0]})
+            needed = self.get_rubric(row[1]).review.safety_signoffs
+            return self._decide(conn, flag_id, row[0], needed, reviewer, decision, reason.strip(), signed)
+
+    def _decide(self, conn: Any, flag_id: int, item_pk: int, needed: int, reviewer: str, decision: str,
+                reason: str, signed: dict[str, Any]) -> str:
+        """Append the decision with the flag's status after it (the domain's fold of every
+        decision, people being logins), and refresh the item's flagged mark."""
+        status = safety_status([*_people(conn, flag_id), (signed["actor"], decision)], needed).state
+        conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
+            flag_pk=flag_id, reviewer=reviewer, decision=decision, reason=reason, outcome=status, **signed))
+        still_open = conn.execute(select(SafetyFlag.pk).where(
+            SafetyFlag.item_pk == item_pk, text(status_in(UNSETTLED)))).first()
+        conn.execute(update(Item).where(Item.pk == item_pk).values(flagged=still_open is not None))
+        refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
         return status
 
 
-def _clearers(conn: Any, flag_id: int) -> set[str]:
-    """The people (logins) who have cleared the flag: the row's actor, else the login the
-    reviewer name is bound to, else the name (rows from before actors were recorded)."""
+def _people(conn: Any, flag_id: int) -> list[tuple[str, str]]:
+    """The flag's decisions, oldest first, as (person, decision): the person is the row's actor
+    (the login that wrote it), else the login the name is bound to, else the name (rows from
+    before actors were recorded)."""
     who = func.coalesce(SafetyDecision.actor, Reviewer.login, SafetyDecision.reviewer)
-    q = (select(who).select_from(SafetyDecision)
+    q = (select(who, SafetyDecision.decision).select_from(SafetyDecision)
          .join(Reviewer, Reviewer.name == SafetyDecision.reviewer, isouter=True)
-         .where(SafetyDecision.flag_pk == flag_id, SafetyDecision.decision == "clear"))
-    return set(conn.execute(q).scalars())
+         .where(SafetyDecision.flag_pk == flag_id).order_by(SafetyDecision.pk))
+    return [(str(p), str(d)) for p, d in conn.execute(q)]
