@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reviewer.names import name_problem
 from rubrics.schema import Rubric, Scale
 
 MAX_LINE_BYTES = 10_000_000
@@ -247,6 +248,9 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
     for h in entries:
         if not isinstance(h, dict) or not isinstance(h.get("reviewer"), str) or not isinstance(h.get("scores"), dict):
             errs.append(f"{at}: item {item_id}: each human entry needs 'reviewer' and 'scores'")
+            continue
+        if (bad := name_problem(h["reviewer"])) is not None:
+            errs.append(f"{at}: item {item_id}: reviewer name {bad}")
             continue
         for dim_id, value in h["scores"].items():
             def hwhere(who: str = h["reviewer"], dim_id: str = dim_id) -> str:

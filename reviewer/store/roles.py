@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import Connection, select, text, update
 
 from reviewer.errors import UserError
+from reviewer.names import name_problem
 from reviewer.store.base import StoreBase
 from reviewer.store.guards import roles_statements
 from reviewer.store.tables import Reviewer
@@ -32,12 +33,10 @@ ROLES = ("reviewer", "safety", "lead")
 
 def check_name(name: object, what: str = "reviewer name") -> str:
     """``name`` when it is a usable name; a :class:`UserError` saying what is wrong otherwise."""
-    if not isinstance(name, str) or not name.strip():
-        raise UserError(f"a {what} must not be empty")
-    if name != name.strip() or not name.isprintable() or len(name) > 100:
-        raise UserError(f"{what} {name!r}: use printable characters without surrounding spaces "
-                        "(at most 100)")
-    return name
+    problem = name_problem(name)
+    if problem is not None:
+        raise UserError(f"a {what} {problem}" if problem.startswith("must") else f"{what} {problem}")
+    return str(name)
 
 
 def os_login() -> str:

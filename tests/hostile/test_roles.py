@@ -381,3 +381,20 @@ def test_reviewer_add_on_the_command_line_needs_a_lead(tmp_path: Path, capsys: p
     assert code == 0 and f"lee\tlead\t{os_login()}" in out and "ana\tsafety\tana" in out
     code, _, err = run_cli(["reviewer", "add", "\x1b]0;pwned\x07", "--db", db], capsys)
     assert code == 1 and "\x1b" not in err
+
+
+@pytest.mark.parametrize("name", ["", " ana", "ana\x1b[2J", "\u202eevil"], ids=["empty", "space", "escape", "bidi"])
+def test_an_import_with_a_bad_reviewer_name_is_refused_whole(tmp_path: Path, name: str) -> None:
+    """On the old code these names were stored (and an empty one signed scores); the database
+    triggers would also refuse them, but the file gets its own line first."""
+    src = tmp_path / "bad.jsonl"
+    src.write_text(json.dumps({"id": "ok", "output": "x"}) + "\n" + json.dumps(
+        {"id": "b", "output": "y", "human": [{"reviewer": name, "scores": {"accuracy": 5}}]}) + "\n")
+    store = open_store(str(tmp_path / "imp.db"))
+    try:
+        with pytest.raises(UserError, match=r"bad.jsonl:2: item b: reviewer name") as err:
+            store.import_items(src, REF)
+        assert "\x1b" not in str(err.value) and "\u202e" not in str(err.value)
+        assert store.queue_count("triage") == 0
+    finally:
+        store.close()
