@@ -8,7 +8,8 @@ statement. On PostgreSQL row triggers refuse UPDATE and DELETE (an ``ON CONFLICT
 an UPDATE) and a statement trigger refuses TRUNCATE; :func:`roles_sql` gives the application
 role that owns nothing.
 
-People: reviewer names must be non-empty and printable; an adjudication needs a reviewer with
+People: reviewer names follow :func:`reviewer.itemlimits.name_problem` (non-empty, no control or
+invisible characters, no edge spaces); an adjudication needs a reviewer with
 the lead role and a safety decision one with the safety role, on both databases. On PostgreSQL
 the database also binds a reviewer name to its database login: a login other than the tables'
 owner signs only with names bound to it (``reviewer.login = current_user``), every signed row
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
+from reviewer.itemlimits import _CONTROL, MAX_NAME_CHARS
+
 #: Tables whose rows are never changed or removed once written.
 HISTORY = ("human_score", "judge_score", "safety_flag", "safety_decision", "pair_choice",
            "rubric_version", "item_revision")
@@ -29,13 +32,26 @@ _UNIQUE = {"rubric_version": ("rubric_id", "version")}
 #: Tables whose rows are signed by a reviewer name.
 SIGNED = ("human_score", "safety_decision", "pair_choice")
 
-# C0 and C1 control characters and DEL (NUL cannot be in a SQLite string literal).
-_SQLITE_CONTROLS = "char(" + ",".join(str(c) for c in [*range(1, 32), *range(127, 160)]) + ")"
+def _bad_ranges() -> list[tuple[int, int]]:
+    """The code point ranges a name may not hold: those of :mod:`reviewer.itemlimits`' rule."""
+    bad = [c for c in range(1, 0x10000) if _CONTROL.match(chr(c))]
+    ranges: list[tuple[int, int]] = []
+    for c in bad:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1] = (ranges[-1][0], c)
+        else:
+            ranges.append((c, c))
+    return ranges
 
 
 def _sqlite_bad_name(col: str) -> str:
-    return (f"({col} IS NULL OR trim({col}) = '' OR trim({col}) <> {col} OR length({col}) > 100"
-            f" OR {col} GLOB '*[' || {_SQLITE_CONTROLS} || ']*')")
+    chars = ",".join(str(c) for lo, hi in _bad_ranges() for c in range(lo, hi + 1))
+    return (f"({col} IS NULL OR trim({col}) = '' OR trim({col}) <> {col}"
+            f" OR length({col}) > {MAX_NAME_CHARS} OR {col} GLOB '*[' || char({chars}) || ']*')")
+
+
+def _pg_bad_class() -> str:
+    return "".join(f"\\u{lo:04x}" + (f"-\\u{hi:04x}" if hi > lo else "") for lo, hi in _bad_ranges())
 
 
 def _pg(conn: Connection, sql: str) -> None:
@@ -100,7 +116,6 @@ def people_guards(conn: Connection) -> None:
     conn.exec_driver_sql("UPDATE reviewer SET login = name WHERE login IS NULL")
     for t in SIGNED:
         _add(conn, t, "actor")
-    _add(conn, "safety_decision", "outcome")
     if conn.dialect.name == "sqlite":
         _sqlite_people(conn)
     else:
@@ -130,7 +145,8 @@ def _sqlite_people(conn: Connection) -> None:
 
 _PG_PEOPLE = r"""
 CREATE OR REPLACE FUNCTION rubricate_bad_name(n text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
-  SELECT n IS NULL OR btrim(n) = '' OR btrim(n) <> n OR length(n) > 100 OR n ~ '[\x01-\x1f\x7f-\x9f]' $$;
+  SELECT n IS NULL OR btrim(n) = '' OR btrim(n) <> n OR length(n) > {max_name}
+      OR n ~ '[{bad_class}]' $$;
 
 CREATE OR REPLACE FUNCTION rubricate_admin(rel oid) RETURNS boolean LANGUAGE sql STABLE AS $$
   SELECT pg_has_role(current_user, (SELECT relowner FROM pg_class WHERE oid = rel), 'USAGE') $$;
@@ -195,7 +211,8 @@ END $$;
 
 
 def _pg_people(conn: Connection) -> None:
-    for stmt in _PG_PEOPLE.split("\n\n"):
+    ddl = _PG_PEOPLE.replace("{max_name}", str(MAX_NAME_CHARS)).replace("{bad_class}", _pg_bad_class())
+    for stmt in ddl.split("\n\n"):
         if stmt.strip():
             _pg(conn, stmt)
     for t in SIGNED:

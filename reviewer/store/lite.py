@@ -13,7 +13,6 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from reviewer.store.flagsql import WAITING, status_in
 from reviewer.store.views import QueueRow
 
 _COLUMNS = ("pk, item_id, dataset, rubric_ref, judge_overall, judge_band, judge_passed, flagged, n_errors,"
@@ -21,8 +20,8 @@ _COLUMNS = ("pk, item_id, dataset, rubric_ref, judge_overall, judge_band, judge_
 _QUEUE_FILTERS = {
     "triage": "",
     "audit": " AND EXISTS (SELECT 1 FROM audit_sample a WHERE a.item_pk = item.pk)",
-    "safety": " AND EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk"
-              f" AND {status_in(WAITING, 'f')})",
+    # the item's safety status derived from its flags' decisions (flag rows are never updated)
+    "safety": " AND item.safety IN ('open', 'escalated')",
 }
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from reviewer.domain import revision_of
 from reviewer.errors import UserError
 from reviewer.store.base import records
 from reviewer.store.safety import SafetyMixin
@@ -52,10 +53,14 @@ class PeopleMixin(SafetyMixin):
         return [_human(r) for r in rows]
 
     def item_view(self, item_pk: int, viewer: str | None = None) -> ItemView:
-        """The item with its judge records, current human scores and safety flags.
+        """The item with its judge records, current human scores, safety flags and its fold (the
+        state every view reads, from every row whoever the viewer is).
 
         Peers' scores on a dimension stay hidden from ``viewer`` until the viewer has scored it.
         """
+        from reviewer.domain import fold_item
+        from reviewer.store.fold import item_rows
+
         with self.read() as conn:
             found = records(conn, select(Item).where(Item.pk == item_pk))
             if not found:
@@ -65,27 +70,30 @@ class PeopleMixin(SafetyMixin):
                             .order_by(JudgeScore.pk))
             hrows = records(conn, select(HumanScore).where(HumanScore.item_pk == item_pk)
                             .order_by(HumanScore.pk))
-            flags = self._flags(conn, [item_pk])
+            rows = item_rows(conn, [(it.pk, it.revision)])[it.pk]
+        rubric = self.get_rubric(it.rubric_ref)
+        fold = fold_item(rubric, rows)
         judge: dict[str, dict[Any, JudgeRecord]] = {}
         for j in jrows:  # later rows win: the latest run per (dimension, model, turn)
-            judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
-        current: dict[str, dict[str, HumanRecord]] = {}
-        for h in hrows:
-            rec = _human(h)
-            if rec.kind == "undo":
-                current.get(h.dimension, {}).pop(h.reviewer, None)
-            else:
-                current.setdefault(h.dimension, {})[h.reviewer] = rec
+            if revision_of(j) == it.revision:
+                judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
+        by_pk = {h.pk: _human(h) for h in hrows}
+        current: dict[str, dict[str, HumanRecord]] = {
+            dim: {who: by_pk[v.pk] for who, v in f.human.votes.items()} for dim, f in fold.dims.items()}
         if viewer is not None:
             for dim, by in current.items():
                 if viewer not in by:
                     current[dim] = {}
+        states = {fs.flag.pk: fs for fs in fold.safety.flags}
+        with self.read() as conn:
+            flags = [f for f in self._flags(conn, [item_pk]) if f.pk in states]
         return ItemView(
             pk=it.pk, item_id=it.item_id, dataset=it.dataset, rubric_ref=it.rubric_ref,
             input=it.input, output=it.output, context=it.context, reference=it.reference,
             conversation=it.conversation, group=it.grp, variant=it.variant, metadata=it.meta or {},
             judge={d: list(v.values()) for d, v in judge.items()}, human=current,
-            history=[_human(h) for h in hrows if h.reviewer == viewer], flags=flags,
+            history=[_human(h) for h in hrows if h.reviewer == viewer and revision_of(h) == it.revision],
+            flags=flags, fold=fold,
         )
 
     def group_items(self, item_pk: int) -> list[int]:

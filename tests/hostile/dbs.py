@@ -70,7 +70,8 @@ def populate(store: Store, tmp: Path) -> dict[str, Any]:
     store.import_items(src, REF, update_existing=True)  # an item_revision row
     store.add_reviewer("lee", "lead")
     store.add_reviewer("sam", "safety")
-    pk = store.queue_page("triage")[0].item_pk
+    # the item not revised (rows of a revised item's older revisions stay out of its views)
+    pk = next(r.item_pk for r in store.queue_page("triage") if r.item_id == "p-b")
     store.add_human_score(pk, "accuracy", "lee", 5.0)
     flag = store.flag_item(pk, "lee")
     store.add_safety_decision(flag, "sam", "escalate", "needs a second look")

@@ -233,7 +233,8 @@ def test_the_database_refuses_a_safety_decision_without_the_role(teams: list[Any
 
 # --- names --------------------------------------------------------------------------------
 
-BAD_NAMES = ["", "   ", " ana", "ana\n", "\x1b[31mred", "tab\there", "\u0085next", "x" * 101]
+BAD_NAMES = ["", "   ", " ana", "ana\n", "\x1b[31mred", "tab\there", "\u0085next", "\u202eevil", "zero\u200bwidth",
+             "x" * 201]
 
 
 @pytest.mark.parametrize("name", BAD_NAMES, ids=[ascii(n)[:12] for n in BAD_NAMES])
@@ -246,13 +247,14 @@ def test_a_bad_name_is_refused_by_the_store(team: tuple[Team, dict[str, Any]], n
     assert name not in {h.reviewer for h in t.owner.human_rows(info["pk"])}
 
 
-RAW_NAMES = {"empty": "''", "spaces": "'  '", "newline": "'ana' || {chr}(10)", "escape": "{chr}(27) || '[31mred'"}
+RAW_NAMES = {"empty": "''", "spaces": "'  '", "newline": "'ana' || {chr}(10)", "escape": "{chr}(27) || '[31mred'",
+             "bidi": "{chr}(8238) || 'evil'", "long": "'{long}'"}
 
 
 @pytest.mark.parametrize("case", list(RAW_NAMES))
 def test_a_bad_name_is_refused_by_the_database(teams: list[Any], case: str) -> None:
     for (t, info), accepted in teams:
-        name = RAW_NAMES[case].format(chr="char" if t.backend == "sqlite" else "chr")
+        name = RAW_NAMES[case].format(chr="char" if t.backend == "sqlite" else "chr", long="x" * 201)
         assert _raw_ok(t, None, _insert_score(t, info["pk"], name)) is accepted
 
 
@@ -392,7 +394,7 @@ def test_an_import_with_a_bad_reviewer_name_is_refused_whole(tmp_path: Path, nam
         {"id": "b", "output": "y", "human": [{"reviewer": name, "scores": {"accuracy": 5}}]}) + "\n")
     store = open_store(str(tmp_path / "imp.db"))
     try:
-        with pytest.raises(UserError, match=r"bad.jsonl:2: item b: reviewer name") as err:
+        with pytest.raises(UserError, match=r"bad.jsonl:2: item b: the reviewer name") as err:
             store.import_items(src, REF)
         assert "\x1b" not in str(err.value) and "\u202e" not in str(err.value)
         assert store.queue_count("triage") == 0
