@@ -169,23 +169,30 @@ class RolesMixin(StoreBase):
     def _sign(self, conn: Connection, reviewer: str, need: str | None = None) -> dict[str, Any]:
         """Check that the acting login may sign as ``reviewer`` (holding role ``need``); claims
         an unknown name for the acting login. Returns the columns to add to the signed row."""
-        check_name(reviewer)
-        row = conn.execute(select(Reviewer.roles, Reviewer.login).where(Reviewer.name == reviewer)).first()
-        if row is None:
-            if need:
-                raise UserError(f"{reviewer} does not hold the {need} role; "
-                                f"`rubricate reviewer add {reviewer} --role {need}` (by a lead) grants it")
+        known = self._signing_check(conn, reviewer, need)
+        if not known:
             conn.execute(Reviewer.__table__.insert().values(  # type: ignore[attr-defined]
                 name=reviewer, roles="reviewer", login=self.login))
-            return {"actor": self.login}
-        roles, bound = _roles(row[0]), row[1] or reviewer
+        return {"actor": self.login}
+
+    def _signing_check(self, conn: Connection, reviewer: str, need: str | None) -> bool:
+        """Raise when the acting login may not sign as ``reviewer``; whether the name is known."""
+        check_name(reviewer)
+        row = conn.execute(select(Reviewer.roles, Reviewer.login).where(Reviewer.name == reviewer)).first()
+        roles, bound = (_roles(row[0]), row[1] or reviewer) if row else (set(), self.login)
         if need and need not in roles:
             raise UserError(f"{reviewer} does not hold the {need} role; "
                             f"`rubricate reviewer add {reviewer} --role {need}` (by a lead) grants it")
         if bound != self.login and not (self.admin or (self.dialect == "sqlite" and self._acting_lead(conn))):
             raise UserError(f"the login {self.login} may not sign as {reviewer} (bound to the login {bound}); "
                             "only a lead may act for another reviewer")
-        return {"actor": self.login}
+        return row is not None
+
+    def check_signer(self, reviewer: str) -> None:
+        """Refuse now (one line) what the first signed write as ``reviewer`` would refuse: for
+        ``rubricate review --reviewer NAME`` before the screen opens."""
+        with self.read() as conn:
+            self._signing_check(conn, reviewer, None)
 
     # --- PostgreSQL team roles --------------------------------------------------------------
     def team_roles(self, app_role: str, logins: list[str]) -> list[str]:

@@ -400,3 +400,25 @@ def test_an_import_with_a_bad_reviewer_name_is_refused_whole(tmp_path: Path, nam
         assert store.queue_count("triage") == 0
     finally:
         store.close()
+
+
+def test_review_reviewer_for_someone_else_is_a_leads_act(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``rubricate review --reviewer ana`` by an OS user who is not a lead: one line, exit 1, and
+    the screen never opens (on the old code anyone could score as anyone)."""
+    db = str(tmp_path / "rev.db")
+    lead = open_store(db, login="lee-login")
+    lead.add_reviewer("lee", "lead")
+    lead.add_reviewer("ana", "reviewer")  # bound to the login "ana"
+    lead.close()
+    import reviewer.cli.review_cmds as review_cmds
+
+    opened: list[str] = []
+    monkeypatch.setattr(review_cmds, "run_tui", lambda db, name, *a: opened.append(name))
+    code, out, err = run_cli(["review", "--reviewer", "ana", "--db", db], capsys)
+    assert code == 1 and "may not sign as ana" in err and len(err.strip().splitlines()) == 1 and opened == []
+    assert os_login() != "ana"
+    boss = open_store(db, login="lee-login")
+    boss.add_reviewer("me", "lead", login=os_login())  # now this OS user is a lead: it may act for ana
+    boss.close()
+    assert run_cli(["review", "--reviewer", "ana", "--db", db], capsys)[0] == 0 and opened == ["ana"]
