@@ -21,11 +21,17 @@ class Store(EstimatesMixin, FoldMixin, ImportMixin, JudgeMixin, PairsMixin, Peop
     """Items, judge and human scores side by side, safety flags, and the shared queue."""
 
 
-def open_store(db: str | None = None) -> Store:
+def open_store(db: str | None = None, login: str | None = None) -> Store:
     """Open ``db`` (a SQLAlchemy URL or a SQLite path; default ``$RUBRICATE_DB`` or the user
-    data directory), applying any migrations it has not had."""
+    data directory), applying any migrations it has not had.
+
+    ``login`` (SQLite only): the OS login to act as instead of this process's user (see
+    :mod:`reviewer.store.roles`); on PostgreSQL the acting login is the database login."""
     from reviewer.locations import default_db
 
     engine = make_engine(db or default_db())
     migrate(engine)
-    return Store(engine)
+    store = Store(engine)
+    if login is not None:
+        store.act_as(login)
+    return store
