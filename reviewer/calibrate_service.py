@@ -131,29 +131,16 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
 def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
                    confidence: float, target_width: float | None) -> None:
     """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.estimates`): they
-    need the judge on every item, so a report on a sample reads all the items' columns once more."""
-    from calibration.consensus import aggregate
+    need the judge on every item (a report on the whole store hands its columns over)."""
     from reviewer import estimates
 
-    if cols is None:
-        cols = store.rating_columns(rubric.ref, dataset, "all", None)
-    audit = np.isin(cols.item_pk, np.fromiter(store.audit_pks(rubric.ref), dtype=np.int64))
-    by_dim = {d.id: d for d in rubric.dimensions}
+    folds = estimates.audit_folds(store, rubric, dataset, how)
+    found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols)
     for entry in out["dimensions"]:
-        dim = by_dim[entry["dimension"]]
-        if entry.get("level") == "nominal":
-            entry["estimate"] = {"ppi": None, "reason": "a mean of unordered labels means nothing: no "
-                                 "corrected mean on a nominal dimension"}
-            continue
-        dc = cols.dims[dim.id]
-        humans = dc.humans.copy()
-        humans[np.isinf(humans)] = np.nan
-        human = aggregate(humans, how, list(dim.scale.level_values()))[0]  # type: ignore[arg-type]
-        settled = ~np.isnan(dc.adjudicated)
-        human[settled] = dc.adjudicated[settled]  # a lead's adjudication settles the item
-        entry["estimate"] = estimates.estimate(panel_of(dc.judge, rubric.judge.panel_aggregate), human, audit,
-                                               rubric.ref, confidence, target_width)
-    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, how, confidence, target_width)
+        e = found.get(entry["dimension"])
+        entry["estimate"] = e if e is not None and entry.get("level") != "nominal" else {
+            "ppi": None, "reason": "a mean of unordered labels means nothing: no corrected mean on a nominal dimension"}
+    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, folds, confidence, target_width)
 
 
 def panel_of(by_model: np.ndarray, how: str) -> np.ndarray:
