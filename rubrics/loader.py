@@ -198,7 +198,7 @@ class _Builder:
         judge = self.mapping(top.get("judge") or {}, ("judge",),
                              ("model", "mode", "temperature", "panel_aggregate", "correction_examples"))
         review = self.mapping(top.get("review") or {}, ("review",),
-                              ("reason_margin", "safety_signoffs", "pairwise"))
+                              ("reason_margin", "safety_signoffs", "pairwise", "partial"))
         return Rubric(
             id=rid, version=version, name=self.text(top, "name", ()) or rid,
             owner=self.text(top, "owner", ()), description=self.text(top, "description", ()),
@@ -216,6 +216,7 @@ class _Builder:
                 reason_margin=self.number(review, "reason_margin", ("review",), 2.0) or 0.0,
                 safety_signoffs=int(review.get("safety_signoffs", 1)),
                 pairwise=bool(review.get("pairwise", False)),
+                partial=bool(review.get("partial", False)),
             ),
             source=self.source,
         )
@@ -259,6 +260,8 @@ def canonical_form(rubric: Rubric) -> dict[str, Any]:
     data = dataclasses.asdict(rubric)
     data.pop("content_hash", None)
     data.pop("source", None)
+    if not data["review"].get("partial"):  # added later: rubrics without it keep their hash
+        data["review"].pop("partial", None)
     return json.loads(json.dumps(data, sort_keys=True, default=str))  # type: ignore[no-any-return]
 
 

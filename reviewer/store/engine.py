@@ -115,6 +115,17 @@ def _judge_spread(conn: Connection) -> None:
     _add_column(conn, "item", "judge_spread", "FLOAT")
 
 
+#: Tables whose rows belong to one content revision of an item (``item.revision``).
+REVISIONED = ("judge_score", "human_score", "safety_flag", "pair_choice", "assignment")
+
+
+def _revisions(conn: Connection) -> None:
+    """Scores, flags, pair choices and assignments name the content revision they were given on (rows made
+    before this step were made on revision 1: no earlier release wrote any other)."""
+    for table in REVISIONED:
+        _add_column(conn, table, "revision", "INTEGER NOT NULL DEFAULT 1")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -123,6 +134,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0004_queue_settings", _queue_settings),
     ("0005_pair_choices", _pair_choices),
     ("0006_judge_spread", _judge_spread),
+    ("0007b_revisions", _revisions),
 ]
 
 

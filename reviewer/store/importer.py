@@ -110,12 +110,16 @@ class ImportMixin(StoreBase):
                 q = q.where(Item.dataset == dataset)
             items = records(conn, q.order_by(Item.pk))
             judge: dict[int, dict[str, dict[str | None, Any]]] = {}  # latest per item, dimension, model
-            for j in records(conn, select(JudgeScore).where(JudgeScore.turn.is_(None)).order_by(JudgeScore.pk)):  # type: ignore[union-attr]
+            # the current content revision's rows only: scores of text an update replaced are history
+            jq = select(JudgeScore).join(Item, (Item.pk == JudgeScore.item_pk) & (Item.revision == JudgeScore.revision))
+            for j in records(conn, jq.where(JudgeScore.turn.is_(None)).order_by(JudgeScore.pk)):  # type: ignore[union-attr]
                 judge.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[j.model] = j
             human: dict[int, dict[str, dict[str, float | None]]] = {}
-            for h in records(conn, select(HumanScore).order_by(HumanScore.pk)):
+            hq = select(HumanScore).join(Item, (Item.pk == HumanScore.item_pk) & (Item.revision == HumanScore.revision))
+            for h in records(conn, hq.order_by(HumanScore.pk)):
                 human.setdefault(h.item_pk, {}).setdefault(h.dimension, {})[h.reviewer] = h.score
-            flags = {pk: st for pk, st in conn.execute(select(SafetyFlag.item_pk, SafetyFlag.status))}
+            flags = {pk: st for pk, st in conn.execute(select(SafetyFlag.item_pk, SafetyFlag.status).join(
+                Item, (Item.pk == SafetyFlag.item_pk) & (Item.revision == SafetyFlag.revision)))}
         for it in items:
             rubric = self.get_rubric(it.rubric_ref)
             dims, effective = {}, {}

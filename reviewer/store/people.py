@@ -9,6 +9,7 @@ from sqlalchemy import select, update
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase, records
+from reviewer.store.coverage import refresh_coverage
 from reviewer.store.queue import refresh_triage_keys
 from reviewer.store.tables import HumanScore, Item, JudgeScore, Reviewer, SafetyDecision, SafetyFlag
 from reviewer.store.views import FlagRecord, HumanRecord, ItemView, JudgeRecord
@@ -51,7 +52,7 @@ class PeopleMixin(StoreBase):
         if score is None and kind != "undo":
             raise UserError("only an undo may carry no score")
         with self.write() as conn:
-            item = conn.execute(select(Item.rubric_ref).where(Item.pk == item_pk)).first()
+            item = conn.execute(select(Item.rubric_ref, Item.revision).where(Item.pk == item_pk)).first()
             if item is None:
                 raise UserError(f"no item with key {item_pk}")
             if score is not None:
@@ -59,8 +60,10 @@ class PeopleMixin(StoreBase):
                 if not dim.scale.contains(score):
                     raise UserError(f"{score:g} is off {dimension}'s scale {dim.scale.min:g}–{dim.scale.max:g}")
             result = conn.execute(HumanScore.__table__.insert().values(  # type: ignore[attr-defined]
-                item_pk=item_pk, dimension=dimension, reviewer=reviewer, score=score, reason=reason,
-                tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id, sample=sample))
+                item_pk=item_pk, revision=item[1], dimension=dimension, reviewer=reviewer, score=score,
+                reason=reason, tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id,
+                sample=sample))
+            refresh_coverage(conn, self.get_rubric(item[0]), item_pk)  # an undo may un-complete a review
             return int(result.inserted_primary_key[0])
 
     def human_rows(self, item_pk: int) -> list[HumanRecord]:
@@ -70,8 +73,9 @@ class PeopleMixin(StoreBase):
                            .order_by(HumanScore.pk))
         return [_human(r) for r in rows]
 
-    def item_view(self, item_pk: int, viewer: str | None = None) -> ItemView:
-        """The item with its judge records, current human scores and safety flags.
+    def item_view(self, item_pk: int, viewer: str | None = None, all_revisions: bool = False) -> ItemView:
+        """The item with its judge records, current human scores and safety flags, all of its
+        current content revision (every revision's with ``all_revisions``).
 
         Peers' scores on a dimension stay hidden from ``viewer`` until the viewer has scored it.
         """
@@ -80,11 +84,14 @@ class PeopleMixin(StoreBase):
             if not found:
                 raise UserError(f"no item with key {item_pk}")
             it = found[0]
-            jrows = records(conn, select(JudgeScore).where(JudgeScore.item_pk == item_pk)
-                            .order_by(JudgeScore.pk))
-            hrows = records(conn, select(HumanScore).where(HumanScore.item_pk == item_pk)
-                            .order_by(HumanScore.pk))
-            flags = self._flags(conn, [item_pk])
+            jq = select(JudgeScore).where(JudgeScore.item_pk == item_pk)
+            hq = select(HumanScore).where(HumanScore.item_pk == item_pk)
+            if not all_revisions:
+                jq = jq.where(JudgeScore.revision == it.revision)
+                hq = hq.where(HumanScore.revision == it.revision)
+            jrows = records(conn, jq.order_by(JudgeScore.pk))
+            hrows = records(conn, hq.order_by(HumanScore.pk))
+            flags = self._flags(conn, [item_pk], all_revisions=all_revisions)
         judge: dict[str, dict[Any, JudgeRecord]] = {}
         for j in jrows:  # later rows win: the latest run per (dimension, model, turn)
             judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
@@ -118,9 +125,15 @@ class PeopleMixin(StoreBase):
         return list(rows)
 
     # --- safety -----------------------------------------------------------------------------
-    def _flags(self, conn: Any, item_pks: list[int] | None, only_open: bool = False) -> list[FlagRecord]:
+    def _flags(self, conn: Any, item_pks: list[int] | None, only_open: bool = False,
+               all_revisions: bool = False) -> list[FlagRecord]:
+        """Safety flags with their decisions: on the items' current content (a flag on text an
+        update replaced is history), or on every revision."""
+        on = Item.pk == SafetyFlag.item_pk
+        if not all_revisions:
+            on = on & (Item.revision == SafetyFlag.revision)
         q = select(SafetyFlag, Item.item_id.label("item_id"), Item.output.label("output")).join(  # type: ignore[attr-defined]
-            Item, Item.pk == SafetyFlag.item_pk)
+            Item, on)
         if item_pks is not None:
             q = q.where(SafetyFlag.item_pk.in_(item_pks))  # type: ignore[attr-defined]
         if only_open:
@@ -147,8 +160,11 @@ class PeopleMixin(StoreBase):
     def flag_item(self, item_pk: int, reviewer: str, reason: str = "flagged by a reviewer") -> int:
         """A reviewer sends an item to the safety queue (a flag with detector ``human``)."""
         with self.write() as conn:
+            revision = conn.execute(select(Item.revision).where(Item.pk == item_pk)).scalar()
+            if revision is None:
+                raise UserError(f"no item with key {item_pk}")
             res = conn.execute(SafetyFlag.__table__.insert().values(  # type: ignore[attr-defined]
-                item_pk=item_pk, gate="reviewer_flag", detector=f"human:{reviewer}", matched="",
+                item_pk=item_pk, revision=revision, gate="reviewer_flag", detector=f"human:{reviewer}", matched="",
                 context=reason))
             conn.execute(update(Item).where(Item.pk == item_pk).values(flagged=True))
             refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
@@ -181,7 +197,8 @@ class PeopleMixin(StoreBase):
                     SafetyDecision.flag_pk == flag_id, SafetyDecision.decision == "clear")).scalars())
                 status = "cleared" if len(clearers) >= needed else "open"
             conn.execute(update(SafetyFlag).where(SafetyFlag.pk == flag_id).values(status=status))
-            still_open = conn.execute(select(SafetyFlag.pk).where(
+            still_open = conn.execute(select(SafetyFlag.pk).join(
+                Item, (Item.pk == SafetyFlag.item_pk) & (Item.revision == SafetyFlag.revision)).where(
                 SafetyFlag.item_pk == row[0], SafetyFlag.status.in_(("open", "escalated", "confirmed")))).first()  # type: ignore[attr-defined]
             conn.execute(update(Item).where(Item.pk == row[0]).values(flagged=still_open is not None))
             refresh_triage_keys(conn, "pk = :pk", {"pk": row[0]})
