@@ -20,7 +20,7 @@ from reviewer.store.tables import (
     now,
 )
 from rubrics.aggregate import panel_score, panel_spread, score_item
-from rubrics.results import SafetyHit
+from rubrics.results import SafetyHit, ScoreResult
 
 #: How a human correction is named in a judge score's ``examples_used``: ``human:<human score key>``.
 EXAMPLE_PREFIX = "human:"
