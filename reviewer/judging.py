@@ -6,7 +6,8 @@ scored by :class:`rubrics.judge.runner.JudgeRunner`, and written back in small b
 item finishes. A panel (several models) is one run per model sharing the judge cache, the
 embedding cache and one cost meter; safety hits are recorded once, with the first model's run.
 Ctrl-C ends the run as ``interrupted`` with everything scored so far kept; ``only_missing``
-resumes it.
+resumes it. A failure no single item explains (the store refusing a write) ends it as ``failed``,
+again keeping what was written; one item's failure is only that item's recorded error.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class JudgeOptions:
     only_missing: bool = False
     timeout: float = 60.0
     retries: int = 2
+    #: Refuse (one line, exit 1) a run with no item to judge, rather than store an empty run.
+    refuse_empty: bool = False
 
 
 @dataclass
@@ -116,6 +119,16 @@ def _items(store: Any, options: JudgeOptions, model: str | None) -> list[JudgeIt
     return [item_from_record(r) for r in records]
 
 
+def nothing_to_do(store: Any, options: JudgeOptions) -> str:
+    """Why a run would judge no item, and what to do instead."""
+    where = f" in dataset {options.dataset!r}" if options.dataset else ""
+    if options.only_missing:
+        return (f"nothing to do: every item of {options.rubric_ref}{where} is already scored by "
+                f"{', '.join(m for m in options.models if m) or 'this judge'} (leave out --only-missing to redo them)")
+    return (f"nothing to do: no items of {options.rubric_ref}{where} are imported; "
+            f"import some first (rubricate import FILE --rubric {options.rubric_ref})")
+
+
 def plan(store: Any, options: JudgeOptions) -> dict[str, DryRun]:
     """``--dry-run``: per model, the calls, tokens and cost a run would spend."""
     rubric = store.get_rubric(options.rubric_ref)
@@ -161,9 +174,12 @@ def run(
     cache = StoreCache(store)
     meter = CostMeter(cap=options.max_cost)
     embedder = Embedder(cache=cache)
+    work = {model: _items(store, options, model) for model in models}
+    if options.refuse_empty and not any(work.values()):
+        raise UserError(nothing_to_do(store, options))
     summaries: list[RunSummary] = []
     for index, model in enumerate(models):
-        items = _items(store, options, model)
+        items = work[model]
         if on_start:
             on_start(model, len(items))
         params = {"samples": options.samples, "concurrency": options.concurrency,
@@ -188,12 +204,27 @@ def run(
             runner.totals.status = "interrupted"
             store.finish_judge_run(run_id, "interrupted", runner.totals.as_dict())
             raise
+        except Exception:  # the run still ends with a status, keeping what was scored
+            _end_failed(store, run_id, runner, writer)
+            raise
         writer.flush()
         store.finish_judge_run(run_id, totals.status, totals.as_dict())
         summaries.append(RunSummary(run_id, model, totals))
         if totals.status == "cost_cap":
             break
     return summaries
+
+
+def _end_failed(store: Any, run_id: int, runner: JudgeRunner, writer: _Writer) -> None:
+    """A run stopped by something outside any one item (the store failing): keep what can be
+    kept and mark the run ``failed`` rather than leave it ``running`` for ever."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        writer.flush()
+    runner.totals.status = "failed"
+    with contextlib.suppress(Exception):
+        store.finish_judge_run(run_id, "failed", runner.totals.as_dict())
 
 
 async def _run(runner: JudgeRunner, items: Iterable[JudgeItem], writer: _Writer) -> Totals:

@@ -11,6 +11,8 @@ from typing import Annotated, Any
 import typer
 
 from reviewer.cli import app, rubric_app
+from reviewer.faults import regular_file
+from reviewer.safetext import csv_cell, safe_line, safe_text
 
 DbOption = Annotated[
     str | None,
@@ -36,11 +38,12 @@ def rubric_add(file: Annotated[Path, typer.Argument(help="Rubric YAML file.")], 
 
     Example: rubricate rubric add my-rubric.yaml --db team.db
     """
-    from rubrics.loader import load_rubric_file
+    from rubrics.loader import read_rubric_file
 
-    rubric = load_rubric_file(file)
-    added = _store(db).add_rubric(rubric, file.read_text(encoding="utf-8"))
-    typer.echo(f"{'added' if added else 'already registered'} {rubric.ref} ({rubric.content_hash[:12]})")
+    regular_file(file)
+    rubric, text = read_rubric_file(file)  # read once: what was validated is what is stored
+    added = _store(db).add_rubric(rubric, text, require_newer=True)
+    typer.echo(safe_line(f"{'added' if added else 'already registered'} {rubric.ref} ({rubric.content_hash[:12]})"))
 
 
 @app.command("import")
@@ -57,6 +60,7 @@ def import_cmd(
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    regular_file(file)
     store = _store(db)
     with Progress(TextColumn("importing"), BarColumn(), TextColumn("{task.completed}/{task.total} rows"),
                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), transient=True,
@@ -68,7 +72,7 @@ def import_cmd(
             bar.update(task, completed=done, total=total, rate=f"{done / elapsed:,.0f} rows/s")
 
         summary = store.import_items(file, rubric, dataset, update_existing=update, progress=progress)
-    typer.echo(f"imported {file}: {summary}")
+    typer.echo(safe_line(f"imported {file}: {summary}"))
 
 
 @app.command("export")
@@ -77,6 +81,8 @@ def export_cmd(
     out: Annotated[Path | None, typer.Option(help="Write here instead of standard output.")] = None,
     rubric: Annotated[str | None, typer.Option(help="Only this rubric, ID@VERSION.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
+    labels: Annotated[bool, typer.Option(
+        "--labels", help="Also write each score's anchor label (e.g. Yes) beside the number.")] = False,
     db: DbOption = None,
 ) -> None:
     """Export effective scores (human consensus where there is one, else judge) with provenance.
@@ -85,7 +91,12 @@ def export_cmd(
     """
     if fmt not in ("jsonl", "csv"):
         raise typer.BadParameter("use jsonl or csv", param_hint="--format")
-    rows = _store(db).export_rows(rubric, dataset)
+    store = _store(db)
+    rows = store.export_rows(rubric, dataset)
+    if labels:
+        from reviewer.labels import with_labels
+
+        rows = (with_labels(row, store.get_rubric(row["rubric"])) for row in rows)
     fh = out.open("w", encoding="utf-8", newline="") if out else sys.stdout
     try:
         if fmt == "jsonl":
@@ -94,12 +105,17 @@ def export_cmd(
         else:
             writer = csv.writer(fh)
             writer.writerow(["id", "dataset", "rubric", "dimension", "effective", "source", "judge",
-                             "judge_error", "human", "overall", "band", "passed", "safety"])
+                             "judge_error", "human", "overall", "band", "passed", "safety"]
+                            + (["effective_label", "judge_label", "human_labels"] if labels else []))
             for row in rows:
                 for dim, d in row["dimensions"].items():
-                    writer.writerow([row["id"], row["dataset"], row["rubric"], dim, d["effective"], d["source"],
-                                     d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
-                                     row["overall"], row["band"], row["passed"], row["safety"]])
+                    # Cells a spreadsheet would run as a formula get a leading ' (README "Exports").
+                    extra = ((d["effective_label"] or "", d["judge_label"] or "",
+                              json.dumps(d["human_labels"], ensure_ascii=False)) if labels else ())
+                    writer.writerow([csv_cell(v) for v in (
+                        row["id"], row["dataset"], row["rubric"], dim, d["effective"], d["source"],
+                        d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
+                        row["overall"], row["band"], row["passed"], row["safety"], *extra)])
     finally:
         if out:
             fh.close()
@@ -109,14 +125,17 @@ def export_cmd(
 def reviewer_add(
     name: Annotated[str, typer.Argument(help="Reviewer name.")],
     role: Annotated[str, typer.Option(help="reviewer, safety or lead.")] = "reviewer",
+    login: Annotated[str | None, typer.Option(help="The person's database login (PostgreSQL) or OS user "
+                                               "(SQLite) the name is bound to (default: the name).")] = None,
     db: DbOption = None,
 ) -> None:
-    """Give a reviewer a role (a person may hold several).
+    """Give a reviewer a role (a person may hold several). The first role given in a store must
+    be lead (bound to your login); after that only a lead grants roles.
 
     Example: rubricate reviewer add ana --role lead
     """
-    roles = _store(db).add_reviewer(name, role)
-    typer.echo(f"{name}: {', '.join(sorted(roles))}")
+    roles = _store(db).add_reviewer(name, role, login)
+    typer.echo(safe_line(f"{name}: {', '.join(sorted(roles))}"))
 
 
 @queue_app.command("audit-sample")
@@ -148,8 +167,8 @@ def queue_set(
     Example: rubricate queue set --queue audit --rubric general-quality@1.0.0 --reviewers 3 --gold-rate 0.05 --blind
     """
     s = _store(db).set_queue_settings(queue, rubric, reviewers, gold_rate, blind)
-    typer.echo(f"{s.queue} queue, rubric {s.rubric_ref}: {s.reviewers_per_item} reviewer(s) per item, "
-               f"gold rate {s.gold_rate:g}, {'blind' if s.blind else 'not blind'}")
+    typer.echo(safe_line(f"{s.queue} queue, rubric {s.rubric_ref}: {s.reviewers_per_item} reviewer(s) per item, "
+                         f"gold rate {s.gold_rate:g}, {'blind' if s.blind else 'not blind'}"))
 
 
 @reviewer_app.command("accuracy")
@@ -180,5 +199,5 @@ def reviewer_accuracy(
     table = Table("reviewer", "gold scores", "MAE", "exact", "within one", "drift (MAE, last − first week)")
     for r in rows:
         drift = "—" if r["drift"] is None else f"{r['drift']:+.2f}"
-        table.add_row(r["reviewer"], str(r["n"]), f"{r['mae']:.2f}", f"{r['exact']:.0%}", f"{r['within_one']:.0%}", drift)
+        table.add_row(safe_text(r["reviewer"], newlines=False), str(r["n"]), f"{r['mae']:.2f}", f"{r['exact']:.0%}", f"{r['within_one']:.0%}", drift)
     Console().print(table)

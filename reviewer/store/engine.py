@@ -4,6 +4,7 @@ database made by an older release opens in a newer one."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from sqlmodel import SQLModel
 
 from reviewer.errors import UserError
 from reviewer.store import tables
+from reviewer.store.guards import history_guards, people_guards
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
 
@@ -28,11 +30,25 @@ def resolve_url(db: str) -> str:
     return f"sqlite:///{path}"
 
 
+def lock_timeout() -> float:
+    """Seconds to wait for a locked SQLite database (or a PostgreSQL connection) before giving up:
+    ``$RUBRICATE_DB_TIMEOUT``, default 30."""
+    raw = os.environ.get("RUBRICATE_DB_TIMEOUT", "")
+    try:
+        value = float(raw) if raw else 30.0
+    except ValueError:
+        raise UserError(f"RUBRICATE_DB_TIMEOUT={raw!r}: give a number of seconds, e.g. 30") from None
+    if not 0 < value <= 86400:
+        raise UserError(f"RUBRICATE_DB_TIMEOUT={raw!r}: give a number of seconds between 0 and 86400")
+    return value
+
+
 def make_engine(db: str) -> Engine:
     """An engine with the dialect's settings applied on every connection."""
     url = resolve_url(db)
+    timeout = lock_timeout()
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(url, connect_args={"timeout": timeout, "check_same_thread": False})
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
@@ -42,7 +58,7 @@ def make_engine(db: str) -> Engine:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=FULL")
-            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
 
@@ -51,7 +67,8 @@ def make_engine(db: str) -> Engine:
             conn.exec_driver_sql(conn.info.pop("begin_sql", "BEGIN IMMEDIATE"))
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5,
+                         connect_args={"connect_timeout": max(1, int(timeout))})
 
 
 def _create_tables(conn: Connection) -> None:
@@ -115,6 +132,21 @@ def _judge_spread(conn: Connection) -> None:
     _add_column(conn, "item", "judge_spread", "FLOAT")
 
 
+def _safety_status(conn: Connection) -> None:
+    """The item's derived safety status, for the safety queue's SQL. Existing databases take it
+    from the flags' old status column (kept up to date by older releases); from here on it is
+    derived from the decisions by the domain fold and ``safety_flag.status`` is never updated."""
+    _add_column(conn, "item", "safety", "VARCHAR NOT NULL DEFAULT 'none'")
+    conn.exec_driver_sql(
+        "UPDATE item SET safety = CASE"
+        " WHEN EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk AND f.status = 'open') THEN 'open'"
+        " WHEN EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk AND f.status = 'escalated') THEN 'escalated'"
+        " WHEN EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk AND f.status = 'confirmed') THEN 'confirmed'"
+        " WHEN EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk AND f.status = 'cleared') THEN 'cleared'"
+        " ELSE 'none' END")
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_item_safety ON item (safety)")
+
+
 #: Tables whose rows belong to one content revision of an item (``item.revision``).
 REVISIONED = ("judge_score", "human_score", "safety_flag", "pair_choice", "assignment")
 
@@ -134,6 +166,9 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0004_queue_settings", _queue_settings),
     ("0005_pair_choices", _pair_choices),
     ("0006_judge_spread", _judge_spread),
+    ("0007a_safety_status", _safety_status),
+    ("0007g_history_guards", history_guards),
+    ("0007g_roles", people_guards),
     ("0007b_revisions", _revisions),
 ]
 

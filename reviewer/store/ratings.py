@@ -26,76 +26,23 @@ class RatingsMixin(StoreBase):
             return conn.execute(select(AuditSample.pk).where(AuditSample.rubric_ref == ref).limit(1)).first() is not None
 
     def rating_rows(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
-                    all_revisions: bool = False) -> list[dict[str, Any]]:
-        """Per item: ``judge[dim][model]`` (latest score, errors left out) and ``judge_std`` (its
-        samples' spread), ``human[dim][reviewer]`` (current score; with sample ``blind`` only
-        scores given before the judge was shown, and ``revised[dim][reviewer]`` = (blind score,
-        its latest revision after the reveal)), ``adjudicated[dim]``, and the item's group and
-        metadata for ``--group-by``. Only scores given on the item's current content revision
-        count; with ``all_revisions`` (``calibrate --all-revisions``) each earlier revision that
-        has scores is one more row (``revision`` says which), judged and reviewed on its own text."""
-        ref = self.get_rubric(rubric_ref).ref
-        with self.read() as conn:
-            q = select(Item.pk, Item.item_id, Item.grp, Item.meta, Item.revision).where(Item.rubric_ref == ref)
-            if dataset:
-                q = q.where(Item.dataset == dataset)
-            if sample == "audit":
-                q = q.where(Item.pk.in_(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)))  # type: ignore[union-attr]
-            rows = conn.execute(q).all()
-            current = {pk: rev for pk, _, _, _, rev in rows}
-            # one rating row per item and content revision (only the current one by default)
-            items: dict[tuple[int, int], dict[str, Any]] = {
-                (pk, rev): {"item_pk": pk, "revision": rev, "item_id": iid, "group": grp, "metadata": meta or {},
-                            "judge": {}, "judge_std": {}, "human": {}, "adjudicated": {}, "revised": {}}
-                for pk, iid, grp, meta, rev in rows}
+                    human_aggregate: str = "mean", all_revisions: bool = False) -> list[dict[str, Any]]:
+        """Per item, read from its fold (:func:`rating_row`): ``judge[dim][model]`` (latest score,
+        errors left out) and ``judge_std``, ``human[dim][reviewer]`` (current score; with sample
+        ``blind`` only the first score given before the judge was shown, and ``revised[dim][reviewer]``
+        = (blind score, its revision after the reveal)), ``adjudicated[dim]``, the item's
+        ``effective`` scores, ``overall`` and ``safety``, and its group and metadata. Only rows of
+        the item's current content revision count, unless ``all_revisions`` (``calibrate
+        --all-revisions``: the history too)."""
+        from reviewer.domain.rating import rating_row
 
-            def row(pk: int, revision: int) -> dict[str, Any] | None:
-                if revision == current[pk]:
-                    return items[(pk, revision)]
-                if not all_revisions:
-                    return None
-                if (pk, revision) not in items:
-                    base = items[(pk, current[pk])]
-                    items[(pk, revision)] = {**base, "revision": revision, "judge": {}, "judge_std": {},
-                                             "human": {}, "adjudicated": {}, "revised": {}}
-                return items[(pk, revision)]
-            pks = list(current)
-            first_blind: dict[tuple[int, int, str, str], float] = {}
-            for i in range(0, len(pks), 5000):
-                chunk = pks[i:i + 5000]
-                for pk, dim, model, score, std, revision in conn.execute(
-                        select(JudgeScore.item_pk, JudgeScore.dimension, JudgeScore.model, JudgeScore.score,
-                               JudgeScore.std, JudgeScore.revision)
-                        .where(JudgeScore.item_pk.in_(chunk), JudgeScore.turn.is_(None),  # type: ignore[union-attr]
-                               JudgeScore.score.is_not(None)).order_by(JudgeScore.pk)):  # type: ignore[union-attr]
-                    if (it := row(pk, revision)) is None:
-                        continue
-                    it["judge"].setdefault(dim, {})[model or "judge"] = score
-                    it["judge_std"].setdefault(dim, {})[model or "judge"] = std
-                for pk, dim, who, score, kind, blind, revision in conn.execute(
-                        select(HumanScore.item_pk, HumanScore.dimension, HumanScore.reviewer, HumanScore.score,
-                               HumanScore.kind, HumanScore.blind, HumanScore.revision)
-                        .where(HumanScore.item_pk.in_(chunk)).order_by(HumanScore.pk)):  # type: ignore[attr-defined]
-                    if (it := row(pk, revision)) is None:
-                        continue
-                    human = it["human"].setdefault(dim, {})
-                    revised = it["revised"].setdefault(dim, {})
-                    key = (pk, revision, dim, who)
-                    if kind == "adjudication":
-                        it["adjudicated"][dim] = score
-                        continue
-                    if kind == "undo":
-                        human.pop(who, None)
-                        revised.pop(who, None)
-                        first_blind.pop(key, None)
-                        continue
-                    if blind and key not in first_blind:
-                        first_blind[key] = score
-                    if kind == "revision" and key in first_blind:
-                        revised[who] = (first_blind[key], score)
-                    if sample != "blind" or (blind and who not in human):  # blind: the first blind score
-                        human[who] = score
-        return [items[k] for k in sorted(items)]
+        ref = self.get_rubric(rubric_ref).ref
+        pks = None
+        if sample == "audit":
+            with self.read() as conn:
+                pks = list(conn.execute(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)).scalars())
+        return [rating_row(it.pk, it.item_id, it.grp, it.meta, fold, sample)
+                for it, fold in self.item_folds(ref, dataset, pks, human_aggregate, all_revisions)]  # type: ignore[attr-defined]
 
     def judge_cost_by_dimension(self, rubric_ref: str) -> dict[str, dict[str, float]]:
         """Judge cost, calls and errors per dimension over every run of a rubric."""

@@ -20,6 +20,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.config import TuiSettings
 from reviewer.tui.screens.help import HelpScreen
@@ -114,8 +115,12 @@ class ReviewApp(App[None]):
             blind = store.queue_settings(self.session.queue, self.session.rubric_ref).blind
         except Exception as exc:
             handle.ready.set_exception(exc)
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            self.call_from_thread(self.exit, message=f"error: {self.db}: {first}", return_code=1)
+            from reviewer import faults
+
+            code, line = faults.classify(exc, self.db) or (1, f"error: {self.db}: {exc or type(exc).__name__}")
+            message = safe_text(line.strip().splitlines()[0], newlines=False)
+            message.no_wrap, message.overflow = True, "ignore"  # one line, however narrow the terminal
+            self.call_from_thread(self.exit, message=message, return_code=code)
             return
         handle.ready.set_result(store)
         # What exists now lives as long as the app: keep it out of the collector's full scans.
@@ -155,13 +160,25 @@ class ReviewApp(App[None]):
             with contextlib.suppress(Exception):  # a failed claim ahead: claim again below
                 usable = self._usable(ahead.result())
                 if usable is not None:
-                    self.call_from_thread(self._show, usable[0], True, usable[1])
+                    state, pair = self._refreshed(*usable)
+                    self.call_from_thread(self._show, state, True, pair)
                     return
         if after is not None:
             with contextlib.suppress(Exception):  # a failed write was already reported
                 after.result()
         state, pair = self._claim()
         self.call_from_thread(self._show, state, True, pair)
+
+    def _refreshed(self, state: ItemState, pair: PairState | None) -> tuple[ItemState, PairState | None]:
+        """Re-read an item claimed a while ago (its scores may have changed since), keeping its
+        lease; a pair's sides likewise."""
+        s = self.session
+        fresh = adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim)
+        if pair is None:
+            return fresh, None
+        sides = [fresh if side.item_pk == state.item_pk else
+                 adapter.load_item(self.store, side.item_pk, s.reviewer, s.blind, side.claim) for side in pair.sides]
+        return fresh, replace(pair, sides=sides)
 
     def _usable(self, claimed: tuple[ItemState | None, PairState | None]) -> tuple[ItemState, PairState | None] | None:
         """What was claimed ahead, if its lease still has time to run; else its leases go back."""
@@ -239,7 +256,8 @@ class ReviewApp(App[None]):
         from reviewer.tui.screens.pair import PairScreen
 
         if pair is None:
-            self.notify(f"{state.item_id} has no other item in group {state.group!r}", severity="warning")
+            self.notify(safe_line(f"{state.item_id} has no other item in group {state.group!r}"), severity="warning",
+                        markup=False)
             return
         self.push_screen(PairScreen(pair, over_item=True))
 
@@ -275,19 +293,14 @@ class ReviewApp(App[None]):
 
     def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None:
         """Close the leases of the items on screen (complete, skip or release) and show the next
-        item: at once when it was claimed ahead and has arrived."""
+        item: the one claimed ahead, re-read, when it has arrived."""
         closed = None
         for state in states:
             if state.claim is not None:
                 closed = self.writer.submit("lease", adapter.close_claim, self.store, state.claim,
                                             "skip" if skip else ("complete" if finished else "release"))
         ahead, self._ahead = self._ahead, None
-        if ahead is not None and ahead.done() and ahead.exception() is None:
-            usable = self._usable(ahead.result())
-            if usable is not None:
-                self._show(usable[0], True, usable[1])
-                return
-            ahead = None
+        # what was claimed ahead is re-read (in the worker) before it is shown
         self.open_next(closed, ahead)
 
     def go_back(self, state: ItemState) -> None:
@@ -321,16 +334,17 @@ class ReviewApp(App[None]):
         self.writer.submit(f"pair {pair.group}", adapter.choose_in_pair, self.store, pair, self.session.reviewer,
                            choice)
 
-    def flag_item(self, state: ItemState) -> None:
-        """Send the item to the safety queue."""
-        self.writer.submit("flag", adapter.flag_item, self.store, state, self.session.reviewer)
-        self.notify(f"{state.item_id} sent to the safety queue")
+    def flag_item(self, state: ItemState, reason: str) -> Future[Any]:
+        """Send the item to the safety queue with the reviewer's reason; the future gives the
+        flag's id (for an undo)."""
+        self.notify(safe_line(f"{state.item_id} sent to the safety queue"), markup=False)
+        return self.writer.submit("flag", adapter.flag_item, self.store, state, self.session.reviewer, reason)
 
     def on_write_done(self, message: WriteDone) -> None:
         if message.error:
             self.write_errors.append(message.error)
-            self.notify(f"could not save {message.label}: {message.error}", severity="error",
-                        timeout=10)
+            self.notify(safe_line(f"could not save {message.label}: {message.error}"), severity="error",
+                        timeout=10, markup=False)
         else:
             self.writes_done += 1
 

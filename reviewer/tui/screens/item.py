@@ -13,8 +13,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Collapsible, Footer, Markdown, Static
+from textual.widgets import Collapsible, Footer, Static
 
+from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui.screens.scoring import ScoringScreen, digit_to_score, highlight, verdict
 from reviewer.tui.viewmodel import DimState, ItemState
 from reviewer.tui.widgets.dimension_card import DimensionCard
@@ -45,7 +46,7 @@ class ItemScreen(ScoringScreen):
     def __init__(self, state: ItemState) -> None:
         super().__init__()
         self.state = state
-        self.focus_index = 0
+        self.focus_index = state.first_unscored()
         self._verdict_flipped = False
 
     def compose(self) -> ComposeResult:
@@ -53,17 +54,16 @@ class ItemScreen(ScoringScreen):
         yield Static(self._title(), id="item-title")
         with Horizontal(id="item-body"):
             with VerticalScroll(id="item-left"):
-                yield Static(Text(s.input or "(no input)"), id="item-input", classes="panel")
+                yield Static(safe_text(s.input or "(no input)"), id="item-input", classes="panel")
                 evidence = [q for d in s.dims if d.judge_visible for q in d.evidence]
                 yield Static(highlight(s.output, evidence), id="item-output", classes="panel")
                 if s.context:
                     with Collapsible(title="context", collapsed=True):
-                        yield Markdown(s.context)
+                        yield Static(safe_text(s.context), classes="-source")
                 if s.reference:
                     with Collapsible(title="reference", collapsed=True):
-                        yield Markdown(s.reference)
-                if s.flags:
-                    yield Static(self._flags_text(), id="item-flags", classes="panel -flagged")
+                        yield Static(safe_text(s.reference), classes="-source")
+                yield Static(self._flags_text(), id="item-flags", classes="panel -flagged")
             with VerticalScroll(id="item-right"):
                 yield Static(id="item-summary")
                 for i, d in enumerate(s.dims):
@@ -74,21 +74,26 @@ class ItemScreen(ScoringScreen):
     def _title(self) -> Text:
         s = self.state
         t = Text()
-        t.append(f" {s.item_id} ", style="bold reverse")
-        t.append(f"  {s.rubric.ref}  {s.dataset}", style="dim")
+        t.append(safe_line(f" {s.item_id} "), style="bold reverse")
+        t.append(safe_line(f"  {s.rubric.ref}  {s.dataset}"), style="dim")
         if s.group:
-            t.append(f"  group {s.group}/{s.variant or '?'}", style="dim")
+            t.append(safe_line(f"  group {s.group}/{s.variant or '?'}"), style="dim")
         return t
 
     def _flags_text(self) -> Text:
         t = Text("safety flags\n", style="bold red")
         for f in self.state.flags:
-            t.append(f" {f.gate} ({f.detector}) [{f.status}]: ", style="red")
-            t.append(f.matched, style="bold white on red")
+            t.append(safe_line(f" {f.gate} ({f.detector}) [{f.status}]: "), style="red")
+            t.append(safe(f.matched), style="bold white on red")
             if f.context:
-                t.append(f"  …{f.context}…", style="dim")
+                t.append(safe(f"  …{f.context}…"), style="dim")
             t.append("\n")
         return t
+
+    def _show_flags(self) -> None:
+        panel = self.query_one("#item-flags", Static)
+        panel.display = bool(self.state.flags)
+        panel.update(self._flags_text())
 
     def _summary(self) -> Text:
         judge, eff = self.state.judge_result(), self.state.effective_result()
@@ -107,11 +112,22 @@ class ItemScreen(ScoringScreen):
                 card.state = d
                 card.refresh_state()
         self.query_one("#item-summary", Static).update(self._summary())
+        self._show_flags()
+        # the focused card is always in view: the next key acts on what the reviewer sees
+        self.call_after_refresh(self._scroll_to_focus)
+
+    def _scroll_to_focus(self) -> None:
+        if self.is_mounted and self.focus_index < len(self.state.dims):
+            self.query_one(f"#card-{self.focus_index}", DimensionCard).scroll_visible(animate=False)
+
+    def _focus_on(self, state: ItemState, d: DimState) -> None:
+        self.focus_index = state.dims.index(d)
+        self._refresh_all()
 
     @staticmethod
     def _shape(state: ItemState) -> tuple[Any, ...]:
         """What :meth:`compose` builds differently from item to item."""
-        return (state.rubric.ref, len(state.dims), bool(state.context), bool(state.reference), bool(state.flags))
+        return (state.rubric.ref, len(state.dims), bool(state.context), bool(state.reference))
 
     def show(self, state: ItemState) -> bool:
         """Show ``state`` in this screen's widgets, when it has this item's shape (same rubric and
@@ -119,20 +135,20 @@ class ItemScreen(ScoringScreen):
         False when a new screen is needed."""
         if self._shape(state) != self._shape(self.state):
             return False
-        self.state, self.focus_index, self._verdict_flipped = state, 0, False
+        self.state, self.focus_index, self._verdict_flipped = state, state.first_unscored(), False
+        self.done = []
         self.query_one("#item-title", Static).update(self._title())
-        self.query_one("#item-input", Static).update(Text(state.input or "(no input)"))
+        self.query_one("#item-input", Static).update(safe_text(state.input or "(no input)"))
         evidence = [q for d in state.dims if d.judge_visible for q in d.evidence]
         self.query_one("#item-output", Static).update(highlight(state.output, evidence))
-        if state.flags:
-            self.query_one("#item-flags", Static).update(self._flags_text())
         for collapsible, text in zip(self.query(Collapsible), [t for t in (state.context, state.reference) if t],
                                      strict=True):
             collapsible.collapsed = True
-            collapsible.query_one(Markdown).update(text)
+            collapsible.query_one(".-source", Static).update(safe_text(text))
         self._refresh_all()
         self.query_one("#item-left", VerticalScroll).scroll_home(animate=False)
         self.query_one("#item-right", VerticalScroll).scroll_home(animate=False)
+        self._refresh_all()
         return True
 
     @property
@@ -150,7 +166,6 @@ class ItemScreen(ScoringScreen):
         """Focus the next or previous dimension."""
         self.focus_index = (self.focus_index + step) % len(self.state.dims)
         self._refresh_all()
-        self.query_one(f"#card-{self.focus_index}", DimensionCard).scroll_visible()
 
     def action_reveal(self) -> None:
         """Show the judge's side of every dimension already scored blind (or all, on request)."""
@@ -162,7 +177,8 @@ class ItemScreen(ScoringScreen):
         """Finish this item and open the next one in the queue."""
         missing = self.state.missing_reasons()
         if missing:
-            self.notify(f"a reason is required for {', '.join(missing)} (press r)", severity="error")
+            self.notify(safe_line(f"a reason is required for {', '.join(missing)} (press r)"), severity="error",
+                        markup=False)
             return
         self.rapp.advance(self.state, finished=self.state.scored_count() > 0)
 
@@ -173,10 +189,6 @@ class ItemScreen(ScoringScreen):
     def action_skip(self) -> None:
         """Skip: the item returns to the queue for someone else."""
         self.rapp.advance(self.state, finished=False, skip=True)
-
-    def action_flag(self) -> None:
-        """Send the item to the safety queue."""
-        self.rapp.flag_item(self.state)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The pair view is offered only on an item that has a group."""

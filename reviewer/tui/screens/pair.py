@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Static
 
+from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui.screens.scoring import ScoringScreen, highlight, verdict
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
 from reviewer.tui.widgets.dimension_card import DimensionCard
@@ -49,7 +50,7 @@ class PairScreen(ScoringScreen):
         self.over_item = over_item
         self.side = next((i for i, s in enumerate(pair.sides) if s.claim is not None), 0)
         #: each side keeps its own focused dimension
-        self.focus_by_side = [0] * len(pair.sides)
+        self.focus_by_side = [side.first_unscored() for side in pair.sides]
 
     @property
     def focus_index(self) -> int:
@@ -66,7 +67,7 @@ class PairScreen(ScoringScreen):
             for i, s in enumerate(self.pair.sides):
                 with VerticalScroll(id=f"pair-{i}", classes="pair-side"):
                     yield Static(id=f"pair-{i}-verdict")
-                    yield Static(Text(s.input or "(no input)"), classes="panel")
+                    yield Static(safe_text(s.input or "(no input)"), classes="panel")
                     evidence = [q for d in s.dims if d.judge_visible for q in d.evidence]
                     yield Static(highlight(s.output, evidence), classes="panel")
                     for j, d in enumerate(s.dims):
@@ -78,23 +79,23 @@ class PairScreen(ScoringScreen):
     def _title(self) -> Text:
         p = self.pair
         t = Text()
-        t.append(f" group {p.group} ", style="bold reverse")
+        t.append(safe_line(f" group {p.group} "), style="bold reverse")
         for i, s in enumerate(p.sides):
-            t.append(f"  {LETTERS[i]}: {s.item_id}" + (f" ({s.variant})" if s.variant else ""), style="dim")
-        t.append(f"  {p.rubric.ref}", style="dim")
+            t.append(safe_line(f"  {LETTERS[i]}: {s.item_id}" + (f" ({s.variant})" if s.variant else "")), style="dim")
+        t.append(safe_line(f"  {p.rubric.ref}"), style="dim")
         return t
 
     def _choice_text(self) -> Text:
         p, t = self.pair, Text()
         for line in p.judge_lines:
-            t.append(f"judge on the pair · {line}\n", style="dim")
+            t.append(f"judge on the pair · {safe(line)}\n", style="dim")
         t.append("your choice: ", style="bold")
         if p.choice is None:
             t.append("none yet", style="italic")
         elif p.choice < 0:
             t.append("tie", style="bold yellow")
         else:
-            t.append(f"{LETTERS[p.choice]} better ({p.sides[p.choice].item_id})", style="bold green")
+            t.append(safe_line(f"{LETTERS[p.choice]} better ({p.sides[p.choice].item_id})"), style="bold green")
         if p.rubric.review.pairwise:
             t.append("   a: A better · b: B better · t: tie", style="dim")
         return t
@@ -113,6 +114,16 @@ class PairScreen(ScoringScreen):
                 if card.shown != card.signature():
                     card.refresh_state()
         self.query_one("#pair-choice", Static).update(self._choice_text())
+        self.call_after_refresh(self._scroll_to_focus)
+
+    def _scroll_to_focus(self) -> None:
+        if self.is_mounted:
+            self.query_one(f"#pair-{self.side}-card-{self.focus_index}", DimensionCard).scroll_visible(animate=False)
+
+    def _focus_on(self, state: ItemState, d: DimState) -> None:
+        self.side = self.pair.sides.index(state)
+        self.focus_index = state.dims.index(d)
+        self._refresh_all()
 
     @property
     def target(self) -> tuple[ItemState, DimState]:
@@ -131,7 +142,6 @@ class PairScreen(ScoringScreen):
         n = len(self.pair.sides[self.side].dims)
         self.focus_index = (self.focus_index + step) % n
         self._refresh_all()
-        self.query_one(f"#pair-{self.side}-card-{self.focus_index}", DimensionCard).scroll_visible()
 
     def action_reveal(self) -> None:
         """Show the judge's side on both items."""
@@ -143,7 +153,8 @@ class PairScreen(ScoringScreen):
     def action_choose(self, choice: int) -> None:
         """A or B is the better one, or (``-1``) a tie; a new choice supersedes the last."""
         if not self.pair.rubric.review.pairwise:
-            self.notify(f"{self.pair.rubric.ref} is not pairwise: score each side instead", severity="warning")
+            self.notify(safe_line(f"{self.pair.rubric.ref} is not pairwise: score each side instead"),
+                        severity="warning", markup=False)
             return
         self.pair.choice = choice
         self.rapp.choose_in_pair(self.pair, choice)
@@ -159,7 +170,8 @@ class PairScreen(ScoringScreen):
         """Finish the pair and open the next item of the queue."""
         missing = [f"{LETTERS[i]} {dim}" for i, s in enumerate(self.pair.sides) for dim in s.missing_reasons()]
         if missing:
-            self.notify(f"a reason is required for {', '.join(missing)} (press r)", severity="error")
+            self.notify(safe_line(f"a reason is required for {', '.join(missing)} (press r)"), severity="error",
+                        markup=False)
             return
         if self.pair.rubric.review.pairwise and self.pair.choice is None:
             self.notify("choose the better one first: a, b or t (tie)", severity="error")
