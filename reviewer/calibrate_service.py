@@ -45,9 +45,10 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
               group_by: str | None = None, human_aggregate: str = "mean", level: str | None = None,
               seed: int = 0, draws: int = DRAWS, bounds: TrustBounds | None = None,
               normalise: str = "none", confidence: float = 0.95, target_width: float | None = None,
-              estimates: bool = True) -> dict[str, Any]:
+              estimates: bool = True, all_revisions: bool = False) -> dict[str, Any]:
     """The calibration report of one rubric version (``normalise`` ``z``: each reviewer's
-    scores z-normalised onto the pooled human scale before anything is computed). With
+    scores z-normalised onto the pooled human scale before anything is computed;
+    ``all_revisions``: scores given on items' earlier content revisions count too). With
     ``estimates`` each dimension gets its corrected mean (``estimate``) and the report the
     corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.estimates`."""
     bounds = bounds or TrustBounds()
@@ -70,13 +71,14 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by != "group" and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group' or 'metadata.KEY'")
-    cols = store.rating_columns(rubric.ref, dataset, sample, group_by)
+    cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
     if group_by and group_by.startswith("metadata.") and cols.groups and all(g is None for g in cols.groups):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
     models, reviewers = cols.models, cols.reviewers
     out: dict[str, Any] = {"rubric": rubric.ref, "dataset": dataset, "sample": sample, "group_by": group_by,
                            "human_aggregate": human_aggregate, "normalise": normalise, "models": models,
-                           "level": level, "bootstrap": draws, "dimensions": []}
+                           "level": level, "bootstrap": draws,
+                           "revisions": "all" if all_revisions else "current", "dimensions": []}
     learned = store.correction_scores(rubric.ref) if rubric.judge.correction_examples > 0 else None
     inputs: list[DimensionInput] = []
     prepared = []
