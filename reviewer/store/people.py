@@ -94,7 +94,7 @@ class PeopleMixin(StoreBase):
         fold = fold_item(rubric, rows)
         judge: dict[str, dict[Any, JudgeRecord]] = {}
         for j in jrows:  # later rows win: the latest run per (dimension, model, turn)
-            if revision_of(j) == it.revision:
+            if revision_of(j, it.revision) == it.revision:
                 judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
         by_pk = {h.pk: _human(h) for h in hrows}
         current: dict[str, dict[str, HumanRecord]] = {
@@ -111,7 +111,7 @@ class PeopleMixin(StoreBase):
             input=it.input, output=it.output, context=it.context, reference=it.reference,
             conversation=it.conversation, group=it.grp, variant=it.variant, metadata=it.meta or {},
             judge={d: list(v.values()) for d, v in judge.items()}, human=current,
-            history=[_human(h) for h in hrows if h.reviewer == viewer and revision_of(h) == it.revision],
+            history=[_human(h) for h in hrows if h.reviewer == viewer and revision_of(h, it.revision) == it.revision],
             flags=flags, fold=fold,
         )
 
@@ -138,7 +138,8 @@ class PeopleMixin(StoreBase):
             q = q.where(SafetyFlag.item_pk.in_(item_pks))  # type: ignore[attr-defined]
         if only_pending:
             q = q.where(Item.safety.in_(WAITING))  # type: ignore[attr-defined]
-        rows = [f for f in records(conn, q.order_by(SafetyFlag.pk)) if revision_of(f) == f.item_revision]
+        rows = [f for f in records(conn, q.order_by(SafetyFlag.pk))
+                if revision_of(f, f.item_revision) == f.item_revision]
         pks = [f.pk for f in rows]
         decisions: dict[int, list[Any]] = {}
         if pks:
