@@ -33,8 +33,14 @@ def calibrate(
     dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
     sample: Annotated[str | None, typer.Option(help="all, audit or blind (default: audit if drawn, else all).")] = None,
     group_by: Annotated[str | None, typer.Option(help="Correlations per group: 'group' or 'metadata.KEY'.")] = None,
-    human_aggregate: Annotated[str, typer.Option(help="mean or median of the human scores per item.")] = "mean",
-    level: Annotated[str | None, typer.Option(help="nominal, ordinal, interval or ratio (default ordinal).")] = None,
+    human_aggregate: Annotated[str, typer.Option(
+        help="mean, median or majority (most common level; ties: see README) of the human scores per item; "
+             "nominal dimensions always use majority.")] = "mean",
+    level: Annotated[str | None, typer.Option(
+        help="nominal, ordinal, interval or ratio for every dimension of this run "
+             "(default: each dimension's level in the rubric).")] = None,
+    bootstrap: Annotated[int, typer.Option(
+        help="Bootstrap draws for the intervals; 0 skips them (faster).")] = 1000,
     fmt: Annotated[str, typer.Option("--format", help="table, json, markdown or html.")] = "table",
     out: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
@@ -63,9 +69,10 @@ def calibrate(
     if compare is not None:
         _compare(store, rubric, compare, fmt, out, dict(dataset=dataset, sample=sample, group_by=group_by,
                                                         human_aggregate=human_aggregate, level=level, seed=seed,
-                                                        normalise=normalise))
+                                                        normalise=normalise, draws=bootstrap))
         return
-    report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed, normalise=normalise)
+    report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed, draws=bootstrap,
+                 normalise=normalise)
     if disagreements is not None:
         from reviewer.calibrate_service import disagreement_pack
 

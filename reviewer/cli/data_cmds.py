@@ -81,6 +81,8 @@ def export_cmd(
     out: Annotated[Path | None, typer.Option(help="Write here instead of standard output.")] = None,
     rubric: Annotated[str | None, typer.Option(help="Only this rubric, ID@VERSION.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
+    labels: Annotated[bool, typer.Option(
+        "--labels", help="Also write each score's anchor label (e.g. Yes) beside the number.")] = False,
     db: DbOption = None,
 ) -> None:
     """Export effective scores (human consensus where there is one, else judge) with provenance.
@@ -89,7 +91,12 @@ def export_cmd(
     """
     if fmt not in ("jsonl", "csv"):
         raise typer.BadParameter("use jsonl or csv", param_hint="--format")
-    rows = _store(db).export_rows(rubric, dataset)
+    store = _store(db)
+    rows = store.export_rows(rubric, dataset)
+    if labels:
+        from reviewer.labels import with_labels
+
+        rows = (with_labels(row, store.get_rubric(row["rubric"])) for row in rows)
     fh = out.open("w", encoding="utf-8", newline="") if out else sys.stdout
     try:
         if fmt == "jsonl":
@@ -98,14 +105,17 @@ def export_cmd(
         else:
             writer = csv.writer(fh)
             writer.writerow(["id", "dataset", "rubric", "dimension", "effective", "source", "judge",
-                             "judge_error", "human", "overall", "band", "passed", "safety"])
+                             "judge_error", "human", "overall", "band", "passed", "safety"]
+                            + (["effective_label", "judge_label", "human_labels"] if labels else []))
             for row in rows:
                 for dim, d in row["dimensions"].items():
                     # Cells a spreadsheet would run as a formula get a leading ' (README "Exports").
+                    extra = ((d["effective_label"] or "", d["judge_label"] or "",
+                              json.dumps(d["human_labels"], ensure_ascii=False)) if labels else ())
                     writer.writerow([csv_cell(v) for v in (
                         row["id"], row["dataset"], row["rubric"], dim, d["effective"], d["source"],
                         d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
-                        row["overall"], row["band"], row["passed"], row["safety"])])
+                        row["overall"], row["band"], row["passed"], row["safety"], *extra)])
     finally:
         if out:
             fh.close()

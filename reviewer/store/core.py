@@ -11,10 +11,12 @@ from reviewer.store.pairs import PairsMixin
 from reviewer.store.people import PeopleMixin
 from reviewer.store.queue import QueueMixin
 from reviewer.store.queue_settings import QueueSettingsMixin
+from reviewer.store.rating_columns import RatingColumnsMixin
 from reviewer.store.ratings import RatingsMixin
 
 
-class Store(FoldMixin, ImportMixin, JudgeMixin, PairsMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin):
+class Store(FoldMixin, ImportMixin, JudgeMixin, PairsMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
+            RatingColumnsMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue."""
 
 
