@@ -2,12 +2,14 @@
 the reveal, adjudications, judge runs from several models with errors and not-applicable answers,
 flags and safety decisions, content updates) on SQLite and PostgreSQL, and export, the TUI's item
 view (``adapter.load_item``), ``calibrate``'s rating rows and ``report`` must tell the same story
-of every item: effective scores, safety status and overall."""
+of every item: effective scores, safety status and overall (and calibrate's columnar read holds
+the same people, judge and adjudication as the rating row)."""
 
 from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -110,6 +112,17 @@ def test_every_view_tells_one_story(fstore: Store, tmp_path_factory: Any, first:
     rating = {r["item_pk"]: r for r in fstore.rating_rows(REF)}[pk]
     assert rating["effective"] == effective
     assert rating["safety"] == row["safety"] and rating["overall"] == row["overall"]
+
+    # what calibrate computes from: the columnar read folds this item as the rating row says
+    cols = fstore.rating_columns(REF)
+    i = cols.item_pk.tolist().index(pk)
+    for dim in DIMS:
+        dc = cols.dims[dim]
+        humans = {w: dc.humans[i, k] for k, w in enumerate(cols.reviewers) if not math.isnan(dc.humans[i, k])}
+        judge = {m: dc.judge[i, k] for k, m in enumerate(cols.models) if not math.isnan(dc.judge[i, k])}
+        assert humans == rating["human"].get(dim, {}) and judge == rating["judge"].get(dim, {})
+        settled = rating["adjudicated"].get(dim)
+        assert math.isnan(dc.adjudicated[i]) if settled is None else dc.adjudicated[i] == settled
 
     report = run_report(fstore, REF)
     assert Counter(report["safety"]) == Counter(r["safety"] for r in exported.values())
