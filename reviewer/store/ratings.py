@@ -26,12 +26,13 @@ class RatingsMixin(StoreBase):
             return conn.execute(select(AuditSample.pk).where(AuditSample.rubric_ref == ref).limit(1)).first() is not None
 
     def rating_rows(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
-                    human_aggregate: str = "mean") -> list[dict[str, Any]]:
+                    human_aggregate: str = "mean", all_revisions: bool = False) -> list[dict[str, Any]]:
         """Per item, read from its fold (:func:`rating_row`): ``judge[dim][model]`` (latest score,
         errors left out) and ``judge_std``, ``human[dim][reviewer]`` (current score; with sample
         ``blind`` only the first score given before the judge was shown, and ``revised[dim][reviewer]``
         = (blind score, its revision after the reveal)), ``adjudicated[dim]``, the item's
-        ``effective`` scores, ``overall`` and ``safety``, and its group and metadata."""
+        ``effective`` scores, ``overall`` and ``safety``, and its group and metadata.
+        ``all_revisions``: rows of every content revision of the item count, not only the current's."""
         from reviewer.domain.rating import rating_row
 
         ref = self.get_rubric(rubric_ref).ref
@@ -40,7 +41,7 @@ class RatingsMixin(StoreBase):
             with self.read() as conn:
                 pks = list(conn.execute(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)).scalars())
         return [rating_row(it.pk, it.item_id, it.grp, it.meta, fold, sample)
-                for it, fold in self.item_folds(ref, dataset, pks, human_aggregate)]  # type: ignore[attr-defined]
+                for it, fold in self.item_folds(ref, dataset, pks, human_aggregate, all_revisions)]  # type: ignore[attr-defined]
 
     def judge_cost_by_dimension(self, rubric_ref: str) -> dict[str, dict[str, float]]:
         """Judge cost, calls and errors per dimension over every run of a rubric."""
