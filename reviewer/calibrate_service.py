@@ -44,9 +44,12 @@ def best_model(per_model: dict[str, dict[str, Any]]) -> str | None:
 def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: str | None = None,
               group_by: str | None = None, human_aggregate: str = "mean", level: str | None = None,
               seed: int = 0, draws: int = DRAWS, bounds: TrustBounds | None = None,
-              normalise: str = "none") -> dict[str, Any]:
+              normalise: str = "none", confidence: float = 0.95, target_width: float | None = None,
+              estimates: bool = True) -> dict[str, Any]:
     """The calibration report of one rubric version (``normalise`` ``z``: each reviewer's
-    scores z-normalised onto the pooled human scale before anything is computed)."""
+    scores z-normalised onto the pooled human scale before anything is computed). With
+    ``estimates`` each dimension gets its corrected mean (``estimate``) and the report the
+    corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.estimates`."""
     bounds = bounds or TrustBounds()
     rubric = store.get_rubric(rubric_ref)
     if sample is None:
@@ -61,6 +64,10 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--human-aggregate {human_aggregate!r}: use mean, median or majority")
     if draws < 0:
         raise UserError(f"--bootstrap {draws}: give a number of draws ≥ 0 (0 skips the intervals)")
+    if not 0.5 <= confidence < 1.0:
+        raise UserError(f"--confidence {confidence:g}: give a level between 0.5 and 1 (0.95 is usual)")
+    if target_width is not None and target_width <= 0:
+        raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by != "group" and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group' or 'metadata.KEY'")
     cols = store.rating_columns(rubric.ref, dataset, sample, group_by)
@@ -112,10 +119,41 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
             entry["best_model"] = best_model(figures)
     if per_model:
         out["per_model"] = per_model
+    if estimates:
+        _add_estimates(store, rubric, out, cols if sample == "all" else None, dataset, human_aggregate,
+                       confidence, target_width)
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
     return out
+
+
+def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
+                   confidence: float, target_width: float | None) -> None:
+    """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.estimates`): they
+    need the judge on every item, so a report on a sample reads all the items' columns once more."""
+    from calibration.consensus import aggregate
+    from reviewer import estimates
+
+    if cols is None:
+        cols = store.rating_columns(rubric.ref, dataset, "all", None)
+    audit = np.isin(cols.item_pk, np.fromiter(store.audit_pks(rubric.ref), dtype=np.int64))
+    by_dim = {d.id: d for d in rubric.dimensions}
+    for entry in out["dimensions"]:
+        dim = by_dim[entry["dimension"]]
+        if entry.get("level") == "nominal":
+            entry["estimate"] = {"ppi": None, "reason": "a mean of unordered labels means nothing: no "
+                                 "corrected mean on a nominal dimension"}
+            continue
+        dc = cols.dims[dim.id]
+        humans = dc.humans.copy()
+        humans[np.isinf(humans)] = np.nan
+        human = aggregate(humans, how, list(dim.scale.level_values()))[0]  # type: ignore[arg-type]
+        settled = ~np.isnan(dc.adjudicated)
+        human[settled] = dc.adjudicated[settled]  # a lead's adjudication settles the item
+        entry["estimate"] = estimates.estimate(panel_of(dc.judge, rubric.judge.panel_aggregate), human, audit,
+                                               rubric.ref, confidence, target_width)
+    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, how, confidence, target_width)
 
 
 def panel_of(by_model: np.ndarray, how: str) -> np.ndarray:

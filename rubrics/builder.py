@@ -44,12 +44,6 @@ MAX_SIGNOFFS = 10
 DIM_KEYS = ("id", "name", "description", "method", "weight", "threshold", "scale", "anchors",
             "prompt", "rule", "choices", "ceiling", "depends_on", "metric_level", "samples",
             "judge_scale", "params", "level")
-#: A scale may have at most this many levels (a 0–100 scale has 101).
-MAX_LEVELS = 101
-#: Judge samples per dimension, correction examples per prompt, safety sign-offs: sane ceilings.
-MAX_SAMPLES = 50
-MAX_CORRECTION_EXAMPLES = 50
-MAX_SIGNOFFS = 10
 
 
 class Builder:

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from reviewer.cli import app, rubric_app
-from reviewer.cli.faults import regular_file
+from reviewer.faults import regular_file
 from reviewer.safetext import csv_cell, safe_line, safe_text
 
 DbOption = Annotated[
@@ -127,13 +127,16 @@ def export_cmd(
 def reviewer_add(
     name: Annotated[str, typer.Argument(help="Reviewer name.")],
     role: Annotated[str, typer.Option(help="reviewer, safety or lead.")] = "reviewer",
+    login: Annotated[str | None, typer.Option(help="The person's database login (PostgreSQL) or OS user "
+                                               "(SQLite) the name is bound to (default: the name).")] = None,
     db: DbOption = None,
 ) -> None:
-    """Give a reviewer a role (a person may hold several).
+    """Give a reviewer a role (a person may hold several). The first role given in a store must
+    be lead (bound to your login); after that only a lead grants roles.
 
     Example: rubricate reviewer add ana --role lead
     """
-    roles = _store(db).add_reviewer(name, role)
+    roles = _store(db).add_reviewer(name, role, login)
     typer.echo(safe_line(f"{name}: {', '.join(sorted(roles))}"))
 
 

@@ -13,6 +13,7 @@ from sqlmodel import SQLModel
 
 from reviewer.errors import UserError
 from reviewer.store import tables
+from reviewer.store.guards import history_guards, people_guards
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
 
@@ -155,6 +156,8 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0005_pair_choices", _pair_choices),
     ("0006_judge_spread", _judge_spread),
     ("0007a_safety_status", _safety_status),
+    ("0007g_history_guards", history_guards),
+    ("0007g_roles", people_guards),
 ]
 
 

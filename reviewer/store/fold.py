@@ -10,6 +10,7 @@ from sqlalchemy import literal, select
 
 from reviewer.domain import DecisionRow, FlagRow, HumanRow, ItemFold, ItemRows, JudgeRow, fold_item
 from reviewer.store.base import StoreBase
+from reviewer.store.safety import decision_person, with_reviewer
 from reviewer.store.tables import HumanScore, Item, JudgeScore, SafetyDecision, SafetyFlag
 
 CHUNK = 5000
@@ -54,8 +55,10 @@ def item_rows(conn: Any, items: Sequence[tuple[int, int]]) -> dict[int, ItemRows
             out[pk].flags.append(FlagRow(fpk, gate, detector, _r(rev, out[pk])))
             flag_item[fpk] = pk
         if flag_item:
-            for dpk, fpk, who, decision in conn.execute(
-                    select(SafetyDecision.pk, SafetyDecision.flag_pk, SafetyDecision.reviewer, SafetyDecision.decision)
+            # a decision's person is the login that wrote it (reviewer.store.safety), not its name
+            for dpk, fpk, who, decision in conn.execute(with_reviewer(
+                    select(SafetyDecision.pk, SafetyDecision.flag_pk, decision_person(), SafetyDecision.decision)
+                    .select_from(SafetyDecision))
                     .where(SafetyDecision.flag_pk.in_(list(flag_item))).order_by(SafetyDecision.pk)):  # type: ignore[attr-defined]
                 out[flag_item[fpk]].decisions.append(DecisionRow(dpk, fpk, who, decision))
     return out

@@ -53,6 +53,8 @@ class Batch:
     #: model → rows in JUDGE_COLUMNS order
     judge_full: dict[str | None, list[tuple[Any, ...]]] = field(default_factory=dict)
     human: list[tuple[Any, ...]] = field(default_factory=list)
+    #: item pks marked ``"audit": true`` (new, changed or unchanged items alike)
+    audit: list[int] = field(default_factory=list)
 
 
 class Overall:
@@ -139,10 +141,14 @@ def build_batches(path: Path, rubric: Rubric, errs: list[str], reserve: Reserve,
         for r, pk in zip(new, reserve(len(new)) if new else [], strict=True):
             batch.items.append(item_values(r, pk, overall))
             add_scores(batch, dims, r, pk)
+            if r.audit:
+                batch.audit.append(pk)
         for r in pending:
             if r.item_id not in existing:
                 continue
             pk, old_hash, revision = existing[r.item_id]
+            if r.audit:
+                batch.audit.append(pk)
             if old_hash == r.content_hash:
                 batch.unchanged += 1
             elif not update_existing:
