@@ -18,14 +18,38 @@ HERE = Path(__file__).resolve().parent
 REF = "fold-test@1.0.0"
 
 
-@pytest.fixture
-def fstore(db_url: str) -> Iterator[Store]:  # noqa: F811
-    s = open_store(db_url)
+def as_(store: Store, who: str) -> Store:
+    """The store acting as ``who``'s login, so that each person signs their own rows: on SQLite
+    every name is bound to a login of the same name. On PostgreSQL the acting login is the
+    connection's (the tables' owner, who may sign for anyone), so there every decision is one
+    person's — a second sign-off needs a second database login."""
+    if store.dialect == "sqlite":
+        store.act_as(who)
+    return store
+
+
+def _open(url: str) -> Store:
+    s = open_store(url)
     text = (HERE / "fold-test.yaml").read_text(encoding="utf-8")
     s.add_rubric(load_rubric_text(text, "fold-test.yaml"), text)
-    for name, role in (("ana", "reviewer"), ("ben", "reviewer"), ("lee", "lead"), ("sam", "safety"),
-                       ("sol", "safety"), ("viv", "safety")):
+    as_(s, "lee").add_reviewer("lee", "lead")  # the store's first lead grants the other roles
+    for name, role in (("ana", "reviewer"), ("ben", "reviewer"), ("sam", "safety"), ("sol", "safety"),
+                       ("viv", "safety")):
         s.add_reviewer(name, role)
+    return s
+
+
+@pytest.fixture
+def fstore(db_url: str) -> Iterator[Store]:  # noqa: F811
+    s = _open(db_url)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def sqlite_fstore(tmp_path: Path) -> Iterator[Store]:
+    """SQLite only: tests of sign-offs by two people (see :func:`as_`)."""
+    s = _open(str(tmp_path / "store.db"))
     yield s
     s.close()
 

@@ -22,7 +22,7 @@ from reviewer.run_report import run_report
 from reviewer.store import Store
 from reviewer.tui import adapter
 from rubrics.results import ScoreResult
-from tests.fold.conftest import REF, add_items
+from tests.fold.conftest import REF, add_items, as_
 
 JUDGED = ("accuracy", "clarity", "style")
 DIMS = (*JUDGED, "empathy")
@@ -70,19 +70,19 @@ def _play(store: Store, tmp: Path, item_id: str, first: dict[str, Any],
         elif op[0] == "human":
             _, who, dim, score, kind = op
             if score is None:
-                store.add_human_score(pk, dim, who, None, kind="undo")
+                as_(store, who).add_human_score(pk, dim, who, None, kind="undo")
                 continue
             if kind == "adjudication":
                 who = "lee"
                 adjudications.append(score)
-            store.add_human_score(pk, dim, who, score, blind=kind == "blind",
-                                  kind="score" if kind == "blind" else kind)
+            as_(store, who).add_human_score(pk, dim, who, score, blind=kind == "blind",
+                                            kind="score" if kind == "blind" else kind)
         elif op[0] == "flag":
             with contextlib.suppress(UserError):  # one waiting flag per item and person
-                flags.append(store.flag_item(pk, op[1], "looks unsafe"))
+                flags.append(as_(store, op[1]).flag_item(pk, op[1], "looks unsafe"))
         elif op[0] == "decide" and flags:
             _, index, who, decision = op
-            store.add_safety_decision(flags[index % len(flags)], who, decision, "because")
+            as_(store, who).add_safety_decision(flags[index % len(flags)], who, decision, "because")
         elif op[0] == "update":
             add_items(store, tmp, [{"id": item_id, "output": f"changed {len(flags)} {len(adjudications)}"}], update=True)
     return pk, adjudications

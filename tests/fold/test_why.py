@@ -13,7 +13,7 @@ from reviewer.calibrate_service import calibrate, dimension_detail
 from reviewer.run_report import run_report
 from reviewer.store import Store
 from reviewer.tui import adapter
-from tests.fold.conftest import REF, add_items
+from tests.fold.conftest import REF, add_items, as_
 
 TOP = {"accuracy": {"score": 5}, "clarity": {"score": 5}, "style": {"score": 5}}
 
@@ -46,7 +46,7 @@ def test_a_human_only_dimension_nobody_scored_keeps_the_item_incomplete(fstore: 
     row = _export(fstore)["wait"]
     assert row["overall"] is None and row["band"] is None and not row["passed"]
     assert row["incomplete"] == "empathy: waits for a person"
-    fstore.add_human_score(pks["wait"], "empathy", "ana", 5)
+    as_(fstore, "ana").add_human_score(pks["wait"], "empathy", "ana", 5)
     row = _export(fstore)["wait"]
     assert row["overall"] == pytest.approx(1.0) and row["band"] == "High" and row["passed"]
 
@@ -59,17 +59,19 @@ def test_judge_error_on_a_ceiling_dimension_is_incomplete_even_unweighted(fstore
     assert _export(fstore)["cap"]["overall"] is None
 
 
-def test_two_flags_one_confirmed_one_cleared_is_not_cleared(fstore: Store, tmp_path: Path) -> None:
+def test_two_flags_one_confirmed_one_cleared_is_not_cleared(sqlite_fstore: Store, tmp_path: Path) -> None:
     """Before: export and report took the last flag's stored status ("cleared") and printed the
-    uncapped overall 1.0, while the queue still showed the item flagged."""
+    uncapped overall 1.0, while the queue still showed the item flagged. (SQLite: two people sign
+    off, see ``as_``.)"""
+    fstore = sqlite_fstore
     pks = add_items(fstore, tmp_path, [{"id": "two", "output": "x", "judge": {"model": "m1", "scores": TOP},
                                         "human": [{"reviewer": "ana", "scores": {"empathy": 5}}]}])
     pk = pks["two"]
-    first = fstore.flag_item(pk, "ana", "looks like a leaked address")
-    second = fstore.flag_item(pk, "ben", "maybe a phone number")
-    assert fstore.add_safety_decision(first, "sam", "confirm", "a real address") == "confirmed"
-    fstore.add_safety_decision(second, "sam", "clear", "a shop's number")
-    assert fstore.add_safety_decision(second, "sol", "clear", "agreed") == "cleared"
+    first = as_(fstore, "ana").flag_item(pk, "ana", "looks like a leaked address")
+    second = as_(fstore, "ben").flag_item(pk, "ben", "maybe a phone number")
+    assert as_(fstore, "sam").add_safety_decision(first, "sam", "confirm", "a real address") == "confirmed"
+    as_(fstore, "sam").add_safety_decision(second, "sam", "clear", "a shop's number")
+    assert as_(fstore, "sol").add_safety_decision(second, "sol", "clear", "agreed") == "cleared"
     row = _export(fstore)["two"]
     assert row["safety"] == "confirmed"
     assert row["overall"] == 0.0 and not row["passed"]  # the rubric's safety cap
@@ -78,16 +80,19 @@ def test_two_flags_one_confirmed_one_cleared_is_not_cleared(fstore: Store, tmp_p
     assert queue["two"].flagged
     state = adapter.load_item(fstore, pk, "ana")
     assert state.safety_failed and state.effective_result().overall == 0.0
+    assert state.fold is not None and state.fold.safety.status == "confirmed"
     assert fstore.queue_count("safety", REF) == 0  # nothing waits for a decision
 
 
-def test_the_escalator_alone_cannot_clear(fstore: Store, tmp_path: Path) -> None:
+def test_the_escalator_alone_cannot_clear(sqlite_fstore: Store, tmp_path: Path) -> None:
+    """(SQLite: two people sign off, see ``as_``.) Before: any clearance by anyone cleared."""
+    fstore = sqlite_fstore
     pks = add_items(fstore, tmp_path, [{"id": "esc", "output": "x", "judge": {"model": "m1", "scores": TOP}}])
-    flag = fstore.flag_item(pks["esc"], "ana")
-    fstore.add_safety_decision(flag, "sam", "escalate", "not sure")
+    flag = as_(fstore, "ana").flag_item(pks["esc"], "ana")
+    as_(fstore, "sam").add_safety_decision(flag, "sam", "escalate", "not sure")
     fstore.add_safety_decision(flag, "sam", "clear", "on second thoughts")
     assert fstore.add_safety_decision(flag, "sam", "clear", "again") == "escalated"  # one person, twice
-    assert fstore.add_safety_decision(flag, "sol", "clear", "fine") == "cleared"
+    assert as_(fstore, "sol").add_safety_decision(flag, "sol", "clear", "fine") == "cleared"
     assert _export(fstore)["esc"]["safety"] == "cleared"
 
 
@@ -96,8 +101,8 @@ def test_a_leads_adjudication_settles_the_dimension(fstore: Store, tmp_path: Pat
     pks = add_items(fstore, tmp_path, [{"id": "adj", "output": "x", "judge": {"model": "m1", "scores": TOP}}])
     pk = pks["adj"]
     for who, score in (("ana", 2), ("ben", 3), ("lee", 3)):
-        fstore.add_human_score(pk, "accuracy", who, score)
-    fstore.add_human_score(pk, "accuracy", "lee", 3, kind="adjudication")
+        as_(fstore, who).add_human_score(pk, "accuracy", who, score)
+    as_(fstore, "lee").add_human_score(pk, "accuracy", "lee", 3, kind="adjudication")
     dim = _export(fstore)["adj"]["dimensions"]["accuracy"]
     assert dim["effective"] == 3.0 and dim["source"] == "adjudication"
     assert dim["human"] == {"ana": 2.0, "ben": 3.0, "lee": 3.0}  # the lead's vote stays a vote
