@@ -46,7 +46,7 @@ class SafetyMixin(RolesMixin):
             q = q.where(SafetyFlag.item_pk.in_(item_pks))  # type: ignore[attr-defined]
         if only_pending:
             q = q.where(Item.safety.in_(WAITING))  # type: ignore[attr-defined]
-        rows = [f for f in records(conn, q.order_by(SafetyFlag.pk)) if revision_of(f) == f.item_revision]
+        rows = [f for f in records(conn, q.order_by(SafetyFlag.pk)) if revision_of(f, f.item_revision) == f.item_revision]
         pks = [f.pk for f in rows]
         decisions: dict[int, list[Any]] = {}
         if pks:
