@@ -163,3 +163,37 @@ def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: lis
         rest = ppi.Moments.from_sums(n - yhat.size, s - float(yhat.sum()), ss - float((yhat * yhat).sum()))
         out[d.id] = corrected(y, yhat, rest, confidence, target_width)
     return out
+
+
+def _group_value(it: Any, field: str) -> str:
+    if field in ("variant", "group"):
+        value = it.variant if field == "variant" else it.grp
+    else:
+        value = (it.meta or {}).get(field.removeprefix("metadata."))
+    return "unknown" if value is None else str(value)
+
+
+def corrected_leaderboard(store: Any, rubric: Any, dataset: str | None, field: str = "metadata.model",
+                          confidence: float = 0.95) -> dict[str, Any] | None:
+    """Pass rate per group (``metadata.KEY``, ``variant`` or ``group``): the judge's, and the
+    corrected one with its interval, the corrected rank and the probability that it is right, and
+    where the corrected order differs from the judge's. None without an audit sample."""
+    from reviewer.domain import humans_only, judge_only
+
+    audit = store.audit_pks(rubric.ref)
+    if not audit:
+        return None
+    by_group: dict[str, tuple[list[float], list[float], list[bool]]] = {}
+    for it, fold in store.item_folds(rubric.ref, dataset):
+        alone = judge_only(rubric, fold)
+        if alone.overall is None:  # no verdict from the judge: outside the population
+            continue
+        people = humans_only(rubric, fold) if it.pk in audit else None
+        judge, human, is_audit = by_group.setdefault(_group_value(it, field), ([], [], []))
+        judge.append(float(alone.passed))
+        human.append(float(people.passed) if people is not None and people.overall is not None else np.nan)
+        is_audit.append(it.pk in audit)
+    rows = ranking({g: (np.asarray(j), np.asarray(h), np.asarray(a, dtype=bool))
+                    for g, (j, h, a) in by_group.items()}, confidence)
+    moved = [r["group"] for r in rows if r["rank"] != r["judge_rank"]]
+    return {"by": field, "confidence": confidence, "rows": rows, "order_changes": moved}
