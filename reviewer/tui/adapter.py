@@ -223,7 +223,8 @@ def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) ->
         for d in report["dimensions"]:
             dim = rubric.dimension(d["dimension"])
             out.append({**d, "rubric": ref, "sample": report["sample"], "dataset": dataset, "pairs": report.get("pairs"),
-                        "scale_min": dim.scale.min, "scale_max": dim.scale.max, "levels": dim.scale.levels})
+                        "scale_min": dim.scale.min, "scale_max": dim.scale.max, "levels": dim.scale.levels,
+                        "pass_rate_estimate": report.get("pass_rate_estimate")})
     return out
 
 
