@@ -104,7 +104,7 @@ def add_scores(batch: Batch, dims: Mapping[str, Dimension], r: Row, pk: int) -> 
             _stdev(e.samples), e.rationale,
             json_text(e.evidence), e.confidence, e.error, e.raw_reply))
     for reviewer, dim_id, score, reason, tags, blind in r.human:
-        batch.human.append((pk, dim_id, reviewer, score, reason, json_text(tags), blind))
+        batch.human.append((pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]", blind))
 
 
 def _same(value: Any) -> Any:
