@@ -77,7 +77,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         if dim.is_pair:
             continue
         dc = cols.dims[dim.id]
-        humans = dc.humans.copy()
+        humans = dc.humans  # the fold's own array: nothing else holds it
         humans[np.isinf(humans)] = np.nan
         not_normalised: list[int] = []
         if normalise == "z":
