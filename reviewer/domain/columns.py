@@ -107,7 +107,7 @@ class _Standing:
 
     vote_key: Ints
     vote_score: Array
-    vote_kind: Ints
+    vote_kind: Codes
     first_blind: Array
     adj_key: Ints
     adj_pos: Ints
