@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from reviewer.tui.viewmodel import DimState
+from rubrics.schema import Dimension
 
 
 def _fmt(x: float | None) -> str:
@@ -65,6 +66,7 @@ class DimensionCard(Static):
         else:
             judge.append("judge ", style="dim")
             judge.append(_fmt(s.judge_score), style="bold")
+            judge.append(_label(dim, s.judge_score), style="bold")
             if s.std is not None and len(s.samples) > 1:
                 judge.append(f" ± {s.std:.2f} ({', '.join(_fmt(x) for x in s.samples)})", style="dim")
             if s.confidence is not None:
@@ -74,6 +76,7 @@ class DimensionCard(Static):
         mine = Text()
         mine.append("you ", style="dim")
         mine.append(_fmt(s.my_score), style="bold cyan" if s.my_score is not None else "dim")
+        mine.append(_label(dim, s.my_score), style="bold cyan")
         if s.my_blind:
             mine.append("  (blind)", style="dim")
         if s.my_reason:
@@ -100,3 +103,11 @@ class DimensionCard(Static):
             if anchor.description and marks.strip():
                 out.append(f" — {anchor.description}", style="dim")
         return out
+
+
+def _label(dim: Dimension, score: float | None) -> str:
+    """On a categorical (nominal) dimension, the label a score stands for (" safe"); else ""."""
+    if score is None or dim.measurement_level != "nominal":
+        return ""
+    label = dim.label_for(score)
+    return f" {label}" if label else ""
