@@ -53,10 +53,11 @@ class RatingColumnsMixin(StoreBase):
     """Rating rows as columns (see the module docstring)."""
 
     def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
-                       group_by: str | None = None) -> RatingColumns:
+                       group_by: str | None = None, all_revisions: bool = False) -> RatingColumns:
         """The folded human and judge scores of every item of a rubric version (``sample``
         audit: the audit sample only; blind: first blind scores), with each item's group value
-        when ``group_by`` (``group`` or ``metadata.KEY``) is given."""
+        when ``group_by`` (``group`` or ``metadata.KEY``) is given. Rows of an item's earlier
+        content revisions count only with ``all_revisions`` (``calibrate --all-revisions``)."""
         rubric = self.get_rubric(rubric_ref)
         ref = rubric.ref
         dims = [d.id for d in rubric.dimensions]
@@ -73,6 +74,7 @@ class RatingColumnsMixin(StoreBase):
                 cols.append(Item.meta)
             items = conn.execute(select(*cols).where(*where).order_by(Item.pk)).all()
             item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
+            top_revision = max((int(r[1] or 1) for r in items), default=1)
             groups = None
             if group_by == "group":
                 groups = [r[2] for r in items]
@@ -85,9 +87,12 @@ class RatingColumnsMixin(StoreBase):
                 HumanScore.item_pk.in_(scope))).scalars())  # type: ignore[attr-defined]
             models = sorted((m or "judge") for m in conn.execute(select(JudgeScore.model).distinct().where(
                 JudgeScore.item_pk.in_(scope), JudgeScore.turn.is_(None))).scalars())  # type: ignore[attr-defined,union-attr]
-            human = self._packed(conn, HumanScore, scope, dims, HumanScore.reviewer, reviewers, human=True)
+            # no item revised: every row is of its item's current revision (no per-row lookup)
+            every = all_revisions or top_revision <= 1
+            human = self._packed(conn, HumanScore, scope, dims, HumanScore.reviewer, reviewers, human=True,
+                                 all_revisions=every)
             judge = self._packed(conn, JudgeScore, scope, dims, func.coalesce(JudgeScore.model, "judge"), models,
-                                 human=False)
+                                 human=False, all_revisions=every)
         h = _unpack(human, item_pk)
         del human
         j = _unpack(judge, item_pk)
@@ -98,10 +103,10 @@ class RatingColumnsMixin(StoreBase):
         return fold(raw, sample)
 
     def _packed(self, conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
-                human: bool) -> np.ndarray:
+                human: bool, all_revisions: bool = False) -> np.ndarray:
         """(packed key, score, std) per row of ``table`` for the items in ``scope``, in pk order."""
         revision = getattr(table, "revision", None)  # content revisions: rows of older ones do not count
-        if revision is not None:
+        if revision is not None and not all_revisions:
             current = case((revision == select(Item.revision).where(Item.pk == table.item_pk).scalar_subquery(), 1),
                            else_=0)
         else:
