@@ -123,7 +123,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         out["per_model"] = per_model
     if estimates:
         _add_estimates(store, rubric, out, cols if sample == "all" else None, dataset, human_aggregate,
-                       confidence, target_width)
+                       confidence, target_width, group_by)
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
@@ -131,13 +131,14 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
 
 
 def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
-                   confidence: float, target_width: float | None) -> None:
+                   confidence: float, target_width: float | None, group_by: str | None = None) -> None:
     """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.estimates`): they
     need the judge on every item (a report on the whole store hands its columns over)."""
     from reviewer import estimates
 
     folds = estimates.audit_folds(store, rubric, dataset, how)
-    found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols)
+    found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols,
+                                          group_by=group_by)
     for entry in out["dimensions"]:
         e = found.get(entry["dimension"])
         entry["estimate"] = e if e is not None and entry.get("level") != "nominal" else {
