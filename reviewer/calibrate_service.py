@@ -44,9 +44,13 @@ def best_model(per_model: dict[str, dict[str, Any]]) -> str | None:
 def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: str | None = None,
               group_by: str | None = None, human_aggregate: str = "mean", level: str | None = None,
               seed: int = 0, draws: int = DRAWS, bounds: TrustBounds | None = None,
-              normalise: str = "none") -> dict[str, Any]:
+              normalise: str = "none", confidence: float = 0.95, target_width: float | None = None,
+              estimates: bool = True, all_revisions: bool = False) -> dict[str, Any]:
     """The calibration report of one rubric version (``normalise`` ``z``: each reviewer's
-    scores z-normalised onto the pooled human scale before anything is computed)."""
+    scores z-normalised onto the pooled human scale before anything is computed;
+    ``all_revisions``: scores given on items' earlier content revisions count too). With
+    ``estimates`` each dimension gets its corrected mean (``estimate``) and the report the
+    corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.estimates`."""
     bounds = bounds or TrustBounds()
     rubric = store.get_rubric(rubric_ref)
     if sample is None:
@@ -61,15 +65,20 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--human-aggregate {human_aggregate!r}: use mean, median or majority")
     if draws < 0:
         raise UserError(f"--bootstrap {draws}: give a number of draws ≥ 0 (0 skips the intervals)")
+    if not 0.5 <= confidence < 1.0:
+        raise UserError(f"--confidence {confidence:g}: give a level between 0.5 and 1 (0.95 is usual)")
+    if target_width is not None and target_width <= 0:
+        raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by != "group" and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group' or 'metadata.KEY'")
-    cols = store.rating_columns(rubric.ref, dataset, sample, group_by)
+    cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
     if group_by and group_by.startswith("metadata.") and cols.groups and all(g is None for g in cols.groups):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
     models, reviewers = cols.models, cols.reviewers
     out: dict[str, Any] = {"rubric": rubric.ref, "dataset": dataset, "sample": sample, "group_by": group_by,
                            "human_aggregate": human_aggregate, "normalise": normalise, "models": models,
-                           "level": level, "bootstrap": draws, "dimensions": []}
+                           "level": level, "bootstrap": draws,
+                           "revisions": "all" if all_revisions else "current", "dimensions": []}
     learned = store.correction_scores(rubric.ref) if rubric.judge.correction_examples > 0 else None
     inputs: list[DimensionInput] = []
     prepared = []
@@ -112,10 +121,28 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
             entry["best_model"] = best_model(figures)
     if per_model:
         out["per_model"] = per_model
+    if estimates:
+        _add_estimates(store, rubric, out, cols if sample == "all" else None, dataset, human_aggregate,
+                       confidence, target_width)
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
     return out
+
+
+def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
+                   confidence: float, target_width: float | None) -> None:
+    """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.estimates`): they
+    need the judge on every item (a report on the whole store hands its columns over)."""
+    from reviewer import estimates
+
+    folds = estimates.audit_folds(store, rubric, dataset, how)
+    found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols)
+    for entry in out["dimensions"]:
+        e = found.get(entry["dimension"])
+        entry["estimate"] = e if e is not None and entry.get("level") != "nominal" else {
+            "ppi": None, "reason": "a mean of unordered labels means nothing: no corrected mean on a nominal dimension"}
+    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, folds, confidence, target_width)
 
 
 def panel_of(by_model: np.ndarray, how: str) -> np.ndarray:

@@ -30,7 +30,7 @@ from rubrics.schema import Dimension, Rubric, Scale
 MAX_LINE_BYTES = 10_000_000
 MAX_ERRORS_SHOWN = 20
 KNOWN_FIELDS = {"id", "input", "output", "context", "reference", "conversation", "group", "variant",
-                "metadata", "judge", "human", "gold"}
+                "metadata", "judge", "human", "gold", "audit"}
 
 
 @dataclass
@@ -58,6 +58,8 @@ class Row:
     judge: dict[str, JudgeEntry]
     #: (reviewer, dimension, score, reason, tags, blind)
     human: list[tuple[str, str, float, str | None, list[str], bool]]
+    #: ``"audit": true``: the item belongs to the rubric's audit sample (drawn at random elsewhere).
+    audit: bool = False
 
 
 class FileErrors(Exception):
@@ -245,6 +247,14 @@ class _Scales:
                    {d.id: d for d in rubric.dimensions})
 
 
+def _levels(scale: Scale) -> str:
+    """A scale's levels in a few words: ``1, 3, 5`` or ``1, 2, …, 10``."""
+    levels = scale.level_values()
+    if len(levels) <= 6:
+        return ", ".join(f"{v:g}" for v in levels)
+    return f"{levels[0]:g}, {levels[1]:g}, …, {levels[-1]:g}"
+
+
 def _check_gold(gold: Any, scales: dict[str, Scale], errs: list[str], where: str) -> None:
     """A gold item's expected scores: an object of dimension → a number on that dimension's scale."""
     if not isinstance(gold, dict) or not gold:
@@ -357,6 +367,12 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             if err or score is None:
                 errs.append(err or f"{hwhere()}: no score")
                 continue
+            if h.get("aggregate") is not True and not scales.human[dim_id].is_level(score):
+                errs.append(f"{hwhere()}: score {score:g} is not a level of the scale "
+                            f"({_levels(scales.human[dim_id])}); a person scores a level, as in the "
+                            "review screen: give one (a mean of several people: mark the entry "
+                            "\"aggregate\": true)")
+                continue
             extra = value if isinstance(value, dict) else {}
             problem = text_or_none(extra.get("reason"), "'reason'") or tags_problem(extra.get("tags"))
             if problem:
@@ -364,10 +380,27 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
                 continue
             human.append((h["reviewer"], dim_id, score, extra.get("reason"), list(extra.get("tags") or []),
                           bool(h.get("blind", False))))
+    audit = _audit_flag(obj.get("audit"))
+    if audit is None:
+        errs.append(f"{at}: item {item_id}: 'audit' must be true or false (true: the item was drawn "
+                    "at random for an unbiased estimate)")
     if len(errs) > before:
         return None
-    digest = hashlib.sha256(_CANONICAL.encode(obj).encode()).hexdigest()
-    return Row(n, str(item_id), obj, digest, model, judge, human)
+    # Membership of the audit sample is not content: marking an item later changes no revision.
+    content = {k: v for k, v in obj.items() if k != "audit"}
+    digest = hashlib.sha256(_CANONICAL.encode(content).encode()).hexdigest()
+    return Row(n, str(item_id), obj, digest, model, judge, human, audit)
+
+
+def _audit_flag(value: Any) -> bool | None:
+    """``audit`` as a boolean: JSON true/false, or in CSV the text true/false (None: neither)."""
+    if value is None:
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return None
 
 
 def iter_rows(path: Path, rubric: Rubric, errs: list[str]) -> Iterator[Row]:

@@ -51,9 +51,20 @@ def calibrate(
     top: Annotated[int, typer.Option(help="Disagreements per dimension for --disagreements.")] = 20,
     compare: Annotated[str | None, typer.Option(
         help="Another version of the rubric, ID@VERSION: both reports side by side, with a banner.")] = None,
+    confidence: Annotated[float, typer.Option(
+        help="Confidence of the corrected estimates' intervals.")] = 0.95,
+    target_width: Annotated[float | None, typer.Option(
+        help="Say how many more audit labels would bring each corrected interval under this width.")] = None,
+    estimates: Annotated[bool, typer.Option(
+        "--estimates/--no-estimates",
+        help="Corrected means and pass rate from the judge on every item and people on the audit sample.")] = True,
+    all_revisions: Annotated[bool, typer.Option(
+        "--all-revisions",
+        help="Also count scores given on items' earlier content (before an import --update changed it).")] = False,
     db: DbOption = None,
 ) -> None:
-    """Judge–human agreement per dimension, with trust status and the reason in words.
+    """Judge–human agreement per dimension, with trust status and the reason in words, and the
+    corrected estimates (judge on every item, people on the audit sample: see README).
 
     Example: rubricate calibrate --rubric general-quality@1.0.0 --format json --out calibration.json
     """
@@ -72,7 +83,8 @@ def calibrate(
                                                         normalise=normalise, draws=bootstrap))
         return
     report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed, draws=bootstrap,
-                 normalise=normalise)
+                 normalise=normalise, confidence=confidence, target_width=target_width, estimates=estimates,
+                 all_revisions=all_revisions)
     if disagreements is not None:
         from reviewer.calibrate_service import disagreement_pack
 
@@ -140,7 +152,12 @@ def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> N
     else:
         from rich.console import Console
 
-        Console().print(rr.calibration_table(report))
+        console = Console()
+        console.print(rr.calibration_table(report))
+        from reviewer.estimate_render import estimate_lines
+
+        for line in estimate_lines(report):
+            console.print(line, markup=False, highlight=False)
 
 
 @app.command()
