@@ -6,7 +6,7 @@ import html
 from typing import Any
 
 STATUS_COLOR = {"trusted": "green", "tentative": "yellow", "low_confidence": "red", "insufficient_data": "grey50"}
-BAND_COLOR = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
+BAND_COLOR = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 COLUMNS = ("dimension", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa_quadratic",
            "exact", "bias", "pass_agreement", "status")
 

@@ -21,12 +21,15 @@ from rubrics.errors import RubricError
 from rubrics.schema import (
     DEFAULT_BANDS,
     GATE_ALIASES,
+    ROLES,
+    TURN_AGGREGATES,
     Anchor,
     Band,
     Ceiling,
     DependsOn,
     Dimension,
     JudgeSettings,
+    MetricLevel,
     ReviewSettings,
     Rubric,
     Scale,
@@ -34,10 +37,13 @@ from rubrics.schema import (
 from rubrics.yamlsource import Located, parse_yaml
 
 TOP_KEYS = ("id", "version", "name", "owner", "description", "scale", "dimensions",
-            "safety_gates", "safety_cap", "bands", "judge", "review")
+            "safety_gates", "safety_cap", "bands", "judge", "review", "headline")
 DIM_KEYS = ("id", "name", "description", "method", "weight", "threshold", "scale", "anchors",
             "prompt", "rule", "choices", "ceiling", "depends_on", "metric_level", "samples",
-            "judge_scale", "params")
+            "judge_scale", "params", "use", "turn_aggregate")
+#: ``metric_level`` as rubricate and FlexEval spell it (FlexEval: Turn, Message, Thread).
+METRIC_LEVELS: dict[str, MetricLevel] = {"item": "item", "turn": "turn", "message": "turn", "conversation": "conversation",
+                 "thread": "conversation"}
 
 
 class _Builder:
@@ -120,9 +126,61 @@ class _Builder:
         return Anchor(low, high, self.text(d, "label", path, required=True),
                       self.text(d, "description", path), d.get("example"))
 
+    def use(self, d: dict[str, Any], path: tuple[str | int, ...], default_scale: Scale) -> dict[str, Any]:
+        """A ``use: REF`` dimension: the reference dimension's keys under the ones given here."""
+        from rubrics.catalogue import BY_ID, inherited
+
+        ref = d["use"]
+        if not isinstance(ref, str) or ref not in BY_ID:
+            raise self.fail((*path, "use"), "unknown-dimension",
+                            f"use: {ref!r} is not a reference dimension; known: {', '.join(BY_ID)} "
+                            "(rubricate rubric dimensions lists them)")
+        scale = self.scale(d["scale"], (*path, "scale")) if "scale" in d else default_scale
+        try:
+            base = inherited(ref, scale)
+        except ValueError as exc:
+            raise self.fail((*path, "use"), "unknown-dimension", f"use: {ref}: {exc}") from None
+        return {**base, **{k: v for k, v in d.items() if k != "use"}}
+
+    def depends(self, value: Any, path: tuple[str | int, ...]) -> tuple[DependsOn | None, str | None]:
+        """``depends_on``: one condition or a list (FlexEval writes a list); each is a dimension
+        condition ``{dimension, min?, max?}`` or a role condition ``{role: R}`` (also FlexEval's
+        ``{name: is_role, kwargs: {role: R}}``)."""
+        conds = value if isinstance(value, list) else [value]
+        dep: DependsOn | None = None
+        role: str | None = None
+        for j, cond in enumerate(conds):
+            cpath = (*path, j) if isinstance(value, list) else path
+            c = self.mapping(cond, cpath, ("dimension", "min", "max", "role", "name", "type", "kwargs",
+                                           "metric_name", "metric_min_value", "metric_max_value"))
+            kwargs = c.get("kwargs") or {}
+            if c.get("name") == "is_role" or "role" in c:
+                r = c.get("role", kwargs.get("role") if isinstance(kwargs, dict) else None)
+                if r not in ROLES:
+                    raise self.fail(cpath, "depends-on-role", f"a role condition names one of {', '.join(ROLES)}")
+                if role is not None:
+                    raise self.fail(cpath, "depends-on-role", "one role condition per dimension")
+                role = str(r)
+                continue
+            name = c.get("dimension", c.get("name"))
+            if not isinstance(name, str) or not name:
+                raise self.fail(cpath, "dimension-missing", "a depends_on condition needs a dimension (or a role)")
+            if dep is not None:
+                raise self.fail(cpath, "depends-on-unknown",
+                                "one dimension condition per dimension; chain them through depends_on")
+            lo = c.get("min", c.get("metric_min_value"))
+            hi = c.get("max", c.get("metric_max_value"))
+            for key, v in (("min", lo), ("max", hi)):
+                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                    raise self.fail(cpath, "wrong-type", f"depends_on {key} must be a number")
+            dep = DependsOn(name, None if lo is None else float(lo), None if hi is None else float(hi))
+        return dep, role
+
     def dimension(self, value: Any, i: int, default_scale: Scale) -> Dimension:
         path: tuple[str | int, ...] = ("dimensions", i)
         d = self.mapping(value, path, DIM_KEYS)
+        if "use" in d:
+            d = self.use(d, path, default_scale)
         did = self.text(d, "id", path, required=True)
         scale = self.scale(d["scale"], (*path, "scale")) if "scale" in d else default_scale
         anchors = d.get("anchors") or []
@@ -138,11 +196,9 @@ class _Builder:
             if below is None or cap is None:
                 raise self.fail((*path, "ceiling", j), "ceiling", "a ceiling needs below and cap")
             ceilings.append(Ceiling(below, cap))
-        dep = None
+        dep, role = None, None
         if d.get("depends_on") is not None:
-            dd = self.mapping(d["depends_on"], (*path, "depends_on"), ("dimension", "min", "max"))
-            dep = DependsOn(self.text(dd, "dimension", (*path, "depends_on"), required=True),
-                            self.number(dd, "min", path), self.number(dd, "max", path))
+            dep, role = self.depends(d["depends_on"], (*path, "depends_on"))
         for key in ("rule", "params", "choices"):
             if d.get(key) is not None and not isinstance(d[key], dict):
                 raise self.fail((*path, key), "wrong-type", f"{key} must be a mapping")
@@ -156,9 +212,15 @@ class _Builder:
         samples = d.get("samples", 1)
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise self.fail((*path, "samples"), "wrong-type", "samples must be a whole number ≥ 1")
-        level = d.get("metric_level", "item")
-        if level not in ("item", "turn", "conversation"):
-            raise self.fail((*path, "metric_level"), "wrong-type", "metric_level is item, turn or conversation")
+        level = METRIC_LEVELS.get(str(d.get("metric_level", "item")).lower())
+        if level is None:
+            raise self.fail((*path, "metric_level"), "wrong-type",
+                            "metric_level is item, turn or conversation (FlexEval's Turn, Message and "
+                            f"Thread are read as turn, turn and conversation), not {d['metric_level']!r}")
+        agg = d.get("turn_aggregate", "mean")
+        if agg not in TURN_AGGREGATES:
+            raise self.fail((*path, "turn_aggregate"), "wrong-type",
+                            f"turn_aggregate is one of {', '.join(TURN_AGGREGATES)}")
         threshold = self.number(d, "threshold", path)
         return Dimension(
             id=did, name=self.text(d, "name", path) or did.replace("_", " ").capitalize(),
@@ -168,6 +230,7 @@ class _Builder:
             scale=scale, anchors=tuple(self.anchor(a, (*path, "anchors", j)) for j, a in enumerate(anchors)),
             prompt=self.text(d, "prompt", path) or None, rule=d.get("rule"), choices=choices,
             ceiling=tuple(ceilings), depends_on=dep, metric_level=level, samples=samples,
+            turn_aggregate=agg, role=role,
             judge_scale=self.scale(d["judge_scale"], (*path, "judge_scale")) if d.get("judge_scale") else None,
             params=d.get("params") or {},
         )
@@ -196,7 +259,8 @@ class _Builder:
                                       for j, x in enumerate(bands))
             )
         judge = self.mapping(top.get("judge") or {}, ("judge",),
-                             ("model", "mode", "temperature", "panel_aggregate", "correction_examples"))
+                             ("model", "mode", "temperature", "panel_aggregate", "correction_examples",
+                              "reply"))
         review = self.mapping(top.get("review") or {}, ("review",),
                               ("reason_margin", "safety_signoffs", "pairwise"))
         return Rubric(
@@ -211,7 +275,9 @@ class _Builder:
                 temperature=self.number(judge, "temperature", ("judge",), 0.0) or 0.0,
                 panel_aggregate=judge.get("panel_aggregate", "mean"),
                 correction_examples=int(judge.get("correction_examples", 0)),
+                reply=judge.get("reply", "structured"),
             ),
+            headline=self.text(top, "headline", ()) or None,
             review=ReviewSettings(
                 reason_margin=self.number(review, "reason_margin", ("review",), 2.0) or 0.0,
                 safety_signoffs=int(review.get("safety_signoffs", 1)),
@@ -259,6 +325,17 @@ def canonical_form(rubric: Rubric) -> dict[str, Any]:
     data = dataclasses.asdict(rubric)
     data.pop("content_hash", None)
     data.pop("source", None)
+    # Keys added after rubrics were first hashed are left out at their defaults, so a rubric
+    # that does not use them keeps the hash it was registered with.
+    for key, default in (("headline", None),):
+        if data.get(key) == default:
+            data.pop(key, None)
+    if data.get("judge", {}).get("reply") == "structured":
+        data["judge"].pop("reply")
+    for dim in data.get("dimensions", []):
+        for key, default in (("turn_aggregate", "mean"), ("role", None)):
+            if dim.get(key) == default:
+                dim.pop(key, None)
     return json.loads(json.dumps(data, sort_keys=True, default=str))  # type: ignore[no-any-return]
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from rubrics.errors import RubricError
-from rubrics.schema import GATES, METHODS, PAIR_METHODS, Dimension, Rubric
+from rubrics.schema import GATES, JUDGE_REPLIES, METHODS, PAIR_METHODS, Dimension, Rubric
 
 LineOf = Callable[..., int | None]
 
@@ -20,7 +20,7 @@ WEIGHT_TOLERANCE = 0.001
 SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 #: FlexEval: {conversation} includes {context}; {turn} and {completion} are alternatives.
-EXCLUSIVE_FILL_WORDS = (("conversation", "context"), ("turn", "completion"))
+EXCLUSIVE_FILL_WORDS = (("conversation", "context"), ("turn", "completion"), ("content", "completion"))
 
 
 def check(rubric: Rubric, line_of: LineOf) -> None:
@@ -65,7 +65,26 @@ def check(rubric: Rubric, line_of: LineOf) -> None:
         raise fail(("judge", "mode"), "judge-mode", "judge.mode is per_dimension or combined")
     if rubric.judge.panel_aggregate not in ("mean", "median"):
         raise fail(("judge", "panel_aggregate"), "judge-mode", "judge.panel_aggregate is mean or median")
+    _check_reply(rubric, fail)
+    if rubric.headline is not None and rubric.headline not in {d.id for d in rubric.dimensions}:
+        raise fail(("headline",), "headline", f"headline {rubric.headline!r} is not a dimension of this rubric")
     _check_dependencies(rubric, fail)
+
+
+def _check_reply(rubric: Rubric, fail: Callable[[tuple[str | int, ...], str, str], RubricError]) -> None:
+    reply = rubric.judge.reply
+    if reply not in JUDGE_REPLIES:
+        raise fail(("judge", "reply"), "judge-reply", f"judge.reply is one of {', '.join(JUDGE_REPLIES)}")
+    if reply == "flat" and rubric.judge.mode != "combined":
+        raise fail(("judge", "reply"), "judge-reply",
+                   "judge.reply: flat is ADR-016's one object for every dimension: set judge.mode: combined")
+    if reply == "flat" and any(d.choices for d in rubric.dimensions if d.method == "llm_judge"):
+        raise fail(("judge", "reply"), "judge-reply", "judge.reply: flat holds numbers; choice dimensions need structured")
+    if reply == "last_line":
+        for i, d in enumerate(rubric.dimensions):
+            if d.method == "llm_judge" and not d.choices:
+                raise fail(("dimensions", i), "judge-reply",
+                           f"judge.reply: last_line reads a choice; {d.id!r} has no choices")
 
 
 def _words(text: str) -> set[str]:

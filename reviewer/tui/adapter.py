@@ -10,7 +10,7 @@ from typing import Any
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 from rubrics.aggregate import panel_score
 
-BAND_COLORS = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
+BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 
 
 @dataclass(frozen=True)

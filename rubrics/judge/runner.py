@@ -18,10 +18,11 @@ from typing import Any
 from rubrics.judge.client import CostCapReached, JudgeClient
 from rubrics.judge.plan import combinable, item_dimensions, scoring_order
 from rubrics.methods import claims, pairs
-from rubrics.methods.base import JudgeItem, failed
+from rubrics.methods.base import JudgeItem, failed, turn_views
 from rubrics.methods.deterministic import score_deterministic
 from rubrics.methods.llm_judge import score_combined, score_llm_judge
 from rubrics.methods.semantic import DEFAULT_MODEL, Embedder, score_semantic
+from rubrics.methods.turns import roll_up
 from rubrics.results import SafetyHit, ScoreResult
 from rubrics.safety import check_gates
 from rubrics.schema import Dimension, Rubric
@@ -147,6 +148,11 @@ class JudgeRunner:
             return score_deterministic(item, dim)
         if method == "semantic_similarity":
             return await asyncio.to_thread(score_semantic, item, dim, self.embedder(dim))
+        if method == "groundedness" and not item.context.strip():
+            # The wiki: groundedness applies "only when context is supplied".
+            return ScoreResult(item_id=item.id, dimension=dim.id, method=method, model=self.model,
+                               turn=item.turn, not_applicable=True,
+                               rationale="not applicable: no context was supplied to ground the output in")
         if method in ("claim_pipeline", "groundedness"):
             if self.client is not None and dim.params.get("checker") != "embedding":
                 return await claims.score_claims_judge(item, dim, self.client)
@@ -155,17 +161,17 @@ class JudgeRunner:
             if self.client is None:
                 return failed(item, dim, "no judge model: pass --model or set judge.model in the rubric")
             return await score_llm_judge(item, dim, self.client, self.examples.get(dim.id, ()),
-                                         self.samples)
+                                         self.samples, reply=self.rubric.judge.reply)
         return failed(item, dim, f"method {method} cannot score a single item")
-
-    def _views(self, item: JudgeItem, dim: Dimension) -> list[JudgeItem]:
-        turns = item.assistant_turns()
-        if dim.metric_level == "turn" and turns:
-            return [item.for_turn(i) for i in turns]
-        return [item]
 
     def _not_applicable(self, view: JudgeItem, dim: Dimension,
                         done: Mapping[tuple[str, int | None], ScoreResult]) -> ScoreResult | None:
+        if dim.role not in (None, "any") and dim.metric_level != "turn" and view.conversation \
+                and view.last_role() != dim.role:
+            # FlexEval's is_role on an item-level dimension: the item's last message decides.
+            return ScoreResult(item_id=view.id, dimension=dim.id, method=dim.method, model=self.model,
+                               turn=view.turn, not_applicable=True,
+                               rationale=f"not applicable: the last message is not from the {dim.role}")
         cond = dim.depends_on
         if cond is None:
             return None
@@ -189,7 +195,8 @@ class JudgeRunner:
         done: dict[tuple[str, int | None], ScoreResult] = {}
         results: list[ScoreResult] = []
         if together:
-            for r in await score_combined(item, together, self.client, self.samples) if self.client else [
+            for r in await score_combined(item, together, self.client, self.samples,
+                                          self.rubric.judge.reply) if self.client else [
                 failed(item, d, "no judge model: pass --model or set judge.model in the rubric")
                 for d in together
             ]:
@@ -198,11 +205,17 @@ class JudgeRunner:
         for wave in scoring_order([d for d in dims if d not in together]):
             jobs: list[Any] = []
             for dim in wave:
-                for view in self._views(item, dim):
+                for view in turn_views(item, dim):
                     na = self._not_applicable(view, dim, done)
                     jobs.append(_ready(na) if na is not None else self._score_dim(view, dim))
             for r in await asyncio.gather(*jobs):
                 done[(r.dimension, r.turn)] = r
+                results.append(r)
+            for dim in (d for d in wave if d.metric_level == "turn" and item.conversation):
+                # The item's score from its turns' scores, by the rubric's rule.
+                turns = [r for r in results if r.dimension == dim.id and r.turn is not None]
+                r = roll_up(item, dim, turns, self.model)
+                done[(r.dimension, None)] = r
                 results.append(r)
         if self._has_pairs and item.group is not None:
             self._groups.setdefault(item.group, []).append(_Seen(item, self._overall(results)))
