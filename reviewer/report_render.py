@@ -135,13 +135,20 @@ table{{border-collapse:collapse;margin-bottom:1em}}.trusted{{background:#c8f7c5}
 
 
 def run_report_markdown(rep: dict[str, Any]) -> str:
-    """The per-run report as Markdown."""
-    lines = [f"### Report: {rep['rubric']}", "", "| dimension | mean | band | pass rate | judge errors | cost (USD) |",
-             "|---|---|---|---|---|---|"]
+    """The per-run report as Markdown; a rubric with a headline score (REVAL's figure treatment:
+    treatment parity) leads with it, before the per-dimension table."""
+    lines = [f"### Report: {rep['rubric']}", ""]
+    head = rep.get("headline")
+    if head:
+        lines += [f"**{head['name']}: {fmt(head['mean'])} ({head['band'] or '—'})** — the headline score, "
+                  f"over {head['n']} pairs" + (f"; lowest {head['lowest']['group']} {fmt(head['lowest']['score'])} "
+                                                f"({head['lowest']['band']})" if head.get("lowest") else ""), ""]
+    lines += ["| dimension | mean | band | pass rate | judge errors | cost (USD) |", "|---|---|---|---|---|---|"]
     for d in rep["dimensions"]:
         lines.append(f"| {d['dimension']} | {fmt(d['mean'])} | {d['band'] or '—'} | {fmt(d['pass_rate'])} | "
                      f"{d['judge_errors']} | {d['cost_usd']:.4f} |")
-    lines += ["", f"Overall mean {fmt(rep['overall_mean'])} ({rep['overall_band'] or '—'}); "
+    overall = "Rubric overall mean (not the headline)" if head else "Overall mean"
+    lines += ["", f"{overall} {fmt(rep['overall_mean'])} ({rep['overall_band'] or '—'}); "
               f"safety flags: {rep['safety']}", "", "| model | items | mean overall | pass rate |", "|---|---|---|---|"]
     for m in rep["leaderboard"]:
         lines.append(f"| {m['model']} | {m['n']} | {fmt(m['mean_overall'])} | {fmt(m['pass_rate'])} |")

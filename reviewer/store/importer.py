@@ -110,8 +110,12 @@ class ImportMixin(StoreBase):
                 q = q.where(Item.dataset == dataset)
             items = records(conn, q.order_by(Item.pk))
             judge: dict[int, dict[str, dict[str | None, Any]]] = {}  # latest per item, dimension, model
-            for j in records(conn, select(JudgeScore).where(JudgeScore.turn.is_(None)).order_by(JudgeScore.pk)):  # type: ignore[union-attr]
-                judge.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[j.model] = j
+            turns: dict[int, dict[str, dict[tuple[str | None, int], Any]]] = {}  # latest per turn too
+            for j in records(conn, select(JudgeScore).order_by(JudgeScore.pk)):
+                if j.turn is None:
+                    judge.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[j.model] = j
+                else:
+                    turns.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[(j.model, j.turn)] = j
             human: dict[int, dict[str, dict[str, float | None]]] = {}
             for h in records(conn, select(HumanScore).order_by(HumanScore.pk)):
                 human.setdefault(h.item_pk, {}).setdefault(h.dimension, {})[h.reviewer] = h.score
@@ -134,11 +138,47 @@ class ImportMixin(StoreBase):
                                 "human": hs}
                 if len(by_model) > 1:  # a panel: each model's score and how far apart they are
                     dims[dim.id].update(judge_models=ok, judge_spread=panel_spread(list(ok.values())))
+                by_turn = turns.get(it.pk, {}).get(dim.id)
+                if by_turn:  # a turn-level dimension: each turn's score and the rule that rolled them up
+                    dims[dim.id].update(turns=turn_rows(by_turn), turn_aggregate=dim.turn_aggregate)
             safety = flags.get(it.pk)
             agg = score_item(rubric, effective, safety_failed=safety in ("open", "confirmed", "escalated"))
-            yield {"id": it.item_id, "dataset": it.dataset, "rubric": it.rubric_ref, "dimensions": dims,
+            row = {"id": it.item_id, "dataset": it.dataset, "rubric": it.rubric_ref, "dimensions": dims,
                    "overall": agg.overall, "band": agg.band.label if agg.band else None, "passed": agg.passed,
+                   "capped_by": list(agg.capped_by),
                    "safety": safety or "none", "metadata": it.meta or {}, "group": it.grp}
+            if rubric.headline is not None:
+                row["headline"] = headline_of(rubric, effective)
+            yield row
+
+
+def turn_rows(by_turn: dict[tuple[str | None, int], Any]) -> list[dict[str, Any]]:
+    """A turn-level dimension's turn scores for export: per turn, the panel's models' scores
+    (one model: its score), or the error, or not applicable."""
+    out: dict[int, dict[str, Any]] = {}
+    for (model, turn), j in sorted(by_turn.items(), key=lambda kv: (kv[0][1], kv[0][0] or "")):
+        row = out.setdefault(turn, {"turn": turn, "scores": {}})
+        if j.score is not None:
+            row["scores"][model or "judge"] = j.score
+        elif j.error:
+            row["error"] = j.error
+        else:
+            row["not_applicable"] = True
+    rows = list(out.values())
+    for row in rows:
+        scores = list(row["scores"].values())
+        row["score"] = scores[0] if len(scores) == 1 else (statistics.fmean(scores) if scores else None)
+    return rows
+
+
+def headline_of(rubric: Rubric, effective: dict[str, float | None]) -> dict[str, Any]:
+    """The rubric's headline dimension as the item's top-level score (on [0, 1]) and band."""
+    assert rubric.headline is not None
+    dim = rubric.dimension(rubric.headline)
+    raw = effective.get(dim.id)
+    score = dim.scale.normalise(raw) if raw is not None else None
+    return {"dimension": dim.id, "score": score,
+            "band": rubric.band_for(score).label if score is not None else None}
 
 
 @contextmanager
