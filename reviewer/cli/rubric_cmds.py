@@ -115,19 +115,44 @@ def diff(
 
 @rubric_app.command("import-flexeval")
 def import_flexeval(
-    file: Annotated[Path, typer.Argument(help="FlexEval rubric YAML: name → {prompt, choice_scores}.")],
+    file: Annotated[Path, typer.Argument(
+        help="A FlexEval rubric file (name → {prompt, choice_scores}) or an evals.yaml.")],
+    rubrics: Annotated[list[Path] | None, typer.Option(
+        "--rubrics", help="With an evals.yaml: the rubric file(s) its rubric metrics name (repeat).")] = None,
+    eval_name: Annotated[str | None, typer.Option(
+        "--eval", help="With an evals.yaml holding several evals: which one.")] = None,
     rubric_id: Annotated[str, typer.Option("--id", help="Id of the rubric to write.")] = "flexeval-import",
     out: Annotated[Path | None, typer.Option(help="Write the canonical YAML here (default: stdout).")] = None,
 ) -> None:
-    """Turn a FlexEval rubric file into rubricate's canonical YAML (validated before writing).
+    """Turn FlexEval rubrics into rubricate's canonical YAML (validated before writing).
+
+    From an evals.yaml, each rubric metric of the eval becomes a dimension with its metric_level
+    and its depends_on conditions (is_role, other rubrics). Errors name the source file's line.
 
     Example: rubricate rubric import-flexeval rubric_metrics.yaml --id tutor-checks --out tutor.yaml
+
+    Example: rubricate rubric import-flexeval evals.yaml --rubrics rubric_metrics.yaml --eval plots --out plots.yaml
     """
     from rubrics.flexeval import import_flexeval as convert
+    from rubrics.flexeval import import_flexeval_evals, is_evals_file
 
-    text = convert(file.read_text(encoding="utf-8"), str(file), rubric_id)
+    text = _read(file)
+    if is_evals_file(text, str(file)):
+        sources = [(_read(p), str(p)) for p in rubrics or []]
+        canonical = import_flexeval_evals(text, str(file), sources, eval_name, rubric_id)
+    else:
+        canonical = convert(text, str(file), rubric_id)
     if out:
-        out.write_text(text, encoding="utf-8")
+        out.write_text(canonical, encoding="utf-8")
         typer.echo(f"wrote {out}")
     else:
-        typer.echo(text, nl=False)
+        typer.echo(canonical, nl=False)
+
+
+def _read(path: Path) -> str:
+    from rubrics.errors import RubricError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RubricError(str(path), None, "unreadable", f"{exc}; check the path") from None
