@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
+from reviewer.domain.safety import WAITING, safety_status
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase, records
 from reviewer.store.queue import refresh_triage_keys
@@ -119,12 +120,13 @@ class PeopleMixin(StoreBase):
 
     # --- safety -----------------------------------------------------------------------------
     def _flags(self, conn: Any, item_pks: list[int] | None, only_open: bool = False) -> list[FlagRecord]:
-        q = select(SafetyFlag, Item.item_id.label("item_id"), Item.output.label("output")).join(  # type: ignore[attr-defined]
+        q = select(SafetyFlag, Item.item_id.label("item_id"), Item.output.label("output"),  # type: ignore[attr-defined]
+                   Item.rubric_ref.label("rubric_ref")).join(
             Item, Item.pk == SafetyFlag.item_pk)
         if item_pks is not None:
             q = q.where(SafetyFlag.item_pk.in_(item_pks))  # type: ignore[attr-defined]
         if only_open:
-            q = q.where(SafetyFlag.status.in_(("open", "escalated")))  # type: ignore[attr-defined]
+            q = q.where(SafetyFlag.status.in_(WAITING))  # type: ignore[attr-defined]
         rows = records(conn, q.order_by(SafetyFlag.pk))
         pks = [f.pk for f in rows]
         decisions: dict[int, list[tuple[str, str, str]]] = {}
@@ -133,7 +135,7 @@ class PeopleMixin(StoreBase):
                              .order_by(SafetyDecision.pk)):
                 decisions.setdefault(d.flag_pk, []).append((d.reviewer, d.decision, d.reason))
         return [FlagRecord(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.start, f.end, f.matched,
-                           f.context, f.status, f.output, decisions.get(f.pk, [])) for f in rows]
+                           f.context, f.status, f.output, decisions.get(f.pk, []), f.rubric_ref) for f in rows]
 
     def open_flags(self, rubric_ref: str | None = None) -> list[FlagRecord]:
         """Flags still waiting for a safety decision (open or escalated)."""
@@ -145,8 +147,15 @@ class PeopleMixin(StoreBase):
         return flags
 
     def flag_item(self, item_pk: int, reviewer: str, reason: str = "flagged by a reviewer") -> int:
-        """A reviewer sends an item to the safety queue (a flag with detector ``human``)."""
+        """A reviewer sends an item to the safety queue (a flag with detector ``human``). One
+        waiting reviewer flag per item and person: a second is refused."""
         with self.write() as conn:
+            mine = conn.execute(select(SafetyFlag.pk).where(
+                SafetyFlag.item_pk == item_pk, SafetyFlag.detector == f"human:{reviewer}",
+                SafetyFlag.status.in_(WAITING))).first()  # type: ignore[attr-defined]
+            if mine is not None:
+                raise UserError(f"you have already flagged this item (flag {mine[0]}); "
+                                "undo it or wait for the safety decision")
             res = conn.execute(SafetyFlag.__table__.insert().values(  # type: ignore[attr-defined]
                 item_pk=item_pk, gate="reviewer_flag", detector=f"human:{reviewer}", matched="",
                 context=reason))
@@ -154,11 +163,24 @@ class PeopleMixin(StoreBase):
             refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
             return int(res.inserted_primary_key[0])
 
+    def withdraw_flag(self, flag_id: int, reviewer: str) -> str:
+        """The reviewer who raised a reviewer flag takes it back (an undo) before any safety
+        decision: recorded as a ``withdraw`` decision, never deleted."""
+        with self.write() as conn:
+            row = conn.execute(select(SafetyFlag.item_pk, SafetyFlag.detector).where(SafetyFlag.pk == flag_id)).first()
+            if row is None or row[1] != f"human:{reviewer}":
+                raise UserError(f"flag {flag_id} is not a flag you raised")
+            if conn.execute(select(SafetyDecision.pk).where(SafetyDecision.flag_pk == flag_id)).first():
+                raise UserError(f"flag {flag_id} already has a safety decision; it can no longer be withdrawn")
+            conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
+                flag_pk=flag_id, reviewer=reviewer, decision="withdraw", reason="withdrawn by the flagger"))
+            return self._settle_flag(conn, flag_id, row[0], 1)
+
     def add_safety_decision(self, flag_id: int, reviewer: str, decision: str, reason: str) -> str:
         """Record a decision (role ``safety`` and a reason required); returns the flag's status.
 
-        A clearance closes the flag only once the rubric's ``safety_signoffs`` distinct safety
-        reviewers have cleared it.
+        The status follows :func:`reviewer.domain.safety.safety_status`: sign-offs are distinct
+        people, whoever escalated cannot be the only one who clears, escalated never reverts to open.
         """
         if decision not in DECISIONS:
             raise UserError(f"unknown decision {decision!r}; use clear, escalate or confirm")
@@ -174,17 +196,19 @@ class PeopleMixin(StoreBase):
                 raise UserError(f"no safety flag {flag_id}")
             conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
                 flag_pk=flag_id, reviewer=reviewer, decision=decision, reason=reason.strip()))
-            status = DECISIONS[decision]
-            if decision == "clear":
-                needed = self.get_rubric(row[1]).review.safety_signoffs
-                clearers = set(conn.execute(select(SafetyDecision.reviewer).where(
-                    SafetyDecision.flag_pk == flag_id, SafetyDecision.decision == "clear")).scalars())
-                status = "cleared" if len(clearers) >= needed else "open"
-            conn.execute(update(SafetyFlag).where(SafetyFlag.pk == flag_id).values(status=status))
-            still_open = conn.execute(select(SafetyFlag.pk).where(
-                SafetyFlag.item_pk == row[0], SafetyFlag.status.in_(("open", "escalated", "confirmed")))).first()  # type: ignore[attr-defined]
-            conn.execute(update(Item).where(Item.pk == row[0]).values(flagged=still_open is not None))
-            refresh_triage_keys(conn, "pk = :pk", {"pk": row[0]})
+            return self._settle_flag(conn, flag_id, row[0], self.get_rubric(row[1]).review.safety_signoffs)
+
+    def _settle_flag(self, conn: Any, flag_id: int, item_pk: int, needed: int) -> str:
+        """Store the flag's status as :func:`reviewer.domain.safety.safety_status` derives it from
+        every decision, and the item's flagged mark."""
+        decisions = conn.execute(select(SafetyDecision.reviewer, SafetyDecision.decision).where(
+            SafetyDecision.flag_pk == flag_id).order_by(SafetyDecision.pk)).all()  # type: ignore[arg-type]
+        status = safety_status([(r, d) for r, d in decisions], needed).state
+        conn.execute(update(SafetyFlag).where(SafetyFlag.pk == flag_id).values(status=status))
+        still_open = conn.execute(select(SafetyFlag.pk).where(
+            SafetyFlag.item_pk == item_pk, SafetyFlag.status.in_(("open", "escalated", "confirmed")))).first()  # type: ignore[attr-defined]
+        conn.execute(update(Item).where(Item.pk == item_pk).values(flagged=still_open is not None))
+        refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
         return status
 
 

@@ -92,6 +92,7 @@ class FlagRecord:
     status: str
     output: str = ""
     decisions: list[tuple[str, str, str]] = field(default_factory=list)
+    rubric_ref: str = ""
 
 
 @dataclass

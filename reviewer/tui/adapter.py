@@ -7,6 +7,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 from rubrics.aggregate import panel_score
 
@@ -44,8 +45,13 @@ class FlagLine:
     start: int
     end: int
     status: str
-    signoffs: int
+    #: e.g. "1 of 2 people"
+    signoffs: str
     output: str
+    #: each decision so far: who, what, why
+    decisions: tuple[tuple[str, str, str], ...] = ()
+    #: why it was flagged (a reviewer's reason, or the gate's context)
+    context: str = ""
 
 
 def roles(store: Any, reviewer: str) -> set[str]:
@@ -109,7 +115,8 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
                    if name != reviewer and rec.score is not None}
         dims.append(d)
     flags = [FlagState(f.pk, f.gate, f.detector, f.matched, f.start, f.end, f.context, f.status,
-                       [f"{who}: {what} ({why})" for who, what, why in f.decisions]) for f in view.flags]
+                       [f"{who}: {what} ({why})" for who, what, why in f.decisions]) for f in view.flags
+             if f.status != "withdrawn"]
     return ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
                      pair_lines)
@@ -180,16 +187,27 @@ def close_claim(store: Any, claim: Any, how: str) -> None:
     getattr(store, how)(claim)
 
 
-def flag_item(store: Any, state: ItemState, reviewer: str) -> int:
-    """Send the item to the safety queue."""
-    return int(store.flag_item(state.item_pk, reviewer))
+def flag_item(store: Any, state: ItemState, reviewer: str, reason: str) -> int:
+    """Send the item to the safety queue with the reviewer's reason."""
+    return int(store.flag_item(state.item_pk, reviewer, reason))
 
 
 def open_flags(store: Any, rubric_ref: str | None) -> list[FlagLine]:
-    """Flags waiting for a decision."""
-    return [FlagLine(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.matched, f.start, f.end, f.status,
-                     sum(1 for _, what, _ in f.decisions if what == "clear"), f.output)
-            for f in store.open_flags(rubric_ref)]
+    """Flags waiting for a decision, with their sign-offs as the domain rule counts them."""
+    needed: dict[str, int] = {}
+    out = []
+    for f in store.open_flags(rubric_ref):
+        if f.rubric_ref not in needed:
+            needed[f.rubric_ref] = store.get_rubric(f.rubric_ref).review.safety_signoffs if f.rubric_ref else 1
+        status = safety_status([(who, what) for who, what, _ in f.decisions], needed[f.rubric_ref])
+        out.append(FlagLine(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.matched, f.start, f.end,
+                            status.state, status.signoff_text(), f.output, tuple(f.decisions), f.context))
+    return out
+
+
+def withdraw_flag(store: Any, flag_id: int, reviewer: str) -> str:
+    """Take back a flag this reviewer raised (undo)."""
+    return str(store.withdraw_flag(flag_id, reviewer))
 
 
 def decide_flag(store: Any, flag_id: int, reviewer: str, decision: str, reason: str) -> str:

@@ -155,13 +155,25 @@ class ReviewApp(App[None]):
             with contextlib.suppress(Exception):  # a failed claim ahead: claim again below
                 usable = self._usable(ahead.result())
                 if usable is not None:
-                    self.call_from_thread(self._show, usable[0], True, usable[1])
+                    state, pair = self._refreshed(*usable)
+                    self.call_from_thread(self._show, state, True, pair)
                     return
         if after is not None:
             with contextlib.suppress(Exception):  # a failed write was already reported
                 after.result()
         state, pair = self._claim()
         self.call_from_thread(self._show, state, True, pair)
+
+    def _refreshed(self, state: ItemState, pair: PairState | None) -> tuple[ItemState, PairState | None]:
+        """Re-read an item claimed a while ago (its scores may have changed since), keeping its
+        lease; a pair's sides likewise."""
+        s = self.session
+        fresh = adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim)
+        if pair is None:
+            return fresh, None
+        sides = [fresh if side.item_pk == state.item_pk else
+                 adapter.load_item(self.store, side.item_pk, s.reviewer, s.blind, side.claim) for side in pair.sides]
+        return fresh, replace(pair, sides=sides)
 
     def _usable(self, claimed: tuple[ItemState | None, PairState | None]) -> tuple[ItemState, PairState | None] | None:
         """What was claimed ahead, if its lease still has time to run; else its leases go back."""
@@ -275,19 +287,14 @@ class ReviewApp(App[None]):
 
     def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None:
         """Close the leases of the items on screen (complete, skip or release) and show the next
-        item: at once when it was claimed ahead and has arrived."""
+        item: the one claimed ahead, re-read, when it has arrived."""
         closed = None
         for state in states:
             if state.claim is not None:
                 closed = self.writer.submit("lease", adapter.close_claim, self.store, state.claim,
                                             "skip" if skip else ("complete" if finished else "release"))
         ahead, self._ahead = self._ahead, None
-        if ahead is not None and ahead.done() and ahead.exception() is None:
-            usable = self._usable(ahead.result())
-            if usable is not None:
-                self._show(usable[0], True, usable[1])
-                return
-            ahead = None
+        # what was claimed ahead is re-read (in the worker) before it is shown
         self.open_next(closed, ahead)
 
     def go_back(self, state: ItemState) -> None:
@@ -321,10 +328,11 @@ class ReviewApp(App[None]):
         self.writer.submit(f"pair {pair.group}", adapter.choose_in_pair, self.store, pair, self.session.reviewer,
                            choice)
 
-    def flag_item(self, state: ItemState) -> None:
-        """Send the item to the safety queue."""
-        self.writer.submit("flag", adapter.flag_item, self.store, state, self.session.reviewer)
+    def flag_item(self, state: ItemState, reason: str) -> Future[Any]:
+        """Send the item to the safety queue with the reviewer's reason; the future gives the
+        flag's id (for an undo)."""
         self.notify(f"{state.item_id} sent to the safety queue")
+        return self.writer.submit("flag", adapter.flag_item, self.store, state, self.session.reviewer, reason)
 
     def on_write_done(self, message: WriteDone) -> None:
         if message.error:

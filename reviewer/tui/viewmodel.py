@@ -89,7 +89,7 @@ class ItemState:
     @property
     def safety_failed(self) -> bool:
         """A gate fired and was not cleared."""
-        return any(f.status not in ("cleared",) for f in self.flags)
+        return any(f.status not in ("cleared", "withdrawn") for f in self.flags)
 
     def judge_result(self) -> ItemScore:
         """The overall as the judge alone scored it."""
@@ -106,6 +106,10 @@ class ItemState:
     def scored_count(self) -> int:
         """How many dimensions this reviewer has scored."""
         return sum(1 for d in self.dims if d.my_score is not None)
+
+    def first_unscored(self) -> int:
+        """The index of the first dimension this reviewer has not scored (0 when all are)."""
+        return next((i for i, d in enumerate(self.dims) if d.my_score is None), 0)
 
     def missing_reasons(self) -> list[str]:
         """Dimensions whose score differs from the judge's by more than the margin, unexplained."""

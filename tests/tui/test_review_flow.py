@@ -196,7 +196,7 @@ async def test_flag_sends_the_item_to_the_safety_queue(store: Store) -> None:
     before = store.queue_count("safety")
     async with app.run_test(size=SIZE) as pilot:
         await start(app, pilot)
-        await pilot.press("f")
+        await pilot.press("f", *"unsafe advice", "enter")  # `f` asks why
         await settle(app, pilot)
     assert store.queue_count("safety") == before + 1
 

@@ -45,7 +45,7 @@ class ItemScreen(ScoringScreen):
     def __init__(self, state: ItemState) -> None:
         super().__init__()
         self.state = state
-        self.focus_index = 0
+        self.focus_index = state.first_unscored()
         self._verdict_flipped = False
 
     def compose(self) -> ComposeResult:
@@ -62,8 +62,7 @@ class ItemScreen(ScoringScreen):
                 if s.reference:
                     with Collapsible(title="reference", collapsed=True):
                         yield Markdown(s.reference)
-                if s.flags:
-                    yield Static(self._flags_text(), id="item-flags", classes="panel -flagged")
+                yield Static(self._flags_text(), id="item-flags", classes="panel -flagged")
             with VerticalScroll(id="item-right"):
                 yield Static(id="item-summary")
                 for i, d in enumerate(s.dims):
@@ -90,6 +89,11 @@ class ItemScreen(ScoringScreen):
             t.append("\n")
         return t
 
+    def _show_flags(self) -> None:
+        panel = self.query_one("#item-flags", Static)
+        panel.display = bool(self.state.flags)
+        panel.update(self._flags_text())
+
     def _summary(self) -> Text:
         judge, eff = self.state.judge_result(), self.state.effective_result()
         t = verdict(self.state)
@@ -107,11 +111,22 @@ class ItemScreen(ScoringScreen):
                 card.state = d
                 card.refresh_state()
         self.query_one("#item-summary", Static).update(self._summary())
+        self._show_flags()
+        # the focused card is always in view: the next key acts on what the reviewer sees
+        self.call_after_refresh(self._scroll_to_focus)
+
+    def _scroll_to_focus(self) -> None:
+        if self.is_mounted and self.focus_index < len(self.state.dims):
+            self.query_one(f"#card-{self.focus_index}", DimensionCard).scroll_visible(animate=False)
+
+    def _focus_on(self, state: ItemState, d: DimState) -> None:
+        self.focus_index = state.dims.index(d)
+        self._refresh_all()
 
     @staticmethod
     def _shape(state: ItemState) -> tuple[Any, ...]:
         """What :meth:`compose` builds differently from item to item."""
-        return (state.rubric.ref, len(state.dims), bool(state.context), bool(state.reference), bool(state.flags))
+        return (state.rubric.ref, len(state.dims), bool(state.context), bool(state.reference))
 
     def show(self, state: ItemState) -> bool:
         """Show ``state`` in this screen's widgets, when it has this item's shape (same rubric and
@@ -119,20 +134,19 @@ class ItemScreen(ScoringScreen):
         False when a new screen is needed."""
         if self._shape(state) != self._shape(self.state):
             return False
-        self.state, self.focus_index, self._verdict_flipped = state, 0, False
+        self.state, self.focus_index, self._verdict_flipped = state, state.first_unscored(), False
+        self.done = []
         self.query_one("#item-title", Static).update(self._title())
         self.query_one("#item-input", Static).update(Text(state.input or "(no input)"))
         evidence = [q for d in state.dims if d.judge_visible for q in d.evidence]
         self.query_one("#item-output", Static).update(highlight(state.output, evidence))
-        if state.flags:
-            self.query_one("#item-flags", Static).update(self._flags_text())
         for collapsible, text in zip(self.query(Collapsible), [t for t in (state.context, state.reference) if t],
                                      strict=True):
             collapsible.collapsed = True
             collapsible.query_one(Markdown).update(text)
-        self._refresh_all()
         self.query_one("#item-left", VerticalScroll).scroll_home(animate=False)
         self.query_one("#item-right", VerticalScroll).scroll_home(animate=False)
+        self._refresh_all()
         return True
 
     @property
@@ -150,7 +164,6 @@ class ItemScreen(ScoringScreen):
         """Focus the next or previous dimension."""
         self.focus_index = (self.focus_index + step) % len(self.state.dims)
         self._refresh_all()
-        self.query_one(f"#card-{self.focus_index}", DimensionCard).scroll_visible()
 
     def action_reveal(self) -> None:
         """Show the judge's side of every dimension already scored blind (or all, on request)."""
@@ -173,10 +186,6 @@ class ItemScreen(ScoringScreen):
     def action_skip(self) -> None:
         """Skip: the item returns to the queue for someone else."""
         self.rapp.advance(self.state, finished=False, skip=True)
-
-    def action_flag(self) -> None:
-        """Send the item to the safety queue."""
-        self.rapp.flag_item(self.state)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The pair view is offered only on an item that has a group."""

@@ -49,7 +49,7 @@ class PairScreen(ScoringScreen):
         self.over_item = over_item
         self.side = next((i for i, s in enumerate(pair.sides) if s.claim is not None), 0)
         #: each side keeps its own focused dimension
-        self.focus_by_side = [0] * len(pair.sides)
+        self.focus_by_side = [side.first_unscored() for side in pair.sides]
 
     @property
     def focus_index(self) -> int:
@@ -113,6 +113,16 @@ class PairScreen(ScoringScreen):
                 if card.shown != card.signature():
                     card.refresh_state()
         self.query_one("#pair-choice", Static).update(self._choice_text())
+        self.call_after_refresh(self._scroll_to_focus)
+
+    def _scroll_to_focus(self) -> None:
+        if self.is_mounted:
+            self.query_one(f"#pair-{self.side}-card-{self.focus_index}", DimensionCard).scroll_visible(animate=False)
+
+    def _focus_on(self, state: ItemState, d: DimState) -> None:
+        self.side = self.pair.sides.index(state)
+        self.focus_index = state.dims.index(d)
+        self._refresh_all()
 
     @property
     def target(self) -> tuple[ItemState, DimState]:
@@ -131,7 +141,6 @@ class PairScreen(ScoringScreen):
         n = len(self.pair.sides[self.side].dims)
         self.focus_index = (self.focus_index + step) % n
         self._refresh_all()
-        self.query_one(f"#pair-{self.side}-card-{self.focus_index}", DimensionCard).scroll_visible()
 
     def action_reveal(self) -> None:
         """Show the judge's side on both items."""

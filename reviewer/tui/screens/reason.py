@@ -1,26 +1,38 @@
 """The reason dialog: a typed ``ModalScreen`` that dismisses with the reason and quick tags.
 
-Escape gives the neutral answer (None: nothing recorded). Tags group disagreements later, in the
-calibration report's disagreement packs.
+Escape gives the neutral answer (None: nothing recorded). Quick tags are toggled with digits
+once ``tab`` has moved to the tag row (no function keys needed, which many terminals and macOS
+keep for themselves); ``F2``… still work where they reach the app. Tags group disagreements
+later, in the calibration report's disagreement packs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-#: Quick tags: key, stored tag, what the key says.
-TAGS: tuple[tuple[str, str, str], ...] = (
-    ("f2", "judge_missed_error", "judge missed an error"),
-    ("f3", "judge_too_harsh", "judge too harsh"),
-    ("f4", "judge_too_lenient", "judge too lenient"),
-    ("f5", "rubric_ambiguous", "rubric ambiguous"),
-    ("f6", "output_off_topic", "output off-topic"),
+#: Quick tags on a score: stored tag, what the key says.
+TAGS: tuple[tuple[str, str], ...] = (
+    ("judge_missed_error", "judge missed an error"),
+    ("judge_too_harsh", "judge too harsh"),
+    ("judge_too_lenient", "judge too lenient"),
+    ("rubric_ambiguous", "rubric ambiguous"),
+    ("output_off_topic", "output off-topic"),
+)
+
+#: Quick tags on a safety flag raised by a reviewer.
+FLAG_TAGS: tuple[tuple[str, str], ...] = (
+    ("personal_data", "personal data"),
+    ("harmful_advice", "harmful advice"),
+    ("hate_or_harassment", "hate or harassment"),
+    ("self_harm", "self-harm"),
+    ("other_safety", "other"),
 )
 
 
@@ -32,46 +44,80 @@ class ReasonResult:
     tags: tuple[str, ...]
 
 
+class TagRow(Static, can_focus=True):
+    """The quick tags; focused, digit ``N`` toggles the N-th."""
+
+    BINDINGS = [Binding(str(n), f"screen.toggle_tag({n - 1})", f"tag {n}", show=False, id=f"reason.tag_{n}")
+                for n in range(1, 10)]
+
+
 class ReasonDialog(ModalScreen[ReasonResult | None]):
-    """Ask why; enter saves, escape cancels."""
+    """Ask why; enter saves, tab moves to the quick tags, escape cancels."""
 
     BINDINGS = [
         Binding("escape", "cancel", "cancel", id="reason.cancel"),
-        *[Binding(key, f"toggle_tag('{tag}')", label, id=f"reason.tag_{tag}") for key, tag, label in TAGS],
+        Binding("tab", "tags", "tags", id="reason.tags", priority=True),
+        *[Binding(f"f{n + 2}", f"toggle_tag({n})", f"tag {n + 1}", show=False, id=f"reason.tag_f{n + 2}")
+          for n in range(5)],
     ]
 
-    def __init__(self, dimension: str) -> None:
+    def __init__(self, dimension: str, *, prompt: Text | None = None,
+                 tags: tuple[tuple[str, str], ...] = TAGS, required: bool = True) -> None:
         super().__init__()
         self.dimension = dimension
+        self.prompt = prompt if prompt is not None else Text.assemble("Why this score for ", (dimension, "bold"), "?")
+        self.choices = tags
+        self.required = required
         self.tags: list[str] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="reason-box"):
-            yield Label(f"Why this score for [b]{self.dimension}[/b]?")
-            yield Input(placeholder="reason (enter saves, escape cancels)", id="reason-input")
-            yield Static(id="reason-tags")
+            yield Label(self.prompt)
+            yield Input(placeholder="reason (enter saves, tab: quick tags, escape cancels)", id="reason-input")
+            yield TagRow(id="reason-tags")
 
     def on_mount(self) -> None:
         self._show_tags()
 
     def _show_tags(self) -> None:
-        parts = [
-            f"[{'reverse' if tag in self.tags else 'dim'}]{key.upper()} {label}[/]"
-            for key, tag, label in TAGS
-        ]
-        self.query_one("#reason-tags", Static).update("  ".join(parts))
+        row = Text()
+        on_row = self.query_one(TagRow).has_focus
+        row.append("tags (tab, then digit): " if not on_row else "tags — digit toggles, tab back: ", style="dim")
+        for n, (tag, label) in enumerate(self.choices, start=1):
+            row.append(f"{n} {label}", style="reverse" if tag in self.tags else "")
+            row.append("  ")
+        self.query_one(TagRow).update(row)
 
-    def action_toggle_tag(self, tag: str) -> None:
-        """Add or remove a quick tag."""
+    def action_tags(self) -> None:
+        """Move between the reason box and the tag row."""
+        if self.query_one(TagRow).has_focus:
+            self.query_one(Input).focus()
+        else:
+            self.query_one(TagRow).focus()
+        self.call_after_refresh(self._show_tags)
+
+    def action_toggle_tag(self, index: int) -> None:
+        """Add or remove the ``index``-th quick tag."""
+        if not 0 <= index < len(self.choices):
+            return
+        tag = self.choices[index][0]
         if tag in self.tags:
             self.tags.remove(tag)
         else:
             self.tags.append(tag)
         self._show_tags()
 
+    def key_enter(self) -> None:
+        """Enter on the tag row saves as in the reason box."""
+        if self.query_one(TagRow).has_focus:
+            self._submit(self.query_one(Input).value)
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        reason = event.value.strip()
-        if not reason and not self.tags:
+        self._submit(event.value)
+
+    def _submit(self, value: str) -> None:
+        reason = value.strip()
+        if not reason and not self.tags and self.required:
             self.notify("type a reason or pick a tag (escape cancels)", severity="warning")
             return
         self.dismiss(ReasonResult(reason or ", ".join(self.tags), tuple(self.tags)))

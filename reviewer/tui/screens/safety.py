@@ -1,7 +1,8 @@
 """The safety screen: flagged items with the gate, the detector and the matched span.
 
 ``c`` clears (a false positive), ``e`` escalates, ``x`` confirms (blocked); each needs a reason.
-Anyone can look; only a reviewer with the ``safety`` role can decide.
+Anyone can look; only a reviewer with the ``safety`` role can decide. States and sign-offs follow
+:mod:`reviewer.domain.safety` (open → escalated → cleared/confirmed; sign-offs are distinct people).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 
+from reviewer.domain.safety import WAITING
 from reviewer.tui import adapter
 
 if TYPE_CHECKING:
@@ -35,7 +37,8 @@ class DecisionDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="decision-box"):
-            yield Label(f"{DECISIONS[self.decision]} — {self.item_id}: why? (required)")
+            yield Label(Text.assemble(f"{DECISIONS[self.decision]} — ", (self.item_id, "bold"),
+                                      ": why? (required)"))
             yield Input(placeholder="reason", id="decision-input")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -50,7 +53,8 @@ class DecisionDialog(ModalScreen[str | None]):
 
 
 class SafetyScreen(Screen[None]):
-    """Open safety flags, one row each."""
+    """Flags waiting for a decision, one row each. After a decision the cursor stays on the flag
+    decided (still waiting: more sign-offs needed) or moves to the next one, and says so."""
 
     BINDINGS = [
         Binding("c", "decide('clear')", "clear", id="safety.clear"),
@@ -63,6 +67,10 @@ class SafetyScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.flags: list[adapter.FlagLine] = []
+        #: after a decision: the flag to keep the cursor on, and the row it was on
+        self._keep: tuple[int, int] | None = None
+        #: what the last decision did, said above the detail
+        self.said: Text = Text()
 
     @property
     def rapp(self) -> ReviewApp:
@@ -74,6 +82,7 @@ class SafetyScreen(Screen[None]):
         table: DataTable[Any] = DataTable(id="safety-table", cursor_type="row")
         table.add_columns("item", "gate", "detector", "matched", "status", "sign-offs")
         yield table
+        yield Static(id="safety-said")
         yield Static(id="safety-detail")
         yield Footer()
 
@@ -82,7 +91,7 @@ class SafetyScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="safety")
     def load(self) -> None:
-        """Fetch the open flags."""
+        """Fetch the waiting flags."""
         flags = adapter.open_flags(self.rapp.store, self.rapp.session.rubric_ref)
         self.app.call_from_thread(self._fill, flags)
 
@@ -91,15 +100,21 @@ class SafetyScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.clear()
         for f in flags:
-            table.add_row(f.item_id, f.gate, f.detector, f.matched[:40], f.status,
-                          str(f.signoffs), key=str(f.flag_id))
+            table.add_row(*(Text(v) for v in (f.item_id, f.gate, f.detector, f.matched[:40].replace("\n", " "),
+                                             f.status, f.signoffs)), key=str(f.flag_id))
+        if self._keep is not None and flags:
+            flag_id, row = self._keep
+            same = next((i for i, f in enumerate(flags) if f.flag_id == flag_id), None)
+            table.move_cursor(row=same if same is not None else min(row, len(flags) - 1), animate=False)
+        self._keep = None
         can = "safety" in self.rapp.roles
         title = Text(" safety ", style="bold reverse")
-        title.append(f"  {len(flags)} open flags  ", style="dim")
-        title.append("c clear · e escalate · x confirm" if can else
+        title.append(f"  {len(flags)} waiting  ", style="dim")
+        title.append("c clear · e escalate · x confirm · o open" if can else
                      "you can see flags; deciding needs the safety role",
                      style="dim" if can else "yellow")
         self.query_one("#safety-title", Static).update(title)
+        self.query_one("#safety-said", Static).update(self.said)
         self._detail()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -115,9 +130,19 @@ class SafetyScreen(Screen[None]):
         f = self._current()
         detail = self.query_one("#safety-detail", Static)
         if f is None:
-            detail.update("no open flags")
+            detail.update("no flags waiting")
             return
-        text = Text(f"{f.item_id} · {f.gate} · {f.detector}\n", style="bold")
+        text = Text.assemble((f.item_id, "bold"), " · ", f.gate, " · ", f.detector, "   ",
+                             (f.status, "bold red" if f.status == "escalated" else "bold"),
+                             ("  sign-offs ", "dim"), (f.signoffs, "bold"), "\n")
+        if f.context:
+            text.append("why flagged: ", style="dim")
+            text.append(f.context + "\n")
+        for who, what, why in f.decisions:
+            text.append(f"  {what} ", style="bold")
+            text.append(who, style="cyan")
+            text.append(": ")
+            text.append(why + "\n")
         out = f.output
         start, end = max(0, f.start), min(len(out), f.end)
         text.append(out[max(0, start - 200):start])
@@ -138,10 +163,26 @@ class SafetyScreen(Screen[None]):
         reason = await self.app.push_screen_wait(DecisionDialog(decision, f.item_id))
         if reason is None:
             return
+        row = self.query_one(DataTable).cursor_row
         done = self.rapp.writer.submit("safety decision", adapter.decide_flag, self.rapp.store,
                                        f.flag_id, self.rapp.session.reviewer, decision, reason)
-        done.add_done_callback(lambda _f: self.app.call_from_thread(self.load))
-        self.notify(f"{decision}: {f.item_id}")
+        done.add_done_callback(lambda fut: self.app.call_from_thread(self._decided, f, row, fut))
+
+    def _decided(self, f: adapter.FlagLine, row: int, fut: Any) -> None:
+        """Say what the decision did, keep the cursor on the flag (or the next one), reload."""
+        if fut.exception() is not None:
+            self.said = Text.assemble(("not recorded: ", "bold red"), str(fut.exception()))
+            self.query_one("#safety-said", Static).update(self.said)
+            return
+        status = fut.result()
+        said = Text.assemble((f.item_id, "bold"), f": {status}")
+        if status in WAITING:
+            said.append(" — still waiting for more sign-offs; the cursor stays on it", style="yellow")
+        else:
+            said.append(" — done; the cursor moved to the next flag", style="green")
+        self.said = said
+        self._keep = (f.flag_id, row)
+        self.load()
 
     def action_open(self) -> None:
         """Open the flagged item."""

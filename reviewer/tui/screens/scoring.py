@@ -7,14 +7,18 @@ Every score goes to the app's writer the moment it is entered.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
 from textual.screen import Screen
 
-from reviewer.tui.screens.reason import ReasonDialog, ReasonResult
-from reviewer.tui.viewmodel import DimState, ItemState
+from reviewer.domain.safety import WAITING
+from reviewer.tui import adapter
+from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
+from reviewer.tui.viewmodel import DimState, FlagState, ItemState
 
 if TYPE_CHECKING:
     from reviewer.tui.app import ReviewApp
@@ -56,10 +60,32 @@ def highlight(output: str, quotes: list[str]) -> Text:
     return text
 
 
+@dataclass
+class Done:
+    """One action on the screen's items, as the undo stack keeps it: the dimension's values
+    before a score or reason, or the flag raised (and the write that stores it)."""
+
+    state: ItemState
+    dim: DimState | None
+    before: tuple[float | None, str | None, tuple[str, ...], bool] | None = None
+    flag: FlagState | None = None
+    written: Future[Any] | None = None
+
+
+def _values(d: DimState) -> tuple[float | None, str | None, tuple[str, ...], bool]:
+    return d.my_score, d.my_reason, d.my_tags, d.my_blind
+
+
 class ScoringScreen(Screen[None]):
-    """Digits, agree, undo and reason on the focused dimension of the focused item."""
+    """Digits, agree, undo and reason on the focused dimension of the focused item. ``u`` undoes
+    the last action on the screen's items, wherever it was (the focus goes back to it)."""
 
     focus_index: int
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: what ``u`` can undo, last action last
+        self.done: list[Done] = []
 
     @property
     def rapp(self) -> ReviewApp:
@@ -72,6 +98,10 @@ class ScoringScreen(Screen[None]):
         raise NotImplementedError
 
     def _refresh_all(self) -> None:
+        raise NotImplementedError
+
+    def _focus_on(self, state: ItemState, d: DimState) -> None:
+        """Move the focus to ``d`` of ``state`` (and scroll it into view)."""
         raise NotImplementedError
 
     def on_mount(self) -> None:
@@ -98,6 +128,7 @@ class ScoringScreen(Screen[None]):
         self._record(s, d, d.judge_score, "agree")
 
     def _record(self, s: ItemState, d: DimState, value: float, kind: str) -> None:
+        self.done.append(Done(s, d, _values(d)))
         kind, blind = s.record(d, value, kind)
         self.rapp.write_score(s, d, value, kind=kind, blind=blind)
         if not d.needs_reason(s.rubric.review.reason_margin) and self.focus_index < len(s.dims) - 1:
@@ -105,14 +136,30 @@ class ScoringScreen(Screen[None]):
         self._refresh_all()
 
     def action_undo(self) -> None:
-        """Retract this reviewer's score on the focused dimension (a new row, not a deletion)."""
-        s, d = self.target
-        if d.my_score is None:
-            self.notify("nothing to undo here", severity="warning")
+        """Undo the last action on this screen's items: a score, a reason or a flag. Every undo
+        is a new row (a retraction, the score before, or a withdrawn flag), never a deletion."""
+        if not self.done:
+            self.notify("nothing to undo on this item", severity="warning")
             return
-        d.my_score, d.my_reason, d.my_tags = None, None, ()
-        self.rapp.write_score(s, d, None, kind="undo", blind=False)
-        self._refresh_all()
+        last = self.done.pop()
+        s, d = last.state, last.dim
+        if last.flag is not None and last.written is not None:
+            if last.flag in s.flags:
+                s.flags.remove(last.flag)
+            written = last.written
+            self.rapp.writer.submit("withdraw flag", lambda: adapter.withdraw_flag(
+                self.rapp.store, written.result(), self.rapp.session.reviewer))
+            self.notify(f"flag on {s.item_id} withdrawn")
+            self._refresh_all()
+            return
+        assert d is not None and last.before is not None
+        d.my_score, d.my_reason, d.my_tags, d.my_blind = last.before
+        if d.my_score is None:
+            self.rapp.write_score(s, d, None, kind="undo", blind=False)
+        else:
+            self.rapp.write_score(s, d, d.my_score, kind="score", blind=False, reason=d.my_reason, tags=d.my_tags)
+        self.notify(f"undone on {d.dim.id}: now {'unscored' if d.my_score is None else f'{d.my_score:g}'}")
+        self._focus_on(s, d)
 
     @work
     async def action_reason(self) -> None:
@@ -124,6 +171,29 @@ class ScoringScreen(Screen[None]):
         result: ReasonResult | None = await self.app.push_screen_wait(ReasonDialog(d.dim.id))
         if result is None:
             return
+        self.done.append(Done(s, d, _values(d)))
         d.my_reason, d.my_tags = result.reason, result.tags
         self.rapp.write_score(s, d, d.my_score, kind="score", blind=False, reason=result.reason, tags=result.tags)
+        self._refresh_all()
+
+    @work
+    async def action_flag(self) -> None:
+        """Send the focused item to the safety queue with a reason (quick tags allowed); one
+        waiting flag per item and person, undone with ``u``."""
+        s, _ = self.target
+        me = f"human:{self.rapp.session.reviewer}"
+        if any(f.detector == me and f.status in WAITING for f in s.flags):
+            self.notify("you have already flagged this item (u undoes it)", severity="warning")
+            return
+        result: ReasonResult | None = await self.app.push_screen_wait(ReasonDialog(
+            s.item_id, prompt=Text.assemble("Why flag ", (s.item_id, "bold"), " for safety?"), tags=FLAG_TAGS))
+        if result is None:
+            return
+        reason = result.reason
+        if result.tags and reason != ", ".join(result.tags):
+            reason += f" [{', '.join(result.tags)}]"
+        flag = FlagState(0, "reviewer_flag", me, "", 0, 0, reason, "open")
+        s.flags.append(flag)
+        written = self.rapp.flag_item(s, reason)
+        self.done.append(Done(s, None, flag=flag, written=written))
         self._refresh_all()

@@ -1,0 +1,1 @@
+"""Pure rules over an item's stored rows (no SQL, no UI)."""
