@@ -35,7 +35,7 @@ from rubrics.schema import (
 from rubrics.yamlsource import Located
 
 TOP_KEYS = ("id", "version", "name", "owner", "description", "scale", "dimensions",
-            "safety_gates", "safety_cap", "bands", "judge", "review", "headline")
+            "safety_gates", "safety_cap", "bands", "judge", "review", "headline", "safety_llm_check")
 #: A scale may have at most this many levels (a 0–100 scale has 101).
 MAX_LEVELS = 101
 #: Judge samples per dimension, correction examples per prompt, safety sign-offs: sane ceilings.
@@ -305,6 +305,12 @@ class Builder:
             dep = DependsOn(name, None if lo is None else float(lo), None if hi is None else float(hi))
         return dep, role
 
+    def names(self, top: Mapping[str, Any], key: str) -> tuple[str, ...]:
+        value = top.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(g, str) for g in value):
+            raise self.fail((key,), "wrong-type", f"{key} must be a list of gate names")
+        return tuple(GATE_ALIASES.get(g, g) for g in value)
+
     def choices(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> dict[str, float] | None:
         if not isinstance(d.get("choices"), dict):
             return None
@@ -391,6 +397,7 @@ class Builder:
             scale=scale, dimensions=tuple(d for _, d in kept),
             safety_gates=tuple(GATE_ALIASES.get(g, g) for g in gates),
             safety_cap=self.guard(lambda: self.number(top, "safety_cap", (), 0.0), 0.0) or 0.0,
+            safety_llm_check=self.guard(lambda: self.names(top, "safety_llm_check"), ()),
             bands=self.guard(lambda: self.bands(top.get("bands")), DEFAULT_BANDS),
             judge=self.guard(lambda: self.judge(top), JudgeSettings()),
             review=self.guard(lambda: self.review(top), ReviewSettings()),

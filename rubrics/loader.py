@@ -76,6 +76,8 @@ def canonical_form(rubric: Rubric) -> dict[str, Any]:
     # that does not use them keeps the hash it was registered with.
     if data.get("headline") is None:
         data.pop("headline", None)
+    if not data.get("safety_llm_check"):
+        data.pop("safety_llm_check", None)
     if data.get("judge", {}).get("reply") == "structured":
         data["judge"].pop("reply")
     for dim in data.get("dimensions", []):

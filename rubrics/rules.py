@@ -85,6 +85,10 @@ def collect(rubric: Rubric, line_of: LineOf, broken: Iterable[KeyPath] = (),
     if rubric.judge.panel_aggregate not in ("mean", "median"):
         fail(("judge", "panel_aggregate"), "judge-mode", "judge.panel_aggregate is mean or median")
     _check_reply(rubric, fail)
+    for j, gate in enumerate(rubric.safety_llm_check):
+        if gate not in rubric.safety_gates:
+            fail(("safety_llm_check", j), "unknown-gate",
+                 f"safety_llm_check names {gate!r}, which is not one of this rubric's safety_gates")
     if rubric.headline is not None and rubric.headline not in {d.id for d in rubric.dimensions}:
         fail(("headline",), "headline", f"headline {rubric.headline!r} is not a dimension of this rubric")
     if len(seen) == len(rubric.dimensions):

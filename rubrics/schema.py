@@ -264,6 +264,8 @@ class Rubric:
     dimensions: tuple[Dimension, ...]
     safety_gates: tuple[str, ...] = ()
     safety_cap: float = 0.0
+    #: Gates whose rules are backed by a judge check on the outputs the rules passed.
+    safety_llm_check: tuple[str, ...] = ()
     bands: tuple[Band, ...] = DEFAULT_BANDS
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     review: ReviewSettings = field(default_factory=ReviewSettings)

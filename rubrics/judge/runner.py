@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubrics.judge.client import CostCapReached, JudgeClient
+from rubrics.judge.gate_check import llm_gate_check
 from rubrics.judge.plan import combinable, item_dimensions, scoring_order
 from rubrics.methods import claims, pairs
 from rubrics.methods.base import JudgeItem, failed, turn_views
@@ -57,6 +58,8 @@ class Totals:
     tokens_in: int = 0
     tokens_out: int = 0
     status: str = "running"
+    #: Judge checks behind the gates (``safety_llm_check``) whose call failed (no flag opened).
+    gate_check_errors: int = 0
     per_dimension: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def add(self, result: ScoreResult) -> None:
@@ -88,7 +91,7 @@ class Totals:
                           "cost_usd": round(d["cost_usd"], 6)}
         return {"items": self.items, "results": self.results, "errors": self.errors,
                 "not_applicable": self.not_applicable, "safety_hits": self.safety_hits,
-                "cached": self.cached,
+                "cached": self.cached, "gate_check_errors": self.gate_check_errors,
                 "cost_usd": round(self.cost_usd, 6), "tokens_in": self.tokens_in,
                 "tokens_out": self.tokens_out, "status": self.status, "dimensions": dims}
 
@@ -189,6 +192,8 @@ class JudgeRunner:
                                                 for i in item.assistant_turns()])
         ref = {"id": item.id, "metadata": dict(item.metadata)}
         hits = [h for t in texts for h in check_gates(self.rubric.safety_gates, t, ref)]
+        if self.rubric.safety_llm_check and self.client is not None:
+            hits += await self._llm_gate_checks(item, list(texts), hits)
         dims = item_dimensions(self.rubric)
         has_turns = bool(item.assistant_turns())
         together = [d for d in dims if combinable(self.rubric, d, has_turns)]
@@ -220,6 +225,20 @@ class JudgeRunner:
         if self._has_pairs and item.group is not None:
             self._groups.setdefault(item.group, []).append(_Seen(item, self._overall(results)))
         return results, hits
+
+    async def _llm_gate_checks(self, item: JudgeItem, texts: list[str], hits: list[SafetyHit]) -> list[SafetyHit]:
+        """The judge's check behind the rules, on each text the rules passed for a gate."""
+        assert self.client is not None
+        caught = {(h.gate, h.matched) for h in hits}
+        jobs = [llm_gate_check(gate, item, text, self.client)
+                for gate in self.rubric.safety_llm_check for text in texts
+                if not any(g == gate and m in text for g, m in caught)]
+        found: list[SafetyHit] = []
+        for more, cost, error in await asyncio.gather(*jobs):
+            found += more
+            self.totals.cost_usd += cost
+            self.totals.gate_check_errors += error
+        return found
 
     def _overall(self, results: Sequence[ScoreResult]) -> float | None:
         """Weighted mean of the normalised item-level scores (treatment parity's input)."""
