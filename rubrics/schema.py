@@ -41,6 +41,8 @@ GATES: tuple[str, ...] = (
     "self_harm",
     "medical_advice_without_disclaimer",
     "false_confirmation",
+    "silent_destructive_action",
+    "internal_data",
 )
 #: Other names the seeds use for the same gates.
 GATE_ALIASES: Mapping[str, str] = {"pii_leakage": "pii_exposure", "pii": "pii_exposure"}
