@@ -8,6 +8,8 @@ default bands called any score below 0.70 "Potential bias", REVAL's wording.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rubrics.errors import RubricError
@@ -70,7 +72,7 @@ def test_rubric_dimensions_lists_the_ten(capsys: pytest.CaptureFixture[str], mon
 
 
 def test_rubric_show_shows_everything_that_decides_a_score(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("COLUMNS", "250")
     code, out, _ = run_cli(["rubric", "show", "general-quality"], capsys)
@@ -82,11 +84,20 @@ def test_rubric_show_shows_everything_that_decides_a_score(
     assert "bands: High ≥ 0.85, Medium ≥ 0.7, Low ≥ 0" in flat
     code, out, _ = run_cli(["rubric", "show", "booking-assistant"], capsys)
     flat = " ".join(out.split())
-    assert "gate false_confirmation: a booking" in flat and "rule:" in flat
+    assert "gate false_confirmation: a booking" in flat
     code, out, _ = run_cli(["rubric", "show", "flexeval-choice"], capsys)
     flat = " ".join(out.split())
     assert "choices: YES = 1, NO = 0" in flat and "only user turns" in flat
     assert "item score = max of the turns" in flat and "reply last_line" in flat
+    ruled = tmp_path / "ruled.yaml"
+    ruled.write_text(USES.replace("  - {use: accuracy, weight: 0.6}", """  - use: completeness
+    weight: 0.6
+    method: deterministic
+    rule: {max_words: 80, banned_phrases: [as an AI]}"""))
+    code, out, err = run_cli(["rubric", "show", str(ruled)], capsys)
+    flat = " ".join(out.split())
+    assert code == 0, err
+    assert 'rule: {"max_words": 80, "banned_phrases": ["as an AI"]}' in flat
 
 
 def test_default_bands_are_neutral_and_reval_keeps_its_own() -> None:
