@@ -16,10 +16,14 @@ from calibration.alpha import LEVELS, Level
 from calibration.report import DimensionInput, TrustBounds, dimension_report
 from calibration.reviewers import adjudicated, anchoring, judge_spread, per_reviewer, z_normalise
 from calibration.routing import DimSignal, item_priority
+from reviewer.domain import bias, consensus, spread
 from reviewer.errors import UserError
 from rubrics.aggregate import panel_score
 
 SAMPLES = ("all", "audit", "blind")
+#: Bootstrap draws for every interval: ``calibrate``, the TUI's calibration screen and its
+#: drill-down ask the same question of the same items with the same seeded draws.
+DRAWS = 1000
 
 
 def _group_value(row: dict[str, Any], field: str) -> object:
@@ -52,7 +56,7 @@ def best_model(per_model: dict[str, dict[str, Any]]) -> str | None:
 
 def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: str | None = None,
               group_by: str | None = None, human_aggregate: str = "mean", level: str | None = None,
-              seed: int = 0, draws: int = 1000, bounds: TrustBounds | None = None,
+              seed: int = 0, draws: int = DRAWS, bounds: TrustBounds | None = None,
               normalise: str = "none") -> dict[str, Any]:
     """The calibration report of one rubric version (``normalise`` ``z``: each reviewer's
     scores z-normalised onto the pooled human scale before anything is computed)."""
@@ -70,7 +74,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError("--human-aggregate is mean or median")
     if group_by is not None and group_by != "group" and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group' or 'metadata.KEY'")
-    rows = store.rating_rows(rubric.ref, dataset, sample)
+    rows = store.rating_rows(rubric.ref, dataset, sample, human_aggregate)
     if group_by and group_by.startswith("metadata.") and rows and all(
             group_by.split(".", 1)[1] not in r["metadata"] for r in rows):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
@@ -184,13 +188,13 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
         for dim in rubric.dimensions:
             if dim.is_pair:
                 continue
-            scores = list(row["judge"].get(dim.id, {}).values())
+            scale = dim.judge_scale or dim.scale
             score = _panel(row, dim.id, rubric.judge.panel_aggregate)
-            spread = float(np.std(scores)) / dim.scale.span if len(scores) > 1 else None
+            apart = spread(scale.normalise(x) for x in row["judge"].get(dim.id, {}).values())
             signals[dim.id] = DimSignal(
                 status.get(dim.id, "insufficient_data"),
                 dim.scale.normalise(score) if score is not None else None, dim.threshold / 100.0,
-                None, None, spread, error=score is None)
+                None, None, apart, error=score is None)
         priorities[row["item_pk"]] = item_priority(signals)
     store.set_priorities(rubric.ref, priorities)
     return len(priorities)
@@ -208,7 +212,7 @@ def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | 
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
             continue
-        pairs = [(_panel(r, dim.id, rubric.judge.panel_aggregate), float(np.mean(list(r["human"][dim.id].values()))))
+        pairs = [(_panel(r, dim.id, rubric.judge.panel_aggregate), consensus(list(r["human"][dim.id].values())))
                  for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
         if pairs:
             levels = list(dim.scale.level_values())
@@ -217,11 +221,19 @@ def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | 
     return out
 
 
+def _rows_for(store: Any, rubric_ref: str, dataset: str | None, sample: str | None) -> tuple[str, list[dict[str, Any]]]:
+    """The sample ``calibrate`` uses for these arguments (audit when drawn, else all) and its rows."""
+    if sample is None:
+        sample = "audit" if store.has_audit_sample(rubric_ref) else "all"
+    return sample, store.rating_rows(rubric_ref, dataset, sample)
+
+
 def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
                   rows: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The items where the judge and the humans differ most on a dimension, largest first, with
-    each human score, the humans' own spread, and the adjudicated score if a lead gave one
-    (``rows``: every rating row of the rubric, when the caller has read them already)."""
+    each human score, the humans' consensus and own spread, ``bias`` (judge − human), and the
+    adjudicated score if a lead gave one (``rows``: the rating rows to look in; default every
+    item of the rubric)."""
     rubric = store.get_rubric(rubric_ref)
     out = []
     for r in rows if rows is not None else store.rating_rows(rubric.ref, None, "all"):
@@ -229,38 +241,43 @@ def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
         if j is None or not humans:
             continue
         h = [float(v) for v in humans.values()]
+        people = consensus(h)
+        off = bias(j, people)
         out.append({"item_pk": r["item_pk"], "item_id": r["item_id"], "judge": j, "humans": dict(humans),
-                    "human_mean": float(np.mean(h)), "gap": abs(j - float(np.mean(h))),
+                    "human_mean": people, "bias": off, "gap": abs(off or 0.0),
                     "human_spread": max(h) - min(h), "adjudicated": r["adjudicated"].get(dimension)})
     out.sort(key=lambda d: (-d["gap"], d["item_id"]))
     return out[:top]
 
 
-def dimension_detail(store: Any, rubric_ref: str, dimension: str) -> dict[str, Any]:
-    """One dimension over every item: the judge × human confusion table, each reviewer's bias
-    and MAE against the judge, and the largest disagreements."""
+def dimension_detail(store: Any, rubric_ref: str, dimension: str, dataset: str | None = None,
+                     sample: str | None = None) -> dict[str, Any]:
+    """One dimension over the items its calibration figures come from (the same dataset and
+    sample as ``calibrate``): the judge × human confusion table (``n`` items), each reviewer's
+    bias (judge − human) and MAE against the judge, and the largest disagreements."""
     rubric = store.get_rubric(rubric_ref)
-    rows = store.rating_rows(rubric.ref, None, "all")
-    conf = confusions(store, {"rubric": rubric.ref, "dataset": None, "sample": "all"}, rows).get(dimension)
+    sample, rows = _rows_for(store, rubric.ref, dataset, sample)
+    conf = confusions(store, {"rubric": rubric.ref, "dataset": dataset, "sample": sample}, rows).get(dimension)
     per: dict[str, list[float]] = {}
     for r in rows:
         j = _panel(r, dimension, rubric.judge.panel_aggregate)
         if j is None:
             continue
         for who, score in r["human"].get(dimension, {}).items():
-            per.setdefault(who, []).append(score - j)
+            per.setdefault(who, []).append(j - score)
     reviewers = [{"reviewer": who, "n": len(d), "bias": float(np.mean(d)), "mae": float(np.mean(np.abs(d)))}
                  for who, d in sorted(per.items())]
     levels = list(rubric.dimension(dimension).scale.level_values())
-    return {"levels": conf["levels"] if conf else levels,
-            "table": conf["table"] if conf else [[0] * len(levels) for _ in levels],
+    table = conf["table"] if conf else [[0] * len(levels) for _ in levels]
+    return {"levels": conf["levels"] if conf else levels, "table": table, "sample": sample,
+            "n": int(sum(sum(row) for row in table)),
             "reviewers": reviewers, "disagreements": disagreements(store, rubric.ref, dimension, rows=rows)}
 
 
 def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[str, Any]]:
     """Per dimension, the ``top`` items where judge and humans differ most, with what it takes to
     improve the judge prompt: the input and output, the judge's rationale and evidence, and each
-    reviewer's current score with their reason and tags."""
+    reviewer's current score (from the item's fold) with their reason and tags."""
     rubric = store.get_rubric(rubric_ref)
     rows = store.rating_rows(rubric.ref, None, "all")
     out = []
@@ -270,17 +287,11 @@ def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[s
         for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top, rows), start=1):
             view = store.item_view(d["item_pk"])
             judge = [j for j in view.judge.get(dim.id, []) if j.turn is None and j.score is not None]
-            said: dict[str, dict[str, Any]] = {}
-            for h in store.human_rows(d["item_pk"]):
-                if h.dimension != dim.id or h.kind == "adjudication":
-                    continue
-                if h.kind == "undo":
-                    said.pop(h.reviewer, None)
-                else:
-                    said[h.reviewer] = {"score": h.score, "reason": h.reason, "tags": list(h.tags), "blind": h.blind}
+            said = {who: {"score": v.score, "reason": v.reason, "tags": list(v.tags), "blind": v.blind}
+                    for who, v in sorted(view.fold.dims[dim.id].human.votes.items())}
             out.append({
                 "rubric": rubric.ref, "dimension": dim.id, "rank": rank, "item_id": d["item_id"],
-                "judge": d["judge"], "human_mean": d["human_mean"], "gap": d["gap"],
+                "judge": d["judge"], "human_mean": d["human_mean"], "bias": d["bias"], "gap": d["gap"],
                 "human_spread": d["human_spread"], "adjudicated": d["adjudicated"],
                 "input": view.input, "output": view.output,
                 "judge_rationale": [{"model": j.model, "score": j.score, "rationale": j.rationale,

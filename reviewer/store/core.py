@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from reviewer.store.engine import make_engine, migrate
+from reviewer.store.fold import FoldMixin
 from reviewer.store.importer import ImportMixin
 from reviewer.store.judging import JudgeMixin
 from reviewer.store.pairs import PairsMixin
@@ -13,7 +14,7 @@ from reviewer.store.queue_settings import QueueSettingsMixin
 from reviewer.store.ratings import RatingsMixin
 
 
-class Store(ImportMixin, JudgeMixin, PairsMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin):
+class Store(FoldMixin, ImportMixin, JudgeMixin, PairsMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue."""
 
 

@@ -19,7 +19,6 @@ from typing import Any
 
 from reviewer.itemfile import Row, iter_rows
 from reviewer.store.bulk import json_text
-from rubrics.aggregate import score_item
 from rubrics.schema import Dimension, Rubric
 
 CHUNK = 5000
@@ -57,17 +56,22 @@ class Batch:
 
 
 class Overall:
-    """The judge's overall, band and verdict per distinct set of scores: items of one file share
-    few distinct score combinations (scales have a handful of levels), so each is computed once."""
+    """The judge's overall, band and verdict per distinct set of scores, from the item's fold
+    (:mod:`reviewer.domain`) on the file's judge scores: items of one file share few distinct
+    score combinations (scales have a handful of levels), so each is computed once."""
 
     def __init__(self, rubric: Rubric) -> None:
         self.rubric = rubric
-        self.seen: dict[tuple[tuple[str, float | None], ...], tuple[float | None, str | None, bool | None]] = {}
+        self.seen: dict[tuple[tuple[str, float | None, bool], ...], tuple[float | None, str | None, bool | None]] = {}
 
     def __call__(self, r: Row) -> tuple[float | None, str | None, bool | None]:
-        key = tuple((k, e.score) for k, e in r.judge.items())
+        key = tuple((k, e.score, bool(e.error)) for k, e in r.judge.items())
         if key not in self.seen:
-            agg = score_item(self.rubric, dict(key))
+            from reviewer.domain import ItemRows, JudgeRow, fold_item, judge_only
+
+            rows = ItemRows(0, judge=[JudgeRow(i, k, None, score, error="error" if err else None)
+                                      for i, (k, score, err) in enumerate(key)])
+            agg = judge_only(self.rubric, fold_item(self.rubric, rows))
             self.seen[key] = (agg.overall, agg.band.label if agg.band else None,
                               agg.passed if agg.overall is not None else None)
         return self.seen[key]

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from reviewer.errors import UserError
 from reviewer.itemfile import FileErrors
-from reviewer.store.base import StoreBase, records
+from reviewer.store.base import StoreBase
 from reviewer.store.import_batches import (
     PARALLEL_FROM_LINES,
     batches_in_child,
@@ -22,8 +22,7 @@ from reviewer.store.import_batches import (
     can_fork,
 )
 from reviewer.store.import_writer import RowWriter
-from reviewer.store.tables import HumanScore, Item, JudgeScore, SafetyFlag
-from rubrics.aggregate import panel_score, panel_spread, score_item
+from reviewer.store.tables import Item
 from rubrics.schema import Rubric
 
 Progress = Callable[[int, int], None]
@@ -100,56 +99,33 @@ class ImportMixin(StoreBase):
         summary.judge_scores, summary.human_scores = writer.judge_scores, writer.human_scores
 
     def export_rows(self, rubric_ref: str | None = None, dataset: str | None = None) -> Iterator[dict[str, Any]]:
-        """Per item: each dimension's effective score (human consensus, else judge) and where it
-        came from, the judge score beside it, the human scores, overall, band, pass and safety."""
+        """Per item (its current content revision): each dimension's effective score and where it
+        came from (a lead's adjudication, else the human consensus, else the judge panel), the judge
+        score beside it, the human scores, overall (None when incomplete, with the reason), band,
+        pass and safety status — all read from the item's fold (:mod:`reviewer.domain`)."""
+        folds = list(self.item_folds(rubric_ref, dataset))  # type: ignore[attr-defined]
+        turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
+        for it, fold in folds:
+            yield export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}))
+
+    def turn_scores(self, revisions: dict[int, int]) -> dict[int, dict[str, dict[tuple[str | None, int], Any]]]:
+        """Per item, dimension and (model, turn): the latest turn-level judge row of the item's
+        current revision (conversations scored turn by turn)."""
+        from reviewer.domain.rows import revision_of
+        from reviewer.store.base import records
+        from reviewer.store.tables import JudgeScore
+
+        out: dict[int, dict[str, dict[tuple[str | None, int], Any]]] = {}
+        pks = sorted(revisions)
         with self.read() as conn:
-            q = select(Item)
-            if rubric_ref:
-                q = q.where(Item.rubric_ref == self.get_rubric(rubric_ref).ref)
-            if dataset:
-                q = q.where(Item.dataset == dataset)
-            items = records(conn, q.order_by(Item.pk))
-            judge: dict[int, dict[str, dict[str | None, Any]]] = {}  # latest per item, dimension, model
-            turns: dict[int, dict[str, dict[tuple[str | None, int], Any]]] = {}  # latest per turn too
-            for j in records(conn, select(JudgeScore).order_by(JudgeScore.pk)):
-                if j.turn is None:
-                    judge.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[j.model] = j
-                else:
-                    turns.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[(j.model, j.turn)] = j
-            human: dict[int, dict[str, dict[str, float | None]]] = {}
-            for h in records(conn, select(HumanScore).order_by(HumanScore.pk)):
-                human.setdefault(h.item_pk, {}).setdefault(h.dimension, {})[h.reviewer] = h.score
-            flags = {pk: st for pk, st in conn.execute(select(SafetyFlag.item_pk, SafetyFlag.status))}
-        for it in items:
-            rubric = self.get_rubric(it.rubric_ref)
-            dims, effective = {}, {}
-            for dim in rubric.dimensions:
-                by_model = judge.get(it.pk, {}).get(dim.id, {})
-                ok = {m or "judge": j.score for m, j in by_model.items() if j.score is not None}
-                judged = panel_score(list(ok.values()), rubric.judge.panel_aggregate)
-                hs = {k: v for k, v in human.get(it.pk, {}).get(dim.id, {}).items() if v is not None}
-                if hs:
-                    eff, source = statistics.fmean(hs.values()), "human"
-                else:
-                    eff, source = judged, ("judge" if judged is not None else None)
-                effective[dim.id] = eff
-                dims[dim.id] = {"effective": eff, "source": source, "judge": judged,
-                                "judge_error": next((j.error for j in by_model.values() if j.error), None),
-                                "human": hs}
-                if len(by_model) > 1:  # a panel: each model's score and how far apart they are
-                    dims[dim.id].update(judge_models=ok, judge_spread=panel_spread(list(ok.values())))
-                by_turn = turns.get(it.pk, {}).get(dim.id)
-                if by_turn:  # a turn-level dimension: each turn's score and the rule that rolled them up
-                    dims[dim.id].update(turns=turn_rows(by_turn), turn_aggregate=dim.turn_aggregate)
-            safety = flags.get(it.pk)
-            agg = score_item(rubric, effective, safety_failed=safety in ("open", "confirmed", "escalated"))
-            row = {"id": it.item_id, "dataset": it.dataset, "rubric": it.rubric_ref, "dimensions": dims,
-                   "overall": agg.overall, "band": agg.band.label if agg.band else None, "passed": agg.passed,
-                   "capped_by": list(agg.capped_by),
-                   "safety": safety or "none", "metadata": it.meta or {}, "group": it.grp}
-            if rubric.headline is not None:
-                row["headline"] = headline_of(rubric, effective)
-            yield row
+            for i in range(0, len(pks), 500):
+                q = (select(JudgeScore).where(JudgeScore.item_pk.in_(pks[i:i + 500]),  # type: ignore[attr-defined]
+                                              JudgeScore.turn.is_not(None))  # type: ignore[union-attr]
+                     .order_by(JudgeScore.pk))
+                for j in records(conn, q):
+                    if revision_of(j) == revisions[j.item_pk]:
+                        out.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[(j.model, j.turn)] = j
+        return out
 
 
 def turn_rows(by_turn: dict[tuple[str | None, int], Any]) -> list[dict[str, Any]]:
@@ -192,6 +168,34 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+def export_row(it: Any, fold: Any, rubric: Rubric,
+               turns: dict[str, dict[tuple[str | None, int], Any]] | None = None) -> dict[str, Any]:
+    """One item's export record from its fold (``turns``: its turn-level judge rows)."""
+    from reviewer.domain import judge_only
+
+    dims = {}
+    turns = turns or {}
+    for dim_id, f in fold.dims.items():
+        judge = f.judge
+        dims[dim_id] = {"effective": f.effective, "source": f.source, "state": f.state, "judge": judge.panel,
+                        "judge_error": judge.error,
+                        "human": {w: v.score for w, v in sorted(f.human.votes.items())},
+                        "adjudication": f.human.adjudication.score if f.human.adjudication else None,
+                        "bias": f.bias}
+        if len(judge.models) > 1:  # a panel: each model's score and how far apart (normalised)
+            dims[dim_id].update(judge_models=judge.scores, judge_spread=judge.spread)
+        by_turn = turns.get(dim_id)
+        if by_turn:  # a turn-level dimension: each turn's score and the rule that rolled them up
+            dims[dim_id].update(turns=turn_rows(by_turn), turn_aggregate=rubric.dimension(dim_id).turn_aggregate)
+    agg, alone = fold.score, judge_only(rubric, fold)
+    return {"id": it.item_id, "dataset": it.dataset, "rubric": it.rubric_ref, "revision": fold.revision,
+            "dimensions": dims, "overall": agg.overall, "band": agg.band.label if agg.band else None,
+            "passed": agg.passed, "incomplete": agg.reason if agg.overall is None else None,
+            "capped_by": list(agg.capped_by), "judge_overall": alone.overall,
+            "safety": fold.safety.status, "metadata": it.meta or {}, "group": it.grp,
+            **({"headline": headline_of(rubric, fold.effective)} if rubric.headline is not None else {})}
 
 
 def _existing(conn: Any, ref: str, ds: str, ids: list[str]) -> dict[str, tuple[int, str, int]]:

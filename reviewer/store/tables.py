@@ -80,7 +80,11 @@ class Item(SQLModel, table=True):
     #: Judge panels: the largest normalised spread between the models' scores on one dimension.
     judge_spread: float | None = None
     n_errors: int = 0
+    #: The safety cap applies: a flag is open, escalated or confirmed (derived, see ``safety``).
     flagged: bool = False
+    #: The item's safety status derived from its flags' decisions by :mod:`reviewer.domain.safety`
+    #: (none | open | escalated | confirmed | cleared), kept here for the queues' SQL.
+    safety: str = "none"
     n_reviewed: int = 0
     #: The triage queue's order in one indexed number (lower first): reviews done, then judge
     #: errors and safety flags, then routing priority. See ``queue.TRIAGE_KEY_SQL``.
@@ -194,7 +198,8 @@ class SafetyFlag(SQLModel, table=True):
     matched: str = ""
     context: str = ""
     severity: str = "high"
-    #: open | cleared | confirmed | escalated
+    #: Written "open" and never updated: a flag's status is derived from its decisions
+    #: (:mod:`reviewer.domain.safety`). Kept for databases that older releases read.
     status: str = "open"
     created_at: datetime = Field(default_factory=now)
 

@@ -2,6 +2,8 @@
 
 Serves ``POST /v1/chat/completions``. Each request takes the next scripted :class:`Reply` (or the
 default one): a body text (or a function of the request body), an HTTP status, headers, a delay.
+Hostile servers are scripted too: ``envelope`` replaces the whole JSON response (``{"choices": []}``,
+a message without content), and ``raw`` sends bytes that are not JSON at all.
 Every request body is recorded, so tests assert on the prompt litellm actually sent.
 
 Runs in a background thread (``LoopbackServer().start()``) or as a process for benchmarks:
@@ -32,6 +34,10 @@ class Reply:
     status: int = 200
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    #: The whole response body instead of the usual chat.completion envelope around ``content``.
+    envelope: Any = None
+    #: Bytes sent as the body as they are (with a JSON content type), e.g. a cut-off response.
+    raw: bytes | None = None
 
 
 def user_prompt(body: dict[str, Any]) -> str:
@@ -84,6 +90,11 @@ class LoopbackServer:
         if reply.status != 200:
             error = {"error": {"message": f"scripted {reply.status}", "type": "server_error"}}
             return web.json_response(error, status=reply.status, headers=reply.headers)
+        if reply.raw is not None:
+            return web.Response(body=reply.raw, status=200, content_type="application/json",
+                                headers=reply.headers)
+        if reply.envelope is not None:
+            return web.json_response(reply.envelope, headers=reply.headers)
         content = reply.content(body) if callable(reply.content) else reply.content
         return web.json_response(
             {

@@ -26,6 +26,11 @@ RULES = {
     "unknown_method": ("unknown-method", 18), "weights_sum": ("weights-sum", 5),
     "wrong_type_dimensions": ("dimensions-missing", 3), "wrong_type_weight": ("wrong-type", 9),
     "yaml_bomb": ("yaml-alias", 2), "yaml_syntax": ("yaml-syntax", 6), "yaml_tabs": ("yaml-syntax", 4),
+    # hostile files (issue 13): see tests/hostile/test_rubric_files.py for the unguarded behaviour
+    "duplicate_key": ("duplicate-key", 10), "yaml_tag": ("yaml-tag", 3), "key_reads_as_bool": ("wrong-type", 10),
+    "pairwise_text": ("wrong-type", 24), "signoffs_zero": ("wrong-type", 25),
+    "correction_examples_word": ("wrong-type", 25), "scale_huge": ("scale", 4), "rule_key": ("rule-key", 20),
+    "regex_invalid": ("regex", 20), "regex_backtracking": ("regex-backtracking", 21),
 }
 
 

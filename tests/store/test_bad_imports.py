@@ -30,6 +30,12 @@ EXPECTED = {
     "csv_judge_not_json.csv": ":2: column 'judge' must hold JSON text",
     "gold_off_scale.jsonl": ":1: item a: gold accuracy: score 14 is off the scale 1–10",
     "gold_not_object.jsonl": ":1: item a: gold: must be an object of dimension → expected score",
+    # hostile files (issue 13): see tests/hostile/test_import_files.py for the unguarded behaviour
+    "tags_string.jsonl": ":1: item a: ana accuracy: 'tags' must be a list of text",
+    "id_trailing_newline.jsonl": ":1: the id 'a\\n' holds a control or invisible character",
+    "evidence_int.jsonl": ":1: item a: judge accuracy: 'evidence' must be a list",
+    "lone_surrogate.jsonl": ":1: text holds a lone surrogate",
+    "csv_truncated.csv": ":3: the row has 2 fields; the header has 3 (the file ends mid-row: truncated?)",
 }
 
 

@@ -60,7 +60,7 @@ class CalibrationScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("computing agreement…", id="calibration-title")
         table: DataTable[Any] = DataTable(id="calibration-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns("rubric", "dimension", "n", "alpha [95% CI]", "humans", "κ quad", "bias", "MAE",
+        table.add_columns("rubric", "dimension", "n", "alpha [95% CI]", "humans", "κ quad", "bias j−h", "MAE",
                           "status")
         yield table
         yield Static(id="calibration-reason")
@@ -150,6 +150,7 @@ class DimensionDetailScreen(Screen[None]):
     def _head(self) -> Text:
         d = self.row
         t = Text(f" {d['rubric']} · {d['dimension']} ", style="bold reverse")
+        t.append(f"  {d['n']} items · sample {d.get('sample', 'all')}", style="bold")
         t.append(f"  {d['status']}: {d.get('reason', '')}", style="dim")
         t.append("\n  enter: open item · digit: adjudicate an item the humans disagree on · escape: back",
                  style="dim")
@@ -161,12 +162,13 @@ class DimensionDetailScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="calibration")
     def load(self) -> None:
         """Confusion matrix, reviewer bias and disagreements for this dimension."""
-        detail = adapter.calibration_detail(self.rapp.store, self.row["rubric"], self.row["dimension"])
+        detail = adapter.calibration_detail(self.rapp.store, self.row["rubric"], self.row["dimension"],
+                                            self.row.get("dataset"), self.row.get("sample"))
         self.app.call_from_thread(self._fill, detail)
 
     def _fill(self, detail: dict[str, Any]) -> None:
         self.items = detail["disagreements"]
-        matrix = Table(title="judge (rows) × humans' mean (columns)", box=None, pad_edge=False)
+        matrix = Table(title=f"judge (rows) × humans' mean (columns), {detail['n']} items", box=None, pad_edge=False)
         levels = detail["levels"]
         matrix.add_column("")
         for lv in levels:
@@ -174,7 +176,7 @@ class DimensionDetailScreen(Screen[None]):
         for lv, counts in zip(levels, detail["table"], strict=True):
             matrix.add_row(f"{lv:g}", *[str(int(c)) if c else "·" for c in counts])
         bias = Table(title="each reviewer against the judge", box=None, pad_edge=False)
-        for col in ("reviewer", "n", "bias (human − judge)", "MAE"):
+        for col in ("reviewer", "n", "bias (judge − human)", "MAE"):
             bias.add_column(col)
         for r in detail["reviewers"]:
             bias.add_row(r["reviewer"], str(r["n"]), f"{r['bias']:+.2f}", f"{r['mae']:.2f}")

@@ -41,8 +41,10 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
         if i:
             t.append(sep)
         t.append(f"{label} ", style="dim")
-        if r.overall is None:
-            t.append("—")
+        if r.overall is None:  # incomplete: no band, no pass, and why
+            t.append("incomplete", style="bold yellow")
+            if r.reason:
+                t.append(f" ({r.reason})", style="dim")
             continue
         color = r.band.color if r.band and r.band.color else "white"
         t.append(f"{r.overall:.2f} ", style="bold")
