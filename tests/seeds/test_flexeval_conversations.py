@@ -100,6 +100,10 @@ def test_flexeval_rubrics_score_a_conversation_turn_by_turn(
     # Overall: equal weights 0.5 each on a 0–1 scale: 0.5 × 2/3 + 0.5 × 1/6 = 5/12.
     assert row["overall"] == pytest.approx(5 / 12)
     assert row["band"] == "Low" and row["capped_by"] == []
+    # Every key an exported row carries is documented in docs/formats.md.
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text()
+    keys = set(row) | {k for d in row["dimensions"].values() for k in d} | {k for t in asks["turns"] for k in t}
+    assert sorted(k for k in keys if f"`{k}`" not in doc and f".{k}`" not in doc and f'"{k}"' not in doc) == []
 
 
 def test_bundled_flexeval_choice_rubric_gives_a_conversation_item_an_overall(
