@@ -25,12 +25,12 @@ from reviewer.itemlimits import (
     tags_problem,
     text_or_none,
 )
-from rubrics.schema import Rubric, Scale
+from rubrics.schema import Dimension, Rubric, Scale
 
 MAX_LINE_BYTES = 10_000_000
 MAX_ERRORS_SHOWN = 20
 KNOWN_FIELDS = {"id", "input", "output", "context", "reference", "conversation", "group", "variant",
-                "metadata", "judge", "human", "gold"}
+                "metadata", "judge", "human", "gold", "audit"}
 
 
 @dataclass
@@ -58,6 +58,8 @@ class Row:
     judge: dict[str, JudgeEntry]
     #: (reviewer, dimension, score, reason, tags, blind)
     human: list[tuple[str, str, float, str | None, list[str], bool]]
+    #: ``"audit": true``: the item belongs to the rubric's audit sample (drawn at random elsewhere).
+    audit: bool = False
 
 
 class FileErrors(Exception):
@@ -178,12 +180,22 @@ def _number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _check_score(scale: Scale, value: Any, where: Callable[[], str]) -> tuple[float | None, list[float], str | None]:
-    """(score, samples, error message) for one score entry; ``where`` names it, only on error."""
+def _check_score(scale: Scale, value: Any, where: Callable[[], str],
+                 labels: Dimension | None = None) -> tuple[float | None, list[float], str | None]:
+    """(score, samples, error message) for one score entry; ``where`` names it, only on error.
+    A score given as text is one of ``labels``' anchor labels (exact, then ignoring case)."""
     samples: list[float] = []
     # the common case first: a plain number on the scale
     if (type(value) is int or type(value) is float) and math.isfinite(value) and scale.min <= value <= scale.max:
         return float(value), samples, None
+    label = value.get("score") if isinstance(value, dict) else value
+    if isinstance(label, str):
+        if labels is None:
+            return None, [], f"{where()}: score {label!r} is text; give a number (labels stand only for scores on the rubric's own scale)"
+        code, problem = labels.score_for_label(label)
+        if problem is not None:
+            return None, [], f"{where()}: {problem}"
+        value = {**value, "score": code} if isinstance(value, dict) else code
     if isinstance(value, dict):
         raw_samples = value.get("samples") or []
         if not isinstance(raw_samples, list):
@@ -223,11 +235,24 @@ class _Scales:
 
     judge: dict[str, Scale]
     human: dict[str, Scale]
+    #: The dimension whose anchor labels a score may be given as (the judge's: only on the same scale).
+    judge_labels: dict[str, Dimension]
+    human_labels: dict[str, Dimension]
 
     @classmethod
     def of(cls, rubric: Rubric) -> _Scales:
         return cls({d.id: d.judge_scale or d.scale for d in rubric.dimensions},
-                   {d.id: d.scale for d in rubric.dimensions})
+                   {d.id: d.scale for d in rubric.dimensions},
+                   {d.id: d for d in rubric.dimensions if d.judge_scale is None},
+                   {d.id: d for d in rubric.dimensions})
+
+
+def _levels(scale: Scale) -> str:
+    """A scale's levels in a few words: ``1, 3, 5`` or ``1, 2, …, 10``."""
+    levels = scale.level_values()
+    if len(levels) <= 6:
+        return ", ".join(f"{v:g}" for v in levels)
+    return f"{levels[0]:g}, {levels[1]:g}, …, {levels[-1]:g}"
 
 
 def _check_gold(gold: Any, scales: dict[str, Scale], errs: list[str], where: str) -> None:
@@ -307,7 +332,7 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
                     judge[dim_id] = JudgeEntry(None, [], error=str(value["error"]),
                                                raw_reply=value.get("raw_reply"))
                     continue
-                score, samples, err = _check_score(scales.judge[dim_id], value, where)
+                score, samples, err = _check_score(scales.judge[dim_id], value, where, scales.judge_labels.get(dim_id))
                 extra = value if isinstance(value, dict) else {}
                 err = err or _extra_problem(extra)
                 if err:
@@ -338,9 +363,15 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             if dim_id not in dims:
                 errs.append(f"{hwhere()}: unknown dimension for {rubric.ref}")
                 continue
-            score, _, err = _check_score(scales.human[dim_id], value, hwhere)
+            score, _, err = _check_score(scales.human[dim_id], value, hwhere, scales.human_labels[dim_id])
             if err or score is None:
                 errs.append(err or f"{hwhere()}: no score")
+                continue
+            if h.get("aggregate") is not True and not scales.human[dim_id].is_level(score):
+                errs.append(f"{hwhere()}: score {score:g} is not a level of the scale "
+                            f"({_levels(scales.human[dim_id])}); a person scores a level, as in the "
+                            "review screen: give one (a mean of several people: mark the entry "
+                            "\"aggregate\": true)")
                 continue
             extra = value if isinstance(value, dict) else {}
             problem = text_or_none(extra.get("reason"), "'reason'") or tags_problem(extra.get("tags"))
@@ -349,10 +380,27 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
                 continue
             human.append((h["reviewer"], dim_id, score, extra.get("reason"), list(extra.get("tags") or []),
                           bool(h.get("blind", False))))
+    audit = _audit_flag(obj.get("audit"))
+    if audit is None:
+        errs.append(f"{at}: item {item_id}: 'audit' must be true or false (true: the item was drawn "
+                    "at random for an unbiased estimate)")
     if len(errs) > before:
         return None
-    digest = hashlib.sha256(_CANONICAL.encode(obj).encode()).hexdigest()
-    return Row(n, str(item_id), obj, digest, model, judge, human)
+    # Membership of the audit sample is not content: marking an item later changes no revision.
+    content = {k: v for k, v in obj.items() if k != "audit"}
+    digest = hashlib.sha256(_CANONICAL.encode(content).encode()).hexdigest()
+    return Row(n, str(item_id), obj, digest, model, judge, human, audit)
+
+
+def _audit_flag(value: Any) -> bool | None:
+    """``audit`` as a boolean: JSON true/false, or in CSV the text true/false (None: neither)."""
+    if value is None:
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return None
 
 
 def iter_rows(path: Path, rubric: Rubric, errs: list[str]) -> Iterator[Row]:

@@ -9,8 +9,8 @@ from reviewer.safetext import md_cell, safe, safe_line, safe_text
 
 STATUS_COLOR = {"trusted": "green", "tentative": "yellow", "low_confidence": "red", "insufficient_data": "grey50"}
 BAND_COLOR = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
-COLUMNS = ("dimension", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa_quadratic",
-           "exact", "bias", "pass_agreement", "status")
+COLUMNS = ("dimension", "level", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa",
+           "kappa_quadratic", "exact", "bias", "pass_agreement", "status")
 #: Column headings where the key alone would not say enough (bias is always judge minus human).
 LABELS = {"bias": "bias (judge − human)"}
 TEXT_COLUMNS = ("dimension", "status")  # data, escaped in Markdown; the rest are figures
@@ -49,6 +49,9 @@ def pairs_line(pairs: dict[str, Any] | None) -> str | None:
 def people_line(d: dict[str, Any]) -> str | None:
     """A dimension's reviewer, adjudication, anchoring and judge-spread figures in one line."""
     parts = []
+    if d.get("majority_ties") is not None:
+        parts.append(f"human score: the majority label ({d['majority_ties']} tied item"
+                     f"{'s' if d['majority_ties'] != 1 else ''} settled by the tie rule)")
     revs = [r for r in d.get("reviewers", []) if r["n"]]
     if revs:
         parts.append("reviewers vs the others: " + ", ".join(

@@ -19,6 +19,7 @@ from rubrics.rules import MAX_DIMENSIONS
 from rubrics.schema import (
     DEFAULT_BANDS,
     GATE_ALIASES,
+    MEASUREMENT_LEVELS,
     ROLES,
     TURN_AGGREGATES,
     Anchor,
@@ -27,6 +28,7 @@ from rubrics.schema import (
     DependsOn,
     Dimension,
     JudgeSettings,
+    MeasurementLevel,
     MetricLevel,
     ReviewSettings,
     Rubric,
@@ -44,16 +46,10 @@ MAX_CORRECTION_EXAMPLES = 50
 MAX_SIGNOFFS = 10
 DIM_KEYS = ("id", "name", "description", "method", "weight", "threshold", "scale", "anchors",
             "prompt", "rule", "choices", "ceiling", "depends_on", "metric_level", "samples",
-            "judge_scale", "params", "use", "turn_aggregate")
+            "judge_scale", "params", "level", "use", "turn_aggregate")
 #: ``metric_level`` as rubricate and FlexEval spell it (FlexEval: Turn, Message, Thread).
 METRIC_LEVELS: dict[str, MetricLevel] = {"item": "item", "turn": "turn", "message": "turn",
                                          "conversation": "conversation", "thread": "conversation"}
-#: A scale may have at most this many levels (a 0–100 scale has 101).
-MAX_LEVELS = 101
-#: Judge samples per dimension, correction examples per prompt, safety sign-offs: sane ceilings.
-MAX_SAMPLES = 50
-MAX_CORRECTION_EXAMPLES = 50
-MAX_SIGNOFFS = 10
 
 
 class Builder:
@@ -234,6 +230,7 @@ class Builder:
                                   f"turn_aggregate is one of {', '.join(TURN_AGGREGATES)}"))
             aggregate = "mean"
         threshold = self.guard(lambda: self.number(d, "threshold", path), 0.0)
+        measured = self.guard(lambda: self.measurement_level(d, path), None)
         judge_scale = self.guard(lambda: self.scale(d["judge_scale"], (*path, "judge_scale"))
                                  if d.get("judge_scale") else None, None)
         name = self.guard(lambda: self.text(d, "name", path), "")
@@ -251,8 +248,21 @@ class Builder:
             prompt=prompt or None, rule=d.get("rule"), choices=choices,
             ceiling=ceilings, depends_on=dep, metric_level=level, samples=samples,
             turn_aggregate=aggregate, role=role,
-            judge_scale=judge_scale, params=d.get("params") or {},
+            judge_scale=judge_scale, params=d.get("params") or {}, level=measured,
         )
+
+    def measurement_level(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> MeasurementLevel | None:
+        value = d.get("level")
+        if value is None:
+            return None
+        if value == "categorical":
+            raise self.fail((*path, "level"), "level",
+                            "level 'categorical' is not a measurement level; write level: nominal for "
+                            "unordered categories (ordinal if they have an order)")
+        if value not in MEASUREMENT_LEVELS:
+            raise self.fail((*path, "level"), "level",
+                            f"level {value!r} is unknown; use one of {', '.join(MEASUREMENT_LEVELS)}")
+        return value  # type: ignore[no-any-return]
 
     def ceilings(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> tuple[Ceiling, ...]:
         ceiling = d.get("ceiling") or []
@@ -351,11 +361,12 @@ class Builder:
 
     def review(self, top: Mapping[str, Any]) -> ReviewSettings:
         p: tuple[str | int, ...] = ("review",)
-        review = self.mapping(top.get("review") or {}, p, ("reason_margin", "safety_signoffs", "pairwise"))
+        review = self.mapping(top.get("review") or {}, p, ("reason_margin", "safety_signoffs", "pairwise", "partial"))
         return ReviewSettings(
             reason_margin=self.guard(lambda: self.number(review, "reason_margin", p, 2.0), 2.0) or 0.0,
             safety_signoffs=self.guard(lambda: self.whole(review, "safety_signoffs", p, 1, 1, MAX_SIGNOFFS), 1),
             pairwise=self.guard(lambda: self.flag(review, "pairwise", p, False), False),
+            partial=self.guard(lambda: self.flag(review, "partial", p, False), False),
         )
 
     def rubric(self) -> tuple[Rubric, list[int]]:

@@ -70,6 +70,9 @@ def canonical_form(rubric: Rubric) -> dict[str, Any]:
     import dataclasses
 
     data = dataclasses.asdict(rubric)
+    for dim in data["dimensions"]:  # an undeclared level leaves the hash of older rubrics as it was
+        if dim.get("level") is None:
+            dim.pop("level", None)
     data.pop("content_hash", None)
     data.pop("source", None)
     # Keys added after rubrics were first hashed are left out at their defaults, so a rubric
@@ -84,6 +87,8 @@ def canonical_form(rubric: Rubric) -> dict[str, Any]:
         for key, default in (("turn_aggregate", "mean"), ("role", None)):
             if dim.get(key) == default:
                 dim.pop(key, None)
+    if not data["review"].get("partial"):  # added later: rubrics without it keep their hash
+        data["review"].pop("partial", None)
     return json.loads(json.dumps(data, sort_keys=True, default=str))  # type: ignore[no-any-return]
 
 
@@ -126,6 +131,8 @@ def _to_yaml_data(rubric: Rubric) -> dict[str, Any]:
             d["scale"] = scale(dim.scale)
         if dim.prompt:
             d["prompt"] = dim.prompt
+        if dim.level is not None:
+            d["level"] = dim.level
         if dim.choices:
             d["choices"] = {k: _num(v) for k, v in dim.choices.items()}
         d["anchors"] = [

@@ -60,6 +60,10 @@ JUDGE_REPLIES: tuple[str, ...] = ("structured", "flat", "last_line")
 ROLES: tuple[str, ...] = ("assistant", "user", "system", "tool", "any")
 JudgeMode = Literal["per_dimension", "combined"]
 PanelAggregate = Literal["mean", "median"]
+#: A dimension's measurement level (Stevens): it picks Krippendorff's alpha metric and which
+#: kappas, correlations and distances mean something in calibration.
+MeasurementLevel = Literal["nominal", "ordinal", "interval", "ratio"]
+MEASUREMENT_LEVELS: tuple[MeasurementLevel, ...] = ("nominal", "ordinal", "interval", "ratio")
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,15 @@ class Scale:
         if self.levels is not None:
             return self.levels
         return tuple(float(v) for v in range(int(self.min), int(self.max) + 1))
+
+    def is_level(self, raw: float) -> bool:
+        """Whether ``raw`` is one of the scale's levels (what a person may enter)."""
+        return any(abs(raw - v) < 1e-9 for v in self.level_values())
+
+    def nearest_level(self, raw: float) -> float:
+        """The level closest to ``raw`` (a judge's mean of samples, say). A tie — ``raw`` exactly
+        halfway between two levels — goes to the lower one: agreeing never rounds a score up."""
+        return min(self.level_values(), key=lambda v: (abs(v - raw), v))
 
     def is_integer(self) -> bool:
         """Whether the ends are whole numbers (so integer levels make sense)."""
@@ -195,6 +208,44 @@ class Dimension:
     judge_scale: Scale | None = None
     #: Method-specific settings (similarity range, pair threshold, boost, model name, ...).
     params: Mapping[str, Any] = field(default_factory=dict)
+    #: The measurement level the rubric declares (``level:``); None = the default from the scale
+    #: (see :attr:`measurement_level`).
+    level: MeasurementLevel | None = None
+
+    @property
+    def measurement_level(self) -> MeasurementLevel:
+        """The declared level, else the scale's default: ``interval`` for a continuous scale
+        (ends that are not whole numbers and no ``levels``), ``ordinal`` otherwise (a two-level
+        yes/no scale included: with two values every level gives the same alpha)."""
+        if self.level is not None:
+            return self.level
+        return "interval" if self.scale.levels is None and not self.scale.is_integer() else "ordinal"
+
+    def score_for_label(self, label: str) -> tuple[float | None, str | None]:
+        """(score, problem) for a score given as one of this dimension's anchor labels: matched
+        exactly, then case-insensitively; a label that names no single-score anchor is a problem
+        in words (never a guess)."""
+        exact = [a for a in self.anchors if a.label == label]
+        found = exact or [a for a in self.anchors if a.label.casefold() == label.casefold()]
+        known = ", ".join(repr(a.label) for a in self.anchors)
+        if not found:
+            return None, (f"{label!r} is no anchor label of {self.id} (labels: {known or 'none'}); "
+                          "give a number or one of the labels")
+        if len(found) > 1:
+            return None, (f"{label!r} matches several anchor labels of {self.id} ignoring case "
+                          f"({', '.join(repr(a.label) for a in found)}); write it exactly")
+        anchor = found[0]
+        if anchor.low != anchor.high:
+            return None, (f"{label!r} is the anchor for {anchor.low:g}–{anchor.high:g} on {self.id}, "
+                          "not one score; give the number")
+        return anchor.low, None
+
+    def label_for(self, raw: float) -> str | None:
+        """The label of the single-score anchor at ``raw`` (exported labels); None between them."""
+        for anchor in self.anchors:
+            if anchor.low == anchor.high == raw:
+                return anchor.label
+        return None
 
     @property
     def is_pair(self) -> bool:
@@ -251,6 +302,10 @@ class ReviewSettings:
     safety_signoffs: int = 1
     #: Whether reviewers choose the better of a pair (pairwise rubric).
     pairwise: bool = False
+    #: Whether a person's review counts (the item is done for them) with only some of the
+    #: dimensions scored; by default every dimension a person scores (see
+    #: :meth:`Rubric.person_dimensions`) needs their score.
+    partial: bool = False
 
 
 @dataclass(frozen=True)
@@ -290,6 +345,21 @@ class Rubric:
             if dim.id == dimension_id:
                 return dim
         raise KeyError(dimension_id)
+
+    def person_dimensions(self) -> tuple[Dimension, ...]:
+        """The dimensions a person scores on the item screen: every one that scores a single
+        item (pair methods score a group, and people choose within pairs instead)."""
+        return tuple(d for d in self.dimensions if not d.is_pair)
+
+    def review_complete(self, scored: set[str] | frozenset[str]) -> bool:
+        """Whether one person's review counts as done, given the dimension ids they scored: every
+        person-scored dimension, or any one with ``review.partial``."""
+        needed = {d.id for d in self.person_dimensions()}
+        if not needed:
+            return bool(scored)
+        if self.review.partial:
+            return bool(needed & scored)
+        return needed <= scored
 
     def dimension_ids(self) -> tuple[str, ...]:
         """The dimension ids, in rubric order."""

@@ -7,7 +7,15 @@ with its incomplete rule (:mod:`.item`). Every view of an item reads it through 
 """
 
 from reviewer.domain.human import AGGREGATES, HumanDim, Vote, consensus, fold_human
-from reviewer.domain.item import DimFold, ItemFold, fold_item, judge_only, resolve, with_votes
+from reviewer.domain.item import (
+    DimFold,
+    ItemFold,
+    fold_item,
+    humans_only,
+    judge_only,
+    resolve,
+    with_votes,
+)
 from reviewer.domain.judge import NO_MODEL, JudgeDim, bias, fold_judge, spread
 from reviewer.domain.rows import DecisionRow, FlagRow, HumanRow, ItemRows, JudgeRow, revision_of
 from reviewer.domain.safety import FlagState, SafetyState, flag_status, item_safety, safety_status
@@ -15,6 +23,6 @@ from reviewer.domain.safety import FlagState, SafetyState, flag_status, item_saf
 __all__ = [
     "AGGREGATES", "NO_MODEL", "DecisionRow", "DimFold", "FlagRow", "FlagState", "HumanDim", "HumanRow",
     "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "SafetyState", "Vote", "bias", "consensus",
-    "flag_status", "fold_human", "fold_item", "fold_judge", "item_safety", "judge_only", "resolve",
+    "flag_status", "fold_human", "fold_item", "fold_judge", "humans_only", "item_safety", "judge_only", "resolve",
     "revision_of", "safety_status", "spread", "with_votes",
 ]

@@ -14,8 +14,11 @@ from reviewer.store.import_batches import (
     JUDGE_SCORE_ONLY,
     Batch,
 )
-from reviewer.store.tables import HumanScore, Item, ItemRevision, JudgeRun, JudgeScore
+from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeRun, JudgeScore
 from rubrics.schema import Rubric
+
+#: The seed recorded for items imported with ``"audit": true`` (drawn at random elsewhere).
+IMPORTED_AUDIT_SEED = -1
 
 
 class RowWriter:
@@ -45,7 +48,10 @@ class RowWriter:
                 item_pk=pk, revision=revision, content_hash=old_hash,
                 payload={"input": old.input, "output": old.output, "context": old.context,
                          "reference": old.reference, "metadata": old.meta}))
-            conn.execute(update(Item).where(Item.pk == pk).values(revision=revision + 1, **values))
+            # new content: the earlier revision's judge verdict, flags and reviews are history, not
+            # this text's (``values`` holds the judge summary of the scores this file gives, if any)
+            conn.execute(update(Item).where(Item.pk == pk).values(
+                revision=revision + 1, judge_spread=None, flagged=False, safety="none", **values))
         methods = {d.id: d.method for d in self.rubric.dimensions}
         for (model, dim_id), rows in b.judge_plain.items():
             self.judge_scores += bulk_insert(
@@ -58,3 +64,15 @@ class RowWriter:
                 {"run_pk": self._run(model), "model": model, "examples_used": "[]"})
         self.human_scores += bulk_insert(conn, HumanScore.__table__, HUMAN_COLUMNS, b.human,  # type: ignore[arg-type]
                                          {"kind": "import"})
+        for model, rows in b.judge_revised.items():
+            self.judge_scores += bulk_insert(
+                conn, JudgeScore.__table__, (*JUDGE_COLUMNS, "revision"), rows,  # type: ignore[arg-type]
+                {"run_pk": self._run(model), "model": model, "examples_used": "[]"})
+        self.human_scores += bulk_insert(conn, HumanScore.__table__, (*HUMAN_COLUMNS, "revision"),  # type: ignore[arg-type]
+                                         b.human_revised, {"kind": "import"})
+        if b.audit:
+            have = set(conn.execute(select(AuditSample.item_pk).where(
+                AuditSample.rubric_ref == ref, AuditSample.item_pk.in_(b.audit))).scalars())  # type: ignore[attr-defined]
+            rows = [{"rubric_ref": ref, "item_pk": pk, "seed": IMPORTED_AUDIT_SEED} for pk in b.audit if pk not in have]
+            if rows:
+                conn.execute(AuditSample.__table__.insert(), rows)  # type: ignore[attr-defined]

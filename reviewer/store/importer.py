@@ -157,6 +157,7 @@ def headline_of(rubric: Rubric, effective: dict[str, float | None]) -> dict[str,
             "band": rubric.band_for(score).label if score is not None else None}
 
 
+
 @contextmanager
 def paused_gc() -> Iterator[None]:
     """Hold the cyclic garbage collector while a large file is read and written: the rows are

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from reviewer.errors import UserError
-from reviewer.store.base import StoreBase
+from reviewer.store.roles import RolesMixin
 from reviewer.store.tables import Item, PairChoice
 
 
-class PairsMixin(StoreBase):
+class PairsMixin(RolesMixin):
     """Pairwise preferences between the items of a group."""
 
     def add_pair_choice(self, item_pk: int, reviewer: str, winner_item_pk: int | None,
@@ -23,6 +23,7 @@ class PairsMixin(StoreBase):
         """Record that ``reviewer`` prefers ``winner_item_pk`` (None: a tie) within ``item_pk``'s
         group; the winner must belong to that group."""
         with self.write() as conn:
+            signed = self._sign(conn, reviewer)
             row = conn.execute(select(Item.grp, Item.rubric_ref).where(Item.pk == item_pk)).first()
             if row is None:
                 raise UserError(f"no item with key {item_pk}")
@@ -33,20 +34,27 @@ class PairsMixin(StoreBase):
                 winner = conn.execute(select(Item.grp, Item.rubric_ref).where(Item.pk == winner_item_pk)).first()
                 if winner is None or tuple(winner) != (grp, ref):
                     raise UserError(f"item {winner_item_pk} is not in group {grp!r}")
+            revision = _group_revision(conn, ref, grp)
             result = conn.execute(PairChoice.__table__.insert().values(  # type: ignore[attr-defined]
-                grp=grp, rubric_ref=ref, reviewer=reviewer, winner_item_pk=winner_item_pk, reason=reason))
+                grp=grp, rubric_ref=ref, reviewer=reviewer, winner_item_pk=winner_item_pk, reason=reason,
+                revision=revision, **signed))
             return int(result.inserted_primary_key[0])
 
-    def pair_choices(self, rubric_ref: str, group: str | None = None) -> dict[str, dict[str, int | None]]:
-        """Per group, each reviewer's current choice: the winner's item key, or None for a tie."""
-        q = select(PairChoice.grp, PairChoice.reviewer, PairChoice.winner_item_pk).where(
+    def pair_choices(self, rubric_ref: str, group: str | None = None,
+                     all_revisions: bool = False) -> dict[str, dict[str, int | None]]:
+        """Per group, each reviewer's current choice: the winner's item key, or None for a tie.
+        Choices made before either side's content changed are left out unless ``all_revisions``."""
+        q = select(PairChoice.grp, PairChoice.reviewer, PairChoice.winner_item_pk, PairChoice.revision).where(
             PairChoice.rubric_ref == rubric_ref)
         if group is not None:
             q = q.where(PairChoice.grp == group)
         out: dict[str, dict[str, int | None]] = {}
         with self.read() as conn:
-            for grp, who, winner in conn.execute(q.order_by(PairChoice.pk)):
-                out.setdefault(grp, {})[who] = winner  # later rows win
+            rows = conn.execute(q.order_by(PairChoice.pk)).all()
+            current = {} if all_revisions else {g: _group_revision(conn, rubric_ref, g) for g in {r[0] for r in rows}}
+            for grp, who, winner, revision in rows:
+                if all_revisions or revision == current[grp]:
+                    out.setdefault(grp, {})[who] = winner  # later rows win
         return out
 
     def group_overalls(self, rubric_ref: str) -> dict[str, list[tuple[int, str | None, float | None]]]:
@@ -60,3 +68,10 @@ class PairsMixin(StoreBase):
             for grp, pk, variant, overall in rows:
                 out.setdefault(grp, []).append((pk, variant, overall))
         return out
+
+
+def _group_revision(conn: Any, rubric_ref: str, grp: str) -> int:
+    """A group's content revision: the sum of its items' revisions (it grows whenever any of them
+    is updated with new content)."""
+    return int(conn.execute(select(func.coalesce(func.sum(Item.revision), 0)).where(
+        Item.rubric_ref == rubric_ref, Item.grp == grp)).scalar_one())

@@ -1,5 +1,6 @@
-"""The store's tables (SQLModel). Human scores and safety decisions are append-only: triggers
-created by the migrations refuse UPDATE and DELETE on them, on SQLite and PostgreSQL alike."""
+"""The store's tables (SQLModel). History tables (``guards.HISTORY``: scores, flags, decisions,
+pair choices, rubric versions, item revisions) are append-only: triggers created by the
+migrations refuse UPDATE, DELETE, REPLACE and TRUNCATE on them, on SQLite and PostgreSQL alike."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ class Reviewer(SQLModel, table=True):
     __tablename__ = "reviewer"
     name: str = Field(primary_key=True)
     roles: str = "reviewer"
+    #: The person behind the name: their database login (PostgreSQL) or OS user (SQLite).
+    login: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -131,6 +134,8 @@ class JudgeScore(SQLModel, table=True):
     pk: int | None = Field(default=None, primary_key=True)
     run_pk: int = Field(index=True)
     item_pk: int
+    #: The item's content revision (``item.revision``) the score was given on.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     dimension: str
     model: str | None = None
     method: str = "llm_judge"
@@ -170,6 +175,8 @@ class HumanScore(SQLModel, table=True):
     __table_args__ = (Index("ix_human_item_dim", "item_pk", "dimension", "reviewer"),)
     pk: int | None = Field(default=None, primary_key=True)
     item_pk: int
+    #: The item's content revision the score was given on: a score belongs to the text it read.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     dimension: str
     reviewer: str
     score: float | None = None
@@ -181,6 +188,8 @@ class HumanScore(SQLModel, table=True):
     judge_score_pk: int | None = None
     #: The queue sample the score was given in (audit, triage, ...), for unbiased calibration.
     sample: str | None = None
+    #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
+    actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -190,6 +199,8 @@ class SafetyFlag(SQLModel, table=True):
     __tablename__ = "safety_flag"
     pk: int | None = Field(default=None, primary_key=True)
     item_pk: int = Field(index=True)
+    #: The item's content revision the gate fired on.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     run_pk: int | None = None
     gate: str
     detector: str
@@ -213,6 +224,7 @@ class SafetyDecision(SQLModel, table=True):
     reviewer: str
     decision: str
     reason: str
+    actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -227,6 +239,9 @@ class Assignment(SQLModel, table=True):
     reviewer: str
     #: active | done | skipped | released
     state: str = "active"
+    #: The item's content revision when it was served: a finished review of earlier content
+    #: does not keep the item from the reviewer once it changes.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     created_at: datetime = Field(default_factory=now)
     ended_at: datetime | None = None
 
@@ -253,6 +268,10 @@ class PairChoice(SQLModel, table=True):
     reviewer: str
     winner_item_pk: int | None = None
     reason: str | None = None
+    #: The group's content revision: the sum of its items' revisions when the choice was made
+    #: (it grows whenever either side's content changes).
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 

@@ -67,6 +67,9 @@ def load_settings(path: Path | None = None) -> TuiSettings:
     path = path or config_path()
     if not path.exists():
         return TuiSettings()
+    from reviewer.faults import regular_file
+
+    regular_file(path)  # a FIFO or device would block or never end
     import yaml  # only when a config file exists
 
     try:

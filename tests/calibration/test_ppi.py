@@ -86,8 +86,12 @@ def test_effective_labels_and_labels_for_a_width() -> None:
     assert ppi.labels_for_width(y, yhat, yu, width * 1.01) == 0
     more = ppi.labels_for_width(y, yhat, yu, width / 2)
     assert more is not None and more > 2 * e.n_labelled  # halving a width takes about 4x the labels
-    # The judge's own term is a floor no number of labels can go under.
-    assert ppi.labels_for_width(y, yhat, yu[:5], 1e-6) is None
+    # With few unlabelled items the judge's term is a floor; the plan falls back towards lam = 0,
+    # where the humans' own interval shrinks as 1/sqrt(n).
+    tiny = ppi.labels_for_width(y, yhat, yu[:5], 0.01)
+    assert tiny is not None and (y.size + tiny) == pytest.approx(
+        (2 * 1.959963984540054 * np.std(y) / 0.01) ** 2, rel=0.05)
+    assert ppi.labels_for_width(np.ones(10), np.ones(10), yu, 0.01) is None  # nothing to plan with
 
 
 def test_small_samples_are_estimated_with_a_warning_and_tiny_ones_refused() -> None:
@@ -113,3 +117,14 @@ def test_ranking_changes_where_the_judge_is_biased_per_group() -> None:
     assert [r.group for r in ranked] == ["b", "a", "c"]
     assert {r.group: r.judge_rank for r in ranked} == {"a": 1, "b": 2, "c": 3}
     assert ranked[2].rank_probability > 0.99 and 0.9 < ranked[0].rank_probability <= 1.0
+
+
+def test_moments_from_sums_give_the_same_estimate_as_the_array() -> None:
+    """A store can hand the unlabelled side over as count, sum and sum of squares (SQL)."""
+    y, yhat, yu = _data(21, big_n=50_000, discrete=True)
+    m = ppi.Moments.from_sums(yu.size, float(yu.sum()), float((yu * yu).sum()))
+    a, b = ppi.estimate_mean(y, yhat, yu), ppi.estimate_mean(y, yhat, m)
+    for key in ("judge_only", "ppi", "lam", "effective_labels"):
+        assert getattr(b, key) == pytest.approx(getattr(a, key), rel=1e-9, abs=1e-12)
+    assert b.ppi_ci == pytest.approx(a.ppi_ci, rel=1e-9)
+    assert ppi.labels_for_width(y, yhat, m, 0.02) == ppi.labels_for_width(y, yhat, yu, 0.02)

@@ -221,7 +221,8 @@ def _assert_exponential_in_re(pattern: str) -> None:
         assert re.search(pattern, "a" * n + "!") is None
         return time.perf_counter() - started
 
-    assert seconds(20) > 20 * max(seconds(12), 1e-4)
+    small = min(seconds(12) for _ in range(5))  # the least of several: a busy machine adds noise
+    assert min(seconds(20) for _ in range(2)) > 10 * max(small, 1e-4)
 
 
 def _assert_times_out(pattern: str, text: str) -> None:

@@ -16,7 +16,7 @@ RULES = {
     "anchor_gap": ("anchor-gap", 12), "anchor_off_scale": ("anchor-off-scale", 15),
     "anchor_overlap": ("anchor-overlap", 23), "bad_version": ("bad-version", 2),
     "depends_on_cycle": ("depends-on-cycle", 10), "depends_on_unknown": ("depends-on-unknown", 20),
-    "description_is_name": ("description-is-name", 17), "description_missing": ("description-missing", 16),
+    "description_is_name": ("description-is-name", 17), "level_categorical": ("level", 11), "description_missing": ("description-missing", 16),
     "deterministic_without_rule": ("rule-missing", 16), "duplicate_id": ("duplicate-id", 16),
     "empty": ("empty-file", 1), "fill_words": ("fill-words", 11), "method_missing": ("method-missing", 16),
     "missing_id": ("id-missing", 1), "not_a_mapping": ("wrong-type", 1), "only_comments": ("empty-file", 1),

@@ -68,6 +68,7 @@ def test_safety_decision_needs_role_and_reason_and_signoffs(store: Store) -> Non
     assert store.queue_count("safety") == 1
     with pytest.raises(UserError, match="does not hold the safety role"):
         store.add_safety_decision(flag, "ana", "clear", "false positive")
+    store.add_reviewer("lee", "lead")  # the store's first lead, who grants the other roles
     store.add_reviewer("sam", "safety")
     with pytest.raises(UserError, match="needs a reason"):
         store.add_safety_decision(flag, "sam", "clear", "  ")
@@ -80,7 +81,8 @@ def test_export_round_trip_reproduces_effective_scores(demo_store: Store, tmp_pa
     lines = []
     for row in exported:  # back into the import format: effective scores as one reviewer's
         human = {d: v["effective"] for d, v in row["dimensions"].items() if v["effective"] is not None}
-        lines.append(json.dumps({"id": row["id"], "output": "x", "human": [{"reviewer": "consensus", "scores": human}]}))
+        lines.append(json.dumps({"id": row["id"], "output": "x",  # a mean of people, said so
+                                 "human": [{"reviewer": "consensus", "aggregate": True, "scores": human}]}))
     path = tmp_path / "round.jsonl"
     path.write_text("\n".join(lines) + "\n")
     fresh = open_store(str(tmp_path / "fresh.db"))

@@ -12,6 +12,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from reviewer.safetext import safe_text
+
 
 class HelpScreen(ModalScreen[None]):
     """Lists the bindings of ``target`` and the app's."""
@@ -33,7 +35,7 @@ class HelpScreen(ModalScreen[None]):
                 if not isinstance(b, Binding) or b.id in seen:
                     continue
                 seen.add(b.id or b.key)
-                table.add_row(b.key_display or b.key, b.description, b.id or "")
+                table.add_row(*[safe_text(v, newlines=False) for v in (b.key_display or b.key, b.description, b.id or "")])
         with VerticalScroll(id="help-box"):
             yield Static(table)
 

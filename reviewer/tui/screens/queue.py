@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
 
 if TYPE_CHECKING:
@@ -100,8 +101,8 @@ class QueueScreen(Screen[None]):
         page = len(self.page_starts)
         title = Text()
         title.append(f" {s.queue} ", style="bold reverse")
-        title.append(f"  reviewer {s.reviewer}  {s.rubric_ref or 'all rubrics'}  "
-                     f"{'blind ' if s.blind else ''}page {page}", style="dim")
+        title.append(safe_line(f"  reviewer {s.reviewer}  {s.rubric_ref or 'all rubrics'}  "
+                               f"{'blind ' if s.blind else ''}page {page}"), style="dim")
         if total is not None:
             title.append(f"  {total} items", style="dim")
         title.append("   g: start reviewing · enter: open · ]/[: page · /: search", style="dim")
@@ -112,20 +113,22 @@ class QueueScreen(Screen[None]):
             return  # another page was loaded meanwhile
         table = self.query_one(DataTable)
         for r in lines:
-            band = Text(f" {r.band} ", style=f"black on {r.band_color}") if r.band else Text("—")
+            band = safe_text(f" {r.band} ", f"black on {r.band_color}", newlines=False) if r.band else Text("—")
             passed = Text("pass", style="green") if r.passed else (
                 Text("fail", style="red") if r.passed is not None else Text("—"))
             table.add_row(
-                r.item_id, r.dataset or "", "—" if r.overall is None else f"{r.overall:.2f}",
+                safe_text(r.item_id, newlines=False), safe_text(r.dataset or "", newlines=False),
+                "—" if r.overall is None else f"{r.overall:.2f}",
                 band, passed, Text("FLAG", style="bold red") if r.flagged else "",
-                str(r.errors or ""), r.status, r.holder or "", key=str(r.item_pk),
+                str(r.errors or ""), safe_text(r.status, newlines=False), safe_text(r.holder or "", newlines=False),
+                key=str(r.item_pk),
             )
 
     def action_calibration(self) -> None:
         """The calibration screen, for leads."""
         if "lead" not in self.rapp.roles:
-            self.notify(f"the calibration screen is for leads; a lead can run `rubricate reviewer add "
-                        f"{self.rapp.session.reviewer} --role lead`", severity="warning")
+            self.notify(safe_line(f"the calibration screen is for leads; a lead can run `rubricate reviewer add "
+                                  f"{self.rapp.session.reviewer} --role lead`"), severity="warning", markup=False)
             return
         from reviewer.tui.screens.calibration import CalibrationScreen
 

@@ -16,6 +16,7 @@ from textual import work
 from textual.screen import Screen
 
 from reviewer.domain.safety import WAITING
+from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
@@ -48,17 +49,18 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
             continue
         color = r.band.color if r.band and r.band.color else "white"
         t.append(f"{r.overall:.2f} ", style="bold")
-        t.append(f" {r.band.label if r.band else ''} ", style=f"black on {color}")
+        t.append(safe_line(f" {r.band.label if r.band else ''} "), style=f"black on {color}")
         t.append("  pass" if r.passed else "  fail", style="green" if r.passed else "red")
     return t
 
 
 def highlight(output: str, quotes: list[str]) -> Text:
-    """The output with the judge's evidence quotes highlighted."""
-    text = Text(output)
+    """The output with the judge's evidence quotes highlighted (both made safe: control characters
+    shown as placeholders, never read as markup)."""
+    text = safe_text(output)
     for quote in quotes:
         if isinstance(quote, str) and len(quote) >= 4:
-            text.highlight_words([quote], style="black on yellow")
+            text.highlight_words([safe(quote)], style="black on yellow")
     return text
 
 
@@ -117,19 +119,27 @@ class ScoringScreen(Screen[None]):
         s, d = self.target
         value = digit_to_score(digit, d.dim.scale.min, d.dim.scale.max, d.dim.scale.levels)
         if value is None:
-            self.notify(f"{digit} is not on {d.dim.id}'s scale", severity="warning")
+            self.notify(safe_line(f"{digit} is not on {d.dim.id}'s scale"), severity="warning", markup=False)
             return
         self._record(s, d, value, "score")
 
     def action_agree(self) -> None:
-        """Record agreement: a human score equal to the judge's (not silence)."""
+        """Record agreement: the level of the scale nearest the judge's score (shown on the card
+        before it is pressed), stored with kind ``agree`` — not silence, and never a fraction."""
         s, d = self.target
-        if d.judge_score is None or not d.judge_visible:
+        level = d.agree_level
+        if level is None or not d.judge_visible:
             self.notify("nothing to agree with: score it yourself", severity="warning")
             return
-        self._record(s, d, d.judge_score, "agree")
+        self._record(s, d, level, "agree")
 
     def _record(self, s: ItemState, d: DimState, value: float, kind: str) -> None:
+        if d.my_score is not None and abs(d.my_score - value) < 1e-9:
+            # the same score again: nothing new to store (no duplicate row, no agree over a score)
+            if self.focus_index < len(s.dims) - 1:
+                self.focus_index += 1
+            self._refresh_all()
+            return
         self.done.append(Done(s, d, _values(d)))
         kind, blind = s.record(d, value, kind)
         self.rapp.write_score(s, d, value, kind=kind, blind=blind)
@@ -151,7 +161,7 @@ class ScoringScreen(Screen[None]):
             written = last.written
             self.rapp.writer.submit("withdraw flag", lambda: adapter.withdraw_flag(
                 self.rapp.store, written.result(), self.rapp.session.reviewer))
-            self.notify(f"flag on {s.item_id} withdrawn")
+            self.notify(safe_line(f"flag on {s.item_id} withdrawn"), markup=False)
             self._refresh_all()
             return
         assert d is not None and last.before is not None
@@ -160,7 +170,8 @@ class ScoringScreen(Screen[None]):
             self.rapp.write_score(s, d, None, kind="undo", blind=False)
         else:
             self.rapp.write_score(s, d, d.my_score, kind="score", blind=False, reason=d.my_reason, tags=d.my_tags)
-        self.notify(f"undone on {d.dim.id}: now {'unscored' if d.my_score is None else f'{d.my_score:g}'}")
+        self.notify(safe_line(f"undone on {d.dim.id}: now {'unscored' if d.my_score is None else f'{d.my_score:g}'}"),
+                    markup=False)
         self._focus_on(s, d)
 
     @work
@@ -188,7 +199,7 @@ class ScoringScreen(Screen[None]):
             self.notify("you have already flagged this item (u undoes it)", severity="warning")
             return
         result: ReasonResult | None = await self.app.push_screen_wait(ReasonDialog(
-            s.item_id, prompt=Text.assemble("Why flag ", (s.item_id, "bold"), " for safety?"), tags=FLAG_TAGS))
+            s.item_id, prompt=Text.assemble("Why flag ", safe_text(s.item_id, "bold", newlines=False), " for safety?"), tags=FLAG_TAGS))
         if result is None:
             return
         reason = result.reason

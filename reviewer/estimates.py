@@ -1,0 +1,165 @@
+"""Corrected estimates: the judge on every item, people on a random (audit) sample, combined.
+
+Which items are labelled is the one rule here: an item is labelled data for a dimension when it
+belongs to the rubric's audit sample (drawn by ``rubricate queue audit-sample``, or imported with
+``"audit": true``) and people have scored that dimension on it. Every other item — triage-reviewed
+ones included, since triage chose them for being doubtful — counts as unlabelled, with its judge
+score. The statistics are ``calibration.ppi``'s; this module only cuts the store's columns into
+its arrays and says, in words, why a figure is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration import ppi
+
+NO_AUDIT = ("no audit sample: draw one with `rubricate queue audit-sample --rubric {ref} --n 200` "
+            "and have people score it in the audit queue, or import items with \"audit\": true")
+
+
+
+Arrays3 = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
+
+
+def _arrays(judge: NDArray[np.float64], human: NDArray[np.float64], audit: NDArray[np.bool_]) -> Arrays3:
+    """(y, yhat, yhat_unlabelled) from aligned per-item arrays (NaN: no score).
+
+    Labelled: in the audit sample, scored by people and by the judge. Unlabelled: every other item
+    the judge scored (audit items nobody has scored yet, and triage-reviewed items, included)."""
+    has_judge = ~np.isnan(judge)
+    labelled = audit & ~np.isnan(human) & has_judge
+    return human[labelled], judge[labelled], judge[has_judge & ~labelled]
+
+
+def estimate(judge: NDArray[np.float64], human: NDArray[np.float64], audit: NDArray[np.bool_], ref: str,
+             confidence: float = 0.95, target_width: float | None = None) -> dict[str, Any]:
+    """The ``estimate`` object of the calibration JSON for one dimension, from per-item arrays
+    aligned on the same items: the judge's score, people's aggregate (NaN where none) and whether
+    the item is in the audit sample."""
+    if not audit.any():
+        scored = judge[~np.isnan(judge)]
+        return refused(float(scored.mean()) if scored.size else None, int(scored.size), ref, confidence)
+    y, yhat, yu = _arrays(judge, human, audit)
+    return corrected(y, yhat, yu, confidence, target_width)
+
+
+def refused(judge_only: float | None, n: int, ref: str, confidence: float) -> dict[str, Any]:
+    """No audit sample: every figure but the judge's own is null, and ``reason`` says what to do."""
+    return {"judge_only": judge_only, "humans_only": None, "humans_ci": None, "ppi": None, "ppi_ci": None,
+            "n_labelled": 0, "n_unlabelled": n, "lambda": None, "effective_labels": None,
+            "confidence": confidence, "reason": NO_AUDIT.format(ref=ref)}
+
+
+def corrected(y: NDArray[np.float64], yhat: NDArray[np.float64], yu: ppi.Unlabelled, confidence: float,
+              target_width: float | None) -> dict[str, Any]:
+    """The estimate object from labelled arrays and the unlabelled side (array or moments); a
+    sample under ``calibration.ppi.MIN_LABELLED`` items is estimated with a warning in ``reason``."""
+    e = ppi.estimate_mean(y, yhat, yu, confidence=confidence)
+    out = e.as_json()
+    out["reason"] = out.pop("warning")
+    out["confidence"] = confidence
+    if target_width is not None and e.ppi is not None:
+        more = ppi.labels_for_width(y, yhat, yu, target_width, confidence)
+        out["target_width"] = target_width
+        out["more_labels_needed"] = more
+        if more is None:
+            out["reason"] = "the labels so far do not vary: no basis to plan more"
+        elif more > e.n_unlabelled:
+            out["reason"] = (f"{more} more labels would be needed, more than the {e.n_unlabelled} items not "
+                             "yet labelled: the width is out of reach for this dataset")
+    return out
+
+
+def ranking(groups: Mapping[str, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]],
+            confidence: float = 0.95) -> list[dict[str, Any]]:
+    """Corrected leaderboard of groups (models, variants), each given as (judge, human, audit)
+    arrays: PPI mean and interval, corrected rank, the judge-only rank, and the probability that
+    the corrected rank is right."""
+    arrays = {g: _arrays(*a) for g, a in groups.items()}
+    ranked = ppi.rank_groups(arrays, confidence=confidence)
+    return [{"group": r.group, "rank": r.rank, "judge_rank": r.judge_rank,
+             "rank_probability": r.rank_probability, **r.estimate.as_json()} for r in ranked]
+
+
+def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: list[tuple[int, Any]] | None,
+              confidence: float = 0.95, target_width: float | None = None) -> dict[str, Any]:
+    """``pass_rate_estimate``: the share of items that pass, corrected with people's verdicts.
+
+    The population is every item whose judge verdict is complete (an incomplete one has no pass
+    or fail). The human side of an audit item is its overall as people alone score it
+    (:func:`reviewer.domain.humans_only`): labelled only when people scored every weighted
+    dimension. The unlabelled side is counted by the database (count and passes), so a million
+    items cost one aggregate query."""
+    from reviewer.domain import humans_only
+
+    total, passes = store.judge_pass_totals(rubric.ref, dataset)
+    if folds is None:
+        return refused(passes / total if total else None, total, rubric.ref, confidence)
+    judged = store.judge_passed_of([pk for pk, _ in folds])
+    y: list[float] = []
+    yhat: list[float] = []
+    for pk, fold in folds:
+        alone = humans_only(rubric, fold)
+        if pk in judged and alone.overall is not None:
+            y.append(float(alone.passed))
+            yhat.append(float(judged[pk]))
+    n_u = total - len(yhat)
+    k_u = passes - int(sum(yhat))
+    out = corrected(np.asarray(y), np.asarray(yhat), ppi.Moments.from_sums(n_u, k_u, k_u), confidence, target_width)
+    for key in ("ppi_ci", "humans_ci"):  # a share's interval ends at 0 and 1
+        if out.get(key):
+            out[key] = [max(0.0, out[key][0]), min(1.0, out[key][1])]
+    return out
+
+
+def audit_folds(store: Any, rubric: Any, dataset: str | None, how: str) -> list[tuple[int, Any]] | None:
+    """(item key, fold) of every item in the rubric's audit sample; None when it has none."""
+    audit = store.audit_pks(rubric.ref)
+    if not audit:
+        return None
+    return [(it.pk, fold) for it, fold in store.item_folds(rubric.ref, dataset, sorted(audit), how)]
+
+
+def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: list[tuple[int, Any]] | None,
+                        confidence: float, target_width: float | None, cols: Any = None,
+                        count_in_db: bool = True) -> dict[str, dict[str, Any]]:
+    """``estimate`` per dimension (ordered and interval ones; a mean of nominal labels means
+    nothing). The labelled side is read through the audit items' folds — people's score is the
+    effective one without the judge (a lead's adjudication, else the consensus ``how``), the
+    judge's is the panel — and the unlabelled side is every other item's panel score: counted by
+    the database when it can be (:meth:`judge_score_totals`), else folded from the columns
+    ``cols`` (``rating_columns`` of every item; read here when not given)."""
+    from reviewer.calibrate_service import panel_of
+
+    dims = [d for d in rubric.dimensions if not d.is_pair and d.measurement_level != "nominal"]
+    labelled: dict[str, tuple[list[float], list[float]]] = {d.id: ([], []) for d in dims}
+    for _pk, fold in folds or ():
+        for d in dims:
+            f = fold.dims[d.id]
+            people = f.human.adjudication.score if f.human.adjudication is not None else f.consensus
+            if people is not None and f.judge.panel is not None:
+                labelled[d.id][0].append(float(people))
+                labelled[d.id][1].append(float(f.judge.panel))
+    totals = store.judge_score_totals(rubric.ref, dataset) if count_in_db else None
+    if totals is None and cols is None:
+        cols = store.rating_columns(rubric.ref, dataset, "all", None)
+    out: dict[str, dict[str, Any]] = {}
+    for d in dims:
+        y, yhat = (np.asarray(v, dtype=np.float64) for v in labelled[d.id])
+        if totals is not None:
+            n, s, ss = totals.get(d.id, (0, 0.0, 0.0))
+        else:
+            panel = panel_of(cols.dims[d.id].judge, rubric.judge.panel_aggregate)
+            scored = panel[~np.isnan(panel)]
+            n, s, ss = int(scored.size), float(scored.sum()), float((scored * scored).sum())
+        if folds is None:
+            out[d.id] = refused(s / n if n else None, n, rubric.ref, confidence)
+            continue
+        rest = ppi.Moments.from_sums(n - yhat.size, s - float(yhat.sum()), ss - float((yhat * yhat).sum()))
+        out[d.id] = corrected(y, yhat, rest, confidence, target_width)
+    return out
