@@ -8,7 +8,7 @@ from typing import Any
 from reviewer.safetext import md_cell, safe, safe_line, safe_text
 
 STATUS_COLOR = {"trusted": "green", "tentative": "yellow", "low_confidence": "red", "insufficient_data": "grey50"}
-BAND_COLOR = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
+BAND_COLOR = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 COLUMNS = ("dimension", "level", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa",
            "kappa_quadratic", "exact", "bias", "pass_agreement", "status")
 #: Column headings where the key alone would not say enough (bias is always judge minus human).
@@ -147,14 +147,23 @@ table{{border-collapse:collapse;margin-bottom:1em}}.trusted{{background:#c8f7c5}
 
 
 def run_report_markdown(rep: dict[str, Any]) -> str:
-    """The per-run report as Markdown."""
-    lines = [f"### Report: {md_cell(rep['rubric'])}", "", "| dimension | mean | band | pass rate | judge errors | cost (USD) |",
-             "|---|---|---|---|---|---|"]
+    """The per-run report as Markdown; a rubric with a headline score (REVAL's figure treatment:
+    treatment parity) leads with it, before the per-dimension table."""
+    lines = [f"### Report: {md_cell(rep['rubric'])}", ""]
+    head = rep.get("headline")
+    if head:
+        lowest = head.get("lowest")
+        lines += [f"**{md_cell(head['name'])}: {fmt(head['mean'])} ({md_cell(head['band'] or '—')})** — the "
+                  f"headline score, over {head['n']} pairs"
+                  + (f"; lowest {md_cell(lowest['group'])} {fmt(lowest['score'])} ({md_cell(lowest['band'])})"
+                     if lowest else ""), ""]
+    lines += ["| dimension | mean | band | pass rate | judge errors | cost (USD) |", "|---|---|---|---|---|---|"]
     for d in rep["dimensions"]:
         lines.append(f"| {md_cell(d['dimension'])} | {fmt(d['mean'])} | {md_cell(d['band'] or '—')} | "
                      f"{fmt(d['pass_rate'])} | {d['judge_errors']} | {d['cost_usd']:.4f} |")
     incomplete = rep.get("incomplete") or 0
-    lines += ["", f"Overall mean {fmt(rep['overall_mean'])} ({md_cell(rep['overall_band'] or '—')})"
+    overall = "Rubric overall mean (not the headline)" if head else "Overall mean"
+    lines += ["", f"{overall} {fmt(rep['overall_mean'])} ({md_cell(rep['overall_band'] or '—')})"
               + (f" over {rep['items'] - incomplete} complete items; {incomplete} incomplete (no overall)"
                  if incomplete else "") + f"; safety: {md_cell(rep['safety'])}", "",
               "| model | items | mean overall | pass rate |", "|---|---|---|---|"]

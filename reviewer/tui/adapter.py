@@ -10,7 +10,7 @@ from typing import Any
 from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 
-BAND_COLORS = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
+BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 
 
 @dataclass(frozen=True)
