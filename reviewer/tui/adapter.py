@@ -79,14 +79,14 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
     view = store.item_view(item_pk, reviewer)
     rubric = store.get_rubric(view.rubric_ref)
     mine: dict[str, Any] = {}
-    blind_first: set[str] = set()
+    blind_first: dict[str, float | None] = {}
     for h in view.history:
         if h.kind == "undo":
             mine.pop(h.dimension, None)
         else:
             mine[h.dimension] = h
             if h.blind:
-                blind_first.add(h.dimension)
+                blind_first.setdefault(h.dimension, h.score)
     dims, pair_lines = [], []
     for dim in rubric.dimensions:
         if dim.is_pair:
@@ -110,6 +110,7 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
         if h is not None:
             d.my_score, d.my_reason, d.my_tags = h.score, h.reason, tuple(h.tags)
         d.my_blind = dim.id in blind_first
+        d.blind_score = blind_first.get(dim.id)
         d.revealed = not blind or h is not None
         d.peers = {name: rec.score for name, rec in view.human.get(dim.id, {}).items()
                    if name != reviewer and rec.score is not None}

@@ -117,11 +117,11 @@ class ReviewApp(App[None]):
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             self.call_from_thread(self.exit, message=f"error: {self.db}: {first}", return_code=1)
             return
+        if blind and not self.session.blind:  # a queue set blind is blind for everyone in it
+            self.session = replace(self.session, blind=True)  # before any screen reads the store
         handle.ready.set_result(store)
         # What exists now lives as long as the app: keep it out of the collector's full scans.
         self.call_from_thread(gc.freeze)
-        if blind and not self.session.blind:  # a queue set blind is blind for everyone in it
-            self.call_from_thread(setattr, self, "session", replace(self.session, blind=True))
 
     @work(thread=True, group="roles")
     def _load_roles(self) -> None:

@@ -51,6 +51,8 @@ class DimState:
     my_blind: bool = False
     #: In blind mode, whether the judge's score is visible yet.
     revealed: bool = True
+    #: The score given blind, before the judge was revealed (kept when revised after).
+    blind_score: float | None = None
     peers: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -91,6 +93,12 @@ class ItemState:
         """A gate fired and was not cleared."""
         return any(f.status not in ("cleared", "withdrawn") for f in self.flags)
 
+    @property
+    def judge_hidden(self) -> bool:
+        """Whether any of the judge's scores is still hidden (blind): then nothing computed from
+        them (overall, band, pass, the flip) may be shown either."""
+        return any(not d.judge_visible for d in self.dims)
+
     def judge_result(self) -> ItemScore:
         """The overall as the judge alone scored it."""
         raw = {d.dim.id: d.judge_score for d in self.dims}
@@ -128,6 +136,7 @@ class ItemState:
         d.my_score, d.my_reason, d.my_tags = value, None, ()
         if blind:
             d.my_blind = d.revealed = True
+            d.blind_score = value
         return kind, blind
 
 

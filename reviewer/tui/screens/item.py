@@ -15,7 +15,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Collapsible, Footer, Markdown, Static
 
-from reviewer.tui.screens.scoring import ScoringScreen, digit_to_score, highlight, verdict
+from reviewer.tui.screens.scoring import (
+    ScoringScreen,
+    digit_to_score,
+    highlight,
+    reveal_text,
+    verdict,
+)
 from reviewer.tui.viewmodel import DimState, ItemState
 from reviewer.tui.widgets.dimension_card import DimensionCard
 
@@ -98,6 +104,12 @@ class ItemScreen(ScoringScreen):
         judge, eff = self.state.judge_result(), self.state.effective_result()
         t = verdict(self.state)
         t.append(f"\nscored {self.state.scored_count()}/{len(self.state.dims)}", style="dim")
+        revealed = reveal_text(self.state)
+        if revealed is not None:
+            t.append("\n")
+            t.append(revealed)
+        if self.state.judge_hidden:
+            return t
         if judge.overall is not None and eff.overall is not None and judge.passed != eff.passed:
             t.append("   your scores flip the verdict: "
                      + ("fail → pass" if eff.passed else "pass → fail"), style="bold yellow")

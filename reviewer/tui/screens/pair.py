@@ -86,8 +86,11 @@ class PairScreen(ScoringScreen):
 
     def _choice_text(self) -> Text:
         p, t = self.pair, Text()
-        for line in p.judge_lines:
-            t.append(f"judge on the pair · {line}\n", style="dim")
+        if any(side.judge_hidden for side in p.sides):
+            t.append("judge on the pair: hidden until you have scored both (blind)\n", style="italic dim")
+        else:
+            for line in p.judge_lines:
+                t.append(f"judge on the pair · {line}\n", style="dim")
         t.append("your choice: ", style="bold")
         if p.choice is None:
             t.append("none yet", style="italic")

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 #: Rows added before the first frame of a page; a terminal shows fewer.
 FIRST_ROWS = 60
 COLUMNS = ("item", "dataset", "judge", "band", "pass", "safety", "errors", "status", "held by")
+#: what the judge said: never shown in a blind session
+JUDGE_COLUMNS = ("judge", "band", "pass")
 
 
 class QueueScreen(Screen[None]):
@@ -58,9 +60,7 @@ class QueueScreen(Screen[None]):
         yield Static(id="queue-title")
         yield Input(placeholder="search item ids and text (enter applies, escape clears)",
                     id="queue-search", classes="-hidden")
-        table: DataTable[Any] = DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns(*COLUMNS)
-        yield table
+        yield DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -90,6 +90,10 @@ class QueueScreen(Screen[None]):
     def _fill(self, rows: list[adapter.QueueLine], total: int | None) -> None:
         self.rows, self.total = rows, total
         table = self.query_one(DataTable)
+        columns = self._columns()
+        if tuple(str(c.label) for c in table.columns.values()) != columns:
+            table.clear(columns=True)
+            table.add_columns(*columns)
         table.clear()
         # A screenful first; the rest of the page after that frame (the table measures each cell)
         self._add_rows(rows[:FIRST_ROWS])
@@ -107,19 +111,28 @@ class QueueScreen(Screen[None]):
         title.append("   g: start reviewing · enter: open · ]/[: page · /: search", style="dim")
         self.query_one("#queue-title", Static).update(title)
 
+    def _columns(self) -> tuple[str, ...]:
+        """The table's columns: without the judge's in a blind session."""
+        if self.rapp.session.blind:
+            return tuple(c for c in COLUMNS if c not in JUDGE_COLUMNS)
+        return COLUMNS
+
     def _add_rows(self, lines: list[adapter.QueueLine], page: list[adapter.QueueLine] | None = None) -> None:
         if page is not None and page is not self.rows:
             return  # another page was loaded meanwhile
         table = self.query_one(DataTable)
+        columns = self._columns()
         for r in lines:
             band = Text(f" {r.band} ", style=f"black on {r.band_color}") if r.band else Text("—")
             passed = Text("pass", style="green") if r.passed else (
                 Text("fail", style="red") if r.passed is not None else Text("—"))
-            table.add_row(
-                r.item_id, r.dataset or "", "—" if r.overall is None else f"{r.overall:.2f}",
-                band, passed, Text("FLAG", style="bold red") if r.flagged else "",
-                str(r.errors or ""), r.status, r.holder or "", key=str(r.item_pk),
-            )
+            cells = {
+                "item": Text(r.item_id), "dataset": Text(r.dataset or ""),
+                "judge": Text("—" if r.overall is None else f"{r.overall:.2f}"), "band": band, "pass": passed,
+                "safety": Text("FLAG", style="bold red") if r.flagged else Text(""),
+                "errors": Text(str(r.errors or "")), "status": Text(r.status), "held by": Text(r.holder or ""),
+            }
+            table.add_row(*(cells[c] for c in columns), key=str(r.item_pk))
 
     def action_calibration(self) -> None:
         """The calibration screen, for leads."""

@@ -35,8 +35,12 @@ def digit_to_score(digit: int, dim_scale_min: float, dim_scale_max: float,
 
 def verdict(state: ItemState, sep: str = "   →   ") -> Text:
     """The judge's overall, band and pass/fail, then (after ``sep``) the effective one with this
-    reviewer's scores over the judge's."""
+    reviewer's scores over the judge's. While any judge score is hidden (blind) neither is shown:
+    both are computed from the judge's scores."""
     t = Text()
+    if state.judge_hidden:
+        t.append("judge hidden until you have scored every dimension (blind)", style="italic dim")
+        return t
     for i, (label, r) in enumerate((("judge", state.judge_result()), ("effective", state.effective_result()))):
         if i:
             t.append(sep)
@@ -48,6 +52,29 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
         t.append(f"{r.overall:.2f} ", style="bold")
         t.append(f" {r.band.label if r.band else ''} ", style=f"black on {color}")
         t.append("  pass" if r.passed else "  fail", style="green" if r.passed else "red")
+    return t
+
+
+def reveal_text(state: ItemState) -> Text | None:
+    """After a blind session's reveal: per dimension scored blind, the reviewer's blind score
+    beside the judge's and how far apart they are (and the score since, if revised)."""
+    rows = [d for d in state.dims if d.blind_score is not None and d.judge_visible]
+    if not rows or state.judge_hidden:
+        return None
+    t = Text("revealed: ", style="bold")
+    for i, d in enumerate(rows):
+        if i:
+            t.append(" · ")
+        t.append(d.dim.id, style="bold")
+        t.append(f" you {d.blind_score:g} judge ")
+        if d.judge_score is None or d.blind_score is None:
+            t.append("error", style="red")
+            continue
+        gap = d.judge_score - d.blind_score
+        t.append(f"{d.judge_score:g}")
+        t.append(" (same)" if abs(gap) < 1e-9 else f" ({gap:+g})", style="dim" if abs(gap) < 1e-9 else "yellow")
+        if d.my_score is not None and d.my_score != d.blind_score:
+            t.append(f" → now {d.my_score:g}", style="cyan")
     return t
 
 
