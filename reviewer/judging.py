@@ -44,6 +44,8 @@ class JudgeOptions:
     only_missing: bool = False
     timeout: float = 60.0
     retries: int = 2
+    #: Refuse (one line, exit 1) a run with no item to judge, rather than store an empty run.
+    refuse_empty: bool = False
 
 
 @dataclass
@@ -116,6 +118,16 @@ def _items(store: Any, options: JudgeOptions, model: str | None) -> list[JudgeIt
     return [item_from_record(r) for r in records]
 
 
+def nothing_to_do(store: Any, options: JudgeOptions) -> str:
+    """Why a run would judge no item, and what to do instead."""
+    where = f" in dataset {options.dataset!r}" if options.dataset else ""
+    if options.only_missing:
+        return (f"nothing to do: every item of {options.rubric_ref}{where} is already scored by "
+                f"{', '.join(m for m in options.models if m) or 'this judge'} (leave out --only-missing to redo them)")
+    return (f"nothing to do: no items of {options.rubric_ref}{where} are imported; "
+            f"import some first (rubricate import FILE --rubric {options.rubric_ref})")
+
+
 def plan(store: Any, options: JudgeOptions) -> dict[str, DryRun]:
     """``--dry-run``: per model, the calls, tokens and cost a run would spend."""
     rubric = store.get_rubric(options.rubric_ref)
@@ -161,9 +173,12 @@ def run(
     cache = StoreCache(store)
     meter = CostMeter(cap=options.max_cost)
     embedder = Embedder(cache=cache)
+    work = {model: _items(store, options, model) for model in models}
+    if options.refuse_empty and not any(work.values()):
+        raise UserError(nothing_to_do(store, options))
     summaries: list[RunSummary] = []
     for index, model in enumerate(models):
-        items = _items(store, options, model)
+        items = work[model]
         if on_start:
             on_start(model, len(items))
         params = {"samples": options.samples, "concurrency": options.concurrency,

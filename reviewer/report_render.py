@@ -5,10 +5,13 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from reviewer.safetext import md_cell, safe, safe_line, safe_text
+
 STATUS_COLOR = {"trusted": "green", "tentative": "yellow", "low_confidence": "red", "insufficient_data": "grey50"}
 BAND_COLOR = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
 COLUMNS = ("dimension", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa_quadratic",
            "exact", "bias", "pass_agreement", "status")
+TEXT_COLUMNS = ("dimension", "status")  # data, escaped in Markdown; the rest are figures
 
 
 def fmt(v: Any) -> str:
@@ -80,41 +83,45 @@ def calibration_table(report: dict[str, Any]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=f"{report['rubric']} · sample {report['sample']}"
-              + (f" · grouped by {report['group_by']}" if report.get("group_by") else ""))
+    t = Table(title=safe_text(f"{report['rubric']} · sample {report['sample']}"
+                              + (f" · grouped by {report['group_by']}" if report.get("group_by") else ""),
+                              newlines=False))
     for c in COLUMNS:
         t.add_column(c, justify="left" if c in ("dimension", "status") else "right")
     for d in report["dimensions"]:
         color = STATUS_COLOR.get(d["status"], "white")
-        t.add_row(*[fmt(d.get(c)) for c in COLUMNS[:-1]], f"[{color}]{d['status']}[/]")
+        t.add_row(*[safe_text(fmt(d.get(c)), newlines=False) for c in COLUMNS[:-1]],
+                  safe_text(d["status"], color, newlines=False))
     reasons = Text()
     for d in report["dimensions"]:
-        reasons.append(f"{d['dimension']}: ", style=STATUS_COLOR.get(d["status"], "white"))
-        reasons.append(f"{d.get('reason', '')}\n")
+        reasons.append(safe_line(f"{d['dimension']}: "), style=STATUS_COLOR.get(d["status"], "white"))
+        reasons.append(safe(f"{d.get('reason', '')}\n"))
         people = people_line(d)
         if people:
-            reasons.append(f"  {people}\n", style="dim")
+            reasons.append(safe(f"  {people}\n"), style="dim")
     pairs = pairs_line(report.get("pairs"))
     if pairs:
-        reasons.append(pairs + "\n", style="bold")
+        reasons.append(safe(pairs + "\n"), style="bold")
     return Group(t, reasons)
 
 
 def calibration_markdown(report: dict[str, Any]) -> str:
     """A Markdown table for a pull request."""
-    lines = [f"### Calibration: {report['rubric']} (sample: {report['sample']})", "",
+    lines = [f"### Calibration: {md_cell(report['rubric'])} (sample: {md_cell(report['sample'])})", "",
              "| " + " | ".join(COLUMNS) + " | reason |", "|" + "---|" * (len(COLUMNS) + 1)]
     for d in report["dimensions"]:
-        lines.append("| " + " | ".join(fmt(d.get(c)) for c in COLUMNS) + f" | {d.get('reason', '')} |")
+        lines.append("| " + " | ".join(md_cell(d.get(c)) if c in TEXT_COLUMNS else fmt(d.get(c)) for c in COLUMNS) + f" | {md_cell(d.get('reason', ''))} |")
     pairs = pairs_line(report.get("pairs"))
     if pairs:
-        lines += ["", pairs]
+        lines += ["", md_cell(pairs)]
     return "\n".join(lines) + "\n"
 
 
 def calibration_html(report: dict[str, Any], confusion: dict[str, Any] | None = None) -> str:
     """One self-contained page: the table, and a judge × human confusion matrix per dimension."""
-    esc = html.escape
+    def esc(value: object) -> str:
+        return html.escape(safe(value))
+
     rows = "".join(
         "<tr>" + "".join(f"<td>{esc(fmt(d.get(c)))}</td>" for c in COLUMNS[:-1])
         + f"<td class='{esc(d['status'])}'>{esc(d['status'])}</td><td>{esc(d.get('reason', ''))}</td></tr>"
@@ -136,13 +143,13 @@ table{{border-collapse:collapse;margin-bottom:1em}}.trusted{{background:#c8f7c5}
 
 def run_report_markdown(rep: dict[str, Any]) -> str:
     """The per-run report as Markdown."""
-    lines = [f"### Report: {rep['rubric']}", "", "| dimension | mean | band | pass rate | judge errors | cost (USD) |",
+    lines = [f"### Report: {md_cell(rep['rubric'])}", "", "| dimension | mean | band | pass rate | judge errors | cost (USD) |",
              "|---|---|---|---|---|---|"]
     for d in rep["dimensions"]:
-        lines.append(f"| {d['dimension']} | {fmt(d['mean'])} | {d['band'] or '—'} | {fmt(d['pass_rate'])} | "
-                     f"{d['judge_errors']} | {d['cost_usd']:.4f} |")
-    lines += ["", f"Overall mean {fmt(rep['overall_mean'])} ({rep['overall_band'] or '—'}); "
-              f"safety flags: {rep['safety']}", "", "| model | items | mean overall | pass rate |", "|---|---|---|---|"]
+        lines.append(f"| {md_cell(d['dimension'])} | {fmt(d['mean'])} | {md_cell(d['band'] or '—')} | "
+                     f"{fmt(d['pass_rate'])} | {d['judge_errors']} | {d['cost_usd']:.4f} |")
+    lines += ["", f"Overall mean {fmt(rep['overall_mean'])} ({md_cell(rep['overall_band'] or '—')}); "
+              f"safety flags: {md_cell(rep['safety'])}", "", "| model | items | mean overall | pass rate |", "|---|---|---|---|"]
     for m in rep["leaderboard"]:
-        lines.append(f"| {m['model']} | {m['n']} | {fmt(m['mean_overall'])} | {fmt(m['pass_rate'])} |")
+        lines.append(f"| {md_cell(m['model'])} | {m['n']} | {fmt(m['mean_overall'])} | {fmt(m['pass_rate'])} |")
     return "\n".join(lines) + "\n"

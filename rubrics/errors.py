@@ -20,3 +20,31 @@ class RubricError(ValueError):
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
         return f"{where}: {self.rule}: {self.message}"
+
+
+class RubricProblems(RubricError):
+    """Every problem found in one rubric file, reported at once (one line each).
+
+    Its own fields are the first problem's, so code that reads ``exc.rule`` keeps working;
+    ``problems`` holds them all, in file order.
+    """
+
+    def __init__(self, problems: list[RubricError]) -> None:
+        self.problems = sorted(problems, key=lambda p: (p.line is None, p.line or 0))
+        first = self.problems[0]
+        super().__init__(first.path, first.line, first.rule, first.message)
+
+    def __str__(self) -> str:
+        return "\n".join(RubricError.__str__(p) for p in self.problems)
+
+    def lines(self) -> list[str]:
+        """One ``FILE:LINE: rule: message`` line per problem."""
+        return [RubricError.__str__(p) for p in self.problems]
+
+
+def raise_all(problems: list[RubricError]) -> None:
+    """Raise the one problem as itself, several as :class:`RubricProblems`; nothing if none."""
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise RubricProblems(problems)

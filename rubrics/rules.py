@@ -1,19 +1,23 @@
 """The save-time rules a rubric must keep (the wiki's six, FlexEval's fill words, and more).
 
-:func:`check` raises :class:`RubricError` for the first broken rule, with the line of the key
-that breaks it. Rule names are stable: tools grep for them, and docs/rubric-format.md lists them.
+:func:`collect` returns every broken rule, each with the line of the key that breaks it (one
+problem per concern: a missing description is not also said to repeat the name); :func:`check`
+raises them. Rule names are stable: tools grep for them, and docs/rubric-format.md lists them.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
-from rubrics.errors import RubricError
+from rubrics.errors import RubricError, raise_all
+from rubrics.rulecheck import check_rule
 from rubrics.schema import GATES, METHODS, PAIR_METHODS, Dimension, Rubric
 
 LineOf = Callable[..., int | None]
+KeyPath = tuple[str | int, ...]
+Fail = Callable[[KeyPath, str, str], None]
 
 MAX_DIMENSIONS = 10
 WEIGHT_TOLERANCE = 0.001
@@ -24,130 +28,162 @@ EXCLUSIVE_FILL_WORDS = (("conversation", "context"), ("turn", "completion"))
 
 
 def check(rubric: Rubric, line_of: LineOf) -> None:
-    """Raise for the first rule ``rubric`` breaks."""
-    src = rubric.source
+    """Raise every rule ``rubric`` breaks (see :func:`collect`)."""
+    raise_all(collect(rubric, line_of))
 
-    def fail(path: tuple[str | int, ...], rule: str, message: str) -> RubricError:
-        return RubricError(src, line_of(*path), rule, message)
+
+def collect(rubric: Rubric, line_of: LineOf, broken: Iterable[KeyPath] = (),
+            index: Sequence[int] | None = None) -> list[RubricError]:
+    """Every rule ``rubric`` breaks. ``broken``: key paths the loader could not build (a rule
+    touching one, or a part of one, is skipped: it was already reported); ``index``: the file
+    position of each dimension, when the loader left broken ones out."""
+    src = rubric.source
+    skip = list(broken)
+    positions = list(index) if index is not None else list(range(len(rubric.dimensions)))
+    out: list[RubricError] = []
+
+    def fail(path: KeyPath, rule: str, message: str) -> None:
+        if path and path[0] == "dimensions" and len(path) > 1 and isinstance(path[1], int):
+            path = ("dimensions", positions[path[1]], *path[2:])
+        if any(_related(path, b) for b in skip):
+            return
+        out.append(RubricError(src, line_of(*path), rule, message))
 
     if not SLUG.match(rubric.id):
-        raise fail(("id",), "bad-id", f"rubric id {rubric.id!r} must be a lower-case slug like general-quality")
+        fail(("id",), "bad-id", f"rubric id {rubric.id!r} must be a lower-case slug like general-quality")
     if not SEMVER.match(rubric.version):
-        raise fail(("version",), "bad-version",
-                   f"version {rubric.version!r} must be semver MAJOR.MINOR.PATCH, e.g. 1.0.0")
+        fail(("version",), "bad-version",
+             f"version {rubric.version!r} must be semver MAJOR.MINOR.PATCH, e.g. 1.0.0")
     if len(rubric.dimensions) > MAX_DIMENSIONS:
-        raise fail(("dimensions",), "too-many-dimensions",
-                   f"{len(rubric.dimensions)} dimensions; at most {MAX_DIMENSIONS} (beyond that reviewers guess)")
+        fail(("dimensions",), "too-many-dimensions",
+             f"{len(rubric.dimensions)} dimensions; at most {MAX_DIMENSIONS} (beyond that reviewers guess)")
     seen: dict[str, int] = {}
     for i, dim in enumerate(rubric.dimensions):
         if dim.id in seen:
-            raise fail(("dimensions", i, "id"), "duplicate-id",
-                       f"dimension id {dim.id!r} is used twice; ids must be unique")
+            fail(("dimensions", i, "id"), "duplicate-id",
+                 f"dimension id {dim.id!r} is used twice; ids must be unique")
+            continue
         seen[dim.id] = i
         _check_dimension(dim, ("dimensions", i), fail)
     weighted = [d.weight for d in rubric.dimensions if d.weight > 0]
-    if not weighted:
-        raise fail(("dimensions",), "weights-sum", "no dimension has a weight; weights must sum to 1")
     total = sum(weighted)
-    if abs(total - 1.0) > WEIGHT_TOLERANCE:
-        raise fail(("dimensions",), "weights-sum",
-                   f"weights of weighted dimensions sum to {total:.4f}; they must sum to 1 (±0.001)")
+    if not weighted and rubric.dimensions:
+        fail(("dimensions",), "weights-sum", "no dimension has a weight; weights must sum to 1")
+    elif weighted and abs(total - 1.0) > WEIGHT_TOLERANCE:
+        fail(("dimensions",), "weights-sum",
+             f"weights of weighted dimensions sum to {total:.4f}; they must sum to 1 (±0.001)")
     for j, gate in enumerate(rubric.safety_gates):
         if gate not in GATES:
-            raise fail(("safety_gates", j), "unknown-gate",
-                       f"unknown safety gate {gate!r}; known: {', '.join(GATES)}")
+            fail(("safety_gates", j), "unknown-gate", f"unknown safety gate {gate!r}; known: {', '.join(GATES)}")
     if not 0.0 <= rubric.safety_cap <= 1.0:
-        raise fail(("safety_cap",), "safety-cap", "safety_cap is an overall score in [0, 1]")
+        fail(("safety_cap",), "safety-cap", "safety_cap is an overall score in [0, 1]")
     for j, band in enumerate(rubric.bands):
         if not 0.0 <= band.min <= 1.0:
-            raise fail(("bands", j, "min"), "bands", "a band's min is an overall score in [0, 1]")
+            fail(("bands", j, "min"), "bands", "a band's min is an overall score in [0, 1]")
     if rubric.judge.mode not in ("per_dimension", "combined"):
-        raise fail(("judge", "mode"), "judge-mode", "judge.mode is per_dimension or combined")
+        fail(("judge", "mode"), "judge-mode", "judge.mode is per_dimension or combined")
     if rubric.judge.panel_aggregate not in ("mean", "median"):
-        raise fail(("judge", "panel_aggregate"), "judge-mode", "judge.panel_aggregate is mean or median")
-    _check_dependencies(rubric, fail)
+        fail(("judge", "panel_aggregate"), "judge-mode", "judge.panel_aggregate is mean or median")
+    if len(seen) == len(rubric.dimensions):
+        _check_dependencies(rubric, fail)
+    return out
+
+
+def _related(path: KeyPath, broken: KeyPath) -> bool:
+    """Whether one path lies inside the other (a rule on a broken part, or over it)."""
+    n = min(len(path), len(broken))
+    return path[:n] == broken[:n]
 
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def _check_dimension(dim: Dimension, path: tuple[str | int, ...],
-                     fail: Callable[[tuple[str | int, ...], str, str], RubricError]) -> None:
+def _check_dimension(dim: Dimension, path: KeyPath, fail: Fail) -> None:
     if not SLUG.match(dim.id):
-        raise fail((*path, "id"), "bad-id", f"dimension id {dim.id!r} must be a lower-case slug")
+        fail((*path, "id"), "bad-id", f"dimension id {dim.id!r} must be a lower-case slug")
     if not dim.description.strip():
-        raise fail(path, "description-missing", f"dimension {dim.id!r} needs a description of what it measures")
-    own = _words(dim.id.replace("_", " ")) | _words(dim.name)
-    if _words(dim.description) <= own | {"the", "is", "a", "of"}:
-        raise fail((*path, "description"), "description-is-name",
-                   f"the description of {dim.id!r} only repeats its name; say what is measured")
+        fail(path, "description-missing", f"dimension {dim.id!r} needs a description of what it measures")
+    elif _words(dim.description) <= _words(dim.id.replace("_", " ")) | _words(dim.name) | {"the", "is", "a", "of"}:
+        fail((*path, "description"), "description-is-name",
+             f"the description of {dim.id!r} only repeats its name; say what is measured")
     if not dim.method:
-        raise fail(path, "method-missing", f"dimension {dim.id!r} needs a method (no implicit default)")
-    if dim.method not in METHODS:
-        raise fail((*path, "method"), "unknown-method",
-                   f"unknown method {dim.method!r}; known: {', '.join(METHODS)}")
+        fail(path, "method-missing", f"dimension {dim.id!r} needs a method (no implicit default)")
+    elif dim.method not in METHODS:
+        fail((*path, "method"), "unknown-method", f"unknown method {dim.method!r}; known: {', '.join(METHODS)}")
     if math.isnan(dim.threshold):
-        raise fail(path, "threshold-missing",
-                   f"dimension {dim.id!r} needs a threshold (0–100); without one it cannot fail")
-    if not 0.0 <= dim.threshold <= 100.0:
-        raise fail((*path, "threshold"), "threshold-range", "threshold is on the 0–100 normalised scale")
+        fail(path, "threshold-missing", f"dimension {dim.id!r} needs a threshold (0–100); without one it cannot fail")
+    elif not 0.0 <= dim.threshold <= 100.0:
+        fail((*path, "threshold"), "threshold-range", "threshold is on the 0–100 normalised scale")
     if dim.weight < 0:
-        raise fail((*path, "weight"), "weights-sum", "a weight cannot be negative")
+        fail((*path, "weight"), "weights-sum", "a weight cannot be negative")
     if dim.method == "deterministic" and not dim.rule:
-        raise fail(path, "rule-missing", f"deterministic dimension {dim.id!r} needs a rule mapping")
-    if dim.choices:
-        for k, v in dim.choices.items():
-            if not dim.scale.contains(v):
-                raise fail((*path, "choices", k), "choices-off-scale",
-                           f"choice {k!r} scores {v:g}, off the scale {dim.scale.min:g}–{dim.scale.max:g}")
+        fail(path, "rule-missing", f"deterministic dimension {dim.id!r} needs a rule mapping")
+    if dim.rule:
+        for key, rule, message in check_rule(dim.rule):
+            fail((*path, "rule", *key), rule, message)
+    for k, v in (dim.choices or {}).items():
+        if not dim.scale.contains(v):
+            fail((*path, "choices", k), "choices-off-scale",
+                 f"choice {k!r} scores {v:g}, off the scale {dim.scale.min:g}–{dim.scale.max:g}")
     for j, c in enumerate(dim.ceiling):
-        if not (dim.scale.contains(c.below)):
-            raise fail((*path, "ceiling", j), "ceiling", "a ceiling's 'below' must lie on the dimension's scale")
+        if not dim.scale.contains(c.below):
+            fail((*path, "ceiling", j), "ceiling", "a ceiling's 'below' must lie on the dimension's scale")
     _check_anchors(dim, path, fail)
     if dim.prompt:
         used = set(re.findall(r"\{(\w+)\}", dim.prompt))
         for a, b in EXCLUSIVE_FILL_WORDS:
             if a in used and b in used:
-                raise fail((*path, "prompt"), "fill-words",
-                           f"the prompt uses {{{a}}} and {{{b}}} together; FlexEval forbids that")
+                fail((*path, "prompt"), "fill-words",
+                     f"the prompt uses {{{a}}} and {{{b}}} together; FlexEval forbids that")
 
 
-def _check_anchors(dim: Dimension, path: tuple[str | int, ...],
-                   fail: Callable[[tuple[str | int, ...], str, str], RubricError]) -> None:
+def _check_anchors(dim: Dimension, path: KeyPath, fail: Fail) -> None:
     if not dim.anchors:
-        if dim.method in PAIR_METHODS:
-            return  # computed parity figures: the scale's meaning is the formula
-        raise fail(path, "anchors-missing", f"dimension {dim.id!r} needs anchors for every level of its scale")
+        if dim.method not in PAIR_METHODS:  # computed parity figures: the scale's meaning is the formula
+            fail(path, "anchors-missing", f"dimension {dim.id!r} needs anchors for every level of its scale")
+        return
+    off = False
     for j, a in enumerate(dim.anchors):
         if not (dim.scale.contains(a.low) and dim.scale.contains(a.high)):
-            raise fail((*path, "anchors", j), "anchor-off-scale",
-                       f"anchor {a.label!r} lies off the scale {dim.scale.min:g}–{dim.scale.max:g}")
+            off = True
+            fail((*path, "anchors", j), "anchor-off-scale",
+                 f"anchor {a.label!r} lies off the scale {dim.scale.min:g}–{dim.scale.max:g}")
+    if off:
+        return
+    gaps: list[float] = []
     for level in dim.scale.level_values():
         covering = [j for j, a in enumerate(dim.anchors) if a.covers(level)]
         if not covering:
-            raise fail((*path, "anchors"), "anchor-gap",
-                       f"no anchor of {dim.id!r} covers level {level:g}; anchors must cover every level")
-        if len(covering) > 1:
-            raise fail((*path, "anchors", covering[1]), "anchor-overlap",
-                       f"level {level:g} of {dim.id!r} is covered by two anchors; ranges must not overlap")
+            gaps.append(level)
+        elif len(covering) > 1:
+            fail((*path, "anchors", covering[1]), "anchor-overlap",
+                 f"level {level:g} of {dim.id!r} is covered by two anchors; ranges must not overlap")
+            return
+    if gaps:
+        shown = ", ".join(f"{g:g}" for g in gaps[:10]) + (" ..." if len(gaps) > 10 else "")
+        fail((*path, "anchors"), "anchor-gap",
+             f"no anchor of {dim.id!r} covers level{'s' if len(gaps) > 1 else ''} {shown}; "
+             "anchors must cover every level")
 
 
-def _check_dependencies(rubric: Rubric,
-                        fail: Callable[[tuple[str | int, ...], str, str], RubricError]) -> None:
+def _check_dependencies(rubric: Rubric, fail: Fail) -> None:
     ids = {d.id: i for i, d in enumerate(rubric.dimensions)}
+    unknown = False
     for i, dim in enumerate(rubric.dimensions):
-        if dim.depends_on is None:
-            continue
-        if dim.depends_on.dimension not in ids:
-            raise fail(("dimensions", i, "depends_on"), "depends-on-unknown",
-                       f"{dim.id!r} depends on {dim.depends_on.dimension!r}, which is not a dimension here")
+        if dim.depends_on is not None and dim.depends_on.dimension not in ids:
+            unknown = True
+            fail(("dimensions", i, "depends_on"), "depends-on-unknown",
+                 f"{dim.id!r} depends on {dim.depends_on.dimension!r}, which is not a dimension here")
+    if unknown:
+        return
     for i, dim in enumerate(rubric.dimensions):
         seen, cur = {dim.id}, dim
         while cur.depends_on is not None:
             nxt = rubric.dimension(cur.depends_on.dimension)
             if nxt.id in seen:
-                raise fail(("dimensions", i, "depends_on"), "depends-on-cycle",
-                           f"depends_on forms a cycle through {dim.id!r}; remove one link")
+                fail(("dimensions", i, "depends_on"), "depends-on-cycle",
+                     f"depends_on forms a cycle through {dim.id!r}; remove one link")
+                return
             seen.add(nxt.id)
             cur = nxt

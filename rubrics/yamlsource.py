@@ -1,7 +1,11 @@
 """Safe YAML reading that remembers where every key was, for ``FILE:LINE`` messages.
 
 Aliases are refused outright (a "billion laughs" file expands aliases into gigabytes), files over
-1 MB are refused before parsing, and syntax errors name their line and column.
+1 MB are refused before parsing, and syntax errors name their line and column. Explicit tags
+(``!!int abc``, ``!!python/object``, ``!custom``) are refused: a rubric is plain data. A key that
+appears twice in one mapping is a problem (plain ``yaml.safe_load`` silently keeps the last), and
+so is a key that YAML reads as something other than text (``yes:`` is the boolean true, ``~:``
+is null); those are collected in :attr:`Located.problems` so every one is reported at once.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from yaml.events import AliasEvent
+from yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from rubrics.errors import RubricError
@@ -30,6 +34,13 @@ class _NoAliasLoader(yaml.SafeLoader):
                 self.name, event.start_mark.line + 1, "yaml-alias",
                 "YAML aliases (*name) are not allowed in a rubric; write the value out",
             )
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, (ScalarEvent, CollectionStartEvent)) and event.tag is not None:
+            raise RubricError(
+                self.name, event.start_mark.line + 1 if event.start_mark else None, "yaml-tag",
+                f"explicit YAML tags ({event.tag}) are not allowed in a rubric; remove the tag "
+                "and write the plain value",
+            )
         return super().compose_node(parent, index)
 
 
@@ -39,6 +50,8 @@ class Located:
 
     data: Any
     lines: dict[Path_, int] = field(default_factory=dict)
+    #: Problems found while reading that do not stop the parse (duplicate keys, odd keys).
+    problems: list[RubricError] = field(default_factory=list)
 
     def line(self, *path: str | int) -> int | None:
         """The line of ``path``, or of its nearest ancestor that has one."""
@@ -50,21 +63,33 @@ class Located:
         return self.lines.get((), 1)
 
 
-def _convert(loader: _NoAliasLoader, node: Node, path: Path_, lines: dict[Path_, int]) -> Any:
+def _convert(loader: _NoAliasLoader, node: Node, path: Path_, lines: dict[Path_, int],
+             problems: list[RubricError]) -> Any:
     lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, MappingNode):
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
+            line = key_node.start_mark.line + 1
+            if not isinstance(key_node, ScalarNode):
+                raise RubricError(loader.name, line, "wrong-type", "a key must be a plain word")
             key = loader.construct_object(key_node)
-            if isinstance(key, (list, dict)):
-                raise RubricError(loader.name, key_node.start_mark.line + 1, "wrong-type",
-                                  "a key must be a plain word")
+            if isinstance(key, bool) or not isinstance(key, (str, int)):
+                problems.append(RubricError(
+                    loader.name, line, "wrong-type",
+                    f"the key {key_node.value!r} reads as {type(key).__name__}, not text; quote it"))
+                continue
+            if key in out or str(key) in out:
+                problems.append(RubricError(
+                    loader.name, line, "duplicate-key",
+                    f"key {key!r} appears twice in this mapping (first on line {lines[(*path, str(key))]}); "
+                    "keep one"))
+                continue
             sub = (*path, str(key))
-            lines[sub] = key_node.start_mark.line + 1
-            out[key] = _convert(loader, value_node, sub, lines)
+            lines[sub] = line
+            out[key] = _convert(loader, value_node, sub, lines, problems)
         return out
     if isinstance(node, SequenceNode):
-        return [_convert(loader, child, (*path, i), lines) for i, child in enumerate(node.value)]
+        return [_convert(loader, child, (*path, i), lines, problems) for i, child in enumerate(node.value)]
     assert isinstance(node, ScalarNode)
     return loader.construct_object(node)
 
@@ -83,7 +108,10 @@ def parse_yaml(text: str, source: str) -> Located:
         if node is None:
             raise RubricError(source, 1, "empty-file", "the file holds no YAML document")
         lines: dict[Path_, int] = {}
-        data = _convert(loader, node, (), lines)
+        problems: list[RubricError] = []
+        data = _convert(loader, node, (), lines, problems)
+    except RubricError:
+        raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"column {mark.column + 1}: " if mark is not None else ""
@@ -94,6 +122,8 @@ def parse_yaml(text: str, source: str) -> Located:
         raise RubricError(source, None, "yaml-syntax", f"{exc}; fix the YAML syntax") from None
     except RecursionError:
         raise RubricError(source, None, "yaml-syntax", "nesting is too deep for a rubric") from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a scalar YAML cannot build (e.g. a bad date)
+        raise RubricError(source, None, "yaml-syntax", f"{exc}; write a plain value") from None
     finally:
         loader.dispose()
-    return Located(data, lines)
+    return Located(data, lines, problems)

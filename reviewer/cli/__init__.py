@@ -44,33 +44,31 @@ def _register() -> None:
 
 
 def main() -> None:
-    """Entry point: run the app, printing user errors as one line with exit code 1."""
-    from calibration.errors import CalibrationError
-    from reviewer.errors import UserError
-    from rubrics.errors import RubricError
+    """Entry point: run the app; every fault is one line on standard error with its exit code
+    (:mod:`reviewer.cli.faults`: 1 bad input, 2 usage, 3 database unavailable)."""
+    from reviewer.cli import faults
 
-    _register()
     try:
+        _register()
         code = app(standalone_mode=False)  # click returns an Exit's code here rather than raising
-        if isinstance(code, int) and code:
-            sys.exit(code)
-    except (RubricError, CalibrationError, UserError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(1)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        print("aborted", file=sys.stderr)
-        sys.exit(130)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
     except SystemExit:
         raise
-    except Exception as exc:  # click usage errors and the like
-        import click
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        faults.say("interrupted")
+        sys.exit(faults.INTERRUPTED)
+    except BrokenPipeError:
+        faults.quiet_broken_pipe()
+        sys.exit(0)
+    except Exception as exc:
+        from typer._click.exceptions import NoArgsIsHelpError
 
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
+        if isinstance(exc, NoArgsIsHelpError):  # `rubricate` or `rubricate rubric` alone: the help
+            print(exc.format_message())
+            sys.exit(0)
+        if faults.debug():
+            raise
+        sys.exit(faults.report(exc))
+    if isinstance(code, int) and code:
+        sys.exit(code)

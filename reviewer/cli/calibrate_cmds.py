@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from reviewer.cli import app
+from reviewer.safetext import md_cell, safe, safe_line, safe_text
 
 DbOption = Annotated[
     str | None,
@@ -20,7 +21,7 @@ FORMATS = ("table", "json", "markdown", "html")
 def _emit(text: str, out: Path | None) -> None:
     if out:
         out.write_text(text, encoding="utf-8")
-        typer.echo(f"wrote {out}", err=True)
+        typer.echo(safe_line(f"wrote {out}"), err=True)
     else:
         typer.echo(text)
 
@@ -72,7 +73,7 @@ def calibrate(
             raise UserError(f"--top {top}: give at least 1")
         pack = disagreement_pack(store, rubric, top)
         disagreements.write_text("".join(json.dumps(p, default=float) + "\n" for p in pack), encoding="utf-8")
-        typer.echo(f"wrote {len(pack)} disagreements to {disagreements}", err=True)
+        typer.echo(safe_line(f"wrote {len(pack)} disagreements to {disagreements}"), err=True)
     if route:
         typer.echo(f"routed {write_routes(store, rubric, report)} items", err=True)
     _render(report, fmt, out, store)
@@ -97,13 +98,13 @@ def _compare(store: Any, rubric: str, other: str, fmt: str, out: Path | None, kw
     if fmt == "json":
         _emit(json.dumps(both, indent=1, default=float), out)
     elif fmt in ("markdown", "html"):
-        head = f"**{both['banner']}**\n\n" if both["banner"] else ""
+        head = f"**{md_cell(both['banner'])}**\n\n" if both["banner"] else ""
         body = "\n".join(rr.calibration_markdown(r) for r in both["reports"])
         if fmt == "html":
             import html
 
             _emit("<!doctype html><meta charset='utf-8'>"
-                  + (f"<p style='color:#b00;font-weight:bold'>{html.escape(both['banner'])}</p>" if both["banner"] else "")
+                  + (f"<p style='color:#b00;font-weight:bold'>{html.escape(safe(both['banner']))}</p>" if both["banner"] else "")
                   + "".join(rr.calibration_html(r) for r in both["reports"]), out)
         else:
             _emit(head + body, out)
@@ -112,9 +113,9 @@ def _compare(store: Any, rubric: str, other: str, fmt: str, out: Path | None, kw
 
         console = Console()
         if both["banner"]:
-            console.print(f"[bold white on red] {both['banner']} [/]")
+            console.print(safe_text(f" {both['banner']} ", "bold white on red"))
             for change in both["changes"]:
-                console.print(f"  [red]{change}[/]")
+                console.print(safe_text(f"  {change}", "red"))
         for r in both["reports"]:
             console.print(rr.calibration_table(r))
 

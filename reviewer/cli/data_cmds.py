@@ -11,6 +11,8 @@ from typing import Annotated, Any
 import typer
 
 from reviewer.cli import app, rubric_app
+from reviewer.cli.faults import regular_file
+from reviewer.safetext import csv_cell, safe_line, safe_text
 
 DbOption = Annotated[
     str | None,
@@ -36,11 +38,12 @@ def rubric_add(file: Annotated[Path, typer.Argument(help="Rubric YAML file.")], 
 
     Example: rubricate rubric add my-rubric.yaml --db team.db
     """
-    from rubrics.loader import load_rubric_file
+    from rubrics.loader import read_rubric_file
 
-    rubric = load_rubric_file(file)
-    added = _store(db).add_rubric(rubric, file.read_text(encoding="utf-8"))
-    typer.echo(f"{'added' if added else 'already registered'} {rubric.ref} ({rubric.content_hash[:12]})")
+    regular_file(file)
+    rubric, text = read_rubric_file(file)  # read once: what was validated is what is stored
+    added = _store(db).add_rubric(rubric, text, require_newer=True)
+    typer.echo(safe_line(f"{'added' if added else 'already registered'} {rubric.ref} ({rubric.content_hash[:12]})"))
 
 
 @app.command("import")
@@ -57,6 +60,7 @@ def import_cmd(
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    regular_file(file)
     store = _store(db)
     with Progress(TextColumn("importing"), BarColumn(), TextColumn("{task.completed}/{task.total} rows"),
                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), transient=True,
@@ -68,7 +72,7 @@ def import_cmd(
             bar.update(task, completed=done, total=total, rate=f"{done / elapsed:,.0f} rows/s")
 
         summary = store.import_items(file, rubric, dataset, update_existing=update, progress=progress)
-    typer.echo(f"imported {file}: {summary}")
+    typer.echo(safe_line(f"imported {file}: {summary}"))
 
 
 @app.command("export")
@@ -97,9 +101,11 @@ def export_cmd(
                              "judge_error", "human", "overall", "band", "passed", "safety"])
             for row in rows:
                 for dim, d in row["dimensions"].items():
-                    writer.writerow([row["id"], row["dataset"], row["rubric"], dim, d["effective"], d["source"],
-                                     d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
-                                     row["overall"], row["band"], row["passed"], row["safety"]])
+                    # Cells a spreadsheet would run as a formula get a leading ' (README "Exports").
+                    writer.writerow([csv_cell(v) for v in (
+                        row["id"], row["dataset"], row["rubric"], dim, d["effective"], d["source"],
+                        d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
+                        row["overall"], row["band"], row["passed"], row["safety"])])
     finally:
         if out:
             fh.close()
@@ -116,7 +122,7 @@ def reviewer_add(
     Example: rubricate reviewer add ana --role lead
     """
     roles = _store(db).add_reviewer(name, role)
-    typer.echo(f"{name}: {', '.join(sorted(roles))}")
+    typer.echo(safe_line(f"{name}: {', '.join(sorted(roles))}"))
 
 
 @queue_app.command("audit-sample")
@@ -148,8 +154,8 @@ def queue_set(
     Example: rubricate queue set --queue audit --rubric general-quality@1.0.0 --reviewers 3 --gold-rate 0.05 --blind
     """
     s = _store(db).set_queue_settings(queue, rubric, reviewers, gold_rate, blind)
-    typer.echo(f"{s.queue} queue, rubric {s.rubric_ref}: {s.reviewers_per_item} reviewer(s) per item, "
-               f"gold rate {s.gold_rate:g}, {'blind' if s.blind else 'not blind'}")
+    typer.echo(safe_line(f"{s.queue} queue, rubric {s.rubric_ref}: {s.reviewers_per_item} reviewer(s) per item, "
+                         f"gold rate {s.gold_rate:g}, {'blind' if s.blind else 'not blind'}"))
 
 
 @reviewer_app.command("accuracy")
@@ -180,5 +186,5 @@ def reviewer_accuracy(
     table = Table("reviewer", "gold scores", "MAE", "exact", "within one", "drift (MAE, last − first week)")
     for r in rows:
         drift = "—" if r["drift"] is None else f"{r['drift']:+.2f}"
-        table.add_row(r["reviewer"], str(r["n"]), f"{r['mae']:.2f}", f"{r['exact']:.0%}", f"{r['within_one']:.0%}", drift)
+        table.add_row(safe_text(r["reviewer"], newlines=False), str(r["n"]), f"{r['mae']:.2f}", f"{r['exact']:.0%}", f"{r['within_one']:.0%}", drift)
     Console().print(table)

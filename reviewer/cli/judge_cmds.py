@@ -14,6 +14,7 @@ from rich.table import Table
 
 from reviewer.cli import app
 from reviewer.errors import UserError
+from reviewer.safetext import safe_line, safe_text
 
 HELP = """Score every item of a rubric with each dimension's method and a judge model.
 
@@ -28,14 +29,14 @@ Example: rubricate judge --report 12
 
 
 def _totals_table(title: str, totals: dict[str, Any]) -> Table:
-    table = Table(title=title)
+    table = Table(title=safe_text(title, newlines=False))
     for column in ("dimension", "scored", "errors", "n/a", "mean", "cost $"):
         table.add_column(column, justify="left" if column == "dimension" else "right")
     for name, d in (totals.get("dimensions") or {}).items():
         n = int(d.get("n", d.get("scores", 0)))
         errors, na = int(d.get("errors", 0)), int(d.get("not_applicable", 0))
         mean = d.get("mean")
-        table.add_row(name, str(n - errors - na), str(errors), str(na),
+        table.add_row(safe_text(name, newlines=False), str(n - errors - na), str(errors), str(na),
                       "–" if mean is None else f"{mean:.2f}", f"{float(d.get('cost_usd', 0)):.4f}")
     return table
 
@@ -44,12 +45,12 @@ def _report(store: Any, run_id: int, console: Console) -> None:
     report = store.judge_run_report(run_id)
     # The run's own totals when it finished; the store's per-dimension counts otherwise.
     totals = report.get("totals") or report
-    console.print(f"run {run_id}: {report.get('rubric', report.get('rubric_ref', ''))} "
-                  f"model {report.get('model', '?')} status {report.get('status', '?')}")
+    console.print(safe_text(f"run {run_id}: {report.get('rubric', report.get('rubric_ref', ''))} "
+                            f"model {report.get('model', '?')} status {report.get('status', '?')}"))
     console.print(_totals_table("per dimension", totals))
     for key in ("items", "results", "errors", "safety_hits", "cost_usd", "tokens_in", "tokens_out"):
         if key in totals:
-            console.print(f"{key}: {totals[key]}")
+            console.print(safe_text(f"{key}: {totals[key]}"))
 
 
 @app.command("judge", help=HELP)
@@ -85,15 +86,15 @@ def judge(
     options = judging.JudgeOptions(
         rubric_ref=rubric, models=list(model or []), api_base=api_base, api_key=api_key, dataset=dataset,
         samples=samples, concurrency=concurrency, max_cost=max_cost, only_missing=only_missing,
-        timeout=timeout, retries=retries,
+        timeout=timeout, retries=retries, refuse_empty=True,
     )
     _warn_flat_samples(store, options, console)
     if dry_run:
         for name, plan in judging.plan(store, options).items():
             cost = "unknown (no price for this model)" if plan.cost_usd is None else f"${plan.cost_usd:.4f}"
-            console.print(f"{name}: {plan.items} items, {plan.total_calls} judge calls "
-                          f"({', '.join(f'{k} {v}' for k, v in plan.calls.items()) or 'none'}), "
-                          f"~{plan.tokens_in} tokens in, ~{plan.tokens_out} out, cost {cost}")
+            console.print(safe_text(f"{name}: {plan.items} items, {plan.total_calls} judge calls "
+                                    f"({', '.join(f'{k} {v}' for k, v in plan.calls.items()) or 'none'}), "
+                                    f"~{plan.tokens_in} tokens in, ~{plan.tokens_out} out, cost {cost}"))
         return
     _run(store, options, console)
 
@@ -104,8 +105,8 @@ def _warn_flat_samples(store: Any, options: Any, console: Console) -> None:
     sampled = [d.id for d in rubric.dimensions
                if d.method == "llm_judge" and (options.samples or d.samples) > 1]
     if sampled and rubric.judge.temperature == 0:
-        console.print(f"note: {', '.join(sampled)} draw several samples at temperature 0; most "
-                      "models will repeat themselves (set judge.temperature in the rubric)")
+        console.print(safe_text(f"note: {', '.join(sampled)} draw several samples at temperature 0; most "
+                                "models will repeat themselves (set judge.temperature in the rubric)"))
 
 
 def _run(store: Any, options: Any, console: Console) -> None:
@@ -119,7 +120,7 @@ def _run(store: Any, options: Any, console: Console) -> None:
 
     from reviewer import judging
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+    columns = (TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[rate]:.1f} items/s"), TimeRemainingColumn(),
                TextColumn("${task.fields[cost]:.4f}"), TextColumn("{task.fields[errors]} errors"))
     with Progress(*columns, console=console, transient=False) as bar:
@@ -127,7 +128,7 @@ def _run(store: Any, options: Any, console: Console) -> None:
         current: list[Any] = []
 
         def on_start(model: str | None, total: int) -> None:
-            current[:] = [bar.add_task(model or "no judge", total=total, rate=0.0, cost=0.0, errors=0)]
+            current[:] = [bar.add_task(safe_line(model or "no judge"), total=total, rate=0.0, cost=0.0, errors=0)]
             tasks[model or ""] = current[0]
 
         def on_progress(p: Any) -> None:
@@ -146,14 +147,15 @@ def _run(store: Any, options: Any, console: Console) -> None:
     for s in summaries:
         totals = s.totals.as_dict()
         console.print(_totals_table(f"run {s.run_id} · {s.model or 'no judge'} · {totals['status']}", totals))
-        console.print(f"{totals['items']} items, {totals['errors']} errors, {totals['safety_hits']} "
-                      f"safety hits, {totals['cached']} results from the cache, "
-                      f"${totals['cost_usd']:.4f}, {totals['tokens_in']} tokens in, {totals['tokens_out']} out")
+        console.print(safe_text(f"{totals['items']} items, {totals['errors']} errors, {totals['safety_hits']} "
+                                f"safety hits, {totals['cached']} results from the cache, "
+                                f"${totals['cost_usd']:.4f}, {totals['tokens_in']} tokens in, "
+                                f"{totals['tokens_out']} out"))
         if totals["status"] == "cost_cap":
             console.print("stopped at --max-cost; resume with --only-missing")
     rubric = store.get_rubric(options.rubric_ref)
     panel, apart = store.panel_disagreement(rubric.ref, options.dataset)
     if panel:  # several models (this run's, or earlier runs' and imports') scored the same items
-        console.print(f"judge panel ({rubric.judge.panel_aggregate} of the models per dimension): on {apart} of "
-                      f"{panel} items the models are a quarter of the scale apart or more; "
-                      "rubricate calibrate shows which model agrees best with people")
+        console.print(safe_text(f"judge panel ({rubric.judge.panel_aggregate} of the models per dimension): on "
+                                f"{apart} of {panel} items the models are a quarter of the scale apart or more; "
+                                "rubricate calibrate shows which model agrees best with people"))

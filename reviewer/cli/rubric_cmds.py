@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from reviewer.cli import rubric_app
+from reviewer.cli.faults import regular_file, say
+from reviewer.safetext import safe_line, safe_text
 from rubrics.schema import Rubric
 
 
@@ -17,6 +19,7 @@ def _load(ref_or_path: str) -> Rubric:
     from rubrics.loader import load_rubric_file
 
     if ref_or_path.endswith((".yaml", ".yml")) or Path(ref_or_path).exists():
+        regular_file(ref_or_path)
         return load_rubric_file(ref_or_path)
     return find_bundled(*parse_ref(ref_or_path))
 
@@ -27,20 +30,21 @@ def validate(paths: Annotated[list[Path], typer.Argument(help="Rubric YAML files
 
     Example: rubricate rubric validate rubrics/library/*.yaml
     """
-    import sys
-
+    from reviewer.errors import UserError
     from rubrics.errors import RubricError
     from rubrics.loader import load_rubric_file
 
     failed = False
     for path in paths:
         try:
+            regular_file(path)
             rubric = load_rubric_file(path)
-        except RubricError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+        except (RubricError, UserError) as exc:
+            for line in str(exc).splitlines():  # every problem of the file, one line each
+                say(f"error: {line}")
             failed = True
             continue
-        typer.echo(f"ok {path} {rubric.ref}")
+        typer.echo(safe_line(f"ok {path} {rubric.ref}"))
     if failed:
         raise typer.Exit(1)
 
@@ -55,7 +59,7 @@ def list_cmd() -> None:
 
     for r in bundled():
         weighted = sum(1 for d in r.dimensions if d.weighted)
-        typer.echo(f"{r.ref:40} {weighted} weighted dimensions  {r.name}")
+        typer.echo(safe_line(f"{r.ref:40} {weighted} weighted dimensions  {r.name}"))
 
 
 @rubric_app.command()
@@ -66,12 +70,14 @@ def show(rubric: Annotated[str, typer.Argument(help="ID[@VERSION] of a bundled r
     """
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     r = _load(rubric)
     console = Console()
-    console.print(f"[b]{r.name}[/b]  {r.ref}  owner {r.owner or '—'}  hash {r.content_hash[:12]}")
+    console.print(Text.assemble(safe_text(r.name, "bold", newlines=False),
+                                safe_text(f"  {r.ref}  owner {r.owner or '—'}  hash {r.content_hash[:12]}")))
     if r.description:
-        console.print(r.description)
+        console.print(safe_text(r.description))
     t = Table(show_lines=True)
     for col in ("dimension", "method", "weight", "pass ≥", "scale", "anchors"):
         t.add_column(col)
@@ -79,12 +85,13 @@ def show(rubric: Annotated[str, typer.Argument(help="ID[@VERSION] of a bundled r
         anchors = "\n".join(
             f"{a.low:g}{'' if a.low == a.high else f'–{a.high:g}'}: {a.label}" for a in d.anchors)
         scale = f"{d.scale.min:g}–{d.scale.max:g}" + (f" {list(d.scale.levels)}" if d.scale.levels else "")
-        t.add_row(f"{d.id}\n[dim]{d.description}[/]", d.method, f"{d.weight:.2f}", f"{d.threshold:g}",
-                  scale, anchors or "[dim](computed)[/]")
+        t.add_row(Text.assemble(safe_text(d.id + "\n"), safe_text(d.description, "dim")), safe_text(d.method),
+                  f"{d.weight:.2f}", f"{d.threshold:g}", safe_text(scale),
+                  safe_text(anchors) if anchors else Text("(computed)", style="dim"))
     console.print(t)
     gates = ", ".join(r.safety_gates) or "none"
-    console.print(f"safety gates: {gates} (cap {r.safety_cap:g}); bands: "
-                  + ", ".join(f"{b.label} ≥ {b.min:g}" for b in r.bands))
+    console.print(safe_text(f"safety gates: {gates} (cap {r.safety_cap:g}); bands: "
+                            + ", ".join(f"{b.label} ≥ {b.min:g}" for b in r.bands)))
 
 
 @rubric_app.command()
@@ -102,10 +109,15 @@ def diff(
     a, b = _load(old), _load(new)
     d = compute(a, b)
     for c in d.changes:
-        typer.echo(f"{c.bump:6} {c.path}: {c.what}")
+        typer.echo(safe_line(f"{c.bump:6} {c.path}: {c.what}"))
     typer.echo(f"required bump: {d.required}")
     problem = check_bump(a, b)
-    typer.echo(problem or f"version {a.version} → {b.version} is enough")
+    if problem:
+        # An understated bump is the finding this command exists for: say it and fail, so a
+        # script (or CI) that runs ``rubric diff`` before ``rubric add`` stops here.
+        typer.echo(safe_line(f"error: {problem}: raise the version number"), err=True)
+        raise typer.Exit(1)
+    typer.echo(safe_line(f"version {a.version} → {b.version} is enough"))
 
 
 @rubric_app.command("import-flexeval")
@@ -120,6 +132,7 @@ def import_flexeval(
     """
     from rubrics.flexeval import import_flexeval as convert
 
+    regular_file(file)
     text = convert(file.read_text(encoding="utf-8"), str(file), rubric_id)
     if out:
         out.write_text(text, encoding="utf-8")

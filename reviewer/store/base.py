@@ -72,12 +72,19 @@ class StoreBase:
             raw.close()
 
     # --- rubric versions --------------------------------------------------------------------
-    def add_rubric(self, rubric: Rubric, yaml_text: str) -> bool:
+    def add_rubric(self, rubric: Rubric, yaml_text: str, require_newer: bool = True) -> bool:
         """Register a rubric version; False when the identical version is already there.
 
-        The same ``id@version`` with other content is refused, and so is a new version whose
-        number understates the change against the latest stored version.
+        ``yaml_text`` must be the text ``rubric`` was validated from (its content hash is checked,
+        so what is stored is what was validated). The same ``id@version`` with other content is
+        refused; so is a new version whose number understates the change against the latest stored
+        version, and (``require_newer``) a new version numbered at or below the latest: versions
+        only go up, so no back-dated number skips the bump check. Bundled versions, registered on
+        first use in any order, pass ``require_newer=False``.
         """
+        if load_rubric_text(yaml_text, rubric.source or rubric.ref).content_hash != rubric.content_hash:
+            raise UserError(f"{rubric.source or rubric.ref}: the text to store is not the text that was "
+                            "validated (the file changed while it was read?); run the command again")
         with self.write() as conn:
             rows = conn.execute(
                 select(RubricVersion.version, RubricVersion.content_hash, RubricVersion.yaml_text)
@@ -87,7 +94,7 @@ class StoreBase:
                 if version == rubric.version:
                     if content_hash == rubric.content_hash:
                         return False
-                    old = load_rubric_text(text, f"{rubric.id}@{version} (stored)")
+                    old = _stored(text, content_hash, rubric.id, version)
                     need = diff(old, rubric).required
                     raise UserError(
                         f"{rubric.source or rubric.ref}: version {rubric.version} of {rubric.id} is "
@@ -96,9 +103,14 @@ class StoreBase:
             if rows:
                 latest = max(rows, key=lambda r: _semver(r[0]))
                 if _semver(rubric.version) > _semver(latest[0]):
-                    problem = check_bump(load_rubric_text(latest[2], f"{rubric.id}@{latest[0]}"), rubric)
+                    problem = check_bump(_stored(latest[2], latest[1], rubric.id, latest[0]), rubric)
                     if problem:
                         raise UserError(f"{rubric.source or rubric.ref}: {problem}")
+                elif require_newer:
+                    raise UserError(
+                        f"{rubric.source or rubric.ref}: version {rubric.version} of {rubric.id} is not above "
+                        f"the latest registered version {latest[0]}; versions must increase: number it "
+                        f"above {latest[0]}")
             conn.execute(RubricVersion.__table__.insert().values(  # type: ignore[attr-defined]
                 rubric_id=rubric.id, version=rubric.version, content_hash=rubric.content_hash,
                 yaml_text=yaml_text))
@@ -106,24 +118,26 @@ class StoreBase:
 
     def get_rubric(self, ref: str) -> Rubric:
         """The rubric ``id@version`` (or the latest version of ``id``); bundled rubrics are
-        registered on first use."""
+        registered on first use. A stored version whose text no longer matches its recorded
+        content hash (edited in the database) is refused, never used."""
         if ref in self._rubric_cache:
             return self._rubric_cache[ref]
         rid, version = parse_ref(ref)
         with self.read() as conn:
-            q = select(RubricVersion.version, RubricVersion.yaml_text).where(RubricVersion.rubric_id == rid)
+            q = select(RubricVersion.version, RubricVersion.yaml_text, RubricVersion.content_hash).where(
+                RubricVersion.rubric_id == rid)
             rows = conn.execute(q).all()
         rows = [r for r in rows if version is None or r[0] == version]
         if rows:
-            v, text = max(rows, key=lambda r: _semver(r[0]))
-            rubric = load_rubric_text(text, f"{rid}@{v}")
+            v, text, content_hash = max(rows, key=lambda r: _semver(r[0]))
+            rubric = _stored(text, content_hash, rid, v)
         else:
             try:
                 rubric = find_bundled(rid, version)
             except RubricError:
                 raise UserError(f"unknown rubric {ref}; register it with `rubricate rubric add FILE` "
                                 "or use a bundled one (`rubricate rubric list`)") from None
-            self.add_rubric(rubric, _bundled_text(rubric.source))
+            self.add_rubric(rubric, _bundled_text(rubric.source), require_newer=False)
         self._rubric_cache[ref] = rubric
         return rubric
 
@@ -144,6 +158,20 @@ def records(conn: Connection, query: Any) -> list[SimpleNamespace]:
             data["meta"] = data.pop("metadata")
         out.append(SimpleNamespace(**data))
     return out
+
+
+def _stored(text: str, content_hash: str, rid: str, version: str) -> Rubric:
+    """A stored rubric version, checked against the content hash recorded when it was added."""
+    where = f"{rid}@{version} (stored)"
+    try:
+        rubric = load_rubric_text(text, where)
+    except RubricError:
+        rubric = None
+    if rubric is None or rubric.content_hash != content_hash:
+        raise UserError(f"{where}: its text does not match the content hash recorded when it was added "
+                        "(edited in the database?); refusing to use it: restore it, or register the "
+                        "rubric again under a new version")
+    return rubric
 
 
 def _semver(v: str) -> tuple[int, ...]:

@@ -4,6 +4,7 @@ database made by an older release opens in a newer one."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,11 +29,25 @@ def resolve_url(db: str) -> str:
     return f"sqlite:///{path}"
 
 
+def lock_timeout() -> float:
+    """Seconds to wait for a locked SQLite database (or a PostgreSQL connection) before giving up:
+    ``$RUBRICATE_DB_TIMEOUT``, default 30."""
+    raw = os.environ.get("RUBRICATE_DB_TIMEOUT", "")
+    try:
+        value = float(raw) if raw else 30.0
+    except ValueError:
+        raise UserError(f"RUBRICATE_DB_TIMEOUT={raw!r}: give a number of seconds, e.g. 30") from None
+    if not 0 < value <= 86400:
+        raise UserError(f"RUBRICATE_DB_TIMEOUT={raw!r}: give a number of seconds between 0 and 86400")
+    return value
+
+
 def make_engine(db: str) -> Engine:
     """An engine with the dialect's settings applied on every connection."""
     url = resolve_url(db)
+    timeout = lock_timeout()
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(url, connect_args={"timeout": timeout, "check_same_thread": False})
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
@@ -42,7 +57,7 @@ def make_engine(db: str) -> Engine:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=FULL")
-            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
 
@@ -51,7 +66,8 @@ def make_engine(db: str) -> Engine:
             conn.exec_driver_sql(conn.info.pop("begin_sql", "BEGIN IMMEDIATE"))
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5,
+                         connect_args={"connect_timeout": max(1, int(timeout))})
 
 
 def _create_tables(conn: Connection) -> None:

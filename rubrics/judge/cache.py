@@ -1,7 +1,9 @@
 """The judge cache: a key-value Protocol the store implements, and the key it is addressed by.
 
-The key covers everything that changes a reply (model, prompt hash, parameters, sample index),
-so a repeated run makes no network call, and a changed prompt or temperature makes a fresh one.
+The key covers everything that changes a reply (model, the server it is asked on, prompt hash,
+parameters, sample index), so a repeated run makes no network call, and a changed prompt,
+temperature or ``--api-base`` makes a fresh one: two servers serving one model name never share
+replies.
 """
 
 from __future__ import annotations
@@ -56,7 +58,13 @@ def digest(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def judge_cache_key(model: str, prompt_hash: str, params: Mapping[str, Any], sample: int) -> str:
-    """``judge:`` + digest of model, prompt hash, call parameters and sample index."""
-    body = {"model": model, "prompt": prompt_hash, "params": dict(params), "sample": sample}
+def judge_cache_key(model: str, prompt_hash: str, params: Mapping[str, Any], sample: int,
+                    api_base: str | None = None) -> str:
+    """``judge:`` + digest of model, API base, prompt hash, call parameters and sample index.
+
+    The API base is left out of the digest when there is none (the provider's own endpoint), so
+    keys made before it was part of the key still match for those calls."""
+    body: dict[str, Any] = {"model": model, "prompt": prompt_hash, "params": dict(params), "sample": sample}
+    if api_base:
+        body["api_base"] = api_base.rstrip("/")
     return "judge:" + digest(body)

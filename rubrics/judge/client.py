@@ -211,7 +211,7 @@ class JudgeClient:
         """One reply to the prompt (plus a re-ask follow-up), from the cache when it holds it."""
         params = self._params(prompt.schema)
         key_hash = prompt.prompt_hash if not followup else digest([prompt.prompt_hash, followup])
-        key = judge_cache_key(self.model, key_hash, params, sample)
+        key = judge_cache_key(self.model, key_hash, params, sample, self.settings.api_base)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

@@ -5,7 +5,10 @@ A dimension's ``rule`` mapping names the checks (IFEval's verifiable constraints
 ``banned_phrases``, ``regex_must``, ``regex_must_not``, ``json`` (bool), ``json_schema`` (dict),
 ``sections`` (headings that must appear) and ``partial_credit`` (bool). Every check passing scores
 the scale's top, any failing its bottom; with ``partial_credit`` the score is the passed share
-mapped onto the scale. Phrases match case-insensitively; regexes use Python syntax.
+mapped onto the scale. Phrases match case-insensitively; regexes use Python syntax and run on the
+``regex`` engine with a time limit (:data:`REGEX_SECONDS` per pattern and output): a pattern that
+runs out of time fails that item's dimension with a recorded error instead of hanging the run
+(save-time checks in :mod:`rubrics.rulecheck` already refuse the catastrophic shapes).
 """
 
 from __future__ import annotations
@@ -15,12 +18,16 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import regex
+
 from rubrics.methods.base import JudgeItem, failed, from_unit, scored
 from rubrics.results import ScoreResult
 from rubrics.schema import Dimension
 
 #: One check: (passed, detail).
 Check = tuple[bool, str]
+#: Seconds one pattern may spend on one output.
+REGEX_SECONDS = 1.0
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n\s*```\s*$", re.DOTALL)
 
 
@@ -97,7 +104,10 @@ def _checks(rule: Mapping[str, Any], text: str) -> list[tuple[str, Check]]:
                 out.append((key, (not bad, f"{'contains' if bad else 'free of'} {phrase!r}")))
         elif key in ("regex_must", "regex_must_not"):
             for pattern in _as_list(value):
-                found = re.search(pattern, text, re.MULTILINE) is not None
+                try:
+                    found = regex.search(pattern, text, regex.MULTILINE, timeout=REGEX_SECONDS) is not None
+                except TimeoutError:
+                    raise ValueError(f"/{pattern[:60]}/ ran past {REGEX_SECONDS:g} s on this output") from None
                 ok = found if key == "regex_must" else not found
                 out.append((key, (ok, f"/{pattern}/ {'matches' if found else 'does not match'}")))
         elif key == "sections":
@@ -114,7 +124,7 @@ def score_deterministic(item: JudgeItem, dim: Dimension) -> ScoreResult:
     rule = dict(dim.rule or {})
     try:
         results = _checks(rule, item.output)
-    except (ValueError, re.error) as exc:
+    except (ValueError, TypeError, re.error, regex.error, RecursionError) as exc:
         return failed(item, dim, f"rule cannot be checked: {exc}")
     if not results:
         return failed(item, dim, "rule has no checks")

@@ -113,6 +113,26 @@ async def test_cache_makes_a_repeated_call_free(server: LoopbackServer) -> None:
     assert server.count == 3  # another sample index or temperature is another call
 
 
+async def test_two_servers_with_one_model_name_do_not_share_cached_replies(server: LoopbackServer) -> None:
+    """On the old key (model, prompt, params, sample) the second server's question was answered
+    from the first server's cached reply: ``other.count`` stayed 0 and both verdicts read 4."""
+    other = LoopbackServer().start()
+    try:
+        server.reset(default=Reply(json.dumps({"score": 4, "rationale": "first server"})))
+        other.reset(default=Reply(json.dumps({"score": 2, "rationale": "second server"})))
+        cache = MemoryCache()
+        first = await client(server, cache=cache).judge(prompt("same"), score)
+        settings = ClientSettings(model="openai/judge-x", api_base=other.url, api_key="sk-test",
+                                  timeout=5.0, retries=1, backoff=0.01)
+        second = await JudgeClient(settings, cache=cache).judge(prompt("same"), score)
+        assert other.count == 1 and second.cached is False
+        assert (first.value, second.value) == (4, 2)
+        again = await JudgeClient(settings, cache=cache).judge(prompt("same"), score)
+        assert again.cached is True and again.value == 2 and other.count == 1
+    finally:
+        other.stop()
+
+
 async def test_cost_cap_stops_before_the_next_call(server: LoopbackServer) -> None:
     meter = CostMeter(cap=0.5, spent=0.5)
     with pytest.raises(CostCapReached):

@@ -98,16 +98,20 @@ def test_rubric_versions_are_immutable_and_bumps_checked(store: Store) -> None:
 
     text = next(p for p in bundled_paths() if p.stem == "general-quality").read_text()
     store.get_rubric("general-quality@1.0.0")  # registers the bundled version
-    changed = load_rubric_text(text.replace("weight: 0.35", "weight: 0.30").replace("weight: 0.10", "weight: 0.15"), "gq.yaml")
+    changed_text = text.replace("weight: 0.35", "weight: 0.30").replace("weight: 0.10", "weight: 0.15")
+    changed = load_rubric_text(changed_text, "gq.yaml")
     with pytest.raises(UserError, match="version 1.0.0 of general-quality is already used; bump it: the change requires a minor bump"):
-        store.add_rubric(changed, text)
-    patch = load_rubric_text(text.replace("version: 1.0.0", "version: 1.0.1")
-                             .replace("weight: 0.35", "weight: 0.30").replace("weight: 0.10", "weight: 0.15"), "gq.yaml")
+        store.add_rubric(changed, changed_text)
+    patch_text = (text.replace("version: 1.0.0", "version: 1.0.1")
+                  .replace("weight: 0.35", "weight: 0.30").replace("weight: 0.10", "weight: 0.15"))
     with pytest.raises(UserError, match="requires a minor bump"):
-        store.add_rubric(patch, text)
-    minor = load_rubric_text(text.replace("version: 1.0.0", "version: 1.1.0")
-                             .replace("weight: 0.35", "weight: 0.30").replace("weight: 0.10", "weight: 0.15"), "gq.yaml")
-    assert store.add_rubric(minor, text) is True
+        store.add_rubric(load_rubric_text(patch_text, "gq.yaml"), patch_text)
+    minor_text = (text.replace("version: 1.0.0", "version: 1.1.0")
+                  .replace("weight: 0.35", "weight: 0.30").replace("weight: 0.10", "weight: 0.15"))
+    minor = load_rubric_text(minor_text, "gq.yaml")
+    with pytest.raises(UserError, match="not the text that was validated"):
+        store.add_rubric(minor, text)  # the text stored must be the text validated
+    assert store.add_rubric(minor, minor_text) is True
 
 
 def test_append_only_is_enforced_by_the_database(demo_store: Store) -> None:

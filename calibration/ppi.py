@@ -1,0 +1,202 @@
+"""Prediction-powered estimates of a mean: a cheap judge on every item, people on a random sample.
+
+PPI++ (Angelopoulos, Duchi and Zrnic, 2023) estimates the mean of the human score ``Y`` from
+``n`` labelled items (human score ``Y`` and judge score ``Yhat`` on each) and ``N`` unlabelled
+items (judge score only)::
+
+    theta(lam) = mean(lam * Yhat_unlabelled) + mean(Y - lam * Yhat_labelled)
+
+Any ``lam`` gives an unbiased estimate when the labelled items are a uniform random sample;
+``lam = 0`` is the humans' own mean, ``lam = 1`` classic PPI. The power-tuned ``lam`` minimises the
+estimate's variance::
+
+    lam = cov(Y, Yhat) / ((1 + n / N) * var(Yhat over labelled and unlabelled items)),
+
+clipped to [0, 1] (``cov`` with divisor ``n``, ``var`` with divisor ``n + N - 1``), and the interval
+is the normal one, ``theta +- z * sqrt(var(lam * Yhat_unlabelled) / N + var(Y - lam * Yhat) / n)``
+with population variances. These are the conventions of the authors' ``ppi-python`` package, so the
+figures here equal its ``ppi_mean_pointestimate`` and ``ppi_mean_ci``.
+
+Everything is plain numpy in, plain values out: no store, no rubric.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+Array = NDArray[np.float64]
+
+#: Below this many labelled items the normal interval is shaky: the estimate comes with a warning.
+MIN_LABELLED = 30
+
+
+@dataclass(frozen=True)
+class MeanEstimate:
+    """A corrected mean beside the two estimates it improves on (all on the same scale)."""
+
+    judge_only: float | None
+    humans_only: float | None
+    humans_ci: list[float] | None
+    ppi: float | None
+    ppi_ci: list[float] | None
+    n_labelled: int
+    n_unlabelled: int
+    lam: float | None
+    #: How many human labels the humans-only interval would need to be as narrow as ``ppi_ci``.
+    effective_labels: float | None
+    #: Why a figure is missing or shaky (``None`` when all is well).
+    warning: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The calibration JSON's keys (``lambda``, not the Python-safe ``lam``)."""
+        d = asdict(self)
+        d["lambda"] = d.pop("lam")
+        return d
+
+
+def _z(confidence: float) -> float:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, not {confidence}")
+    return float(stats.norm.ppf(1.0 - (1.0 - confidence) / 2.0))
+
+
+def _vec(x: ArrayLike) -> Array:
+    return np.asarray(x, dtype=np.float64).reshape(-1)
+
+
+def tuned_lambda(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike) -> float:
+    """The power-tuned ``lam`` in [0, 1] that minimises the PPI++ estimate's variance."""
+    y, yhat, yu = _vec(y), _vec(yhat), _vec(yhat_unlabelled)
+    n, big_n = y.size, yu.size
+    cov = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
+    var = float(np.var(np.concatenate([yhat, yu]), ddof=1))
+    if var == 0.0 or not math.isfinite(var):
+        return 0.0
+    return float(np.clip(cov / ((1.0 + n / big_n) * var), 0.0, 1.0))
+
+
+def ppi_mean(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike, lam: float | None = None) -> float:
+    """The PPI++ point estimate of the mean of ``y`` (power-tuned when ``lam`` is None)."""
+    y, yhat, yu = _vec(y), _vec(yhat), _vec(yhat_unlabelled)
+    if lam is None:
+        lam = tuned_lambda(y, yhat, yu)
+    return float(np.mean(lam * yu) + np.mean(y - lam * yhat))
+
+
+def ppi_mean_se(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike, lam: float) -> float:
+    """The standard error of the PPI++ estimate at a given ``lam``."""
+    y, yhat, yu = _vec(y), _vec(yhat), _vec(yhat_unlabelled)
+    return math.sqrt(float(np.var(lam * yu)) / yu.size + float(np.var(y - lam * yhat)) / y.size)
+
+
+def ppi_mean_interval(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike,
+                      confidence: float = 0.95, lam: float | None = None) -> tuple[float, float]:
+    """The PPI++ interval for the mean of ``y`` at the given confidence."""
+    if lam is None:
+        lam = tuned_lambda(y, yhat, yhat_unlabelled)
+    mid = ppi_mean(y, yhat, yhat_unlabelled, lam)
+    half = _z(confidence) * ppi_mean_se(y, yhat, yhat_unlabelled, lam)
+    return mid - half, mid + half
+
+
+def classical_interval(y: ArrayLike, confidence: float = 0.95) -> tuple[float, float]:
+    """The humans-only normal interval (population standard deviation, as ``ppi-python``)."""
+    y = _vec(y)
+    half = _z(confidence) * float(np.std(y)) / math.sqrt(y.size)
+    mid = float(np.mean(y))
+    return mid - half, mid + half
+
+
+def estimate_mean(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike,
+                  confidence: float = 0.95) -> MeanEstimate:
+    """Judge-only, humans-only and PPI++ estimates of a mean, with intervals.
+
+    ``y``/``yhat`` are the labelled items' human and judge scores (same order); ``yhat_unlabelled``
+    the judge's scores on every other item. The judge-only figure is the judge's mean over all
+    items. A sample of fewer than ``MIN_LABELLED`` items gives the estimate with a warning; one of
+    fewer than 2 items, or no unlabelled item, gives no PPI figure and says why.
+    """
+    y, yhat, yu = _vec(y), _vec(yhat), _vec(yhat_unlabelled)
+    if y.size != yhat.size:
+        raise ValueError("y and yhat must hold the same labelled items")
+    everything = np.concatenate([yhat, yu])
+    judge_only = float(everything.mean()) if everything.size else None
+    n, big_n = int(y.size), int(yu.size)
+    if n < 2 or big_n < 1:
+        why = (f"{n} labelled item(s): at least 2 are needed for an interval" if n < 2
+               else "no unlabelled item: the judge adds nothing to the humans' own mean")
+        humans = float(y.mean()) if n else None
+        return MeanEstimate(judge_only, humans, None, None, None, n, big_n, None, None, why)
+    lam = tuned_lambda(y, yhat, yu)
+    lo, hi = ppi_mean_interval(y, yhat, yu, confidence, lam)
+    hlo, hhi = classical_interval(y, confidence)
+    width, hwidth = hi - lo, hhi - hlo
+    effective = n * (hwidth / width) ** 2 if width > 0 else None
+    warning = (f"only {n} labelled items (fewer than {MIN_LABELLED}): the interval's coverage is "
+               "approximate" if n < MIN_LABELLED else None)
+    return MeanEstimate(
+        judge_only=judge_only, humans_only=float(y.mean()), humans_ci=[hlo, hhi],
+        ppi=ppi_mean(y, yhat, yu, lam), ppi_ci=[lo, hi], n_labelled=n, n_unlabelled=big_n,
+        lam=lam, effective_labels=effective, warning=warning)
+
+
+def labels_for_width(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike, target_width: float,
+                     confidence: float = 0.95) -> int | None:
+    """How many MORE labelled items would bring the PPI++ interval under ``target_width``.
+
+    Uses the variances seen so far at the tuned ``lam`` and assumes the unlabelled pool keeps its
+    size. ``None`` when no number of labels can reach the width (the judge's own term is wider).
+    """
+    y, yhat, yu = _vec(y), _vec(yhat), _vec(yhat_unlabelled)
+    lam = tuned_lambda(y, yhat, yu)
+    half = target_width / (2.0 * _z(confidence))
+    room = half**2 - float(np.var(lam * yu)) / yu.size
+    rect = float(np.var(y - lam * yhat))
+    if room <= 0:
+        return None
+    need = math.ceil(rect / room) if rect > 0 else y.size
+    return max(0, need - y.size)
+
+
+@dataclass(frozen=True)
+class RankedGroup:
+    """One group's corrected mean and how sure its rank is."""
+
+    group: str
+    estimate: MeanEstimate
+    rank: int
+    judge_rank: int
+    #: Share of draws from the estimates' normal approximations in which this rank came out.
+    rank_probability: float
+
+
+def rank_groups(groups: dict[str, tuple[Array, Array, Array]], confidence: float = 0.95,
+                draws: int = 10_000, seed: int = 0) -> list[RankedGroup]:
+    """Rank groups (models, variants) by their PPI++ means, highest first.
+
+    Each group's ``(y, yhat, yhat_unlabelled)`` is estimated on its own. ``rank_probability`` is
+    the share of ``draws`` joint draws from independent normals at each group's estimate and
+    standard error in which the group lands on the rank it was given: a simulation of the
+    prediction-powered ranking's uncertainty, seeded so the figure repeats. Groups without a PPI
+    figure rank last, in name order, with probability ``None``-like 0.0.
+    """
+    est = {g: estimate_mean(*arrays, confidence=confidence) for g, arrays in groups.items()}
+    ok = sorted((g for g, e in est.items() if e.ppi is not None), key=lambda g: (-(est[g].ppi or 0.0), g))
+    rest = sorted(g for g, e in est.items() if e.ppi is None)
+    by_judge = sorted(est, key=lambda g: (-(est[g].judge_only or -math.inf), g))
+    probs: dict[str, float] = {g: 0.0 for g in est}
+    if ok:
+        rng = np.random.default_rng(seed)
+        mu = np.array([est[g].ppi for g in ok], dtype=np.float64)
+        se = np.array([ppi_mean_se(*groups[g], lam=est[g].lam or 0.0) for g in ok])
+        sim = mu[None, :] + rng.standard_normal((draws, len(ok))) * se[None, :]
+        order = np.argsort(-sim, axis=1, kind="stable")
+        for i, g in enumerate(ok):
+            probs[g] = float(np.mean(order[:, i] == i))
+    return [RankedGroup(g, est[g], r + 1, by_judge.index(g) + 1, probs[g]) for r, g in enumerate(ok + rest)]

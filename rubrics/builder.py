@@ -1,0 +1,364 @@
+"""Parsed rubric YAML → value objects, with every type and key problem collected (not just the first).
+
+:class:`Builder` checks what the schema's types need (a mapping where a mapping belongs, a number
+where a number belongs, known keys, whole numbers and yes/no flags that are really that) and
+records each problem with its line; the save-time rules (:mod:`rubrics.rules`) run afterwards on
+what could be built.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
+
+from rubrics.errors import RubricError
+from rubrics.rules import MAX_DIMENSIONS
+from rubrics.schema import (
+    DEFAULT_BANDS,
+    GATE_ALIASES,
+    Anchor,
+    Band,
+    Ceiling,
+    DependsOn,
+    Dimension,
+    JudgeSettings,
+    ReviewSettings,
+    Rubric,
+    Scale,
+)
+from rubrics.yamlsource import Located
+
+TOP_KEYS = ("id", "version", "name", "owner", "description", "scale", "dimensions",
+            "safety_gates", "safety_cap", "bands", "judge", "review")
+#: A scale may have at most this many levels (a 0–100 scale has 101).
+MAX_LEVELS = 101
+#: Judge samples per dimension, correction examples per prompt, safety sign-offs: sane ceilings.
+MAX_SAMPLES = 50
+MAX_CORRECTION_EXAMPLES = 50
+MAX_SIGNOFFS = 10
+DIM_KEYS = ("id", "name", "description", "method", "weight", "threshold", "scale", "anchors",
+            "prompt", "rule", "choices", "ceiling", "depends_on", "metric_level", "samples",
+            "judge_scale", "params")
+#: A scale may have at most this many levels (a 0–100 scale has 101).
+MAX_LEVELS = 101
+#: Judge samples per dimension, correction examples per prompt, safety sign-offs: sane ceilings.
+MAX_SAMPLES = 50
+MAX_CORRECTION_EXAMPLES = 50
+MAX_SIGNOFFS = 10
+
+
+class Builder:
+    """Turns parsed YAML into value objects, collecting every problem with its line.
+
+    A part that cannot be built (a key of the wrong type, a dimension with an unknown key) is
+    recorded in :attr:`problems` and its key path in :attr:`broken`; the save-time rules then skip
+    what depends on a broken part, so one mistake is reported once, not as a cascade.
+    """
+
+    def __init__(self, located: Located, source: str) -> None:
+        self.loc, self.source = located, source
+        self.problems: list[RubricError] = list(located.problems)
+        self.broken: set[tuple[str | int, ...]] = set()
+
+    def fail(self, path: tuple[str | int, ...], rule: str, message: str,
+             key: tuple[str | int, ...] | None = None) -> RubricError:
+        err = RubricError(self.source, self.loc.line(*path), rule, message)
+        err.keypath = key if key is not None else path  # type: ignore[attr-defined]
+        return err
+
+    def record(self, err: RubricError) -> None:
+        """Keep a problem and mark its key path broken."""
+        self.problems.append(err)
+        self.broken.add(getattr(err, "keypath", ()))
+
+    def guard(self, build: Callable[[], Any], default: Any) -> Any:
+        """``build()``, or ``default`` with the problem recorded (typed loosely: the callers
+        build every field type there is)."""
+        try:
+            return build()
+        except RubricError as err:
+            self.record(err)
+            return default
+
+    def mapping(self, value: Any, path: tuple[str | int, ...], allowed: tuple[str, ...]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(path, "wrong-type", f"{_name(path)} must be a mapping of keys")
+        unknown = [k for k in value if k not in allowed]
+        for key in unknown[1:]:  # every unknown key is reported; the first one stops the part
+            self.problems.append(self.fail((*path, str(key)), "unknown-key", _unknown(key, allowed)))
+        if unknown:
+            raise self.fail((*path, str(unknown[0])), "unknown-key", _unknown(unknown[0], allowed), key=path)
+        return value
+
+    def text(self, d: Mapping[str, Any], key: str, path: tuple[str | int, ...], required: bool = False) -> str:
+        value = d.get(key)
+        if value is None:
+            if required:
+                raise self.fail(path, f"{key}-missing", f"{_name(path)} needs {key!r}", key=(*path, key))
+            return ""
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise self.fail((*path, key), "wrong-type", f"{key!r} must be text, not {_kind(value)}")
+        return str(value)
+
+    def number(self, d: Mapping[str, Any], key: str, path: tuple[str | int, ...],
+               default: float | None = None) -> float | None:
+        value = d.get(key)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail((*path, key), "wrong-type", f"{key!r} must be a number, not {_shown(value)}")
+        if value != value or value in (float("inf"), float("-inf")):
+            raise self.fail((*path, key), "wrong-type", f"{key!r} must be a finite number")
+        return float(value)
+
+    def whole(self, d: Mapping[str, Any], key: str, path: tuple[str | int, ...], default: int,
+              lo: int, hi: int) -> int:
+        """A whole number in ``[lo, hi]`` (``many``, ``2.5`` and ``true`` are refused)."""
+        value = d.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail((*path, key), "wrong-type",
+                            f"{key!r} must be a whole number from {lo} to {hi}, not {_shown(value)}")
+        if not lo <= value <= hi:
+            raise self.fail((*path, key), "wrong-type", f"{key!r} must be from {lo} to {hi}, not {value}")
+        return value
+
+    def flag(self, d: Mapping[str, Any], key: str, path: tuple[str | int, ...], default: bool) -> bool:
+        """true or false; a quoted 'no' is text, and text is not a yes/no answer."""
+        value = d.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail((*path, key), "wrong-type", f"{key!r} must be true or false, not {_shown(value)}")
+        return value
+
+    def scale(self, value: Any, path: tuple[str | int, ...]) -> Scale:
+        d = self.mapping(value, path, ("min", "max", "levels"))
+        lo, hi = self.number(d, "min", path), self.number(d, "max", path)
+        if lo is None or hi is None:
+            raise self.fail(path, "scale", "a scale needs both min and max")
+        if hi <= lo:
+            raise self.fail(path, "scale", f"scale max ({hi:g}) must be above min ({lo:g})")
+        levels = d.get("levels")
+        if levels is not None:
+            if not isinstance(levels, list) or not levels or not all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in levels
+            ):
+                raise self.fail((*path, "levels"), "wrong-type", "levels must be a list of numbers")
+            lv = tuple(sorted(float(x) for x in levels))
+            if lv[0] != lo or lv[-1] != hi or len(set(lv)) != len(lv):
+                raise self.fail((*path, "levels"), "scale",
+                                "levels must be distinct and start at min and end at max")
+            if len(lv) > MAX_LEVELS:
+                raise self.fail((*path, "levels"), "scale",
+                                f"{len(lv)} levels; a scale may have at most {MAX_LEVELS}")
+            return Scale(lo, hi, lv)
+        if int(hi) - int(lo) + 1 > MAX_LEVELS:
+            raise self.fail(path, "scale", f"the scale {lo:g}–{hi:g} has {int(hi) - int(lo) + 1:.3g} "
+                            f"levels; at most {MAX_LEVELS} (people cannot tell more apart)")
+        return Scale(lo, hi)
+
+    def anchor(self, value: Any, path: tuple[str | int, ...]) -> Anchor:
+        d = self.mapping(value, path, ("score", "range", "label", "description", "example"))
+        if "score" in d and "range" in d:
+            raise self.fail(path, "anchor-shape", "an anchor has either score or range, not both")
+        if "range" in d:
+            r = d["range"]
+            if (not isinstance(r, list) or len(r) != 2
+                    or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in r)):
+                raise self.fail((*path, "range"), "wrong-type", "range must be [low, high]")
+            low, high = float(r[0]), float(r[1])
+            if high < low:
+                raise self.fail((*path, "range"), "anchor-shape", "range must be [low, high] with low ≤ high")
+        else:
+            s = self.number(d, "score", path)
+            if s is None:
+                raise self.fail(path, "anchor-shape", "an anchor needs score: N or range: [low, high]")
+            low = high = s
+        return Anchor(low, high, self.text(d, "label", path, required=True),
+                      self.text(d, "description", path), self.text(d, "example", path) or None)
+
+    def dimension(self, value: Any, i: int, default_scale: Scale) -> Dimension:
+        path: tuple[str | int, ...] = ("dimensions", i)
+        d = self.mapping(value, path, DIM_KEYS)
+        before = len(self.problems)
+        did = self.guard(lambda: self.text(d, "id", path, required=True), "")
+        scale = self.guard(lambda: self.scale(d["scale"], (*path, "scale")), default_scale) \
+            if "scale" in d else default_scale
+        anchors = d.get("anchors") or []
+        if not isinstance(anchors, list):
+            self.record(self.fail((*path, "anchors"), "wrong-type", "anchors must be a list"))
+            anchors = []
+        built = tuple(self.guard(partial(self.anchor, a, (*path, "anchors", j)), None)
+                      for j, a in enumerate(anchors))
+        ceilings = self.guard(lambda: self.ceilings(d, path), ())
+        dep = self.guard(lambda: self.depends_on(d, path), None)
+        for key in ("rule", "params", "choices"):
+            if d.get(key) is not None and not isinstance(d[key], dict):
+                self.record(self.fail((*path, key), "wrong-type", f"{key} must be a mapping"))
+        choices = self.guard(lambda: self.choices(d, path), None)
+        samples = self.guard(lambda: self.whole(d, "samples", path, 1, 1, MAX_SAMPLES), 1)
+        level = d.get("metric_level", "item")
+        if level not in ("item", "turn", "conversation"):
+            self.record(self.fail((*path, "metric_level"), "wrong-type",
+                                  "metric_level is item, turn or conversation"))
+            level = "item"
+        threshold = self.guard(lambda: self.number(d, "threshold", path), 0.0)
+        judge_scale = self.guard(lambda: self.scale(d["judge_scale"], (*path, "judge_scale"))
+                                 if d.get("judge_scale") else None, None)
+        name = self.guard(lambda: self.text(d, "name", path), "")
+        description = self.guard(lambda: self.text(d, "description", path), "")
+        method = self.guard(lambda: self.text(d, "method", path), "")
+        weight = self.guard(lambda: self.number(d, "weight", path, 0.0), 0.0) or 0.0
+        prompt = self.guard(lambda: self.text(d, "prompt", path), "")
+        if len(self.problems) > before:
+            raise _Broken()
+        return Dimension(
+            id=did, name=name or did.replace("_", " ").capitalize(),
+            description=description, method=method, weight=weight,
+            threshold=threshold if threshold is not None else float("nan"),
+            scale=scale, anchors=tuple(a for a in built if a is not None),
+            prompt=prompt or None, rule=d.get("rule"), choices=choices,
+            ceiling=ceilings, depends_on=dep, metric_level=level, samples=samples,
+            judge_scale=judge_scale, params=d.get("params") or {},
+        )
+
+    def ceilings(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> tuple[Ceiling, ...]:
+        ceiling = d.get("ceiling") or []
+        if not isinstance(ceiling, list):
+            raise self.fail((*path, "ceiling"), "wrong-type", "ceiling must be a list of {below, cap}")
+        out = []
+        for j, c in enumerate(ceiling):
+            cd = self.mapping(c, (*path, "ceiling", j), ("below", "cap"))
+            below, cap = self.number(cd, "below", path), self.number(cd, "cap", path)
+            if below is None or cap is None:
+                raise self.fail((*path, "ceiling", j), "ceiling", "a ceiling needs below and cap")
+            out.append(Ceiling(below, cap))
+        return tuple(out)
+
+    def depends_on(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> DependsOn | None:
+        if d.get("depends_on") is None:
+            return None
+        dd = self.mapping(d["depends_on"], (*path, "depends_on"), ("dimension", "min", "max"))
+        return DependsOn(self.text(dd, "dimension", (*path, "depends_on"), required=True),
+                         self.number(dd, "min", path), self.number(dd, "max", path))
+
+    def choices(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> dict[str, float] | None:
+        if not isinstance(d.get("choices"), dict):
+            return None
+        choices = {}
+        for k, v in d["choices"].items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise self.fail((*path, "choices", str(k)), "wrong-type", "a choice's score must be a number")
+            choices[str(k)] = float(v)
+        return choices
+
+    def bands(self, bands: Any) -> tuple[Band, ...]:
+        if bands is None:
+            return DEFAULT_BANDS
+        if not isinstance(bands, list) or not bands:
+            raise self.fail(("bands",), "wrong-type", "bands must be a list of {min, label}")
+        out = []
+        for j, x in enumerate(bands):
+            b = self.mapping(x, ("bands", j), ("min", "label", "color"))
+            out.append(Band(self.number(b, "min", ("bands", j), 0.0) or 0.0,
+                            self.text(b, "label", ("bands", j), required=True),
+                            self.text(b, "color", ("bands", j))))
+        return tuple(out)
+
+    def judge(self, top: Mapping[str, Any]) -> JudgeSettings:
+        p: tuple[str | int, ...] = ("judge",)
+        judge = self.mapping(top.get("judge") or {}, p,
+                             ("model", "mode", "temperature", "panel_aggregate", "correction_examples"))
+        return JudgeSettings(
+            model=self.guard(lambda: self.text(judge, "model", p), "") or None,
+            mode=self.guard(lambda: self.text(judge, "mode", p), "") or "per_dimension",
+            temperature=self.guard(lambda: self.number(judge, "temperature", p, 0.0), 0.0) or 0.0,
+            panel_aggregate=self.guard(lambda: self.text(judge, "panel_aggregate", p), "") or "mean",
+            correction_examples=self.guard(
+                lambda: self.whole(judge, "correction_examples", p, 0, 0, MAX_CORRECTION_EXAMPLES), 0),
+        )
+
+    def review(self, top: Mapping[str, Any]) -> ReviewSettings:
+        p: tuple[str | int, ...] = ("review",)
+        review = self.mapping(top.get("review") or {}, p, ("reason_margin", "safety_signoffs", "pairwise"))
+        return ReviewSettings(
+            reason_margin=self.guard(lambda: self.number(review, "reason_margin", p, 2.0), 2.0) or 0.0,
+            safety_signoffs=self.guard(lambda: self.whole(review, "safety_signoffs", p, 1, 1, MAX_SIGNOFFS), 1),
+            pairwise=self.guard(lambda: self.flag(review, "pairwise", p, False), False),
+        )
+
+    def rubric(self) -> tuple[Rubric, list[int]]:
+        """The rubric built from what could be built, and the file index of each dimension kept."""
+        top = self.mapping(self.loc.data, (), TOP_KEYS)
+        rid = self.guard(lambda: self.text(top, "id", (), required=True), "")
+        version = self.guard(lambda: self.text(top, "version", (), required=True), "")
+        scale = self.guard(lambda: self.scale(top["scale"], ("scale",)), None) \
+            if "scale" in top else Scale(1, 10)
+        if scale is None:  # every dimension's anchors are measured against it: check them later
+            self.broken.add(("dimensions",))
+            scale = Scale(1, 10)
+        dims = top.get("dimensions")
+        if not isinstance(dims, list) or not dims:
+            self.record(self.fail(("dimensions",), "dimensions-missing", "a rubric needs a list of dimensions"))
+            dims = []
+        if len(dims) > MAX_DIMENSIONS:  # said once here; building a thousand of them is waste
+            self.record(self.fail(("dimensions",), "too-many-dimensions",
+                                  f"{len(dims)} dimensions; at most {MAX_DIMENSIONS} "
+                                  "(beyond that reviewers guess)"))
+            dims = []
+        kept: list[tuple[int, Dimension]] = []
+        for i, x in enumerate(dims):
+            try:
+                kept.append((i, self.dimension(x, i, scale)))
+            except _Broken:
+                self.broken.add(("dimensions", i))
+            except RubricError as err:
+                self.record(err)
+                self.broken.add(("dimensions", i))
+        gates = top.get("safety_gates") or []
+        if not isinstance(gates, list) or not all(isinstance(g, str) for g in gates):
+            self.record(self.fail(("safety_gates",), "wrong-type", "safety_gates must be a list of gate names"))
+            gates = []
+        rubric = Rubric(
+            id=rid, version=version, name=self.guard(lambda: self.text(top, "name", ()), "") or rid,
+            owner=self.guard(lambda: self.text(top, "owner", ()), ""),
+            description=self.guard(lambda: self.text(top, "description", ()), ""),
+            scale=scale, dimensions=tuple(d for _, d in kept),
+            safety_gates=tuple(GATE_ALIASES.get(g, g) for g in gates),
+            safety_cap=self.guard(lambda: self.number(top, "safety_cap", (), 0.0), 0.0) or 0.0,
+            bands=self.guard(lambda: self.bands(top.get("bands")), DEFAULT_BANDS),
+            judge=self.guard(lambda: self.judge(top), JudgeSettings()),
+            review=self.guard(lambda: self.review(top), ReviewSettings()),
+            source=self.source,
+        )
+        return rubric, [i for i, _ in kept]
+
+
+class _Broken(Exception):
+    """A dimension whose problems are already recorded."""
+
+
+def _unknown(key: Any, allowed: tuple[str, ...]) -> str:
+    hint = difflib.get_close_matches(str(key), allowed, n=1)
+    extra = f"; did you mean {hint[0]!r}?" if hint else f"; known keys: {', '.join(allowed)}"
+    return f"unknown key {str(key)!r}{extra}"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    return "a list" if isinstance(value, list) else type(value).__name__
+
+
+def _shown(value: Any) -> str:
+    """A short description of a value for a message (never a 100 kB repr)."""
+    if isinstance(value, (dict, list)):
+        return _kind(value)
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _name(path: tuple[str | int, ...]) -> str:
+    return ".".join(str(p) for p in path) or "the rubric"
+
