@@ -64,6 +64,8 @@ class ReviewApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "rubricate"
+    #: below 110 columns (a laptop over SSH) panels and cards stack instead of sitting side by side
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
         Binding("question_mark,f1", "help", "help", id="app.help"),
         Binding("ctrl+q", "quit", "quit", id="app.quit", priority=True),
@@ -370,6 +372,11 @@ def make_app(store: Any, reviewer: str, queue: str = "triage", rubric_ref: str |
              first_page: Future[Any] | None = None) -> ReviewApp:
     """Build the app on an open ``store``, or (``store`` None) on ``db``, which it opens in a
     worker once running; ``first_page`` is :func:`reviewer.tui.firstpage.start`'s future."""
+    if settings is not None and settings.keymap:
+        from reviewer.tui.config import config_path
+        from reviewer.tui.keys import check_keymap
+
+        check_keymap(settings.keymap, config_path())
     return ReviewApp(store, Session(reviewer, queue, rubric_ref, dataset, blind), settings, db, first_page)
 
 

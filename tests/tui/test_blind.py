@@ -69,4 +69,4 @@ async def test_the_summary_hides_the_judge_until_every_dimension_is_scored(store
         assert f"revealed: {d0.dim.id} you 4 judge" in shown
         if d0.judge_score is not None:
             gap = d0.judge_score - 4
-            assert (f"({gap:+g})" if gap else "(same)") in shown
+            assert (f"({'+' if gap > 0 else '−'}{abs(gap):.2f})" if gap else "(same)") in shown

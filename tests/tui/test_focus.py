@@ -14,10 +14,11 @@ SMALL = (80, 24)
 
 
 def in_view(screen: ItemScreen) -> bool:
-    """Whether the focused card lies inside the right-hand column's visible region."""
+    """Whether the focused card's head (name, judge score) lies inside the cards' visible region
+    (at 80×24 a whole card is taller than the room for it)."""
     card = screen.query_one(f"#card-{screen.focus_index}")
     column = screen.query_one("#item-right")
-    top, bottom = card.region.y, card.region.bottom
+    top, bottom = card.region.y, min(card.region.bottom, card.region.y + 3)
     return bool(column.region.y <= top and bottom <= column.region.bottom)
 
 

@@ -16,11 +16,11 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from reviewer.report_render import pairs_line
 from reviewer.tui import adapter
+from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.screens.scoring import digit_to_score
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def _score(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
-class CalibrationScreen(Screen[None]):
+class CalibrationScreen(AppKeysFirst):
     """Every rubric's dimensions with their trust status."""
 
     BINDINGS = [
@@ -64,7 +64,7 @@ class CalibrationScreen(Screen[None]):
                           "status")
         yield table
         yield Static(id="calibration-reason")
-        yield Footer()
+        yield footer()
 
     def on_mount(self) -> None:
         self.load()
@@ -119,7 +119,7 @@ class CalibrationScreen(Screen[None]):
         self.app.push_screen(DimensionDetailScreen(self.rows[table.cursor_row]))
 
 
-class DimensionDetailScreen(Screen[None]):
+class DimensionDetailScreen(AppKeysFirst):
     """One dimension: confusion matrix, reviewers' bias, the largest disagreements."""
 
     BINDINGS = [
@@ -145,7 +145,7 @@ class DimensionDetailScreen(Screen[None]):
         table: DataTable[Any] = DataTable(id="detail-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("item", "judge", "humans", "human spread", "gap", "adjudicated")
         yield table
-        yield Footer()
+        yield footer()
 
     def _head(self) -> Text:
         d = self.row

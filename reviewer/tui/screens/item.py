@@ -12,9 +12,10 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Collapsible, Footer, Markdown, Static
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Collapsible, Markdown, Static
 
+from reviewer.tui.screens.footer import footer
 from reviewer.tui.screens.scoring import (
     ScoringScreen,
     digit_to_score,
@@ -31,19 +32,22 @@ __all__ = ["ItemScreen", "digit_to_score", "highlight"]
 class ItemScreen(ScoringScreen):
     """Score one item. ``j``/``k`` move between dimensions, digits score the focused one."""
 
+    # In the order the footer shows them: what a reviewer presses most comes first (80 columns
+    # show the first few); ``enter`` agrees even when a panel (context) has the focus.
     BINDINGS = [
         *[Binding(str(d), f"score({d})", f"score {d}", show=False, id=f"item.score_{d}")
           for d in range(10)],
-        Binding("enter", "agree", "agree with judge", id="item.agree"),
+        Binding("enter", "agree", "agree", id="item.agree", priority=True),
+        Binding("u", "undo", "undo", id="item.undo"),
+        Binding("n", "next_item", "next", id="item.next"),
         Binding("r", "reason", "reason", id="item.reason"),
+        Binding("v", "reveal", "reveal", id="item.reveal"),
+        Binding("s", "skip", "skip", id="item.skip"),
+        Binding("f", "flag", "flag", id="item.flag"),
+        Binding("c", "context", "context", id="item.context"),
         Binding("j,down", "move(1)", "next dim", show=False, id="item.next_dimension"),
         Binding("k,up", "move(-1)", "prev dim", show=False, id="item.previous_dimension"),
-        Binding("n", "next_item", "next item", id="item.next"),
         Binding("p", "previous_item", "previous", id="item.previous"),
-        Binding("s", "skip", "skip", id="item.skip"),
-        Binding("f", "flag", "flag for safety", id="item.flag"),
-        Binding("u", "undo", "undo", id="item.undo"),
-        Binding("v", "reveal", "reveal judge", id="item.reveal"),
         Binding("w", "pair", "pair view", id="item.pair"),
         Binding("escape", "back", "queue", id="item.back"),
     ]
@@ -53,6 +57,9 @@ class ItemScreen(ScoringScreen):
         self.state = state
         self.focus_index = state.first_unscored()
         self._verdict_flipped = False
+        self._was_hidden = state.judge_hidden
+        #: the evidence quotes highlighted in the output now
+        self._evidence: list[str] = [q for d in state.dims if d.judge_visible for q in d.evidence]
 
     def compose(self) -> ComposeResult:
         s = self.state
@@ -69,11 +76,12 @@ class ItemScreen(ScoringScreen):
                     with Collapsible(title="reference", collapsed=True):
                         yield Markdown(s.reference)
                 yield Static(self._flags_text(), id="item-flags", classes="panel -flagged")
-            with VerticalScroll(id="item-right"):
+            with Vertical(id="item-side"):
                 yield Static(id="item-summary")
-                for i, d in enumerate(s.dims):
-                    yield DimensionCard(d, s.rubric.review.reason_margin, id=f"card-{i}")
-        yield Footer()
+                with VerticalScroll(id="item-right"):
+                    for i, d in enumerate(s.dims):
+                        yield DimensionCard(d, s.rubric.review.reason_margin, id=f"card-{i}")
+        yield footer()
 
     # --- rendering --------------------------------------------------------------------------
     def _title(self) -> Text:
@@ -104,15 +112,14 @@ class ItemScreen(ScoringScreen):
         judge, eff = self.state.judge_result(), self.state.effective_result()
         t = verdict(self.state)
         t.append(f"\nscored {self.state.scored_count()}/{len(self.state.dims)}", style="dim")
+        if not self.state.judge_hidden and judge.overall is not None and eff.overall is not None \
+                and judge.passed != eff.passed:
+            t.append("   your scores flip the verdict: "
+                     + ("fail → pass" if eff.passed else "pass → fail"), style="bold yellow")
         revealed = reveal_text(self.state)
         if revealed is not None:
             t.append("\n")
             t.append(revealed)
-        if self.state.judge_hidden:
-            return t
-        if judge.overall is not None and eff.overall is not None and judge.passed != eff.passed:
-            t.append("   your scores flip the verdict: "
-                     + ("fail → pass" if eff.passed else "pass → fail"), style="bold yellow")
         return t
 
     def _refresh_all(self) -> None:
@@ -124,12 +131,20 @@ class ItemScreen(ScoringScreen):
                 card.refresh_state()
         self.query_one("#item-summary", Static).update(self._summary())
         self._show_flags()
+        evidence = [q for d in self.state.dims if d.judge_visible for q in d.evidence]
+        if evidence != self._evidence:  # a reveal: the judge's quotes are highlighted now
+            self._evidence = evidence
+            self.query_one("#item-output", Static).update(highlight(self.state.output, evidence))
+        hidden = self.state.judge_hidden
+        if hidden != self._was_hidden:  # the reveal key shows only while something is hidden
+            self._was_hidden = hidden
+            self.refresh_bindings()
         # the focused card is always in view: the next key acts on what the reviewer sees
         self.call_after_refresh(self._scroll_to_focus)
 
     def _scroll_to_focus(self) -> None:
         if self.is_mounted and self.focus_index < len(self.state.dims):
-            self.query_one(f"#card-{self.focus_index}", DimensionCard).scroll_visible(animate=False)
+            self.query_one(f"#card-{self.focus_index}", DimensionCard).scroll_visible(animate=False, top=True)
 
     def _focus_on(self, state: ItemState, d: DimState) -> None:
         self.focus_index = state.dims.index(d)
@@ -150,8 +165,8 @@ class ItemScreen(ScoringScreen):
         self.done = []
         self.query_one("#item-title", Static).update(self._title())
         self.query_one("#item-input", Static).update(Text(state.input or "(no input)"))
-        evidence = [q for d in state.dims if d.judge_visible for q in d.evidence]
-        self.query_one("#item-output", Static).update(highlight(state.output, evidence))
+        self._evidence = [q for d in state.dims if d.judge_visible for q in d.evidence]
+        self.query_one("#item-output", Static).update(highlight(state.output, self._evidence))
         for collapsible, text in zip(self.query(Collapsible), [t for t in (state.context, state.reference) if t],
                                      strict=True):
             collapsible.collapsed = True
@@ -182,6 +197,7 @@ class ItemScreen(ScoringScreen):
         for d in self.state.dims:
             d.revealed = True
         self._refresh_all()
+        self.refresh_bindings()
 
     def action_next_item(self) -> None:
         """Finish this item and open the next one in the queue."""
@@ -200,10 +216,27 @@ class ItemScreen(ScoringScreen):
         self.rapp.advance(self.state, finished=False, skip=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The pair view is offered only on an item that has a group."""
+        """Keys that do nothing on this item are hidden: the pair view without a group, the
+        reveal with nothing hidden, context and reference without either."""
         if action == "pair":
             return self.state.group is not None
+        if action == "reveal":
+            return self.state.judge_hidden
+        if action == "context":
+            return bool(self.state.context or self.state.reference)
         return True
+
+    def action_context(self) -> None:
+        """Open or close the context (and reference) panels; the focus stays on the scoring."""
+        panels = list(self.query(Collapsible))
+        if not panels:
+            return
+        show = all(p.collapsed for p in panels)
+        for p in panels:
+            p.collapsed = not show
+        self.set_focus(None)
+        if show:
+            self.call_after_refresh(panels[0].scroll_visible, animate=False, top=True)
 
     def action_pair(self) -> None:
         """Open this item beside the other items of its group."""

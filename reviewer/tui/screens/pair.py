@@ -12,8 +12,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
+from reviewer.tui.screens.footer import footer
 from reviewer.tui.screens.scoring import ScoringScreen, highlight, verdict
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
 from reviewer.tui.widgets.dimension_card import DimensionCard
@@ -30,7 +31,7 @@ class PairScreen(ScoringScreen):
         Binding("l,right", "side(1)", "side B", show=False, id="pair.side_b"),
         Binding("j,down", "move(1)", "next dim", show=False, id="pair.next_dimension"),
         Binding("k,up", "move(-1)", "prev dim", show=False, id="pair.previous_dimension"),
-        Binding("enter", "agree", "agree with judge", id="pair.agree"),
+        Binding("enter", "agree", "agree", id="pair.agree"),
         Binding("a", "choose(0)", "A better", id="pair.a_better"),
         Binding("b", "choose(1)", "B better", id="pair.b_better"),
         Binding("t", "choose(-1)", "tie", id="pair.tie"),
@@ -72,7 +73,7 @@ class PairScreen(ScoringScreen):
                     for j, d in enumerate(s.dims):
                         yield DimensionCard(d, s.rubric.review.reason_margin, id=f"pair-{i}-card-{j}")
         yield Static(id="pair-choice")
-        yield Footer()
+        yield footer()
 
     # --- rendering --------------------------------------------------------------------------
     def _title(self) -> Text:
@@ -120,7 +121,7 @@ class PairScreen(ScoringScreen):
 
     def _scroll_to_focus(self) -> None:
         if self.is_mounted:
-            self.query_one(f"#pair-{self.side}-card-{self.focus_index}", DimensionCard).scroll_visible(animate=False)
+            self.query_one(f"#pair-{self.side}-card-{self.focus_index}", DimensionCard).scroll_visible(animate=False, top=True)
 
     def _focus_on(self, state: ItemState, d: DimState) -> None:
         self.side = self.pair.sides.index(state)
@@ -151,12 +152,19 @@ class PairScreen(ScoringScreen):
             for d in s.dims:
                 d.revealed = True
         self._refresh_all()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``a``/``b``/``t`` exist only where the rubric is pairwise (hidden elsewhere); the
+        reveal only while a judge score is hidden."""
+        if action == "choose":
+            return self.pair.rubric.review.pairwise
+        if action == "reveal":
+            return any(side.judge_hidden for side in self.pair.sides)
+        return True
 
     def action_choose(self, choice: int) -> None:
         """A or B is the better one, or (``-1``) a tie; a new choice supersedes the last."""
-        if not self.pair.rubric.review.pairwise:
-            self.notify(f"{self.pair.rubric.ref} is not pairwise: score each side instead", severity="warning")
-            return
         self.pair.choice = choice
         self.rapp.choose_in_pair(self.pair, choice)
         self._refresh_all()

@@ -12,10 +12,10 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from reviewer.tui import adapter
+from reviewer.tui.screens.footer import AppKeysFirst, footer
 
 if TYPE_CHECKING:
     from reviewer.tui.app import ReviewApp
@@ -27,7 +27,7 @@ COLUMNS = ("item", "dataset", "judge", "band", "pass", "safety", "errors", "stat
 JUDGE_COLUMNS = ("judge", "band", "pass")
 
 
-class QueueScreen(Screen[None]):
+class QueueScreen(AppKeysFirst):
     """The session's queue, a page at a time."""
 
     AUTO_FOCUS = "#queue-table"
@@ -61,7 +61,7 @@ class QueueScreen(Screen[None]):
         yield Input(placeholder="search item ids and text (enter applies, escape clears)",
                     id="queue-search", classes="-hidden")
         yield DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield footer()
 
     def on_mount(self) -> None:
         self.load_page()

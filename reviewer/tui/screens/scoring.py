@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
-from textual.screen import Screen
 
 from reviewer.domain.safety import WAITING
 from reviewer.tui import adapter
+from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
 
@@ -55,6 +55,13 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
     return t
 
 
+def _num(x: float | None) -> str:
+    """A score as a person reads it: ``7``, ``8.67``."""
+    if x is None:
+        return "—"
+    return f"{x:g}" if float(x).is_integer() else f"{x:.2f}"
+
+
 def reveal_text(state: ItemState) -> Text | None:
     """After a blind session's reveal: per dimension scored blind, the reviewer's blind score
     beside the judge's and how far apart they are (and the score since, if revised)."""
@@ -66,15 +73,17 @@ def reveal_text(state: ItemState) -> Text | None:
         if i:
             t.append(" · ")
         t.append(d.dim.id, style="bold")
-        t.append(f" you {d.blind_score:g} judge ")
+        t.append(f" you {_num(d.blind_score)} judge ")
         if d.judge_score is None or d.blind_score is None:
             t.append("error", style="red")
             continue
         gap = d.judge_score - d.blind_score
-        t.append(f"{d.judge_score:g}")
-        t.append(" (same)" if abs(gap) < 1e-9 else f" ({gap:+g})", style="dim" if abs(gap) < 1e-9 else "yellow")
+        t.append(_num(d.judge_score))
+        same = abs(gap) < 0.005
+        t.append(" (same)" if same else f" ({'+' if gap > 0 else '−'}{_num(abs(gap))})",
+                 style="dim" if same else "yellow")
         if d.my_score is not None and d.my_score != d.blind_score:
-            t.append(f" → now {d.my_score:g}", style="cyan")
+            t.append(f" → now {_num(d.my_score)}", style="cyan")
     return t
 
 
@@ -103,7 +112,7 @@ def _values(d: DimState) -> tuple[float | None, str | None, tuple[str, ...], boo
     return d.my_score, d.my_reason, d.my_tags, d.my_blind
 
 
-class ScoringScreen(Screen[None]):
+class ScoringScreen(AppKeysFirst):
     """Digits, agree, undo and reason on the focused dimension of the focused item. ``u`` undoes
     the last action on the screen's items, wherever it was (the focus goes back to it)."""
 
