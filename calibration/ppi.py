@@ -150,18 +150,25 @@ def labels_for_width(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike, 
                      confidence: float = 0.95) -> int | None:
     """How many MORE labelled items would bring the PPI++ interval under ``target_width``.
 
-    Uses the variances seen so far at the tuned ``lam`` and assumes the unlabelled pool keeps its
-    size. ``None`` when no number of labels can reach the width (the judge's own term is wider).
-    """
+    Plans with the variances seen so far and an unlabelled pool of the same size, at the best
+    ``lam`` for the larger sample (``lam`` is tuned again when the labels are in; at ``lam = 0`` the
+    judge's own term vanishes, so any width is reachable with enough labels). ``None`` only when
+    the labels seen so far carry no spread to plan with."""
     y, yhat, yu = _vec(y), _vec(yhat), _vec(yhat_unlabelled)
-    lam = tuned_lambda(y, yhat, yu)
-    half = target_width / (2.0 * _z(confidence))
-    room = half**2 - float(np.var(lam * yu)) / yu.size
-    rect = float(np.var(y - lam * yhat))
-    if room <= 0:
+    if y.size < 2 or float(np.ptp(y)) == 0.0:
         return None
-    need = math.ceil(rect / room) if rect > 0 else y.size
-    return max(0, need - y.size)
+    half2 = (target_width / (2.0 * _z(confidence))) ** 2
+    var_u = float(np.var(yu)) / max(yu.size, 1)
+    best: float | None = None
+    for lam in np.linspace(0.0, 1.0, 101):
+        room = half2 - lam * lam * var_u
+        rect = float(np.var(y - lam * yhat))
+        if room > 0 and rect > 0:
+            need = rect / room
+            best = need if best is None else min(best, need)
+    if best is None:
+        return None
+    return max(0, math.ceil(best) - y.size)
 
 
 @dataclass(frozen=True)

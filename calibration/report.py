@@ -17,7 +17,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration import agreement as ag
-from calibration.alpha import Level, krippendorff_alpha, ordinal_positions, why_undefined
+from calibration import bootstrap as bs
+from calibration.alpha import Level, krippendorff_alpha, why_undefined
+from calibration.consensus import Aggregate, aggregate, snap
 
 Array = NDArray[np.float64]
 Status = Literal["trusted", "tentative", "low_confidence", "insufficient_data"]
@@ -47,7 +49,8 @@ class DimensionInput:
     #: False when the judge scores on another scale than the humans: no alpha or kappa then.
     comparable: bool = True
     groups: Sequence[object] | None = None
-    human_aggregate: Literal["mean", "median"] = "mean"
+    #: mean, median or majority (nominal dimensions always use majority: see consensus).
+    human_aggregate: Aggregate = "mean"
 
 
 @dataclass
@@ -58,64 +61,27 @@ class DimensionReport:
     null_reasons: dict[str, str] = field(default_factory=dict)
 
 
-def _bootstrap_alpha(judge: Array, humans: Array, level: Level, draws: int, seed: int) -> tuple[float, float] | None:
-    """Percentile interval of alpha over units resampled with replacement (ordinal positions
-    and nominal categories are taken from the full sample)."""
-    data = np.column_stack([judge, humans])
-    keep = (~np.isnan(data)).sum(axis=1) >= 2
-    data = data[keep]
-    if data.shape[0] < 3:
-        return None
-    mask = ~np.isnan(data)
-    x = np.where(mask, data, 0.0)
-    if level == "ordinal":
-        x[mask] = ordinal_positions(data[mask])
-    elif level in ("nominal", "ratio"):
-        rng = np.random.default_rng(seed)
-        found: list[float] = []
-        for _ in range(min(draws, 200)):
-            a = krippendorff_alpha(data[rng.integers(0, data.shape[0], data.shape[0])], level)
-            if a is not None:
-                found.append(a)
-        return (float(np.percentile(found, 2.5)), float(np.percentile(found, 97.5))) if found else None
-    m = mask.sum(axis=1).astype(np.float64)
-    s1, s2 = x.sum(axis=1), (x * x).sum(axis=1)
-    d = (2 * m * s2 - 2 * s1 * s1) / (m - 1)
-    rng = np.random.default_rng(seed)
-    out = []
-    units = data.shape[0]
-    for start in range(0, draws, 100):
-        idx = rng.integers(0, units, size=(min(100, draws - start), units))
-        n, t1, t2, o = m[idx].sum(1), s1[idx].sum(1), s2[idx].sum(1), d[idx].sum(1)
-        e = 2 * n * t2 - 2 * t1 * t1
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out.append(np.where(e > 0, 1 - (n - 1) * o / e, np.nan))
-    vals = np.concatenate(out)
-    vals = vals[~np.isnan(vals)]
-    return (float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))) if vals.size else None
+ORDERED_ONLY = ("pearson", "spearman", "kendall", "within_one", "bias", "mae", "rmse")
+WEIGHTED = ("kappa_linear", "kappa_quadratic", "gwet_ac2")
+FIGURES = ("alpha", "alpha_ci", "pearson", "spearman", "kendall", "kappa", "kappa_linear", "kappa_quadratic",
+           "gwet_ac1", "gwet_ac2", "exact", "within_one", "bias", "mae", "rmse", "pass_agreement")
 
 
-def _bootstrap_r(a: Array, b: Array, draws: int, seed: int) -> tuple[float, float] | None:
-    """Percentile interval of Pearson's r over resampled pairs (on ranks for Spearman)."""
-    if a.size < 3:
-        return None
-    rng = np.random.default_rng(seed)
-    rs = []
-    for start in range(0, draws, 100):
-        idx = rng.integers(0, a.size, size=(min(100, draws - start), a.size))
-        x, y = a[idx], b[idx]
-        xm, ym = x - x.mean(1, keepdims=True), y - y.mean(1, keepdims=True)
-        den = np.sqrt((xm * xm).sum(1) * (ym * ym).sum(1))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rs.append(np.where(den > 0, (xm * ym).sum(1) / den, np.nan))
-    vals = np.concatenate(rs)
-    vals = vals[~np.isnan(vals)]
-    return (float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))) if vals.size else None
+@dataclass
+class _Pending:
+    """A dimension's point figures, waiting for the bootstrap intervals."""
+
+    rep: DimensionReport
+    n: int
+    specs: dict[str, bs.Spec] = field(default_factory=dict)
+    #: alpha's data and level where it is bootstrapped draw by draw (too many distinct values).
+    slow_alpha: tuple[Array, Level] | None = None
+    #: Whether Pearson and Spearman get intervals (item-level correlations on ordered scores).
+    r_intervals: bool = False
 
 
-def dimension_report(inp: DimensionInput, bounds: TrustBounds = TrustBounds(),
-                     draws: int = 1000, seed: int = 0) -> DimensionReport:
-    """Every figure for one dimension, its status and the reason."""
+def _prepare(inp: DimensionInput, intervals: bool) -> _Pending:
+    """Every point figure of one dimension, and the bootstrap intervals it asks for."""
     rep = DimensionReport()
     f, why = rep.figures, rep.null_reasons
     judge, humans = np.asarray(inp.judge, float), np.asarray(inp.humans, float)
@@ -124,43 +90,71 @@ def dimension_report(inp: DimensionInput, bounds: TrustBounds = TrustBounds(),
     has_h = (~np.isnan(humans)).sum(axis=1) > 0 if humans.size else np.zeros(judge.size, bool)
     paired = ~np.isnan(judge) & has_h
     n = int(paired.sum())
-    f.update(dimension=inp.dimension, n=n, n_groups=None, level=inp.level)
+    nominal = inp.level == "nominal"
+    how: Aggregate = inp.human_aggregate
+    if nominal and how != "majority":
+        how = "majority"
+        f["human_aggregate_note"] = (f"the {inp.human_aggregate} of unordered labels means nothing: "
+                                     "the majority label is the human score on a nominal dimension")
+    f.update(dimension=inp.dimension, n=n, n_groups=None, level=inp.level, human_aggregate=how)
+    pending = _Pending(rep, n)
     j = judge[paired]
     hsub = humans[paired]
-    agg = np.nanmedian if inp.human_aggregate == "median" else np.nanmean
-    h = agg(hsub, axis=1) if n else np.array([])
+    agg, tied = aggregate(hsub, how, inp.levels) if n else (np.array([]), np.array([], bool))
+    if how == "majority":
+        f["majority_ties"] = int(tied.sum())
     # humans among themselves: the ceiling for the judge
     f["alpha_humans"] = krippendorff_alpha(humans, inp.level) if humans.shape[1] >= 2 else None
     if f["alpha_humans"] is None:
         why["alpha_humans"] = ("fewer than two reviewers" if humans.shape[1] < 2
                                else why_undefined(humans))
     if n == 0:
-        for k in ("alpha", "alpha_ci", "pearson", "spearman", "kendall", "kappa_linear", "kappa_quadratic",
-                  "exact", "within_one", "bias", "mae", "rmse", "pass_agreement"):
+        for k in FIGURES:
             f[k] = None
             why[k] = "no item has both a judge score and a human score"
         f["status"], f["reason"] = "insufficient_data", "no paired items yet: score some items to calibrate"
-        return rep
+        return pending
+    h = agg
     if inp.comparable:
-        f["alpha"] = krippendorff_alpha(np.column_stack([j, hsub]), inp.level)
+        both = np.column_stack([j, hsub])
+        f["alpha"] = krippendorff_alpha(both, inp.level)
         if f["alpha"] is None:
-            why["alpha"] = why_undefined(np.column_stack([j, hsub]))
-        f["alpha_ci"] = list(ci) if f["alpha"] is not None and (ci := _bootstrap_alpha(j, hsub, inp.level, draws, seed)) else None
-        f["kappa_linear"] = ag.cohen_kappa(j, h, inp.levels, "linear")
-        f["kappa_quadratic"] = ag.cohen_kappa(j, h, inp.levels, "quadratic")
-        t = ag.table(j, h, inp.levels)
+            why["alpha"] = why_undefined(both)
+        elif intervals:
+            full = np.full((judge.size, 1 + humans.shape[1]), np.nan)
+            full[paired] = both
+            if ((~np.isnan(both)).sum(axis=1) >= 2).sum() >= 3:
+                spec = bs.alpha_spec(full, inp.level)
+                if spec is None:
+                    pending.slow_alpha = (full, inp.level)
+                else:
+                    pending.specs["alpha_ci"] = spec
+        # one human score per item, snapped to the scale: exact, within one and every kappa read it
+        js, hs = snap(j, inp.levels), snap(h, inp.levels)
+        t = ag.table(js, hs, inp.levels)
+        f["kappa"] = ag.kappa_from_table(t, "unweighted")
+        f["kappa_linear"] = ag.kappa_from_table(t, "linear")
+        f["kappa_quadratic"] = ag.kappa_from_table(t, "quadratic")
         f["gwet_ac1"] = ag.gwet_from_table(t, "unweighted")
         f["gwet_ac2"] = ag.gwet_from_table(t, "quadratic")
+        for k in ("kappa", "kappa_linear", "kappa_quadratic", "gwet_ac1", "gwet_ac2"):
+            if f[k] is None:
+                why[k] = "chance agreement is 1 (every pair on one level): kappa is undefined"
         f.update(ag.rates(j, h))
+        f["exact"] = float(np.mean(js == hs))
+        f["within_one"] = float(np.mean(np.abs(js - hs) <= 1 + 1e-9))
         jp, hp = j >= inp.threshold_raw - 1e-9, h >= inp.threshold_raw - 1e-9
         f.update(ag.pass_agreement(jp, hp))
     else:
-        for k in ("alpha", "alpha_ci", "kappa_linear", "kappa_quadratic", "gwet_ac1", "gwet_ac2", "exact", "within_one",
-                  "bias", "mae", "rmse", "pass_agreement"):
+        for k in ("alpha", "alpha_ci", "kappa", "kappa_linear", "kappa_quadratic", "gwet_ac1", "gwet_ac2", "exact",
+                  "within_one", "bias", "mae", "rmse", "pass_agreement"):
             f[k] = None
             why[k] = "the judge scores on another scale than the humans: only correlations mean something"
     methods: tuple[Literal["pearson", "spearman", "kendall"], ...] = ("pearson", "spearman", "kendall")
     for method in methods:
+        if nominal:
+            f[method] = None
+            continue
         if inp.groups is not None:
             g = [x for x, keep in zip(inp.groups, paired, strict=True) if keep]
             f[method], f["n_groups"] = ag.grouped_correlation(j, h, g, method)
@@ -168,13 +162,83 @@ def dimension_report(inp: DimensionInput, bounds: TrustBounds = TrustBounds(),
             f[method] = ag.correlation(j, h, method)
         if f[method] is None:
             why[method] = "one side is constant (or fewer than 3 pairs)"
-    if inp.groups is None:
-        f["pearson_ci"] = list(ci) if (ci := _bootstrap_r(j, h, draws, seed)) else None
-        rj, rh = _ranks(j), _ranks(h)
-        f["spearman_ci"] = list(ci) if (ci := _bootstrap_r(rj, rh, draws, seed + 1)) else None
-    f["more_items_needed"] = _more_needed(f.get("alpha_ci"), n, bounds.target_width)
+    if nominal:
+        for k in ORDERED_ONLY:
+            f[k] = None
+            why[k] = "needs ordered scores; the dimension is nominal (unordered labels): see exact, kappa, gwet_ac1"
+        for k in WEIGHTED:
+            f[k] = None
+            why[k] = ("weighted by how far apart labels lie, which unordered (nominal) labels are not: "
+                      "see kappa and gwet_ac1")
+    elif inp.groups is None:
+        pending.r_intervals = True
+    if pending.r_intervals and intervals and n >= 3:
+        full_j, full_h = np.zeros(judge.size), np.zeros(judge.size)
+        full_j[paired], full_h[paired] = j, h
+        pending.specs["pearson_ci"] = bs.pearson_spec(full_j, full_h, paired)
+        full_j[paired], full_h[paired] = _ranks(j), _ranks(h)
+        pending.specs["spearman_ci"] = bs.pearson_spec(full_j, full_h, paired)
+    return pending
+
+
+def _finish(p: _Pending, cis: dict[str, tuple[float, float] | None], bounds: TrustBounds, intervals: bool) -> None:
+    f, why = p.rep.figures, p.rep.null_reasons
+    if p.n == 0:
+        return
+    keys = ["alpha_ci"] + (["pearson_ci", "spearman_ci"] if p.r_intervals else [])
+    for key in keys:
+        ci = cis.get(key)
+        f[key] = list(ci) if ci is not None else None
+        if ci is None and f.get(key.removesuffix("_ci")) is not None:
+            why[key] = ("--bootstrap 0: no intervals drawn" if not intervals
+                        else "no resample defines it (fewer than 3 pairable items, or no variation)")
+    f["more_items_needed"] = _more_needed(f.get("alpha_ci"), p.n, bounds.target_width)
     f["status"], f["reason"] = _status(f, bounds)
-    return rep
+
+
+def _slow_alpha_ci(data: Array, level: Level, draws: bs.Draws, limit: int = 200) -> tuple[float, float] | None:
+    """Alpha draw by draw over the same resamples (nominal or ratio with many distinct values)."""
+    found: list[float] = []
+    units = np.arange(data.shape[0])
+    for chunk in draws.chunks():
+        for w in chunk:
+            if len(found) >= limit:
+                break
+            a = krippendorff_alpha(data[np.repeat(units, w.astype(np.int64))], level)
+            if a is not None:
+                found.append(a)
+    return (float(np.percentile(found, 2.5)), float(np.percentile(found, 97.5))) if found else None
+
+
+def dimension_reports(inputs: Sequence[DimensionInput], bounds: TrustBounds = TrustBounds(),
+                      draws: int = 1000, seed: int = 0) -> list[DimensionReport]:
+    """Every figure for each dimension, its status and the reason. The inputs share their units
+    (one row per item): the bootstrap resamples items once, for every interval of every input,
+    in one pass (``draws`` 0: no intervals)."""
+    intervals = draws > 0
+    pending = [_prepare(inp, intervals) for inp in inputs]
+    cis: list[dict[str, tuple[float, float] | None]] = [{} for _ in pending]
+    if intervals and pending:
+        units = {np.asarray(inp.judge).size for inp in inputs}
+        if len(units) != 1:
+            raise ValueError("dimension_reports: every input needs the same units (one row per item)")
+        shared = bs.Draws(units.pop(), draws, seed)
+        keys = [(i, k) for i, p in enumerate(pending) for k in p.specs]
+        results = bs.run([pending[i].specs[k] for i, k in keys], shared)
+        for (i, k), ci in zip(keys, results, strict=True):
+            cis[i][k] = ci
+        for i, p in enumerate(pending):
+            if p.slow_alpha is not None:
+                cis[i]["alpha_ci"] = _slow_alpha_ci(*p.slow_alpha, shared)
+    for p, c in zip(pending, cis, strict=True):
+        _finish(p, c, bounds, intervals)
+    return [p.rep for p in pending]
+
+
+def dimension_report(inp: DimensionInput, bounds: TrustBounds = TrustBounds(),
+                     draws: int = 1000, seed: int = 0) -> DimensionReport:
+    """Every figure for one dimension, its status and the reason (see :func:`dimension_reports`)."""
+    return dimension_reports([inp], bounds, draws, seed)[0]
 
 
 def _ranks(x: Array) -> Array:

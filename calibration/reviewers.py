@@ -22,29 +22,81 @@ def per_reviewer(humans: Array, names: Sequence[str], level: Level = "ordinal") 
     (their score minus the others' mean), ``mae`` against that mean, and ``alpha_with_others`` —
     pairwise alpha with each other reviewer, averaged with the shared units as weights (None
     when no pair has two shared units or alpha is undefined for every pair)."""
-    out = []
     humans = humans[(~np.isnan(humans)).any(axis=1)]  # units nobody scored say nothing here
+    seen = ~np.isnan(humans)
+    x = np.where(seen, humans, 0.0)
+    total, count = x.sum(axis=1), seen.sum(axis=1)
+    alphas, shared = pairwise_alpha(humans, level)
+    out = []
     for r, name in enumerate(names):
-        mine = humans[:, r]
-        others = np.delete(humans, r, axis=1)
-        has_other = (~np.isnan(others)).any(axis=1) if others.shape[1] else np.zeros(len(mine), bool)
-        shared = ~np.isnan(mine) & has_other
-        n = int(shared.sum())
+        mine = seen[:, r]
+        others = count - mine
+        both = mine & (others > 0)
+        n = int(both.sum())
         entry: dict[str, Any] = {"reviewer": name, "n": n, "bias": None, "mae": None, "alpha_with_others": None}
         if n:
-            diff = mine[shared] - np.nanmean(others[shared], axis=1)
+            diff = humans[both, r] - (total[both] - x[both, r]) / others[both]
             entry["bias"], entry["mae"] = float(diff.mean()), float(np.abs(diff).mean())
-            total = weight = 0.0
-            for o in range(others.shape[1]):
-                both = ~np.isnan(mine) & ~np.isnan(others[:, o])
-                if both.sum() < 2:
-                    continue
-                a = krippendorff_alpha(np.column_stack([mine[both], others[both, o]]), level)
-                if a is not None:
-                    total, weight = total + a * both.sum(), weight + both.sum()
-            entry["alpha_with_others"] = total / weight if weight else None
+            ok = (shared[r] >= 2) & ~np.isnan(alphas[r])
+            ok[r] = False
+            weight = float(shared[r][ok].sum())
+            entry["alpha_with_others"] = float((alphas[r][ok] * shared[r][ok]).sum() / weight) if weight else None
         out.append(entry)
     return out
+
+
+def pairwise_alpha(humans: Array, level: Level = "ordinal", max_values: int = 64) -> tuple[Array, Array]:
+    """(alpha, shared units) for every pair of reviewers: R × R, NaN where alpha is undefined.
+
+    With few distinct values every pair's alpha comes from its coincidence table at once: the
+    one-hot scores (units × reviewers·values, sparse) times themselves give each pair's
+    contingency table, and alpha = 1 − (n − 1)·Σ o·δ / Σ n_c·n_k·δ with the level's δ (ordinal
+    from the pair's own value counts). Otherwise each pair is computed on its own."""
+    from scipy import sparse
+
+    units, r_n = humans.shape
+    seen = ~np.isnan(humans)
+    shared = seen.T.astype(np.float64) @ seen.astype(np.float64)
+    alphas = np.full((r_n, r_n), np.nan)
+    values = np.unique(humans[seen])
+    if values.size == 0:
+        return alphas, shared
+    if values.size > max_values:
+        for r in range(r_n):
+            for o in range(r + 1, r_n):
+                both = seen[:, r] & seen[:, o]
+                if both.sum() >= 2:
+                    a = krippendorff_alpha(np.column_stack([humans[both, r], humans[both, o]]), level)
+                    alphas[r, o] = alphas[o, r] = np.nan if a is None else a
+        return alphas, shared
+    q = values.size
+    u_idx, r_idx = np.nonzero(seen)
+    codes = np.searchsorted(values, humans[u_idx, r_idx])
+    onehot = sparse.csr_matrix((np.ones(u_idx.size), (u_idx, r_idx * q + codes)), shape=(units, r_n * q))
+    table = np.asarray((onehot.T @ onehot).todense()).reshape(r_n, q, r_n, q).transpose(0, 2, 1, 3)
+    coinc = table + table.transpose(0, 1, 3, 2)  # o_ck of each pair (two coders per unit)
+    n_c = coinc.sum(axis=3)
+    n = n_c.sum(axis=2)
+    if level == "nominal":
+        delta = np.broadcast_to(1.0 - np.eye(q), coinc.shape)
+    elif level == "interval":
+        delta = np.broadcast_to((values[:, None] - values[None, :]) ** 2, coinc.shape)
+    elif level == "ratio":
+        s = values[:, None] + values[None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d = np.where(s == 0, 0.0, ((values[:, None] - values[None, :]) / s) ** 2)
+        delta = np.broadcast_to(d, coinc.shape)
+    else:  # ordinal: (Σ_{g=c..k} n_g − (n_c + n_k)/2)², per pair
+        cum = np.concatenate([np.zeros((r_n, r_n, 1)), np.cumsum(n_c, axis=2)], axis=2)
+        lo, hi = np.minimum.outer(np.arange(q), np.arange(q)), np.maximum.outer(np.arange(q), np.arange(q))
+        between = cum[:, :, hi + 1] - cum[:, :, lo]
+        delta = (between - (n_c[:, :, :, None] + n_c[:, :, None, :]) / 2) ** 2
+    observed = (coinc * delta).sum(axis=(2, 3))
+    expected = np.einsum("abc,abk,abck->ab", n_c, n_c, delta)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        alphas = np.where((n >= 2) & (expected > 0), 1 - (n - 1) * observed / expected, np.nan)
+    np.fill_diagonal(alphas, np.nan)
+    return alphas, shared
 
 
 def z_normalise(humans: Array) -> tuple[Array, list[int]]:

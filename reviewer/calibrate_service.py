@@ -13,33 +13,24 @@ from typing import Any
 import numpy as np
 
 from calibration.alpha import LEVELS, Level
-from calibration.report import DimensionInput, TrustBounds, dimension_report
+from calibration.consensus import AGGREGATES
+from calibration.report import DimensionInput, TrustBounds, dimension_report, dimension_reports
 from calibration.reviewers import adjudicated, anchoring, judge_spread, per_reviewer, z_normalise
 from calibration.routing import DimSignal, item_priority
+from reviewer.domain import bias, consensus, spread
 from reviewer.errors import UserError
 from rubrics.aggregate import panel_score
 
 SAMPLES = ("all", "audit", "blind")
-
-
-def _group_value(row: dict[str, Any], field: str) -> object:
-    if field == "group":
-        return row["group"]
-    key = field.split(".", 1)[1]
-    return row["metadata"].get(key)
+#: Bootstrap draws for every interval: ``calibrate``, the TUI's calibration screen and its
+#: drill-down ask the same question of the same items with the same seeded draws.
+DRAWS = 1000
 
 
 def _panel(row: dict[str, Any], dim_id: str, how: str) -> float | None:
     """A rating row's judge score on a dimension: the panel's (``how``: the rubric's
     ``judge.panel_aggregate``) over the models that scored it; None when none did."""
     return panel_score(list(row["judge"].get(dim_id, {}).values()), how)
-
-
-def _judge_scores(rows: list[dict[str, Any]], dim_id: str, model: str | None, how: str = "mean") -> np.ndarray:
-    """One judge model's score per row, or the panel's when model is None."""
-    vals = [r["judge"].get(dim_id, {}).get(model, np.nan) if model is not None else _panel(r, dim_id, how)
-            for r in rows]
-    return np.asarray([np.nan if v is None else v for v in vals], dtype=float)
 
 
 def best_model(per_model: dict[str, dict[str, Any]]) -> str | None:
@@ -52,10 +43,13 @@ def best_model(per_model: dict[str, dict[str, Any]]) -> str | None:
 
 def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: str | None = None,
               group_by: str | None = None, human_aggregate: str = "mean", level: str | None = None,
-              seed: int = 0, draws: int = 1000, bounds: TrustBounds | None = None,
-              normalise: str = "none") -> dict[str, Any]:
+              seed: int = 0, draws: int = DRAWS, bounds: TrustBounds | None = None,
+              normalise: str = "none", confidence: float = 0.95, target_width: float | None = None,
+              estimates: bool = True) -> dict[str, Any]:
     """The calibration report of one rubric version (``normalise`` ``z``: each reviewer's
-    scores z-normalised onto the pooled human scale before anything is computed)."""
+    scores z-normalised onto the pooled human scale before anything is computed). With
+    ``estimates`` each dimension gets its corrected mean (``estimate``) and the report the
+    corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.estimates`."""
     bounds = bounds or TrustBounds()
     rubric = store.get_rubric(rubric_ref)
     if sample is None:
@@ -66,93 +60,142 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"unknown level {level!r}; use {', '.join(LEVELS)}")
     if normalise not in ("none", "z"):
         raise UserError(f"--normalise {normalise!r}: use none or z")
-    if human_aggregate not in ("mean", "median"):
-        raise UserError("--human-aggregate is mean or median")
+    if human_aggregate not in AGGREGATES:
+        raise UserError(f"--human-aggregate {human_aggregate!r}: use mean, median or majority")
+    if draws < 0:
+        raise UserError(f"--bootstrap {draws}: give a number of draws ≥ 0 (0 skips the intervals)")
+    if not 0.5 <= confidence < 1.0:
+        raise UserError(f"--confidence {confidence:g}: give a level between 0.5 and 1 (0.95 is usual)")
+    if target_width is not None and target_width <= 0:
+        raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by != "group" and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group' or 'metadata.KEY'")
-    rows = store.rating_rows(rubric.ref, dataset, sample)
-    if group_by and group_by.startswith("metadata.") and rows and all(
-            group_by.split(".", 1)[1] not in r["metadata"] for r in rows):
+    cols = store.rating_columns(rubric.ref, dataset, sample, group_by)
+    if group_by and group_by.startswith("metadata.") and cols.groups and all(g is None for g in cols.groups):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
-    models = sorted({m for r in rows for d in r["judge"].values() for m in d})
-    reviewers = sorted({w for r in rows for d in r["human"].values() for w in d})
+    models, reviewers = cols.models, cols.reviewers
     out: dict[str, Any] = {"rubric": rubric.ref, "dataset": dataset, "sample": sample, "group_by": group_by,
                            "human_aggregate": human_aggregate, "normalise": normalise, "models": models,
-                           "dimensions": []}
-    per_model: dict[str, list[dict[str, Any]]] = {}
+                           "level": level, "bootstrap": draws, "dimensions": []}
     learned = store.correction_scores(rubric.ref) if rubric.judge.correction_examples > 0 else None
+    inputs: list[DimensionInput] = []
+    prepared = []
     for dim in rubric.dimensions:
         if dim.is_pair:
             continue
-        humans = np.array([[r["human"].get(dim.id, {}).get(w, np.nan) for w in reviewers] for r in rows],
-                          dtype=float).reshape(len(rows), len(reviewers))
+        dc = cols.dims[dim.id]
+        humans = dc.humans.copy()
         humans[np.isinf(humans)] = np.nan
         not_normalised: list[int] = []
         if normalise == "z":
             humans, not_normalised = z_normalise(humans)
-
-        lv = "interval" if dim.judge_scale is None and not dim.scale.is_integer() else "ordinal"
         base = dict(levels=list(dim.scale.level_values()), threshold_raw=dim.threshold_raw,
-                    level=level or lv, comparable=dim.judge_scale is None,
-                    groups=[_group_value(r, group_by) for r in rows] if group_by else None,
-                    human_aggregate=human_aggregate)
-        panel = _judge_scores(rows, dim.id, None, rubric.judge.panel_aggregate)
-        rep = dimension_report(DimensionInput(dim.id, panel, humans, **base), bounds, draws, seed)
+                    level=level or dim.measurement_level, comparable=dim.judge_scale is None,
+                    groups=cols.groups if group_by else None, human_aggregate=human_aggregate)
+        panel = panel_of(dc.judge, rubric.judge.panel_aggregate)
+        first = len(inputs)
+        inputs.append(DimensionInput(dim.id, panel, humans, **base))
+        if len(models) > 1:
+            inputs.extend(DimensionInput(dim.id, dc.judge[:, i], humans, **base) for i in range(len(models)))
+        prepared.append((dim, dc, humans, not_normalised, base, panel, first))
+    reports = dimension_reports(inputs, bounds, draws, seed)  # one bootstrap pass for all of them
+    per_model: dict[str, list[dict[str, Any]]] = {}
+    for dim, dc, humans, not_normalised, base, panel, first in prepared:
+        rep = reports[first]
         entry = dict(rep.figures)
+        entry["level_source"] = "--level" if level else "rubric" if dim.level else "scale default"
         entry["null_reasons"] = rep.null_reasons
-        entry.update(_people(rows, dim.id, panel, humans, reviewers, base["level"]))  # type: ignore[arg-type]
+        entry.update(_people(dc, panel, humans, reviewers, base["level"]))
         if normalise == "z":
             entry["not_normalised"] = [reviewers[i] for i in not_normalised]
         if learned is not None:
-            entry["corrections"] = _before_after(rows, learned[0].get(dim.id, {}), learned[1], humans,
+            entry["corrections"] = _before_after(cols.item_pk, learned[0].get(dim.id, {}), learned[1], humans,
                                                  {**base, "groups": None}, bounds, draws, seed)
         out["dimensions"].append(entry)
         if len(models) > 1:
-            figures = {m: dimension_report(DimensionInput(dim.id, _judge_scores(rows, dim.id, m), humans, **base),
-                                           bounds, draws, seed).figures for m in models}
+            figures = {m: reports[first + 1 + i].figures for i, m in enumerate(models)}
             for m, f in figures.items():
                 per_model.setdefault(m, []).append(f)
             entry["best_model"] = best_model(figures)
     if per_model:
         out["per_model"] = per_model
+    if estimates:
+        _add_estimates(store, rubric, out, cols if sample == "all" else None, dataset, human_aggregate,
+                       confidence, target_width)
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
     return out
 
 
-def _before_after(rows: list[dict[str, Any]], scores: dict[int, tuple[float | None, float | None]],
+def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
+                   confidence: float, target_width: float | None) -> None:
+    """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.estimates`): they
+    need the judge on every item, so a report on a sample reads all the items' columns once more."""
+    from calibration.consensus import aggregate
+    from reviewer import estimates
+
+    if cols is None:
+        cols = store.rating_columns(rubric.ref, dataset, "all", None)
+    audit = np.isin(cols.item_pk, np.fromiter(store.audit_pks(rubric.ref), dtype=np.int64))
+    by_dim = {d.id: d for d in rubric.dimensions}
+    for entry in out["dimensions"]:
+        dim = by_dim[entry["dimension"]]
+        if entry.get("level") == "nominal":
+            entry["estimate"] = {"ppi": None, "reason": "a mean of unordered labels means nothing: no "
+                                 "corrected mean on a nominal dimension"}
+            continue
+        dc = cols.dims[dim.id]
+        humans = dc.humans.copy()
+        humans[np.isinf(humans)] = np.nan
+        human = aggregate(humans, how, list(dim.scale.level_values()))[0]  # type: ignore[arg-type]
+        settled = ~np.isnan(dc.adjudicated)
+        human[settled] = dc.adjudicated[settled]  # a lead's adjudication settles the item
+        entry["estimate"] = estimates.estimate(panel_of(dc.judge, rubric.judge.panel_aggregate), human, audit,
+                                               rubric.ref, confidence, target_width)
+    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, how, confidence, target_width)
+
+
+def panel_of(by_model: np.ndarray, how: str) -> np.ndarray:
+    """The panel's score per item (items × models, NaN where a model did not score): the mean
+    or median of the models that scored it (:func:`rubrics.aggregate.panel_score`, vectorised);
+    NaN where none did."""
+    out = np.full(by_model.shape[0], np.nan)
+    some = (~np.isnan(by_model)).any(axis=1)
+    if some.any():
+        out[some] = (np.nanmedian if how == "median" else np.nanmean)(by_model[some], axis=1)
+    return out
+
+
+def _before_after(item_pk: np.ndarray, scores: dict[int, tuple[float | None, float | None]],
                   seen: set[int], humans: np.ndarray, base: dict[str, Any], bounds: TrustBounds,
                   draws: int, seed: int) -> dict[str, Any]:
     """Learning from corrections: agreement of the judge's scores made without human examples
     and of those made with them, on the same items (those whose own human scores were examples
     left out)."""
-    keep = [i for i, r in enumerate(rows) if r["item_pk"] not in seen
-            and None not in scores.get(r["item_pk"], (None, None))]
-    out: dict[str, Any] = {"left_out": sum(1 for r in rows if r["item_pk"] in seen)}
+    pks = [int(p) for p in item_pk]
+    keep = [i for i, pk in enumerate(pks) if pk not in seen and None not in scores.get(pk, (None, None))]
+    out: dict[str, Any] = {"left_out": sum(1 for pk in pks if pk in seen)}
     for side, k in (("before", 0), ("after", 1)):
-        judge = np.array([scores[rows[i]["item_pk"]][k] for i in keep], dtype=float)
+        judge = np.array([scores[pks[i]][k] for i in keep], dtype=float)
         figures = dimension_report(DimensionInput("", judge, humans[keep], **base), bounds, draws, seed).figures
         out[side] = {key: figures.get(key) for key in ("n", "alpha", "alpha_ci", "mae", "exact")}
     return out
 
 
-def _people(rows: list[dict[str, Any]], dim_id: str, judge: np.ndarray, humans: np.ndarray,
-            reviewers: list[str], level: Level) -> dict[str, Any]:
+def _people(dc: Any, judge: np.ndarray, humans: np.ndarray, reviewers: list[str], level: Level) -> dict[str, Any]:
     """Per-reviewer figures, adjudication three ways, anchoring and the judge's own spread."""
     out: dict[str, Any] = {"reviewers": per_reviewer(humans, reviewers, level)}
-    settled = np.array([r["adjudicated"].get(dim_id, np.nan) for r in rows], dtype=float)
-    if (~np.isnan(settled)).any():
-        out["adjudicated"] = adjudicated(judge, settled, humans)
-    moves = [(b, v, judge[i]) for i, r in enumerate(rows) for b, v in r["revised"].get(dim_id, {}).values()]
-    if moves:
-        out["anchoring"] = anchoring(*np.array(moves, dtype=float).T)
-    stds = [float(np.mean([x for x in r["judge_std"].get(dim_id, {}).values() if x is not None] or [np.nan]))
-            for r in rows]
-    models = sorted({m for r in rows for m in r["judge"].get(dim_id, {})})
-    by_model = np.array([[r["judge"].get(dim_id, {}).get(m, np.nan) for m in models] for r in rows],
-                        dtype=float).reshape(len(rows), len(models))
-    out["judge_spread"] = judge_spread(np.array(stds, dtype=float), by_model)
+    if (~np.isnan(dc.adjudicated)).any():
+        out["adjudicated"] = adjudicated(judge, dc.adjudicated, humans)
+    if dc.revised.shape[0]:
+        idx = dc.revised[:, 0].astype(np.int64)
+        out["anchoring"] = anchoring(dc.revised[:, 1], dc.revised[:, 2], judge[idx])
+    with np.errstate(invalid="ignore"):
+        some = (~np.isnan(dc.judge_std)).any(axis=1)
+        stds = np.full(judge.size, np.nan)
+        stds[some] = np.nanmean(dc.judge_std[some], axis=1)
+    out["judge_spread"] = judge_spread(stds, dc.judge)
     return out
 
 
@@ -184,13 +227,13 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
         for dim in rubric.dimensions:
             if dim.is_pair:
                 continue
-            scores = list(row["judge"].get(dim.id, {}).values())
+            scale = dim.judge_scale or dim.scale
             score = _panel(row, dim.id, rubric.judge.panel_aggregate)
-            spread = float(np.std(scores)) / dim.scale.span if len(scores) > 1 else None
+            apart = spread(scale.normalise(x) for x in row["judge"].get(dim.id, {}).values())
             signals[dim.id] = DimSignal(
                 status.get(dim.id, "insufficient_data"),
                 dim.scale.normalise(score) if score is not None else None, dim.threshold / 100.0,
-                None, None, spread, error=score is None)
+                None, None, apart, error=score is None)
         priorities[row["item_pk"]] = item_priority(signals)
     store.set_priorities(rubric.ref, priorities)
     return len(priorities)
@@ -208,7 +251,7 @@ def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | 
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
             continue
-        pairs = [(_panel(r, dim.id, rubric.judge.panel_aggregate), float(np.mean(list(r["human"][dim.id].values()))))
+        pairs = [(_panel(r, dim.id, rubric.judge.panel_aggregate), consensus(list(r["human"][dim.id].values())))
                  for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
         if pairs:
             levels = list(dim.scale.level_values())
@@ -217,11 +260,19 @@ def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | 
     return out
 
 
+def _rows_for(store: Any, rubric_ref: str, dataset: str | None, sample: str | None) -> tuple[str, list[dict[str, Any]]]:
+    """The sample ``calibrate`` uses for these arguments (audit when drawn, else all) and its rows."""
+    if sample is None:
+        sample = "audit" if store.has_audit_sample(rubric_ref) else "all"
+    return sample, store.rating_rows(rubric_ref, dataset, sample)
+
+
 def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
                   rows: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The items where the judge and the humans differ most on a dimension, largest first, with
-    each human score, the humans' own spread, and the adjudicated score if a lead gave one
-    (``rows``: every rating row of the rubric, when the caller has read them already)."""
+    each human score, the humans' consensus and own spread, ``bias`` (judge − human), and the
+    adjudicated score if a lead gave one (``rows``: the rating rows to look in; default every
+    item of the rubric)."""
     rubric = store.get_rubric(rubric_ref)
     out = []
     for r in rows if rows is not None else store.rating_rows(rubric.ref, None, "all"):
@@ -229,38 +280,43 @@ def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
         if j is None or not humans:
             continue
         h = [float(v) for v in humans.values()]
+        people = consensus(h)
+        off = bias(j, people)
         out.append({"item_pk": r["item_pk"], "item_id": r["item_id"], "judge": j, "humans": dict(humans),
-                    "human_mean": float(np.mean(h)), "gap": abs(j - float(np.mean(h))),
+                    "human_mean": people, "bias": off, "gap": abs(off or 0.0),
                     "human_spread": max(h) - min(h), "adjudicated": r["adjudicated"].get(dimension)})
     out.sort(key=lambda d: (-d["gap"], d["item_id"]))
     return out[:top]
 
 
-def dimension_detail(store: Any, rubric_ref: str, dimension: str) -> dict[str, Any]:
-    """One dimension over every item: the judge × human confusion table, each reviewer's bias
-    and MAE against the judge, and the largest disagreements."""
+def dimension_detail(store: Any, rubric_ref: str, dimension: str, dataset: str | None = None,
+                     sample: str | None = None) -> dict[str, Any]:
+    """One dimension over the items its calibration figures come from (the same dataset and
+    sample as ``calibrate``): the judge × human confusion table (``n`` items), each reviewer's
+    bias (judge − human) and MAE against the judge, and the largest disagreements."""
     rubric = store.get_rubric(rubric_ref)
-    rows = store.rating_rows(rubric.ref, None, "all")
-    conf = confusions(store, {"rubric": rubric.ref, "dataset": None, "sample": "all"}, rows).get(dimension)
+    sample, rows = _rows_for(store, rubric.ref, dataset, sample)
+    conf = confusions(store, {"rubric": rubric.ref, "dataset": dataset, "sample": sample}, rows).get(dimension)
     per: dict[str, list[float]] = {}
     for r in rows:
         j = _panel(r, dimension, rubric.judge.panel_aggregate)
         if j is None:
             continue
         for who, score in r["human"].get(dimension, {}).items():
-            per.setdefault(who, []).append(score - j)
+            per.setdefault(who, []).append(j - score)
     reviewers = [{"reviewer": who, "n": len(d), "bias": float(np.mean(d)), "mae": float(np.mean(np.abs(d)))}
                  for who, d in sorted(per.items())]
     levels = list(rubric.dimension(dimension).scale.level_values())
-    return {"levels": conf["levels"] if conf else levels,
-            "table": conf["table"] if conf else [[0] * len(levels) for _ in levels],
+    table = conf["table"] if conf else [[0] * len(levels) for _ in levels]
+    return {"levels": conf["levels"] if conf else levels, "table": table, "sample": sample,
+            "n": int(sum(sum(row) for row in table)),
             "reviewers": reviewers, "disagreements": disagreements(store, rubric.ref, dimension, rows=rows)}
 
 
 def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[str, Any]]:
     """Per dimension, the ``top`` items where judge and humans differ most, with what it takes to
     improve the judge prompt: the input and output, the judge's rationale and evidence, and each
-    reviewer's current score with their reason and tags."""
+    reviewer's current score (from the item's fold) with their reason and tags."""
     rubric = store.get_rubric(rubric_ref)
     rows = store.rating_rows(rubric.ref, None, "all")
     out = []
@@ -270,17 +326,11 @@ def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[s
         for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top, rows), start=1):
             view = store.item_view(d["item_pk"])
             judge = [j for j in view.judge.get(dim.id, []) if j.turn is None and j.score is not None]
-            said: dict[str, dict[str, Any]] = {}
-            for h in store.human_rows(d["item_pk"]):
-                if h.dimension != dim.id or h.kind == "adjudication":
-                    continue
-                if h.kind == "undo":
-                    said.pop(h.reviewer, None)
-                else:
-                    said[h.reviewer] = {"score": h.score, "reason": h.reason, "tags": list(h.tags), "blind": h.blind}
+            said = {who: {"score": v.score, "reason": v.reason, "tags": list(v.tags), "blind": v.blind}
+                    for who, v in sorted(view.fold.dims[dim.id].human.votes.items())}
             out.append({
                 "rubric": rubric.ref, "dimension": dim.id, "rank": rank, "item_id": d["item_id"],
-                "judge": d["judge"], "human_mean": d["human_mean"], "gap": d["gap"],
+                "judge": d["judge"], "human_mean": d["human_mean"], "bias": d["bias"], "gap": d["gap"],
                 "human_spread": d["human_spread"], "adjudicated": d["adjudicated"],
                 "input": view.input, "output": view.output,
                 "judge_rationale": [{"model": j.model, "score": j.score, "rationale": j.rationale,

@@ -16,12 +16,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rubrics.schema import Rubric, Scale
+from reviewer.itemlimits import (
+    MAX_DEPTH,
+    MAX_ID_CHARS,
+    conversation_problem,
+    name_problem,
+    structure_problem,
+    tags_problem,
+    text_or_none,
+)
+from rubrics.schema import Dimension, Rubric, Scale
 
 MAX_LINE_BYTES = 10_000_000
 MAX_ERRORS_SHOWN = 20
 KNOWN_FIELDS = {"id", "input", "output", "context", "reference", "conversation", "group", "variant",
-                "metadata", "judge", "human", "gold"}
+                "metadata", "judge", "human", "gold", "audit"}
 
 
 @dataclass
@@ -49,6 +58,8 @@ class Row:
     judge: dict[str, JudgeEntry]
     #: (reviewer, dimension, score, reason, tags, blind)
     human: list[tuple[str, str, float, str | None, list[str], bool]]
+    #: ``"audit": true``: the item belongs to the rubric's audit sample (drawn at random elsewhere).
+    audit: bool = False
 
 
 class FileErrors(Exception):
@@ -71,6 +82,8 @@ def _raw_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
             if len(raw) > MAX_LINE_BYTES:
                 yield n, f"line is {len(raw) // 1_000_000} MB; a row may be at most 10 MB"
                 continue
+            if n == 1 and raw.startswith(b"\xef\xbb\xbf"):  # a byte-order mark some editors write
+                raw = raw[3:]
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -81,9 +94,17 @@ def _raw_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
             try:
                 obj = _DECODER.decode(text)
             except ValueError as exc:
-                yield n, f"not valid JSON ({exc}); one JSON object per line"
+                cut = "" if raw.endswith(b"\n") else " (the file ends mid-line: truncated?)"
+                yield n, f"not valid JSON ({exc}){cut}; one JSON object per line"
                 continue
-            yield n, obj if isinstance(obj, dict) else "each line must be a JSON object"
+            except RecursionError:
+                yield n, f"values nest too deeply; flatten the row (at most {MAX_DEPTH} levels)"
+                continue
+            if not isinstance(obj, dict):
+                yield n, "each line must be a JSON object"
+                continue
+            problem = structure_problem(raw, obj)
+            yield n, obj if problem is None else problem
 
 
 def _no_constant(name: str) -> float:
@@ -96,32 +117,61 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    data = path.read_bytes()
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte-order mark (Excel writes one) is not part of 'id'
     except UnicodeDecodeError as exc:
-        yield path.read_bytes()[: exc.start].count(b"\n") + 1, "not valid UTF-8; save the file as UTF-8"
+        yield data[: exc.start].count(b"\n") + 1, "not valid UTF-8; save the file as UTF-8"
         return
-    reader = csv.DictReader(io.StringIO(text))
-    if not reader.fieldnames or "id" not in reader.fieldnames or not (
-        {"output", "conversation"} & set(reader.fieldnames)
-    ):
+    if csv.field_size_limit() < MAX_LINE_BYTES:  # the default 128 KB is less than one long output
+        csv.field_size_limit(MAX_LINE_BYTES)
+    reader = csv.DictReader(io.StringIO(text), strict=True)
+    try:
+        header = reader.fieldnames
+    except csv.Error as exc:
+        yield 1, f"the CSV header cannot be read ({exc}); fix the quoting"
+        return
+    if not header or "id" not in header or not ({"output", "conversation"} & set(header)):
         yield 1, "the CSV header needs an 'id' column and an 'output' (or 'conversation') column"
         return
-    for row in reader:
-        obj: dict[str, Any] = {}
-        for key, value in row.items():
-            if key is None or value in (None, ""):
-                continue
-            if key in ("conversation", "metadata", "judge", "human", "gold"):
-                try:
-                    obj[key] = json.loads(value, parse_constant=_no_constant)
-                except ValueError:
-                    yield reader.line_num, f"column {key!r} must hold JSON text"
-                    break
-            else:
-                obj[key] = value
+    if len(set(header)) != len(header):
+        yield 1, "the CSV header names a column twice; keep one"
+        return
+    ends_cut = not text.endswith(("\n", "\r"))
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield start, f"not valid CSV ({exc}); a field over {MAX_LINE_BYTES // 1_000_000} MB or an unclosed quote"
+            return
+        yield from _csv_row(row, reader.line_num, len(header), ends_cut)
+
+
+def _csv_row(row: dict[str | None, Any], line: int, width: int,
+             ends_cut: bool) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    """One CSV record as a row object, or what is wrong with it."""
+    if None in row or any(v is None for v in row.values()):
+        have = width + len(row.get(None) or []) - sum(v is None for v in row.values())
+        cut = " (the file ends mid-row: truncated?)" if ends_cut else ""
+        yield line, f"the row has {have} fields; the header has {width}{cut}"
+        return
+    obj: dict[str, Any] = {}
+    for key, value in row.items():
+        if key is None or value in (None, ""):
+            continue
+        if key in ("conversation", "metadata", "judge", "human", "gold"):
+            try:
+                obj[key] = json.loads(value, parse_constant=_no_constant)
+            except (ValueError, RecursionError):
+                yield line, f"column {key!r} must hold JSON text"
+                return
         else:
-            yield reader.line_num, obj
+            obj[key] = value
+    problem = structure_problem("\n".join(str(v) for v in row.values()), obj)
+    yield line, obj if problem is None else problem
 
 
 def _number(value: Any) -> float | None:
@@ -130,12 +180,22 @@ def _number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _check_score(scale: Scale, value: Any, where: Callable[[], str]) -> tuple[float | None, list[float], str | None]:
-    """(score, samples, error message) for one score entry; ``where`` names it, only on error."""
+def _check_score(scale: Scale, value: Any, where: Callable[[], str],
+                 labels: Dimension | None = None) -> tuple[float | None, list[float], str | None]:
+    """(score, samples, error message) for one score entry; ``where`` names it, only on error.
+    A score given as text is one of ``labels``' anchor labels (exact, then ignoring case)."""
     samples: list[float] = []
     # the common case first: a plain number on the scale
     if (type(value) is int or type(value) is float) and math.isfinite(value) and scale.min <= value <= scale.max:
         return float(value), samples, None
+    label = value.get("score") if isinstance(value, dict) else value
+    if isinstance(label, str):
+        if labels is None:
+            return None, [], f"{where()}: score {label!r} is text; give a number (labels stand only for scores on the rubric's own scale)"
+        code, problem = labels.score_for_label(label)
+        if problem is not None:
+            return None, [], f"{where()}: {problem}"
+        value = {**value, "score": code} if isinstance(value, dict) else code
     if isinstance(value, dict):
         raw_samples = value.get("samples") or []
         if not isinstance(raw_samples, list):
@@ -156,17 +216,35 @@ def _check_score(scale: Scale, value: Any, where: Callable[[], str]) -> tuple[fl
     return num, samples, None
 
 
+def _extra_problem(extra: dict[str, Any]) -> str | None:
+    """A judge score's rationale, evidence and confidence have the types they are stored as."""
+    problem = text_or_none(extra.get("rationale"), "'rationale'")
+    if problem:
+        return problem
+    if extra.get("evidence") is not None and not isinstance(extra["evidence"], list):
+        return "'evidence' must be a list"
+    conf = extra.get("confidence")
+    if conf is not None and _number(conf) is None:
+        return f"'confidence' must be a number, not {conf!r}"[:120]
+    return None
+
+
 @dataclass(frozen=True)
 class _Scales:
     """Each dimension's scale for judge scores and for human scores, looked up once per file."""
 
     judge: dict[str, Scale]
     human: dict[str, Scale]
+    #: The dimension whose anchor labels a score may be given as (the judge's: only on the same scale).
+    judge_labels: dict[str, Dimension]
+    human_labels: dict[str, Dimension]
 
     @classmethod
     def of(cls, rubric: Rubric) -> _Scales:
         return cls({d.id: d.judge_scale or d.scale for d in rubric.dimensions},
-                   {d.id: d.scale for d in rubric.dimensions})
+                   {d.id: d.scale for d in rubric.dimensions},
+                   {d.id: d for d in rubric.dimensions if d.judge_scale is None},
+                   {d.id: d for d in rubric.dimensions})
 
 
 def _check_gold(gold: Any, scales: dict[str, Scale], errs: list[str], where: str) -> None:
@@ -193,11 +271,19 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
     if not isinstance(item_id, (str, int)) or isinstance(item_id, bool) or str(item_id) == "":
         errs.append(f"{at}: missing 'id' (every item needs a unique id)")
         return None
+    bad_id = name_problem(item_id, "the id", MAX_ID_CHARS)
+    if bad_id is not None:
+        errs.append(f"{at}: {bad_id}")
+        return None
     if not isinstance(obj.get("output"), str) and not isinstance(obj.get("conversation"), list):
         errs.append(f"{at}: item {item_id}: needs 'output' text (or a 'conversation' list)")
     for key in ("input", "context", "reference", "group", "variant"):
-        if key in obj and obj[key] is not None and not isinstance(obj[key], (str, int, float)):
+        if key in obj and obj[key] is not None and (
+                isinstance(obj[key], bool) or not isinstance(obj[key], (str, int, float))):
             errs.append(f"{at}: item {item_id}: {key!r} must be text")
+    problem = conversation_problem(obj.get("conversation"))
+    if problem:
+        errs.append(f"{at}: item {item_id}: {problem}")
     if "metadata" in obj and not isinstance(obj["metadata"], dict):
         errs.append(f"{at}: item {item_id}: 'metadata' must be an object")
     dims = scales.human
@@ -212,6 +298,9 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             errs.append(f"{at}: item {item_id}: 'judge' must be an object with 'scores'")
         else:
             model = j.get("model")
+            if model is not None and name_problem(model, "the judge model") is not None:
+                errs.append(f"{at}: item {item_id}: judge: {name_problem(model, 'the judge model')}")
+                model = None
             jscales = scales.judge
             for dim_id, value in scores.items():
                 kind = type(value)
@@ -227,14 +316,20 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
                     errs.append(f"{where()}: unknown dimension for {rubric.ref}")
                     continue
                 if isinstance(value, dict) and "error" in value and "score" not in value:
+                    problem = (text_or_none(value["error"], "'error'")
+                               or text_or_none(value.get("raw_reply"), "'raw_reply'"))
+                    if problem:
+                        errs.append(f"{where()}: {problem}")
+                        continue
                     judge[dim_id] = JudgeEntry(None, [], error=str(value["error"]),
                                                raw_reply=value.get("raw_reply"))
                     continue
-                score, samples, err = _check_score(scales.judge[dim_id], value, where)
-                if err:
-                    errs.append(err)
-                    continue
+                score, samples, err = _check_score(scales.judge[dim_id], value, where, scales.judge_labels.get(dim_id))
                 extra = value if isinstance(value, dict) else {}
+                err = err or _extra_problem(extra)
+                if err:
+                    errs.append(err if err.startswith(at) else f"{where()}: {err}")
+                    continue
                 judge[dim_id] = JudgeEntry(
                     score, samples, str(extra.get("rationale", "")), list(extra.get("evidence") or []),
                     _number(extra.get("confidence")),
@@ -248,23 +343,50 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
         if not isinstance(h, dict) or not isinstance(h.get("reviewer"), str) or not isinstance(h.get("scores"), dict):
             errs.append(f"{at}: item {item_id}: each human entry needs 'reviewer' and 'scores'")
             continue
+        problem = name_problem(h["reviewer"], "the reviewer name")
+        if problem is None and not isinstance(h.get("blind", False), bool):
+            problem = "'blind' must be true or false"
+        if problem:
+            errs.append(f"{at}: item {item_id}: {problem}")
+            continue
         for dim_id, value in h["scores"].items():
             def hwhere(who: str = h["reviewer"], dim_id: str = dim_id) -> str:
                 return f"{at}: item {item_id}: {who} {dim_id}"
             if dim_id not in dims:
                 errs.append(f"{hwhere()}: unknown dimension for {rubric.ref}")
                 continue
-            score, _, err = _check_score(scales.human[dim_id], value, hwhere)
+            score, _, err = _check_score(scales.human[dim_id], value, hwhere, scales.human_labels[dim_id])
             if err or score is None:
                 errs.append(err or f"{hwhere()}: no score")
                 continue
             extra = value if isinstance(value, dict) else {}
+            problem = text_or_none(extra.get("reason"), "'reason'") or tags_problem(extra.get("tags"))
+            if problem:
+                errs.append(f"{hwhere()}: {problem}")
+                continue
             human.append((h["reviewer"], dim_id, score, extra.get("reason"), list(extra.get("tags") or []),
                           bool(h.get("blind", False))))
+    audit = _audit_flag(obj.get("audit"))
+    if audit is None:
+        errs.append(f"{at}: item {item_id}: 'audit' must be true or false (true: the item was drawn "
+                    "at random for an unbiased estimate)")
     if len(errs) > before:
         return None
-    digest = hashlib.sha256(_CANONICAL.encode(obj).encode()).hexdigest()
-    return Row(n, str(item_id), obj, digest, model, judge, human)
+    # Membership of the audit sample is not content: marking an item later changes no revision.
+    content = {k: v for k, v in obj.items() if k != "audit"}
+    digest = hashlib.sha256(_CANONICAL.encode(content).encode()).hexdigest()
+    return Row(n, str(item_id), obj, digest, model, judge, human, audit)
+
+
+def _audit_flag(value: Any) -> bool | None:
+    """``audit`` as a boolean: JSON true/false, or in CSV the text true/false (None: neither)."""
+    if value is None:
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return None
 
 
 def iter_rows(path: Path, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
@@ -276,6 +398,7 @@ def iter_rows(path: Path, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
         return
     seen: dict[str, int] = {}
     scales = _Scales.of(rubric)
+    before = _size(path)
     for n, obj in _raw_lines(path):
         if isinstance(obj, str):
             errs.append(f"{src}:{n}: {obj}")
@@ -292,8 +415,19 @@ def iter_rows(path: Path, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
             continue
         seen[row.item_id] = n
         yield row
+    after = _size(path)
+    if after != before:
+        errs.append(f"{src}: the file changed while it was read ({before} → {after} bytes); "
+                    "import it again once it is complete")
     if not seen and not errs:
         errs.append(f"{src}:1: the file has no items; one JSON object per line")
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
 
 
 def read_rows(path: Path, rubric: Rubric) -> list[Row]:

@@ -6,7 +6,8 @@ scored by :class:`rubrics.judge.runner.JudgeRunner`, and written back in small b
 item finishes. A panel (several models) is one run per model sharing the judge cache, the
 embedding cache and one cost meter; safety hits are recorded once, with the first model's run.
 Ctrl-C ends the run as ``interrupted`` with everything scored so far kept; ``only_missing``
-resumes it.
+resumes it. A failure no single item explains (the store refusing a write) ends it as ``failed``,
+again keeping what was written; one item's failure is only that item's recorded error.
 """
 
 from __future__ import annotations
@@ -203,12 +204,27 @@ def run(
             runner.totals.status = "interrupted"
             store.finish_judge_run(run_id, "interrupted", runner.totals.as_dict())
             raise
+        except Exception:  # the run still ends with a status, keeping what was scored
+            _end_failed(store, run_id, runner, writer)
+            raise
         writer.flush()
         store.finish_judge_run(run_id, totals.status, totals.as_dict())
         summaries.append(RunSummary(run_id, model, totals))
         if totals.status == "cost_cap":
             break
     return summaries
+
+
+def _end_failed(store: Any, run_id: int, runner: JudgeRunner, writer: _Writer) -> None:
+    """A run stopped by something outside any one item (the store failing): keep what can be
+    kept and mark the run ``failed`` rather than leave it ``running`` for ever."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        writer.flush()
+    runner.totals.status = "failed"
+    with contextlib.suppress(Exception):
+        store.finish_judge_run(run_id, "failed", runner.totals.as_dict())
 
 
 async def _run(runner: JudgeRunner, items: Iterable[JudgeItem], writer: _Writer) -> Totals:

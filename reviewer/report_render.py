@@ -9,8 +9,10 @@ from reviewer.safetext import md_cell, safe, safe_line, safe_text
 
 STATUS_COLOR = {"trusted": "green", "tentative": "yellow", "low_confidence": "red", "insufficient_data": "grey50"}
 BAND_COLOR = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
-COLUMNS = ("dimension", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa_quadratic",
-           "exact", "bias", "pass_agreement", "status")
+COLUMNS = ("dimension", "level", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa",
+           "kappa_quadratic", "exact", "bias", "pass_agreement", "status")
+#: Column headings where the key alone would not say enough (bias is always judge minus human).
+LABELS = {"bias": "bias (judge − human)"}
 TEXT_COLUMNS = ("dimension", "status")  # data, escaped in Markdown; the rest are figures
 
 
@@ -47,6 +49,9 @@ def pairs_line(pairs: dict[str, Any] | None) -> str | None:
 def people_line(d: dict[str, Any]) -> str | None:
     """A dimension's reviewer, adjudication, anchoring and judge-spread figures in one line."""
     parts = []
+    if d.get("majority_ties") is not None:
+        parts.append(f"human score: the majority label ({d['majority_ties']} tied item"
+                     f"{'s' if d['majority_ties'] != 1 else ''} settled by the tie rule)")
     revs = [r for r in d.get("reviewers", []) if r["n"]]
     if revs:
         parts.append("reviewers vs the others: " + ", ".join(
@@ -87,7 +92,7 @@ def calibration_table(report: dict[str, Any]) -> Any:
                               + (f" · grouped by {report['group_by']}" if report.get("group_by") else ""),
                               newlines=False))
     for c in COLUMNS:
-        t.add_column(c, justify="left" if c in ("dimension", "status") else "right")
+        t.add_column(LABELS.get(c, c), justify="left" if c in ("dimension", "status") else "right")
     for d in report["dimensions"]:
         color = STATUS_COLOR.get(d["status"], "white")
         t.add_row(*[safe_text(fmt(d.get(c)), newlines=False) for c in COLUMNS[:-1]],
@@ -108,7 +113,7 @@ def calibration_table(report: dict[str, Any]) -> Any:
 def calibration_markdown(report: dict[str, Any]) -> str:
     """A Markdown table for a pull request."""
     lines = [f"### Calibration: {md_cell(report['rubric'])} (sample: {md_cell(report['sample'])})", "",
-             "| " + " | ".join(COLUMNS) + " | reason |", "|" + "---|" * (len(COLUMNS) + 1)]
+             "| " + " | ".join(LABELS.get(c, c) for c in COLUMNS) + " | reason |", "|" + "---|" * (len(COLUMNS) + 1)]
     for d in report["dimensions"]:
         lines.append("| " + " | ".join(md_cell(d.get(c)) if c in TEXT_COLUMNS else fmt(d.get(c)) for c in COLUMNS) + f" | {md_cell(d.get('reason', ''))} |")
     pairs = pairs_line(report.get("pairs"))
@@ -138,7 +143,7 @@ def calibration_html(report: dict[str, Any], confusion: dict[str, Any] | None = 
 table{{border-collapse:collapse;margin-bottom:1em}}.trusted{{background:#c8f7c5}}.tentative{{background:#fff3b0}}
 .low_confidence{{background:#f7c5c5}}.insufficient_data{{background:#ddd}}</style></head><body>
 <h1>Calibration: {esc(report['rubric'])}</h1><p>sample: {esc(report['sample'])}</p>
-<table><tr>{''.join(f'<th>{c}</th>' for c in COLUMNS)}<th>reason</th></tr>{rows}</table>{mats}</body></html>"""
+<table><tr>{''.join(f'<th>{esc(LABELS.get(c, c))}</th>' for c in COLUMNS)}<th>reason</th></tr>{rows}</table>{mats}</body></html>"""
 
 
 def run_report_markdown(rep: dict[str, Any]) -> str:
@@ -148,8 +153,11 @@ def run_report_markdown(rep: dict[str, Any]) -> str:
     for d in rep["dimensions"]:
         lines.append(f"| {md_cell(d['dimension'])} | {fmt(d['mean'])} | {md_cell(d['band'] or '—')} | "
                      f"{fmt(d['pass_rate'])} | {d['judge_errors']} | {d['cost_usd']:.4f} |")
-    lines += ["", f"Overall mean {fmt(rep['overall_mean'])} ({md_cell(rep['overall_band'] or '—')}); "
-              f"safety flags: {md_cell(rep['safety'])}", "", "| model | items | mean overall | pass rate |", "|---|---|---|---|"]
+    incomplete = rep.get("incomplete") or 0
+    lines += ["", f"Overall mean {fmt(rep['overall_mean'])} ({md_cell(rep['overall_band'] or '—')})"
+              + (f" over {rep['items'] - incomplete} complete items; {incomplete} incomplete (no overall)"
+                 if incomplete else "") + f"; safety: {md_cell(rep['safety'])}", "",
+              "| model | items | mean overall | pass rate |", "|---|---|---|---|"]
     for m in rep["leaderboard"]:
         lines.append(f"| {md_cell(m['model'])} | {m['n']} | {fmt(m['mean_overall'])} | {fmt(m['pass_rate'])} |")
     return "\n".join(lines) + "\n"

@@ -11,7 +11,8 @@ from calibration.agreement import correlation
 
 
 def run_report(store: Any, rubric_ref: str, dataset: str | None = None) -> dict[str, Any]:
-    """Figures on effective scores (human overrides applied) for one rubric version."""
+    """Figures on effective scores for one rubric version, every one read from the items' folds
+    (the export rows): an incomplete item has no overall and does not pass; it is counted apart."""
     rubric = store.get_rubric(rubric_ref)
     rows = list(store.export_rows(rubric.ref, dataset))
     costs = store.judge_cost_by_dimension(rubric.ref)
@@ -38,20 +39,21 @@ def run_report(store: Any, rubric_ref: str, dataset: str | None = None) -> dict[
     return {"rubric": rubric.ref, "dataset": dataset, "items": len(rows), "dimensions": dims,
             "overall_mean": overall_mean,
             "overall_band": rubric.band_for(overall_mean).label if overall_mean is not None else None,
+            "incomplete": sum(1 for r in rows if r["overall"] is None),
             "safety": dict(Counter(r["safety"] for r in rows)), "leaderboard": board,
             "group_rank_agreement": judge_rank_agreement}
 
 
 def _group_rank_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Within each group, Kendall's tau between the judge's and the effective ranking."""
+    """Within each group, Kendall's tau between the judge's ranking and the effective one, both
+    by the same weighted, capped overall (the judge's alone, and the effective scores')."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         if r.get("group"):
             groups[r["group"]].append(r)
     taus = []
     for members in groups.values():
-        judge = [statistics.fmean(v["judge"] for v in m["dimensions"].values() if v["judge"] is not None)
-                 if any(v["judge"] is not None for v in m["dimensions"].values()) else None for m in members]
+        judge = [m["judge_overall"] for m in members]
         eff = [m["overall"] for m in members]
         if len(members) < 3 or None in judge or None in eff:
             continue

@@ -1,16 +1,21 @@
 """From per-dimension scores to one item's overall, band and verdict.
 
 normalised = (raw − min) / (max − min); overall = weighted mean of the normalised scores of the
-weighted dimensions; then each dimension's ceilings (ADR-016's accuracy ceiling, made general),
-then the safety cap when a gate failed; the band comes from the overall. Dimensions with no score
-are left out and the weights renormalised over the rest, and the result says which were missing.
+weighted dimensions; then each dimension's ceilings (ADR-016's accuracy ceiling, made general)
+whenever that dimension's score is known, then the safety cap; the band comes from the overall.
+
+A weighted dimension with no score (its judge call failed, or it still waits for a person), or a
+dimension with a ceiling whose score is unknown, makes the overall **incomplete**: no overall, no
+band, no pass, and the reason says which dimension and why. It is never a mean renormalised over
+the dimensions that happen to be there. Only a dimension that does not apply to the item (FlexEval's
+``depends_on`` not met) is left out, and the weights are renormalised over the ones that apply.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rubrics.schema import Band, Rubric
@@ -32,27 +37,46 @@ class ItemScore:
     passes: dict[str, bool] = field(default_factory=dict)
     #: Every scored weighted dimension passes its threshold and no safety gate failed.
     passed: bool = False
-    #: Weighted dimensions with no score.
+    #: Weighted (or ceiling) dimensions with no score: each makes the overall incomplete.
     missing: tuple[str, ...] = ()
+    #: Why there is no overall (``"accuracy: judge error; clarity: waits for a person"``).
+    reason: str | None = None
+
+    @property
+    def incomplete(self) -> bool:
+        """No overall: a dimension it needs has no score (see ``reason``)."""
+        return self.overall is None
 
 
 def _usable(x: float | None) -> bool:
     return x is not None and not math.isnan(x)
 
 
-def score_item(rubric: Rubric, raw: Mapping[str, float | None], safety_failed: bool = False) -> ItemScore:
-    """Aggregate raw dimension scores (keyed by dimension id) into an :class:`ItemScore`."""
+def score_item(rubric: Rubric, raw: Mapping[str, float | None], safety_failed: bool = False, *,
+               not_applicable: Collection[str] = (), why: Mapping[str, str] | None = None) -> ItemScore:
+    """Aggregate raw dimension scores (keyed by dimension id) into an :class:`ItemScore`.
+
+    ``not_applicable``: dimensions that do not apply to this item (left out, weights renormalised
+    over the rest). Any other weighted dimension, or dimension with a ceiling, without a usable
+    score makes the result incomplete; ``why`` says per dimension why it has none (default: not
+    scored yet)."""
     passes: dict[str, bool] = {}
     for d in rubric.dimensions:
         v = raw.get(d.id)
         if v is not None and _usable(v):
             passes[d.id] = d.passes(v)
-    weighted = [d for d in rubric.dimensions if d.weighted]
-    scored = [d for d in weighted if _usable(raw.get(d.id))]
-    missing = tuple(d.id for d in weighted if d not in scored)
-    if not scored:
-        return ItemScore(None, None, None, passes=passes, passed=False, missing=missing)
+    skip = set(not_applicable)
+    needed = [d for d in rubric.dimensions if (d.weighted or d.ceiling) and d.id not in skip]
+    missing = tuple(d.id for d in needed if not _usable(raw.get(d.id)))
+    if missing:
+        why = why or {}
+        reason = "; ".join(f"{m}: {why.get(m, 'not scored yet')}" for m in missing)
+        return ItemScore(None, None, None, passes=passes, passed=False, missing=missing, reason=reason)
+    scored = [d for d in rubric.dimensions if d.weighted and d.id not in skip]
     total_w = sum(d.weight for d in scored)
+    if not scored or total_w <= 0:
+        return ItemScore(None, None, None, passes=passes, passed=False,
+                         reason="no weighted dimension applies to this item")
     values = {d.id: float(raw[d.id]) for d in scored}  # type: ignore[arg-type]
     uncapped = sum(d.weight * d.scale.normalise(values[d.id]) for d in scored) / total_w
     same_scale = all(d.scale.min == rubric.scale.min and d.scale.max == rubric.scale.max for d in scored)
@@ -70,7 +94,7 @@ def score_item(rubric: Rubric, raw: Mapping[str, float | None], safety_failed: b
                 reasons.append(f"{d.id} {value:g} < {min(c.below for c in caps):g}: capped at {cap:g}")
     if safety_failed and rubric.safety_cap < overall:
         overall = rubric.safety_cap
-        reasons.append(f"safety gate failed: capped at {rubric.safety_cap:g}")
+        reasons.append(f"safety: capped at {rubric.safety_cap:g}")
     passed = not safety_failed and all(passes.get(d.id, False) for d in scored)
     return ItemScore(
         overall=overall,
@@ -107,6 +131,7 @@ def panel_score(scores: Sequence[float], how: str = "mean") -> float | None:
 
 
 def panel_spread(scores: Sequence[float]) -> float | None:
-    """How far a panel's models disagree on one dimension: highest minus lowest score (None with
-    fewer than two models)."""
+    """How far a panel's models disagree on one dimension: highest minus lowest of the scores
+    given (pass normalised scores: the store's and export's spread is on 0–1); None with fewer
+    than two models."""
     return float(max(scores) - min(scores)) if len(scores) > 1 else None

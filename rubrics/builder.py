@@ -19,12 +19,14 @@ from rubrics.rules import MAX_DIMENSIONS
 from rubrics.schema import (
     DEFAULT_BANDS,
     GATE_ALIASES,
+    MEASUREMENT_LEVELS,
     Anchor,
     Band,
     Ceiling,
     DependsOn,
     Dimension,
     JudgeSettings,
+    MeasurementLevel,
     ReviewSettings,
     Rubric,
     Scale,
@@ -41,13 +43,7 @@ MAX_CORRECTION_EXAMPLES = 50
 MAX_SIGNOFFS = 10
 DIM_KEYS = ("id", "name", "description", "method", "weight", "threshold", "scale", "anchors",
             "prompt", "rule", "choices", "ceiling", "depends_on", "metric_level", "samples",
-            "judge_scale", "params")
-#: A scale may have at most this many levels (a 0–100 scale has 101).
-MAX_LEVELS = 101
-#: Judge samples per dimension, correction examples per prompt, safety sign-offs: sane ceilings.
-MAX_SAMPLES = 50
-MAX_CORRECTION_EXAMPLES = 50
-MAX_SIGNOFFS = 10
+            "judge_scale", "params", "level")
 
 
 class Builder:
@@ -204,6 +200,7 @@ class Builder:
                                   "metric_level is item, turn or conversation"))
             level = "item"
         threshold = self.guard(lambda: self.number(d, "threshold", path), 0.0)
+        measured = self.guard(lambda: self.measurement_level(d, path), None)
         judge_scale = self.guard(lambda: self.scale(d["judge_scale"], (*path, "judge_scale"))
                                  if d.get("judge_scale") else None, None)
         name = self.guard(lambda: self.text(d, "name", path), "")
@@ -220,8 +217,21 @@ class Builder:
             scale=scale, anchors=tuple(a for a in built if a is not None),
             prompt=prompt or None, rule=d.get("rule"), choices=choices,
             ceiling=ceilings, depends_on=dep, metric_level=level, samples=samples,
-            judge_scale=judge_scale, params=d.get("params") or {},
+            judge_scale=judge_scale, params=d.get("params") or {}, level=measured,
         )
+
+    def measurement_level(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> MeasurementLevel | None:
+        value = d.get("level")
+        if value is None:
+            return None
+        if value == "categorical":
+            raise self.fail((*path, "level"), "level",
+                            "level 'categorical' is not a measurement level; write level: nominal for "
+                            "unordered categories (ordinal if they have an order)")
+        if value not in MEASUREMENT_LEVELS:
+            raise self.fail((*path, "level"), "level",
+                            f"level {value!r} is unknown; use one of {', '.join(MEASUREMENT_LEVELS)}")
+        return value  # type: ignore[no-any-return]
 
     def ceilings(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> tuple[Ceiling, ...]:
         ceiling = d.get("ceiling") or []

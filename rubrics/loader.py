@@ -70,6 +70,9 @@ def canonical_form(rubric: Rubric) -> dict[str, Any]:
     import dataclasses
 
     data = dataclasses.asdict(rubric)
+    for dim in data["dimensions"]:  # an undeclared level leaves the hash of older rubrics as it was
+        if dim.get("level") is None:
+            dim.pop("level", None)
     data.pop("content_hash", None)
     data.pop("source", None)
     return json.loads(json.dumps(data, sort_keys=True, default=str))  # type: ignore[no-any-return]
@@ -114,6 +117,8 @@ def _to_yaml_data(rubric: Rubric) -> dict[str, Any]:
             d["scale"] = scale(dim.scale)
         if dim.prompt:
             d["prompt"] = dim.prompt
+        if dim.level is not None:
+            d["level"] = dim.level
         if dim.choices:
             d["choices"] = {k: _num(v) for k, v in dim.choices.items()}
         d["anchors"] = [

@@ -6,8 +6,10 @@ the shape that makes a backtracking engine take exponential time.
 
 The backtracking guard is structural (Python's own regex parser gives the tree): refused are an
 unbounded repeat whose body holds another unbounded repeat (``(a+)+``, ``(\\w*\\s?)*``) and an unbounded repeat over
-alternatives that can start with the same character (``(a|ab)*``, ``(\\w|\\d)+``) — the two
-shapes behind catastrophic backtracking. It is conservative, not complete: polynomial blow-ups
+alternatives that can start with the same character (``(a|ab)*``, ``(foo|\\w+)*``) — the two
+shapes behind catastrophic backtracking. A repeat whose every round starts with a punctuation or
+space character nothing else in the round can match (``(, [A-Z][a-z]+)*``) is allowed: its
+rounds split one way only. It is conservative, not complete: polynomial blow-ups
 such as ``\\d*\\d*\\d*`` pass it, so :mod:`rubrics.methods.deterministic` also runs every pattern
 with a time limit (the ``regex`` engine's ``timeout``), and a pattern that runs out of time is
 that item's judge error, never a hang.
@@ -104,7 +106,7 @@ def regex_problem(pattern: str) -> tuple[str, str] | None:
         return "regex", f"/{_short(pattern)}/ is too complex; simplify it"
     shape = _catastrophic(list(tree))
     if shape is not None:
-        fix = ("rewrite it without a repeat inside a repeat (e.g. (a+)+ → a+)" if "repeat a" in shape
+        fix = ("rewrite it without a repeat inside a repeat (e.g. (a+)+ → a+)" if shape == "repeats a repeat"
                else "rewrite it so no two alternatives can match the same text")
         return "regex-backtracking", (
             f"/{_short(pattern)}/ {shape}, which can take exponential time on some outputs; {fix}")
@@ -127,7 +129,9 @@ def _catastrophic(items: list[Any], in_repeat: bool = False) -> str | None:
             if unbounded:
                 if _overlapping_alternatives(body_items):
                     return "repeats alternatives that can match the same text"
-                found = _catastrophic(body_items, in_repeat=True)
+                # (, [A-Z][a-z]+)*: each round starts with a character nothing else in it can
+                # match, so the rounds split one way only and inner repeats cannot trade text.
+                found = None if _separated(body_items) else _catastrophic(body_items, in_repeat=True)
                 if found:
                     return found
             else:
@@ -148,6 +152,49 @@ def _catastrophic(items: list[Any], in_repeat: bool = False) -> str | None:
             if found:
                 return found
     return None
+
+
+def _separated(items: list[Any]) -> bool:
+    """Whether a repeated body starts with one punctuation or space character that no other part
+    of the body can match (so every round of the repeat begins exactly where that character is)."""
+    while len(items) == 1 and items[0][0] == sre_c.SUBPATTERN:
+        items = list(items[0][1][-1])
+    if not items or items[0][0] != sre_c.LITERAL:
+        return False
+    sep = chr(items[0][1])
+    if sep.isalnum() or sep == "_":
+        return False  # letters and digits meet case-insensitive flags and \w: not worth the risk
+    return all(_cannot_match(item, sep) for item in items[1:])
+
+
+def _cannot_match(item: Any, ch: str) -> bool:
+    """Whether ``item`` (a parsed pattern node) surely never consumes ``ch``."""
+    op, arg = item
+    if op == sre_c.LITERAL:
+        return chr(arg) != ch
+    if op == sre_c.AT:
+        return True
+    if op == sre_c.IN:
+        return all(_set_misses(kind, value, ch) for kind, value in arg)
+    if op == sre_c.SUBPATTERN:
+        return all(_cannot_match(i, ch) for i in arg[-1])
+    if op in _REPEATS:
+        return all(_cannot_match(i, ch) for i in arg[2])
+    if op == sre_c.BRANCH:
+        return all(_cannot_match(i, ch) for branch in arg[1] for i in branch)
+    return False  # ANY, NOT_LITERAL, back-references, lookarounds: assume they can
+
+
+def _set_misses(kind: Any, value: Any, ch: str) -> bool:
+    if kind == sre_c.LITERAL:
+        return chr(value) != ch
+    if kind == sre_c.RANGE:
+        return not value[0] <= ord(ch) <= value[1]
+    if kind == sre_c.CATEGORY:
+        return value in (sre_c.CATEGORY_DIGIT, sre_c.CATEGORY_WORD) or (
+            value == sre_c.CATEGORY_SPACE and not ch.isspace()) or (
+            value == sre_c.CATEGORY_NOT_SPACE and ch.isspace())
+    return False
 
 
 def _overlapping_alternatives(items: list[Any]) -> bool:

@@ -48,6 +48,10 @@ GATE_ALIASES: Mapping[str, str] = {"pii_leakage": "pii_exposure", "pii": "pii_ex
 MetricLevel = Literal["item", "turn", "conversation"]
 JudgeMode = Literal["per_dimension", "combined"]
 PanelAggregate = Literal["mean", "median"]
+#: A dimension's measurement level (Stevens): it picks Krippendorff's alpha metric and which
+#: kappas, correlations and distances mean something in calibration.
+MeasurementLevel = Literal["nominal", "ordinal", "interval", "ratio"]
+MEASUREMENT_LEVELS: tuple[MeasurementLevel, ...] = ("nominal", "ordinal", "interval", "ratio")
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,44 @@ class Dimension:
     judge_scale: Scale | None = None
     #: Method-specific settings (similarity range, pair threshold, boost, model name, ...).
     params: Mapping[str, Any] = field(default_factory=dict)
+    #: The measurement level the rubric declares (``level:``); None = the default from the scale
+    #: (see :attr:`measurement_level`).
+    level: MeasurementLevel | None = None
+
+    @property
+    def measurement_level(self) -> MeasurementLevel:
+        """The declared level, else the scale's default: ``interval`` for a continuous scale
+        (ends that are not whole numbers and no ``levels``), ``ordinal`` otherwise (a two-level
+        yes/no scale included: with two values every level gives the same alpha)."""
+        if self.level is not None:
+            return self.level
+        return "interval" if self.scale.levels is None and not self.scale.is_integer() else "ordinal"
+
+    def score_for_label(self, label: str) -> tuple[float | None, str | None]:
+        """(score, problem) for a score given as one of this dimension's anchor labels: matched
+        exactly, then case-insensitively; a label that names no single-score anchor is a problem
+        in words (never a guess)."""
+        exact = [a for a in self.anchors if a.label == label]
+        found = exact or [a for a in self.anchors if a.label.casefold() == label.casefold()]
+        known = ", ".join(repr(a.label) for a in self.anchors)
+        if not found:
+            return None, (f"{label!r} is no anchor label of {self.id} (labels: {known or 'none'}); "
+                          "give a number or one of the labels")
+        if len(found) > 1:
+            return None, (f"{label!r} matches several anchor labels of {self.id} ignoring case "
+                          f"({', '.join(repr(a.label) for a in found)}); write it exactly")
+        anchor = found[0]
+        if anchor.low != anchor.high:
+            return None, (f"{label!r} is the anchor for {anchor.low:g}–{anchor.high:g} on {self.id}, "
+                          "not one score; give the number")
+        return anchor.low, None
+
+    def label_for(self, raw: float) -> str | None:
+        """The label of the single-score anchor at ``raw`` (exported labels); None between them."""
+        for anchor in self.anchors:
+            if anchor.low == anchor.high == raw:
+                return anchor.label
+        return None
 
     @property
     def is_pair(self) -> bool:

@@ -85,7 +85,8 @@ def diff(old: Rubric, new: Rubric) -> RubricDiff:
         for key in ("name", "description", "prompt", "anchors"):
             if getattr(a, key) != getattr(b, key):
                 d.add(f"{p}.{key}", "wording", None, None, "patch")
-        for key in ("rule", "choices", "ceiling", "depends_on", "params", "samples", "metric_level", "judge_scale"):
+        for key in ("rule", "choices", "ceiling", "depends_on", "params", "samples", "metric_level", "judge_scale",
+                    "level"):
             if getattr(a, key) != getattr(b, key):
                 d.add(f"{p}.{key}", f"{key} changed", getattr(a, key), getattr(b, key), "minor")
     if old.judge != new.judge or old.review != new.review:

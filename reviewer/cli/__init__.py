@@ -35,7 +35,7 @@ def _register() -> None:
     """Import every command module so its commands attach to :data:`app`."""
     from reviewer.cli import rubric_cmds  # noqa: F401
 
-    for name in ("data_cmds", "judge_cmds", "calibrate_cmds", "review_cmds"):
+    for name in ("data_cmds", "team_cmds", "judge_cmds", "calibrate_cmds", "review_cmds"):
         try:
             __import__(f"reviewer.cli.{name}")
         except ModuleNotFoundError as exc:  # a group not built yet
@@ -46,7 +46,7 @@ def _register() -> None:
 def main() -> None:
     """Entry point: run the app; every fault is one line on standard error with its exit code
     (:mod:`reviewer.cli.faults`: 1 bad input, 2 usage, 3 database unavailable)."""
-    from reviewer.cli import faults
+    from reviewer import faults
 
     try:
         _register()

@@ -33,8 +33,14 @@ def calibrate(
     dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
     sample: Annotated[str | None, typer.Option(help="all, audit or blind (default: audit if drawn, else all).")] = None,
     group_by: Annotated[str | None, typer.Option(help="Correlations per group: 'group' or 'metadata.KEY'.")] = None,
-    human_aggregate: Annotated[str, typer.Option(help="mean or median of the human scores per item.")] = "mean",
-    level: Annotated[str | None, typer.Option(help="nominal, ordinal, interval or ratio (default ordinal).")] = None,
+    human_aggregate: Annotated[str, typer.Option(
+        help="mean, median or majority (most common level; ties: see README) of the human scores per item; "
+             "nominal dimensions always use majority.")] = "mean",
+    level: Annotated[str | None, typer.Option(
+        help="nominal, ordinal, interval or ratio for every dimension of this run "
+             "(default: each dimension's level in the rubric).")] = None,
+    bootstrap: Annotated[int, typer.Option(
+        help="Bootstrap draws for the intervals; 0 skips them (faster).")] = 1000,
     fmt: Annotated[str, typer.Option("--format", help="table, json, markdown or html.")] = "table",
     out: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
@@ -45,9 +51,17 @@ def calibrate(
     top: Annotated[int, typer.Option(help="Disagreements per dimension for --disagreements.")] = 20,
     compare: Annotated[str | None, typer.Option(
         help="Another version of the rubric, ID@VERSION: both reports side by side, with a banner.")] = None,
+    confidence: Annotated[float, typer.Option(
+        help="Confidence of the corrected estimates' intervals.")] = 0.95,
+    target_width: Annotated[float | None, typer.Option(
+        help="Say how many more audit labels would bring each corrected interval under this width.")] = None,
+    estimates: Annotated[bool, typer.Option(
+        "--estimates/--no-estimates",
+        help="Corrected means and pass rate from the judge on every item and people on the audit sample.")] = True,
     db: DbOption = None,
 ) -> None:
-    """Judge–human agreement per dimension, with trust status and the reason in words.
+    """Judge–human agreement per dimension, with trust status and the reason in words, and the
+    corrected estimates (judge on every item, people on the audit sample: see README).
 
     Example: rubricate calibrate --rubric general-quality@1.0.0 --format json --out calibration.json
     """
@@ -63,9 +77,10 @@ def calibrate(
     if compare is not None:
         _compare(store, rubric, compare, fmt, out, dict(dataset=dataset, sample=sample, group_by=group_by,
                                                         human_aggregate=human_aggregate, level=level, seed=seed,
-                                                        normalise=normalise))
+                                                        normalise=normalise, draws=bootstrap))
         return
-    report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed, normalise=normalise)
+    report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed, draws=bootstrap,
+                 normalise=normalise, confidence=confidence, target_width=target_width, estimates=estimates)
     if disagreements is not None:
         from reviewer.calibrate_service import disagreement_pack
 
@@ -133,7 +148,12 @@ def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> N
     else:
         from rich.console import Console
 
-        Console().print(rr.calibration_table(report))
+        console = Console()
+        console.print(rr.calibration_table(report))
+        from reviewer.estimate_render import estimate_lines
+
+        for line in estimate_lines(report):
+            console.print(line, markup=False, highlight=False)
 
 
 @app.command()

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from reviewer.cli import app, rubric_app
-from reviewer.cli.faults import regular_file
+from reviewer.faults import regular_file
 from reviewer.safetext import csv_cell, safe_line, safe_text
 
 DbOption = Annotated[
@@ -81,6 +81,8 @@ def export_cmd(
     out: Annotated[Path | None, typer.Option(help="Write here instead of standard output.")] = None,
     rubric: Annotated[str | None, typer.Option(help="Only this rubric, ID@VERSION.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
+    labels: Annotated[bool, typer.Option(
+        "--labels", help="Also write each score's anchor label (e.g. Yes) beside the number.")] = False,
     db: DbOption = None,
 ) -> None:
     """Export effective scores (human consensus where there is one, else judge) with provenance.
@@ -89,7 +91,12 @@ def export_cmd(
     """
     if fmt not in ("jsonl", "csv"):
         raise typer.BadParameter("use jsonl or csv", param_hint="--format")
-    rows = _store(db).export_rows(rubric, dataset)
+    store = _store(db)
+    rows = store.export_rows(rubric, dataset)
+    if labels:
+        from reviewer.labels import with_labels
+
+        rows = (with_labels(row, store.get_rubric(row["rubric"])) for row in rows)
     fh = out.open("w", encoding="utf-8", newline="") if out else sys.stdout
     try:
         if fmt == "jsonl":
@@ -98,14 +105,17 @@ def export_cmd(
         else:
             writer = csv.writer(fh)
             writer.writerow(["id", "dataset", "rubric", "dimension", "effective", "source", "judge",
-                             "judge_error", "human", "overall", "band", "passed", "safety"])
+                             "judge_error", "human", "overall", "band", "passed", "safety"]
+                            + (["effective_label", "judge_label", "human_labels"] if labels else []))
             for row in rows:
                 for dim, d in row["dimensions"].items():
                     # Cells a spreadsheet would run as a formula get a leading ' (README "Exports").
+                    extra = ((d["effective_label"] or "", d["judge_label"] or "",
+                              json.dumps(d["human_labels"], ensure_ascii=False)) if labels else ())
                     writer.writerow([csv_cell(v) for v in (
                         row["id"], row["dataset"], row["rubric"], dim, d["effective"], d["source"],
                         d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
-                        row["overall"], row["band"], row["passed"], row["safety"])])
+                        row["overall"], row["band"], row["passed"], row["safety"], *extra)])
     finally:
         if out:
             fh.close()
@@ -115,13 +125,16 @@ def export_cmd(
 def reviewer_add(
     name: Annotated[str, typer.Argument(help="Reviewer name.")],
     role: Annotated[str, typer.Option(help="reviewer, safety or lead.")] = "reviewer",
+    login: Annotated[str | None, typer.Option(help="The person's database login (PostgreSQL) or OS user "
+                                               "(SQLite) the name is bound to (default: the name).")] = None,
     db: DbOption = None,
 ) -> None:
-    """Give a reviewer a role (a person may hold several).
+    """Give a reviewer a role (a person may hold several). The first role given in a store must
+    be lead (bound to your login); after that only a lead grants roles.
 
     Example: rubricate reviewer add ana --role lead
     """
-    roles = _store(db).add_reviewer(name, role)
+    roles = _store(db).add_reviewer(name, role, login)
     typer.echo(safe_line(f"{name}: {', '.join(sorted(roles))}"))
 
 

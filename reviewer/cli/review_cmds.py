@@ -18,7 +18,8 @@ DbOption = Annotated[
 @app.command()
 def review(
     db: DbOption = None,
-    reviewer: Annotated[str | None, typer.Option(help="Your reviewer name (default: the OS user).")] = None,
+    reviewer: Annotated[str | None, typer.Option(help="Your reviewer name (default: the OS user); another "
+                                                  "person's name only for a lead (SQLite).")] = None,
     queue: Annotated[str, typer.Option(help="triage, audit or safety.")] = "triage",
     rubric: Annotated[str | None, typer.Option(help="Only items of this rubric, ID@VERSION.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Only items of this dataset.")] = None,
@@ -34,6 +35,14 @@ def review(
     """
     if queue not in ("triage", "audit", "safety"):
         raise typer.BadParameter(f"unknown queue {queue!r}; use triage, audit or safety", param_hint="--queue")
+    if reviewer is not None:  # signing as a name bound to someone else is a lead's act: say so now
+        from reviewer.store import open_store
+
+        store = open_store(db)
+        try:
+            store.check_signer(reviewer)
+        finally:
+            store.close()
     run_tui(db, reviewer or getpass.getuser(), queue, rubric, dataset, blind)
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from reviewer.cli import rubric_app
-from reviewer.cli.faults import regular_file, say
+from reviewer.faults import regular_file, say
 from reviewer.safetext import safe_line, safe_text
 from rubrics.schema import Rubric
 

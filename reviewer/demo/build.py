@@ -42,7 +42,9 @@ def build_demo(db: str, reviewer: str) -> str:
             for row in store.items_for_judging(ref, dataset="demo"):
                 hits += check_gates(rubric.safety_gates, row["output"], row)
             flags += store.record_safety_hits(None, hits, rubric_ref=ref)
-        for name, roles in {**ROLES, reviewer: ("reviewer", "safety", "lead")}.items():
+        # The user is the store's first lead (bound to their login), then grants the others.
+        people = [(reviewer, ("lead", "reviewer", "safety"))] + [p for p in ROLES.items() if p[0] != reviewer]
+        for name, roles in people:
             for role in roles:
                 store.add_reviewer(name, role)
         store.create_audit_sample("general-quality@1.0.0", 30, seed=1)

@@ -1,1 +1,28 @@
-"""Pure rules over an item's stored rows (no SQL, no UI)."""
+"""The domain layer: pure folds of an item's stored rows into its state. No SQL, no UI.
+
+One definition each, documented in ``docs/semantics.md``: the current human score per reviewer,
+the consensus and a lead's adjudication (:mod:`.human`); the judge per model, the panel, spread and
+bias (:mod:`.judge`); safety status over all flags (:mod:`.safety`); effective scores and the overall
+with its incomplete rule (:mod:`.item`). Every view of an item reads it through :func:`fold_item`.
+"""
+
+from reviewer.domain.human import AGGREGATES, HumanDim, Vote, consensus, fold_human
+from reviewer.domain.item import (
+    DimFold,
+    ItemFold,
+    fold_item,
+    humans_only,
+    judge_only,
+    resolve,
+    with_votes,
+)
+from reviewer.domain.judge import NO_MODEL, JudgeDim, bias, fold_judge, spread
+from reviewer.domain.rows import DecisionRow, FlagRow, HumanRow, ItemRows, JudgeRow, revision_of
+from reviewer.domain.safety import FlagState, SafetyState, flag_status, item_safety, safety_status
+
+__all__ = [
+    "AGGREGATES", "NO_MODEL", "DecisionRow", "DimFold", "FlagRow", "FlagState", "HumanDim", "HumanRow",
+    "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "SafetyState", "Vote", "bias", "consensus",
+    "flag_status", "fold_human", "fold_item", "fold_judge", "humans_only", "item_safety", "judge_only", "resolve",
+    "revision_of", "safety_status", "spread", "with_votes",
+]

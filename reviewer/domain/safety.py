@@ -10,12 +10,20 @@ A flag starts ``open``. Its decisions, oldest first, move it:
   shows the count as "1 of 2 people".
 - ``confirm`` → ``confirmed`` (blocked); one safety reviewer's confirmation is enough and final.
 - ``withdraw`` (only the reviewer who raised a reviewer flag, before any decision) → ``withdrawn``.
+
+An item's safety status over all its flags (of the current content revision; withdrawn flags do
+not count): **open** while any flag is open, else **escalated** while any is escalated, else
+**confirmed** if any is confirmed, else **cleared** when every flag is cleared, else **none** (no
+flag). The safety cap applies to every status but cleared and none: an undecided or confirmed flag
+caps the overall. The store never reads or updates a stored status column: it derives it here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from reviewer.domain.rows import DecisionRow, FlagRow
 
 #: states in which a flag still waits for a safety decision
 WAITING = ("open", "escalated")
@@ -66,3 +74,52 @@ def safety_status(decisions: Iterable[tuple[str, str]], needed: int) -> SafetySt
             if len(clearers) >= needed and any(p not in escalators for p in clearers):
                 state = "cleared"
     return SafetyStatus(state, len(clearers), needed, tuple(escalators))
+
+
+#: An item's status over its flags, most pressing first.
+ITEM_ORDER = ("open", "escalated", "confirmed", "cleared")
+
+
+@dataclass(frozen=True)
+class FlagState:
+    """One flag with its derived status."""
+
+    flag: FlagRow
+    status: str
+    #: distinct people whose clearance counts towards closing it
+    signoffs: int
+    decisions: tuple[DecisionRow, ...] = ()
+
+
+@dataclass(frozen=True)
+class SafetyState:
+    """An item's safety status over all its flags."""
+
+    status: str
+    flags: tuple[FlagState, ...] = ()
+
+    @property
+    def capped(self) -> bool:
+        """Whether the rubric's safety cap applies (a flag open, escalated or confirmed)."""
+        return self.status not in ("none", "cleared")
+
+    @property
+    def pending(self) -> bool:
+        """Whether some flag waits for a safety decision (the safety queue serves it)."""
+        return self.status in WAITING
+
+
+def flag_status(flag: FlagRow, decisions: Iterable[DecisionRow], signoffs_needed: int = 1) -> FlagState:
+    """A flag's status from its decisions (any order in; folded oldest first by
+    :func:`safety_status`)."""
+    mine = tuple(sorted((d for d in decisions if d.flag_pk == flag.pk), key=lambda d: d.pk))
+    st = safety_status([(d.reviewer, d.decision) for d in mine], signoffs_needed)
+    return FlagState(flag, st.state, st.signoffs, mine)
+
+
+def item_safety(flags: Iterable[FlagRow], decisions: Iterable[DecisionRow], signoffs_needed: int = 1) -> SafetyState:
+    """The item's safety status over every flag given (withdrawn flags left out)."""
+    decisions = list(decisions)
+    states = tuple(flag_status(f, decisions, signoffs_needed) for f in sorted(flags, key=lambda f: f.pk))
+    found = {s.status for s in states}
+    return SafetyState(next((s for s in ITEM_ORDER if s in found), "none"), states)

@@ -13,6 +13,7 @@ from sqlmodel import SQLModel
 
 from reviewer.errors import UserError
 from reviewer.store import tables
+from reviewer.store.guards import history_guards, people_guards
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
 
@@ -131,6 +132,21 @@ def _judge_spread(conn: Connection) -> None:
     _add_column(conn, "item", "judge_spread", "FLOAT")
 
 
+def _safety_status(conn: Connection) -> None:
+    """The item's derived safety status, for the safety queue's SQL. Existing databases take it
+    from the flags' old status column (kept up to date by older releases); from here on it is
+    derived from the decisions by the domain fold and ``safety_flag.status`` is never updated."""
+    _add_column(conn, "item", "safety", "VARCHAR NOT NULL DEFAULT 'none'")
+    conn.exec_driver_sql(
+        "UPDATE item SET safety = CASE"
+        " WHEN EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk AND f.status = 'open') THEN 'open'"
+        " WHEN EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk AND f.status = 'escalated') THEN 'escalated'"
+        " WHEN EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk AND f.status = 'confirmed') THEN 'confirmed'"
+        " WHEN EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk AND f.status = 'cleared') THEN 'cleared'"
+        " ELSE 'none' END")
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_item_safety ON item (safety)")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -139,6 +155,9 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0004_queue_settings", _queue_settings),
     ("0005_pair_choices", _pair_choices),
     ("0006_judge_spread", _judge_spread),
+    ("0007a_safety_status", _safety_status),
+    ("0007g_history_guards", history_guards),
+    ("0007g_roles", people_guards),
 ]
 
 

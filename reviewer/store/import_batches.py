@@ -19,7 +19,6 @@ from typing import Any
 
 from reviewer.itemfile import Row, iter_rows
 from reviewer.store.bulk import json_text
-from rubrics.aggregate import score_item
 from rubrics.schema import Dimension, Rubric
 
 CHUNK = 5000
@@ -54,20 +53,27 @@ class Batch:
     #: model → rows in JUDGE_COLUMNS order
     judge_full: dict[str | None, list[tuple[Any, ...]]] = field(default_factory=dict)
     human: list[tuple[Any, ...]] = field(default_factory=list)
+    #: item pks marked ``"audit": true`` (new, changed or unchanged items alike)
+    audit: list[int] = field(default_factory=list)
 
 
 class Overall:
-    """The judge's overall, band and verdict per distinct set of scores: items of one file share
-    few distinct score combinations (scales have a handful of levels), so each is computed once."""
+    """The judge's overall, band and verdict per distinct set of scores, from the item's fold
+    (:mod:`reviewer.domain`) on the file's judge scores: items of one file share few distinct
+    score combinations (scales have a handful of levels), so each is computed once."""
 
     def __init__(self, rubric: Rubric) -> None:
         self.rubric = rubric
-        self.seen: dict[tuple[tuple[str, float | None], ...], tuple[float | None, str | None, bool | None]] = {}
+        self.seen: dict[tuple[tuple[str, float | None, bool], ...], tuple[float | None, str | None, bool | None]] = {}
 
     def __call__(self, r: Row) -> tuple[float | None, str | None, bool | None]:
-        key = tuple((k, e.score) for k, e in r.judge.items())
+        key = tuple((k, e.score, bool(e.error)) for k, e in r.judge.items())
         if key not in self.seen:
-            agg = score_item(self.rubric, dict(key))
+            from reviewer.domain import ItemRows, JudgeRow, fold_item, judge_only
+
+            rows = ItemRows(0, judge=[JudgeRow(i, k, None, score, error="error" if err else None)
+                                      for i, (k, score, err) in enumerate(key)])
+            agg = judge_only(self.rubric, fold_item(self.rubric, rows))
             self.seen[key] = (agg.overall, agg.band.label if agg.band else None,
                               agg.passed if agg.overall is not None else None)
         return self.seen[key]
@@ -135,10 +141,14 @@ def build_batches(path: Path, rubric: Rubric, errs: list[str], reserve: Reserve,
         for r, pk in zip(new, reserve(len(new)) if new else [], strict=True):
             batch.items.append(item_values(r, pk, overall))
             add_scores(batch, dims, r, pk)
+            if r.audit:
+                batch.audit.append(pk)
         for r in pending:
             if r.item_id not in existing:
                 continue
             pk, old_hash, revision = existing[r.item_id]
+            if r.audit:
+                batch.audit.append(pk)
             if old_hash == r.content_hash:
                 batch.unchanged += 1
             elif not update_existing:

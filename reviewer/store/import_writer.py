@@ -14,8 +14,11 @@ from reviewer.store.import_batches import (
     JUDGE_SCORE_ONLY,
     Batch,
 )
-from reviewer.store.tables import HumanScore, Item, ItemRevision, JudgeRun, JudgeScore
+from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeRun, JudgeScore
 from rubrics.schema import Rubric
+
+#: The seed recorded for items imported with ``"audit": true`` (drawn at random elsewhere).
+IMPORTED_AUDIT_SEED = -1
 
 
 class RowWriter:
@@ -58,3 +61,9 @@ class RowWriter:
                 {"run_pk": self._run(model), "model": model, "examples_used": "[]"})
         self.human_scores += bulk_insert(conn, HumanScore.__table__, HUMAN_COLUMNS, b.human,  # type: ignore[arg-type]
                                          {"kind": "import"})
+        if b.audit:
+            have = set(conn.execute(select(AuditSample.item_pk).where(
+                AuditSample.rubric_ref == ref, AuditSample.item_pk.in_(b.audit))).scalars())  # type: ignore[attr-defined]
+            rows = [{"rubric_ref": ref, "item_pk": pk, "seed": IMPORTED_AUDIT_SEED} for pk in b.audit if pk not in have]
+            if rows:
+                conn.execute(AuditSample.__table__.insert(), rows)  # type: ignore[attr-defined]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import statistics
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,7 +13,7 @@ from sqlalchemy import func, select
 
 from reviewer.errors import UserError
 from reviewer.itemfile import FileErrors
-from reviewer.store.base import StoreBase, records
+from reviewer.store.base import StoreBase
 from reviewer.store.import_batches import (
     PARALLEL_FROM_LINES,
     batches_in_child,
@@ -22,8 +21,7 @@ from reviewer.store.import_batches import (
     can_fork,
 )
 from reviewer.store.import_writer import RowWriter
-from reviewer.store.tables import HumanScore, Item, JudgeScore, SafetyFlag
-from rubrics.aggregate import panel_score, panel_spread, score_item
+from reviewer.store.tables import Item
 from rubrics.schema import Rubric
 
 Progress = Callable[[int, int], None]
@@ -100,46 +98,12 @@ class ImportMixin(StoreBase):
         summary.judge_scores, summary.human_scores = writer.judge_scores, writer.human_scores
 
     def export_rows(self, rubric_ref: str | None = None, dataset: str | None = None) -> Iterator[dict[str, Any]]:
-        """Per item: each dimension's effective score (human consensus, else judge) and where it
-        came from, the judge score beside it, the human scores, overall, band, pass and safety."""
-        with self.read() as conn:
-            q = select(Item)
-            if rubric_ref:
-                q = q.where(Item.rubric_ref == self.get_rubric(rubric_ref).ref)
-            if dataset:
-                q = q.where(Item.dataset == dataset)
-            items = records(conn, q.order_by(Item.pk))
-            judge: dict[int, dict[str, dict[str | None, Any]]] = {}  # latest per item, dimension, model
-            for j in records(conn, select(JudgeScore).where(JudgeScore.turn.is_(None)).order_by(JudgeScore.pk)):  # type: ignore[union-attr]
-                judge.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[j.model] = j
-            human: dict[int, dict[str, dict[str, float | None]]] = {}
-            for h in records(conn, select(HumanScore).order_by(HumanScore.pk)):
-                human.setdefault(h.item_pk, {}).setdefault(h.dimension, {})[h.reviewer] = h.score
-            flags = {pk: st for pk, st in conn.execute(select(SafetyFlag.item_pk, SafetyFlag.status))}
-        for it in items:
-            rubric = self.get_rubric(it.rubric_ref)
-            dims, effective = {}, {}
-            for dim in rubric.dimensions:
-                by_model = judge.get(it.pk, {}).get(dim.id, {})
-                ok = {m or "judge": j.score for m, j in by_model.items() if j.score is not None}
-                judged = panel_score(list(ok.values()), rubric.judge.panel_aggregate)
-                hs = {k: v for k, v in human.get(it.pk, {}).get(dim.id, {}).items() if v is not None}
-                if hs:
-                    eff, source = statistics.fmean(hs.values()), "human"
-                else:
-                    eff, source = judged, ("judge" if judged is not None else None)
-                effective[dim.id] = eff
-                dims[dim.id] = {"effective": eff, "source": source, "judge": judged,
-                                "judge_error": next((j.error for j in by_model.values() if j.error), None),
-                                "human": hs}
-                if len(by_model) > 1:  # a panel: each model's score and how far apart they are
-                    dims[dim.id].update(judge_models=ok, judge_spread=panel_spread(list(ok.values())))
-            safety = flags.get(it.pk)
-            agg = score_item(rubric, effective, safety_failed=safety in ("open", "confirmed", "escalated"))
-            yield {"id": it.item_id, "dataset": it.dataset, "rubric": it.rubric_ref, "dimensions": dims,
-                   "overall": agg.overall, "band": agg.band.label if agg.band else None, "passed": agg.passed,
-                   "safety": safety or "none", "metadata": it.meta or {}, "group": it.grp}
-
+        """Per item (its current content revision): each dimension's effective score and where it
+        came from (a lead's adjudication, else the human consensus, else the judge panel), the judge
+        score beside it, the human scores, overall (None when incomplete, with the reason), band,
+        pass and safety status — all read from the item's fold (:mod:`reviewer.domain`)."""
+        for it, fold in self.item_folds(rubric_ref, dataset):  # type: ignore[attr-defined]
+            yield export_row(it, fold, self.get_rubric(it.rubric_ref))
 
 @contextmanager
 def paused_gc() -> Iterator[None]:
@@ -152,6 +116,28 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+def export_row(it: Any, fold: Any, rubric: Rubric) -> dict[str, Any]:
+    """One item's export record from its fold."""
+    from reviewer.domain import judge_only
+
+    dims = {}
+    for dim_id, f in fold.dims.items():
+        judge = f.judge
+        dims[dim_id] = {"effective": f.effective, "source": f.source, "state": f.state, "judge": judge.panel,
+                        "judge_error": judge.error,
+                        "human": {w: v.score for w, v in sorted(f.human.votes.items())},
+                        "adjudication": f.human.adjudication.score if f.human.adjudication else None,
+                        "bias": f.bias}
+        if len(judge.models) > 1:  # a panel: each model's score and how far apart (normalised)
+            dims[dim_id].update(judge_models=judge.scores, judge_spread=judge.spread)
+    agg, alone = fold.score, judge_only(rubric, fold)
+    return {"id": it.item_id, "dataset": it.dataset, "rubric": it.rubric_ref, "revision": fold.revision,
+            "dimensions": dims, "overall": agg.overall, "band": agg.band.label if agg.band else None,
+            "passed": agg.passed, "incomplete": agg.reason if agg.overall is None else None,
+            "capped_by": list(agg.capped_by), "judge_overall": alone.overall,
+            "safety": fold.safety.status, "metadata": it.meta or {}, "group": it.grp}
 
 
 def _existing(conn: Any, ref: str, ds: str, ids: list[str]) -> dict[str, tuple[int, str, int]]:

@@ -19,7 +19,6 @@ from reviewer.store.tables import (
     SafetyFlag,
     now,
 )
-from rubrics.aggregate import panel_score, panel_spread, score_item
 from rubrics.results import SafetyHit, ScoreResult
 
 #: How a human correction is named in a judge score's ``examples_used``: ``human:<human score key>``.
@@ -73,46 +72,31 @@ class JudgeMixin(StoreBase):
             self._refresh_summaries(conn, run.rubric_ref, {row["item_pk"] for row in rows})
 
     def _refresh_summaries(self, conn: Connection, rubric_ref: str, item_pks: set[int]) -> None:
-        """Recompute the queue's judge overall/band/pass/errors/spread for these items.
+        """Recompute the queue's judge overall/band/pass/errors/spread and the safety status of
+        these items from their fold (:mod:`reviewer.domain`): the judge's side alone, each model's
+        latest row per dimension, the panel's score, the safety status over every flag."""
+        from reviewer.domain import fold_item, judge_only
+        from reviewer.store.fold import item_rows
 
-        Each model's latest row per dimension counts (a later run's answer replaces an earlier
-        error); a panel's score is the mean or median of its models (``judge.panel_aggregate``).
-        """
         if not item_pks:
             return
         rubric = self.get_rubric(rubric_ref)
-        how = rubric.judge.panel_aggregate
         pks = sorted(item_pks)
         for i in range(0, len(pks), 500):
             chunk = pks[i:i + 500]
-            # item → dimension → model → (score, normalised, error) of that model's latest row
-            latest: dict[int, dict[str, dict[str | None, tuple[Any, Any, Any]]]] = {}
-            q = (select(JudgeScore.item_pk, JudgeScore.dimension, JudgeScore.model, JudgeScore.score,
-                        JudgeScore.normalised, JudgeScore.error)
-                 .where(JudgeScore.item_pk.in_(chunk), JudgeScore.turn.is_(None))  # type: ignore[attr-defined, union-attr]
-                 .order_by(JudgeScore.pk))
-            for pk, dim, model, score, normalised, error in conn.execute(q):
-                latest.setdefault(pk, {}).setdefault(dim, {})[model] = (score, normalised, error)
-            flagged = set(conn.execute(select(SafetyFlag.item_pk).where(
-                SafetyFlag.item_pk.in_(chunk), SafetyFlag.status.in_(("open", "escalated", "confirmed")))).scalars())  # type: ignore[attr-defined]
-            for pk in chunk:
-                raw: dict[str, float | None] = {}
-                spreads: list[float] = []
-                errors = 0
-                for dim, by_model in latest.get(pk, {}).items():
-                    # not applicable has neither a score nor an error
-                    errors += sum(1 for *_, error in by_model.values() if error)
-                    ok = [(score, norm) for score, norm, _ in by_model.values() if score is not None]
-                    raw[dim] = panel_score([score for score, _ in ok], how)
-                    spread = panel_spread([norm for _, norm in ok if norm is not None])
-                    if spread is not None:
-                        spreads.append(spread)
-                res = score_item(rubric, raw, safety_failed=pk in flagged)
+            revs = conn.execute(select(Item.pk, Item.revision).where(Item.pk.in_(chunk))).all()  # type: ignore[union-attr]
+            rows = item_rows(conn, [(pk, rev) for pk, rev in revs])
+            for pk, _ in revs:
+                fold = fold_item(rubric, rows[pk])
+                res = judge_only(rubric, fold)
+                spreads = [f.judge.spread for f in fold.dims.values() if f.judge.spread is not None]
+                # not applicable has neither a score nor an error
+                errors = sum(1 for f in fold.dims.values() for r in f.judge.models.values() if r.error)
                 conn.execute(update(Item).where(Item.pk == pk).values(
                     judge_overall=res.overall, judge_band=res.band.label if res.band else None,
                     judge_passed=res.passed if res.overall is not None else None,
                     judge_spread=max(spreads) if spreads else None,
-                    n_errors=errors, flagged=pk in flagged))
+                    n_errors=errors, flagged=fold.safety.capped, safety=fold.safety.status))
             refresh_triage_keys(conn, "pk IN (" + ",".join(str(int(p)) for p in chunk) + ")", {})
 
     def record_safety_hits(self, run_id: int | None, hits: Iterable[SafetyHit],
@@ -132,6 +116,11 @@ class JudgeMixin(StoreBase):
             rows = [dict(item_pk=pks[h.item_id], run_pk=run_id, gate=h.gate, detector=h.detector,
                          start=h.start, end=h.end, matched=h.matched, context=h.context, severity=h.severity)
                     for h in hits if h.item_id in pks and (pks[h.item_id], h.gate, h.start) not in existing]
+            if rows and hasattr(SafetyFlag, "revision"):  # the flag belongs to the content it was found in
+                revs = dict(conn.execute(select(Item.pk, Item.revision).where(
+                    Item.pk.in_(sorted({r["item_pk"] for r in rows})))).all())  # type: ignore[union-attr]
+                for r in rows:
+                    r["revision"] = revs[r["item_pk"]]
             if rows:
                 conn.execute(SafetyFlag.__table__.insert(), rows)  # type: ignore[attr-defined]
             self._refresh_summaries(conn, run.rubric_ref, {r["item_pk"] for r in rows})

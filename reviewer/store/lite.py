@@ -21,8 +21,8 @@ _COLUMNS = ("pk, item_id, dataset, rubric_ref, judge_overall, judge_band, judge_
 _QUEUE_FILTERS = {
     "triage": "",
     "audit": " AND EXISTS (SELECT 1 FROM audit_sample a WHERE a.item_pk = item.pk)",
-    "safety": " AND EXISTS (SELECT 1 FROM safety_flag f WHERE f.item_pk = item.pk"
-              " AND f.status IN ('open', 'escalated'))",
+    # the item's safety status derived from its flags' decisions (flag rows are never updated)
+    "safety": " AND item.safety IN ('open', 'escalated')",
 }
 
 

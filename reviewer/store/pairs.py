@@ -11,11 +11,11 @@ from typing import Any
 from sqlalchemy import select
 
 from reviewer.errors import UserError
-from reviewer.store.base import StoreBase
+from reviewer.store.roles import RolesMixin
 from reviewer.store.tables import Item, PairChoice
 
 
-class PairsMixin(StoreBase):
+class PairsMixin(RolesMixin):
     """Pairwise preferences between the items of a group."""
 
     def add_pair_choice(self, item_pk: int, reviewer: str, winner_item_pk: int | None,
@@ -23,6 +23,7 @@ class PairsMixin(StoreBase):
         """Record that ``reviewer`` prefers ``winner_item_pk`` (None: a tie) within ``item_pk``'s
         group; the winner must belong to that group."""
         with self.write() as conn:
+            signed = self._sign(conn, reviewer)
             row = conn.execute(select(Item.grp, Item.rubric_ref).where(Item.pk == item_pk)).first()
             if row is None:
                 raise UserError(f"no item with key {item_pk}")
@@ -34,7 +35,7 @@ class PairsMixin(StoreBase):
                 if winner is None or tuple(winner) != (grp, ref):
                     raise UserError(f"item {winner_item_pk} is not in group {grp!r}")
             result = conn.execute(PairChoice.__table__.insert().values(  # type: ignore[attr-defined]
-                grp=grp, rubric_ref=ref, reviewer=reviewer, winner_item_pk=winner_item_pk, reason=reason))
+                grp=grp, rubric_ref=ref, reviewer=reviewer, winner_item_pk=winner_item_pk, reason=reason, **signed))
             return int(result.inserted_primary_key[0])
 
     def pair_choices(self, rubric_ref: str, group: str | None = None) -> dict[str, dict[str, int | None]]:

@@ -1,45 +1,25 @@
-"""Reviewers, human scores, safety decisions and the item view (the store's human side)."""
+"""Human scores and the item view (the store's human side); reviewers and roles are in
+:mod:`reviewer.store.roles`, safety flags and decisions in :mod:`reviewer.store.safety`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
-from reviewer.domain.safety import WAITING, safety_status
+from reviewer.domain import revision_of
 from reviewer.errors import UserError
-from reviewer.store.base import StoreBase, records
-from reviewer.store.queue import refresh_triage_keys
-from reviewer.store.tables import HumanScore, Item, JudgeScore, Reviewer, SafetyDecision, SafetyFlag
-from reviewer.store.views import FlagRecord, HumanRecord, ItemView, JudgeRecord
+from reviewer.store.base import records
+from reviewer.store.safety import SafetyMixin
+from reviewer.store.tables import HumanScore, Item, JudgeScore
+from reviewer.store.views import HumanRecord, ItemView, JudgeRecord
 
-ROLES = ("reviewer", "safety", "lead")
 KINDS = ("score", "agree", "revision", "undo", "adjudication", "import")
-DECISIONS = {"clear": "cleared", "escalate": "escalated", "confirm": "confirmed"}
 
 
-class PeopleMixin(StoreBase):
+class PeopleMixin(SafetyMixin):
     """The human side of the store."""
-
-    def add_reviewer(self, name: str, role: str = "reviewer") -> set[str]:
-        """Give ``name`` a role (a person may hold several); returns their roles."""
-        if role not in ROLES:
-            raise UserError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
-        with self.write() as conn:
-            row = conn.execute(select(Reviewer.roles).where(Reviewer.name == name)).first()
-            if row is None:
-                conn.execute(Reviewer.__table__.insert().values(name=name, roles=role))  # type: ignore[attr-defined]
-                return {role}
-            roles = set(row[0].split(",")) | {role}
-            conn.execute(update(Reviewer).where(Reviewer.name == name).values(roles=",".join(sorted(roles))))
-            return roles
-
-    def reviewer_roles(self, name: str) -> set[str]:
-        """The roles ``name`` holds (empty if unknown)."""
-        with self.read() as conn:
-            row = conn.execute(select(Reviewer.roles).where(Reviewer.name == name)).first()
-        return set(row[0].split(",")) if row else set()
 
     def add_human_score(
         self, item_pk: int, dimension: str, reviewer: str, score: float | None,
@@ -52,6 +32,7 @@ class PeopleMixin(StoreBase):
         if score is None and kind != "undo":
             raise UserError("only an undo may carry no score")
         with self.write() as conn:
+            signed = self._sign(conn, reviewer, "lead" if kind == "adjudication" else None)
             item = conn.execute(select(Item.rubric_ref).where(Item.pk == item_pk)).first()
             if item is None:
                 raise UserError(f"no item with key {item_pk}")
@@ -61,7 +42,7 @@ class PeopleMixin(StoreBase):
                     raise UserError(f"{score:g} is off {dimension}'s scale {dim.scale.min:g}–{dim.scale.max:g}")
             result = conn.execute(HumanScore.__table__.insert().values(  # type: ignore[attr-defined]
                 item_pk=item_pk, dimension=dimension, reviewer=reviewer, score=score, reason=reason,
-                tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id, sample=sample))
+                tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id, sample=sample, **signed))
             return int(result.inserted_primary_key[0])
 
     def human_rows(self, item_pk: int) -> list[HumanRecord]:
@@ -72,10 +53,14 @@ class PeopleMixin(StoreBase):
         return [_human(r) for r in rows]
 
     def item_view(self, item_pk: int, viewer: str | None = None) -> ItemView:
-        """The item with its judge records, current human scores and safety flags.
+        """The item with its judge records, current human scores, safety flags and its fold (the
+        state every view reads, from every row whoever the viewer is).
 
         Peers' scores on a dimension stay hidden from ``viewer`` until the viewer has scored it.
         """
+        from reviewer.domain import fold_item
+        from reviewer.store.fold import item_rows
+
         with self.read() as conn:
             found = records(conn, select(Item).where(Item.pk == item_pk))
             if not found:
@@ -85,27 +70,30 @@ class PeopleMixin(StoreBase):
                             .order_by(JudgeScore.pk))
             hrows = records(conn, select(HumanScore).where(HumanScore.item_pk == item_pk)
                             .order_by(HumanScore.pk))
-            flags = self._flags(conn, [item_pk])
+            rows = item_rows(conn, [(it.pk, it.revision)])[it.pk]
+        rubric = self.get_rubric(it.rubric_ref)
+        fold = fold_item(rubric, rows)
         judge: dict[str, dict[Any, JudgeRecord]] = {}
         for j in jrows:  # later rows win: the latest run per (dimension, model, turn)
-            judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
-        current: dict[str, dict[str, HumanRecord]] = {}
-        for h in hrows:
-            rec = _human(h)
-            if rec.kind == "undo":
-                current.get(h.dimension, {}).pop(h.reviewer, None)
-            else:
-                current.setdefault(h.dimension, {})[h.reviewer] = rec
+            if revision_of(j) == it.revision:
+                judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
+        by_pk = {h.pk: _human(h) for h in hrows}
+        current: dict[str, dict[str, HumanRecord]] = {
+            dim: {who: by_pk[v.pk] for who, v in f.human.votes.items()} for dim, f in fold.dims.items()}
         if viewer is not None:
             for dim, by in current.items():
                 if viewer not in by:
                     current[dim] = {}
+        states = {fs.flag.pk: fs for fs in fold.safety.flags}
+        with self.read() as conn:
+            flags = [f for f in self._flags(conn, [item_pk]) if f.pk in states]
         return ItemView(
             pk=it.pk, item_id=it.item_id, dataset=it.dataset, rubric_ref=it.rubric_ref,
             input=it.input, output=it.output, context=it.context, reference=it.reference,
             conversation=it.conversation, group=it.grp, variant=it.variant, metadata=it.meta or {},
             judge={d: list(v.values()) for d, v in judge.items()}, human=current,
-            history=[_human(h) for h in hrows if h.reviewer == viewer], flags=flags,
+            history=[_human(h) for h in hrows if h.reviewer == viewer and revision_of(h) == it.revision],
+            flags=flags, fold=fold,
         )
 
     def group_items(self, item_pk: int) -> list[int]:
@@ -117,99 +105,6 @@ class PeopleMixin(StoreBase):
             rows = conn.execute(select(Item.pk).where(Item.grp == it[0], Item.rubric_ref == it[1])
                                 .order_by(Item.variant, Item.pk)).scalars().all()
         return list(rows)
-
-    # --- safety -----------------------------------------------------------------------------
-    def _flags(self, conn: Any, item_pks: list[int] | None, only_open: bool = False) -> list[FlagRecord]:
-        q = select(SafetyFlag, Item.item_id.label("item_id"), Item.output.label("output"),  # type: ignore[attr-defined]
-                   Item.rubric_ref.label("rubric_ref")).join(
-            Item, Item.pk == SafetyFlag.item_pk)
-        if item_pks is not None:
-            q = q.where(SafetyFlag.item_pk.in_(item_pks))  # type: ignore[attr-defined]
-        if only_open:
-            q = q.where(SafetyFlag.status.in_(WAITING))  # type: ignore[attr-defined]
-        rows = records(conn, q.order_by(SafetyFlag.pk))
-        pks = [f.pk for f in rows]
-        decisions: dict[int, list[tuple[str, str, str]]] = {}
-        if pks:
-            for d in records(conn, select(SafetyDecision).where(SafetyDecision.flag_pk.in_(pks))  # type: ignore[attr-defined]
-                             .order_by(SafetyDecision.pk)):
-                decisions.setdefault(d.flag_pk, []).append((d.reviewer, d.decision, d.reason))
-        return [FlagRecord(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.start, f.end, f.matched,
-                           f.context, f.status, f.output, decisions.get(f.pk, []), f.rubric_ref) for f in rows]
-
-    def open_flags(self, rubric_ref: str | None = None) -> list[FlagRecord]:
-        """Flags still waiting for a safety decision (open or escalated)."""
-        with self.read() as conn:
-            flags = self._flags(conn, None, only_open=True)
-            if rubric_ref:
-                keep = set(conn.execute(select(Item.pk).where(Item.rubric_ref == rubric_ref)).scalars())
-                flags = [f for f in flags if f.item_pk in keep]
-        return flags
-
-    def flag_item(self, item_pk: int, reviewer: str, reason: str = "flagged by a reviewer") -> int:
-        """A reviewer sends an item to the safety queue (a flag with detector ``human``). One
-        waiting reviewer flag per item and person: a second is refused."""
-        with self.write() as conn:
-            mine = conn.execute(select(SafetyFlag.pk).where(
-                SafetyFlag.item_pk == item_pk, SafetyFlag.detector == f"human:{reviewer}",
-                SafetyFlag.status.in_(WAITING))).first()  # type: ignore[attr-defined]
-            if mine is not None:
-                raise UserError(f"you have already flagged this item (flag {mine[0]}); "
-                                "undo it or wait for the safety decision")
-            res = conn.execute(SafetyFlag.__table__.insert().values(  # type: ignore[attr-defined]
-                item_pk=item_pk, gate="reviewer_flag", detector=f"human:{reviewer}", matched="",
-                context=reason))
-            conn.execute(update(Item).where(Item.pk == item_pk).values(flagged=True))
-            refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
-            return int(res.inserted_primary_key[0])
-
-    def withdraw_flag(self, flag_id: int, reviewer: str) -> str:
-        """The reviewer who raised a reviewer flag takes it back (an undo) before any safety
-        decision: recorded as a ``withdraw`` decision, never deleted."""
-        with self.write() as conn:
-            row = conn.execute(select(SafetyFlag.item_pk, SafetyFlag.detector).where(SafetyFlag.pk == flag_id)).first()
-            if row is None or row[1] != f"human:{reviewer}":
-                raise UserError(f"flag {flag_id} is not a flag you raised")
-            if conn.execute(select(SafetyDecision.pk).where(SafetyDecision.flag_pk == flag_id)).first():
-                raise UserError(f"flag {flag_id} already has a safety decision; it can no longer be withdrawn")
-            conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
-                flag_pk=flag_id, reviewer=reviewer, decision="withdraw", reason="withdrawn by the flagger"))
-            return self._settle_flag(conn, flag_id, row[0], 1)
-
-    def add_safety_decision(self, flag_id: int, reviewer: str, decision: str, reason: str) -> str:
-        """Record a decision (role ``safety`` and a reason required); returns the flag's status.
-
-        The status follows :func:`reviewer.domain.safety.safety_status`: sign-offs are distinct
-        people, whoever escalated cannot be the only one who clears, escalated never reverts to open.
-        """
-        if decision not in DECISIONS:
-            raise UserError(f"unknown decision {decision!r}; use clear, escalate or confirm")
-        if not reason or not reason.strip():
-            raise UserError("a safety decision needs a reason")
-        if "safety" not in self.reviewer_roles(reviewer):
-            raise UserError(f"{reviewer} does not hold the safety role; "
-                            f"`rubricate reviewer add {reviewer} --role safety` grants it")
-        with self.write() as conn:
-            row = conn.execute(select(SafetyFlag.item_pk, Item.rubric_ref).join(Item, Item.pk == SafetyFlag.item_pk)
-                               .where(SafetyFlag.pk == flag_id)).first()
-            if row is None:
-                raise UserError(f"no safety flag {flag_id}")
-            conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
-                flag_pk=flag_id, reviewer=reviewer, decision=decision, reason=reason.strip()))
-            return self._settle_flag(conn, flag_id, row[0], self.get_rubric(row[1]).review.safety_signoffs)
-
-    def _settle_flag(self, conn: Any, flag_id: int, item_pk: int, needed: int) -> str:
-        """Store the flag's status as :func:`reviewer.domain.safety.safety_status` derives it from
-        every decision, and the item's flagged mark."""
-        decisions = conn.execute(select(SafetyDecision.reviewer, SafetyDecision.decision).where(
-            SafetyDecision.flag_pk == flag_id).order_by(SafetyDecision.pk)).all()  # type: ignore[arg-type]
-        status = safety_status([(r, d) for r, d in decisions], needed).state
-        conn.execute(update(SafetyFlag).where(SafetyFlag.pk == flag_id).values(status=status))
-        still_open = conn.execute(select(SafetyFlag.pk).where(
-            SafetyFlag.item_pk == item_pk, SafetyFlag.status.in_(("open", "escalated", "confirmed")))).first()  # type: ignore[attr-defined]
-        conn.execute(update(Item).where(Item.pk == item_pk).values(flagged=still_open is not None))
-        refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
-        return status
 
 
 def _human(h: Any) -> HumanRecord:

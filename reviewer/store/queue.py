@@ -16,7 +16,7 @@ from sqlalchemy import ColumnElement, and_, exists, false, func, or_, select, up
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
-from reviewer.store.tables import Assignment, AuditSample, Item, QueueSetting, SafetyFlag, now
+from reviewer.store.tables import Assignment, AuditSample, Item, QueueSetting, now
 from reviewer.store.views import Claim, QueueRow
 
 QUEUES = ("triage", "audit", "safety")
@@ -52,8 +52,8 @@ class QueueMixin(StoreBase):
         if dataset:
             conds.append(Item.dataset == dataset)
         if queue == "safety":
-            conds.append(exists().where(SafetyFlag.item_pk == Item.pk,
-                                        SafetyFlag.status.in_(("open", "escalated"))))  # type: ignore[attr-defined]
+            # the item's safety status, derived from its flags' decisions (reviewer.domain.safety)
+            conds.append(Item.safety.in_(("open", "escalated")))  # type: ignore[attr-defined]
         elif queue == "audit":
             conds.append(exists().where(AuditSample.item_pk == Item.pk))
         return conds
@@ -110,6 +110,7 @@ class QueueMixin(StoreBase):
 
     def _lease(self, conn: Any, conds: list[Any], order: list[Any], queue: str, reviewer: str, t: Any,
                lease_seconds: int) -> Any:
+        _check_lease(lease_seconds)
         pick = select(Item.pk).where(and_(*conds)).order_by(*order).limit(1)
         if self.dialect == "postgresql":
             pick = pick.with_for_update(skip_locked=True)
@@ -139,6 +140,7 @@ class QueueMixin(StoreBase):
 
     def renew(self, claim: Claim, lease_seconds: int = 900) -> Claim:
         """Extend a lease the reviewer still holds; UserError if it was lost."""
+        _check_lease(lease_seconds)
         until = now() + timedelta(seconds=lease_seconds)
         with self.write() as conn:
             n = conn.execute(update(Item).where(Item.pk == claim.item_pk, Item.lease_reviewer == claim.reviewer)
@@ -215,3 +217,10 @@ class QueueMixin(StoreBase):
             for pk, p in priorities.items():
                 conn.execute(update(Item).where(Item.pk == pk).values(priority=p))
             refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.get_rubric(rubric_ref).ref})
+
+
+def _check_lease(lease_seconds: Any) -> None:
+    """A lease is a positive whole number of seconds, at most a day (a negative one would hand
+    the item to the next reviewer at once; a huge one would hide it for ever)."""
+    if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, int) or not 0 < lease_seconds <= 86_400:
+        raise UserError(f"lease of {lease_seconds!r} seconds: give 1 second to 1 day (lease_minutes 1 to 1440)")

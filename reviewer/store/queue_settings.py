@@ -17,7 +17,7 @@ from sqlalchemy import select, update
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
-from reviewer.store.tables import HumanScore, Item, QueueSetting, now
+from reviewer.store.tables import Item, QueueSetting, now
 
 ANY_RUBRIC = "*"
 
@@ -78,22 +78,20 @@ class QueueSettingsMixin(StoreBase):
         """Per reviewer, over the gold items they scored: how many, mean absolute error, exact and
         within-one shares, and the error per ISO week (drift: the last week's MAE minus the first's)."""
         with self.read() as conn:
-            q = select(Item.pk, Item.gold).where(Item.is_gold.is_(True))  # type: ignore[attr-defined]
+            q = select(Item.pk).where(Item.is_gold.is_(True))  # type: ignore[attr-defined]
             if rubric_ref:
                 q = q.where(Item.rubric_ref == self.get_rubric(rubric_ref).ref)
-            gold = {pk: g for pk, g in conn.execute(q) if isinstance(g, dict)}
-            scores = conn.execute(
-                select(HumanScore.item_pk, HumanScore.dimension, HumanScore.reviewer, HumanScore.score,
-                       HumanScore.kind, HumanScore.created_at)
-                .where(HumanScore.item_pk.in_(list(gold))).order_by(HumanScore.pk)).all() if gold else []  # type: ignore[attr-defined]
+            pks = list(conn.execute(q).scalars())
+        # each reviewer's current score per gold item and dimension, from the item's fold
         current: dict[tuple[int, str, str], tuple[float, Any]] = {}
-        for pk, dim, who, score, kind, at in scores:
-            if kind == "adjudication":
+        gold: dict[int, dict[str, Any]] = {}
+        for it, fold in self.item_folds(item_pks=pks) if pks else ():  # type: ignore[attr-defined]
+            if not isinstance(it.gold, dict):
                 continue
-            if kind == "undo" or score is None:
-                current.pop((pk, dim, who), None)
-            else:
-                current[(pk, dim, who)] = (float(score), at)
+            gold[it.pk] = it.gold
+            for dim, f in fold.dims.items():
+                for who, v in f.human.votes.items():
+                    current[(it.pk, dim, who)] = (v.score, v.created_at)
         errors: dict[str, list[tuple[float, Any]]] = defaultdict(list)
         for (pk, dim, who), (score, at) in current.items():
             expected = gold[pk].get(dim)

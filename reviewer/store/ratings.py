@@ -25,55 +25,22 @@ class RatingsMixin(StoreBase):
         with self.read() as conn:
             return conn.execute(select(AuditSample.pk).where(AuditSample.rubric_ref == ref).limit(1)).first() is not None
 
-    def rating_rows(self, rubric_ref: str, dataset: str | None = None, sample: str = "all") -> list[dict[str, Any]]:
-        """Per item: ``judge[dim][model]`` (latest score, errors left out) and ``judge_std`` (its
-        samples' spread), ``human[dim][reviewer]`` (current score; with sample ``blind`` only
-        scores given before the judge was shown, and ``revised[dim][reviewer]`` = (blind score,
-        its latest revision after the reveal)), ``adjudicated[dim]``, and the item's group and
-        metadata for ``--group-by``."""
+    def rating_rows(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
+                    human_aggregate: str = "mean") -> list[dict[str, Any]]:
+        """Per item, read from its fold (:func:`rating_row`): ``judge[dim][model]`` (latest score,
+        errors left out) and ``judge_std``, ``human[dim][reviewer]`` (current score; with sample
+        ``blind`` only the first score given before the judge was shown, and ``revised[dim][reviewer]``
+        = (blind score, its revision after the reveal)), ``adjudicated[dim]``, the item's
+        ``effective`` scores, ``overall`` and ``safety``, and its group and metadata."""
+        from reviewer.domain.rating import rating_row
+
         ref = self.get_rubric(rubric_ref).ref
-        with self.read() as conn:
-            q = select(Item.pk, Item.item_id, Item.grp, Item.meta).where(Item.rubric_ref == ref)
-            if dataset:
-                q = q.where(Item.dataset == dataset)
-            if sample == "audit":
-                q = q.where(Item.pk.in_(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)))  # type: ignore[union-attr]
-            items = {pk: {"item_pk": pk, "item_id": iid, "group": grp, "metadata": meta or {},
-                          "judge": {}, "judge_std": {}, "human": {}, "adjudicated": {}, "revised": {}}
-                     for pk, iid, grp, meta in conn.execute(q)}
-            pks = list(items)
-            first_blind: dict[tuple[int, str, str], float] = {}
-            for i in range(0, len(pks), 5000):
-                chunk = pks[i:i + 5000]
-                for pk, dim, model, score, std in conn.execute(
-                        select(JudgeScore.item_pk, JudgeScore.dimension, JudgeScore.model, JudgeScore.score,
-                               JudgeScore.std)
-                        .where(JudgeScore.item_pk.in_(chunk), JudgeScore.turn.is_(None),  # type: ignore[union-attr]
-                               JudgeScore.score.is_not(None)).order_by(JudgeScore.pk)):  # type: ignore[union-attr]
-                    items[pk]["judge"].setdefault(dim, {})[model or "judge"] = score
-                    items[pk]["judge_std"].setdefault(dim, {})[model or "judge"] = std
-                for pk, dim, who, score, kind, blind in conn.execute(
-                        select(HumanScore.item_pk, HumanScore.dimension, HumanScore.reviewer, HumanScore.score,
-                               HumanScore.kind, HumanScore.blind)
-                        .where(HumanScore.item_pk.in_(chunk)).order_by(HumanScore.pk)):  # type: ignore[attr-defined]
-                    human = items[pk]["human"].setdefault(dim, {})
-                    revised = items[pk]["revised"].setdefault(dim, {})
-                    key = (pk, dim, who)
-                    if kind == "adjudication":
-                        items[pk]["adjudicated"][dim] = score
-                        continue
-                    if kind == "undo":
-                        human.pop(who, None)
-                        revised.pop(who, None)
-                        first_blind.pop(key, None)
-                        continue
-                    if blind and key not in first_blind:
-                        first_blind[key] = score
-                    if kind == "revision" and key in first_blind:
-                        revised[who] = (first_blind[key], score)
-                    if sample != "blind" or (blind and who not in human):  # blind: the first blind score
-                        human[who] = score
-        return list(items.values())
+        pks = None
+        if sample == "audit":
+            with self.read() as conn:
+                pks = list(conn.execute(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)).scalars())
+        return [rating_row(it.pk, it.item_id, it.grp, it.meta, fold, sample)
+                for it, fold in self.item_folds(ref, dataset, pks, human_aggregate)]  # type: ignore[attr-defined]
 
     def judge_cost_by_dimension(self, rubric_ref: str) -> dict[str, dict[str, float]]:
         """Judge cost, calls and errors per dimension over every run of a rubric."""

@@ -1,5 +1,6 @@
-"""The store's tables (SQLModel). Human scores and safety decisions are append-only: triggers
-created by the migrations refuse UPDATE and DELETE on them, on SQLite and PostgreSQL alike."""
+"""The store's tables (SQLModel). History tables (``guards.HISTORY``: scores, flags, decisions,
+pair choices, rubric versions, item revisions) are append-only: triggers created by the
+migrations refuse UPDATE, DELETE, REPLACE and TRUNCATE on them, on SQLite and PostgreSQL alike."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ class Reviewer(SQLModel, table=True):
     __tablename__ = "reviewer"
     name: str = Field(primary_key=True)
     roles: str = "reviewer"
+    #: The person behind the name: their database login (PostgreSQL) or OS user (SQLite).
+    login: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -80,7 +83,11 @@ class Item(SQLModel, table=True):
     #: Judge panels: the largest normalised spread between the models' scores on one dimension.
     judge_spread: float | None = None
     n_errors: int = 0
+    #: The safety cap applies: a flag is open, escalated or confirmed (derived, see ``safety``).
     flagged: bool = False
+    #: The item's safety status derived from its flags' decisions by :mod:`reviewer.domain.safety`
+    #: (none | open | escalated | confirmed | cleared), kept here for the queues' SQL.
+    safety: str = "none"
     n_reviewed: int = 0
     #: The triage queue's order in one indexed number (lower first): reviews done, then judge
     #: errors and safety flags, then routing priority. See ``queue.TRIAGE_KEY_SQL``.
@@ -177,6 +184,8 @@ class HumanScore(SQLModel, table=True):
     judge_score_pk: int | None = None
     #: The queue sample the score was given in (audit, triage, ...), for unbiased calibration.
     sample: str | None = None
+    #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
+    actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -194,7 +203,8 @@ class SafetyFlag(SQLModel, table=True):
     matched: str = ""
     context: str = ""
     severity: str = "high"
-    #: open | cleared | confirmed | escalated
+    #: Written "open" and never updated: a flag's status is derived from its decisions
+    #: (:mod:`reviewer.domain.safety`). Kept for databases that older releases read.
     status: str = "open"
     created_at: datetime = Field(default_factory=now)
 
@@ -208,6 +218,7 @@ class SafetyDecision(SQLModel, table=True):
     reviewer: str
     decision: str
     reason: str
+    actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -248,6 +259,7 @@ class PairChoice(SQLModel, table=True):
     reviewer: str
     winner_item_pk: int | None = None
     reason: str | None = None
+    actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 

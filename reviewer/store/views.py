@@ -93,6 +93,8 @@ class FlagRecord:
     output: str = ""
     decisions: list[tuple[str, str, str]] = field(default_factory=list)
     rubric_ref: str = ""
+    #: distinct people who cleared it since it was last escalated or confirmed
+    signoffs: int = 0
 
 
 @dataclass
@@ -119,6 +121,8 @@ class ItemView:
     #: The viewer's own rows, oldest first (blind score, revision, undo...).
     history: list[HumanRecord]
     flags: list[FlagRecord]
+    #: The item's state (:mod:`reviewer.domain`): effective scores, overall, safety.
+    fold: Any = None
 
 
 @dataclass

@@ -9,7 +9,6 @@ from typing import Any
 
 from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
-from rubrics.aggregate import panel_score
 
 BAND_COLORS = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
 
@@ -75,52 +74,48 @@ def lines(rows: list[Any]) -> list[QueueLine]:
 
 
 def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None) -> ItemState:
-    """Build the item screen's state from the store's item view."""
+    """Build the item screen's state from the store's item view and the item's fold (effective
+    scores, the judge panel, this reviewer's current votes and the safety status all come from
+    the fold; the records add what is shown beside them: rationale, evidence, samples)."""
     view = store.item_view(item_pk, reviewer)
     rubric = store.get_rubric(view.rubric_ref)
-    mine: dict[str, Any] = {}
-    blind_first: dict[str, float | None] = {}
-    for h in view.history:
-        if h.kind == "undo":
-            mine.pop(h.dimension, None)
-        else:
-            mine[h.dimension] = h
-            if h.blind:
-                blind_first.setdefault(h.dimension, h.score)
+    fold = view.fold
     dims, pair_lines = [], []
     for dim in rubric.dimensions:
         if dim.is_pair:
             pair_lines += [_pair_line(dim.name or dim.id, r) for r in view.judge.get(dim.id, [])[-1:]]
             continue
         recs = [r for r in view.judge.get(dim.id, []) if r.turn is None]
+        f = fold.dims[dim.id]
         d = DimState(dim=dim)
         if recs:
             ok = [r for r in recs if r.score is not None]
             last = recs[-1]
             d.judge_score_id, d.rationale, d.evidence = last.pk, last.rationale, list(last.evidence)
-            d.confidence, d.judge_error, d.raw_reply = last.confidence, last.error, last.raw_reply
-            if len({r.model for r in ok}) > 1:  # a panel (item_view keeps each model's latest)
-                d.samples = [r.score for r in ok]
-                d.judge_score = panel_score(d.samples, rubric.judge.panel_aggregate)
+            d.confidence, d.raw_reply = last.confidence, last.raw_reply
+            d.judge_score = f.judge.panel
+            d.judge_error = f.judge.error if f.judge.panel is None else None
+            if len(f.judge.scores) > 1:  # a panel: each model's score
+                d.samples = list(f.judge.scores.values())
             elif ok:
-                d.judge_score, d.samples = ok[-1].score, list(ok[-1].samples)
-                d.judge_error = None if last.score is not None else last.error
+                d.samples = list(ok[-1].samples)
             d.std = statistics.stdev(d.samples) if len(d.samples) > 1 else None
-        h = mine.get(dim.id)
-        if h is not None:
-            d.my_score, d.my_reason, d.my_tags = h.score, h.reason, tuple(h.tags)
-        d.my_blind = dim.id in blind_first
-        d.blind_score = blind_first.get(dim.id)
-        d.revealed = not blind or h is not None
+        mine = f.human.votes.get(reviewer)
+        if mine is not None:
+            d.my_score, d.my_reason, d.my_tags = mine.score, mine.reason, tuple(mine.tags)
+            d.my_blind = mine.first_blind is not None
+            d.blind_score = mine.first_blind
+        d.revealed = not blind or mine is not None
         d.peers = {name: rec.score for name, rec in view.human.get(dim.id, {}).items()
                    if name != reviewer and rec.score is not None}
         dims.append(d)
-    flags = [FlagState(f.pk, f.gate, f.detector, f.matched, f.start, f.end, f.context, f.status,
+    states = {s.flag.pk: s.status for s in fold.safety.flags}
+    flags = [FlagState(f.pk, f.gate, f.detector, f.matched, f.start, f.end, f.context, states.get(f.pk, f.status),
                        [f"{who}: {what} ({why})" for who, what, why in f.decisions]) for f in view.flags
-             if f.status != "withdrawn"]
+             if states.get(f.pk, f.status) != "withdrawn"]
     return ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
-                     pair_lines)
+                     pair_lines, fold=fold, reviewer=reviewer)
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -224,21 +219,22 @@ def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) ->
     refs = [store.get_rubric(rubric_ref).ref] if rubric_ref else store.rubrics_with_items()
     out = []
     for ref in refs:
-        report = calibrate(store, ref, dataset, draws=500)
+        report = calibrate(store, ref, dataset)  # the CLI's sample, seed and draws
         rubric = store.get_rubric(ref)
         for d in report["dimensions"]:
             dim = rubric.dimension(d["dimension"])
-            out.append({**d, "rubric": ref, "sample": report["sample"], "pairs": report.get("pairs"),
+            out.append({**d, "rubric": ref, "sample": report["sample"], "dataset": dataset, "pairs": report.get("pairs"),
                         "scale_min": dim.scale.min, "scale_max": dim.scale.max, "levels": dim.scale.levels})
     return out
 
 
-def calibration_detail(store: Any, rubric_ref: str, dimension: str) -> dict[str, Any]:
-    """One dimension: the confusion table, each reviewer's bias against the judge, and the
-    largest disagreements."""
+def calibration_detail(store: Any, rubric_ref: str, dimension: str, dataset: str | None = None,
+                       sample: str | None = None) -> dict[str, Any]:
+    """One dimension on the items its calibration row was computed from (same dataset and
+    sample): the confusion table, each reviewer's bias (judge − human), the largest disagreements."""
     from reviewer.calibrate_service import dimension_detail
 
-    return dimension_detail(store, rubric_ref, dimension)
+    return dimension_detail(store, rubric_ref, dimension, dataset, sample)
 
 
 def adjudicate(store: Any, item_pk: int, dimension: str, lead: str, value: float) -> int:

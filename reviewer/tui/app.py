@@ -20,6 +20,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.config import TuiSettings
 from reviewer.tui.screens.help import HelpScreen
@@ -116,8 +117,12 @@ class ReviewApp(App[None]):
             blind = store.queue_settings(self.session.queue, self.session.rubric_ref).blind
         except Exception as exc:
             handle.ready.set_exception(exc)
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            self.call_from_thread(self.exit, message=f"error: {self.db}: {first}", return_code=1)
+            from reviewer import faults
+
+            code, line = faults.classify(exc, self.db) or (1, f"error: {self.db}: {exc or type(exc).__name__}")
+            message = safe_text(line.strip().splitlines()[0], newlines=False)
+            message.no_wrap, message.overflow = True, "ignore"  # one line, however narrow the terminal
+            self.call_from_thread(self.exit, message=message, return_code=code)
             return
         if blind and not self.session.blind:  # a queue set blind is blind for everyone in it
             self.session = replace(self.session, blind=True)  # before any screen reads the store
@@ -253,7 +258,8 @@ class ReviewApp(App[None]):
         from reviewer.tui.screens.pair import PairScreen
 
         if pair is None:
-            self.notify(f"{state.item_id} has no other item in group {state.group!r}", severity="warning")
+            self.notify(safe_line(f"{state.item_id} has no other item in group {state.group!r}"), severity="warning",
+                        markup=False)
             return
         self.push_screen(PairScreen(pair, over_item=True))
 
@@ -333,14 +339,14 @@ class ReviewApp(App[None]):
     def flag_item(self, state: ItemState, reason: str) -> Future[Any]:
         """Send the item to the safety queue with the reviewer's reason; the future gives the
         flag's id (for an undo)."""
-        self.notify(f"{state.item_id} sent to the safety queue")
+        self.notify(safe_line(f"{state.item_id} sent to the safety queue"), markup=False)
         return self.writer.submit("flag", adapter.flag_item, self.store, state, self.session.reviewer, reason)
 
     def on_write_done(self, message: WriteDone) -> None:
         if message.error:
             self.write_errors.append(message.error)
-            self.notify(f"could not save {message.label}: {message.error}", severity="error",
-                        timeout=10)
+            self.notify(safe_line(f"could not save {message.label}: {message.error}"), severity="error",
+                        timeout=10, markup=False)
         else:
             self.writes_done += 1
 

@@ -13,8 +13,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewer.errors import UserError
+
+MAX_CONFIG_BYTES = 65_536
 
 
 @dataclass
@@ -39,32 +44,106 @@ def config_path() -> Path:
     return Path(user_config_dir("rubricate")) / "config.yaml"
 
 
+class _SettingsFile(BaseModel):
+    """The file's schema: strict types (``lease_minutes: abc`` or ``"15"`` is refused, not cast)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    lease_minutes: int = Field(15, ge=1, le=24 * 60)
+    page_size: int = Field(200, ge=10, le=5000)
+    keymap: dict[str, str] = Field(default_factory=dict)
+
+
+_HINTS = {
+    "lease_minutes": "give whole minutes from 1 to 1440, e.g. lease_minutes: 15",
+    "page_size": "give a whole number of rows from 10 to 5000, e.g. page_size: 200",
+    "keymap": "map binding ids to key strings, e.g. item.agree: enter,a",
+}
+
+
 def load_settings(path: Path | None = None) -> TuiSettings:
-    """Read the settings file; a missing file means defaults, a broken one is one clear line."""
+    """Read the settings file; a missing file means defaults, a broken one is one clear line per
+    fault (``FILE:LINE: setting: what is wrong; what to do``), all of them at once."""
     path = path or config_path()
     if not path.exists():
         return TuiSettings()
+    from reviewer.faults import regular_file
+
+    regular_file(path)  # a FIFO or device would block or never end
     import yaml  # only when a config file exists
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise UserError(f"{path}: a settings file must be under 64 kB; this one is not")
+        text = raw.decode("utf-8")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text) or {}
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not valid UTF-8; save the file as UTF-8") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot be read ({exc.strerror or exc}); check the file") from None
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         raise UserError(f"{path}{line}: not valid YAML; fix the file or remove it") from None
     if not isinstance(data, dict):
         raise UserError(f"{path}:1: expected a mapping of settings; see `rubricate review --help`")
-    known = {"lease_minutes", "page_size", "keymap"}
-    unknown = set(data) - known
-    if unknown:
-        raise UserError(
-            f"{path}: unknown setting {sorted(unknown)[0]!r}; known: {', '.join(sorted(known))}"
-        )
-    keymap = data.get("keymap") or {}
-    if not isinstance(keymap, dict) or not all(isinstance(v, str) for v in keymap.values()):
-        raise UserError(f"{path}: keymap must map binding ids to key strings, e.g. item.agree: a")
-    return TuiSettings(
-        lease_minutes=int(data.get("lease_minutes", 15)),
-        page_size=int(data.get("page_size", 200)),
-        keymap={str(k): v for k, v in keymap.items()},
-    )
+    lines = _key_lines(node)
+    dups = [f"{path}:{line}: {key}: set twice (first on line {lines[key]}); keep one"
+            for key, line in _duplicates(node)]
+    if dups:
+        raise UserError("\n".join(dups))
+    try:
+        checked = _SettingsFile.model_validate(data)
+    except ValidationError as exc:
+        raise UserError("\n".join(_fault_line(path, lines, e) for e in exc.errors())) from None
+    return TuiSettings(lease_minutes=checked.lease_minutes, page_size=checked.page_size,
+                       keymap=dict(checked.keymap))
+
+
+def _key_lines(node: Any) -> dict[str, int]:
+    """The line of each top-level key (and of each keymap entry, as ``keymap.ID``)."""
+    out: dict[str, int] = {}
+    if not isinstance(node, yaml_nodes().MappingNode):
+        return out
+    for key, value in node.value:
+        name = str(key.value)
+        out.setdefault(name, key.start_mark.line + 1)
+        if name == "keymap" and isinstance(value, yaml_nodes().MappingNode):
+            for k, _ in value.value:
+                out.setdefault(f"keymap.{k.value}", k.start_mark.line + 1)
+    return out
+
+
+def _duplicates(node: Any) -> list[tuple[str, int]]:
+    """Top-level keys given twice (plain YAML silently keeps the last)."""
+    seen: set[str] = set()
+    out = []
+    if isinstance(node, yaml_nodes().MappingNode):
+        for key, _ in node.value:
+            name = str(key.value)
+            if name in seen:
+                out.append((name, key.start_mark.line + 1))
+            seen.add(name)
+    return out
+
+
+def yaml_nodes() -> Any:
+    import yaml.nodes
+
+    return yaml.nodes
+
+
+def _fault_line(path: Path, lines: dict[str, int], error: Any) -> str:
+    loc = [str(p) for p in error.get("loc", ())]
+    key = ".".join(loc) or "settings"
+    line = lines.get(key) or (lines.get(loc[0]) if loc else None)
+    where = f"{path}:{line}" if line else str(path)
+    if error.get("type") == "extra_forbidden":
+        return f"{where}: unknown setting {key!r}; known: {', '.join(sorted(_HINTS))}"
+    hint = _HINTS.get(loc[0] if loc else "", "see `rubricate review --help`")
+    value = error.get("input")
+    shown = repr(value)[:40] if not isinstance(value, (dict, list)) else type(value).__name__
+    return f"{where}: {key}: {error.get('msg', 'invalid')} (got {shown}); {hint}"

@@ -1,17 +1,28 @@
 """What the item screen shows, as plain state the screen owns and updates.
 
 The screen never reads the store's rows directly: :func:`reviewer.tui.adapter.load_item` builds an
-:class:`ItemState` in a worker thread, and the screen changes it as the reviewer scores. The
-effective overall is recomputed from this state with :func:`rubrics.aggregate.score_item`, so the
-verdict updates live without a round trip to the database.
+:class:`ItemState` in a worker thread, with the item's fold (:mod:`reviewer.domain`), and the screen
+changes it as the reviewer scores. The effective overall is the fold with this reviewer's current
+scores put in (:func:`reviewer.domain.with_votes`), so the verdict updates live without a round
+trip to the database and by the same rules every other view uses.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rubrics.aggregate import ItemScore, score_item
+from reviewer.domain import (
+    HumanDim,
+    ItemFold,
+    JudgeDim,
+    JudgeRow,
+    SafetyState,
+    judge_only,
+    resolve,
+    with_votes,
+)
+from rubrics.aggregate import ItemScore
 from rubrics.schema import Dimension, Rubric
 
 
@@ -87,10 +98,15 @@ class ItemState:
     claim: Any = None
     #: The judge's pair methods on this item's group, one line each (shown in the pair view).
     pair_lines: list[str] = field(default_factory=list)
+    #: The item's state as the store's rows make it (:class:`reviewer.domain.ItemFold`).
+    fold: ItemFold | None = None
+    #: Whose scores ``dims`` hold (``my_score``).
+    reviewer: str = ""
 
     @property
     def safety_failed(self) -> bool:
-        """A gate fired and was not cleared."""
+        """The safety cap applies: a flag open, escalated or confirmed (the flags' statuses come
+        from the fold; a flag raised on this screen since it was loaded counts too)."""
         return any(f.status not in ("cleared", "withdrawn") for f in self.flags)
 
     @property
@@ -99,17 +115,26 @@ class ItemState:
         them (overall, band, pass, the flip) may be shown either."""
         return any(not d.judge_visible for d in self.dims)
 
+    def _fold(self) -> ItemFold:
+        if self.fold is None:  # a state built by hand (tests): fold what it holds
+            humans = {d.dim.id: HumanDim() for d in self.dims}
+            judges = {d.dim.id: JudgeDim({"judge": JudgeRow(0, d.dim.id, None, d.judge_score, error=d.judge_error)}
+                                         if d.judge_score is not None or d.judge_error else {}, d.judge_score)
+                      for d in self.dims}
+            self.fold = resolve(self.rubric, humans, judges, SafetyState("none"), self.item_pk)
+        if self.safety_failed != self.fold.safety.capped:  # flags changed on screen since the load
+            status = "open" if self.safety_failed else "cleared"
+            return replace(self.fold, safety=SafetyState(status, self.fold.safety.flags))
+        return self.fold
+
     def judge_result(self) -> ItemScore:
-        """The overall as the judge alone scored it."""
-        raw = {d.dim.id: d.judge_score for d in self.dims}
-        return score_item(self.rubric, raw, safety_failed=self.safety_failed)
+        """The overall as the judge alone scores it."""
+        return judge_only(self.rubric, self._fold())
 
     def effective_result(self) -> ItemScore:
-        """The overall with this reviewer's scores over the judge's where given."""
-        raw = {
-            d.dim.id: d.my_score if d.my_score is not None else d.judge_score for d in self.dims
-        }
-        return score_item(self.rubric, raw, safety_failed=self.safety_failed)
+        """The item's effective overall with this reviewer's current scores in it."""
+        mine = {d.dim.id: d.my_score for d in self.dims}
+        return with_votes(self.rubric, self._fold(), self.reviewer, mine).score
 
     def scored_count(self) -> int:
         """How many dimensions this reviewer has scored."""

@@ -214,10 +214,10 @@ class JudgeClient:
         key = judge_cache_key(self.model, key_hash, params, sample, self.settings.api_base)
         if self.cache is not None:
             hit = self.cache.get(key)
-            if hit is not None:
+            if isinstance(hit, dict) and isinstance(hit.get("text"), str):  # else: not usable, ask again
                 self.meter.cached_calls += 1
-                return Completion(str(hit["text"]), 0.0, int(hit.get("tokens_in", 0)),
-                                  int(hit.get("tokens_out", 0)), cached=True)
+                return Completion(hit["text"], 0.0, _count(hit.get("tokens_in")),
+                                  _count(hit.get("tokens_out")), cached=True)
         completion = await self._call(prompt.messages + (followup or []), params)
         if self.cache is not None:
             self.cache.put(key, {"text": completion.text, "cost_usd": completion.cost_usd,
@@ -251,10 +251,15 @@ class JudgeClient:
         raise AssertionError("unreachable")  # the loop returns or raises
 
     def _completion(self, litellm: Any, response: Any) -> Completion:
-        text = response.choices[0].message.content or ""
+        choices = getattr(response, "choices", None)
+        message = getattr(choices[0], "message", None) if isinstance(choices, list) and choices else None
+        text = getattr(message, "content", None)
+        if message is None or not isinstance(text, str | None):
+            raise JudgeCallError("the server's reply has no message (empty 'choices'); nothing to read")
+        text = text or ""
         usage = getattr(response, "usage", None)
-        tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
-        tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
+        tokens_in = _count(getattr(usage, "prompt_tokens", 0))
+        tokens_out = _count(getattr(usage, "completion_tokens", 0))
         try:
             cost = float(litellm.completion_cost(completion_response=response) or 0.0)
         except Exception:  # a model without a known price costs what we cannot know: 0
@@ -274,7 +279,7 @@ class JudgeClient:
             return Outcome(error=str(exc), cached=False)
         out.add(first)
         try:
-            out.value = validate(extract_json(first.text))
+            out.value = _read(validate, first.text)
             return out
         except ReplyError as exc:
             problem = str(exc)
@@ -289,9 +294,29 @@ class JudgeClient:
             return out
         out.add(second)
         try:
-            out.value = validate(extract_json(second.text))
+            out.value = _read(validate, second.text)
         except ReplyError as exc:
             out.error = f"unusable reply after one re-ask: {exc}"
             out.raw = f"{first.text}\n--- re-ask reply ---\n{second.text}"
         return out
 
+
+def _read(validate: Callable[[dict[str, Any]], T], text: str) -> T:
+    """The validated answer in a reply; anything that goes wrong reading it is a :class:`ReplyError`
+    (a validator tripping over an odd value must not end the run)."""
+    try:
+        return validate(extract_json(text))
+    except ReplyError:
+        raise
+    except RecursionError:
+        raise ReplyError("the reply's JSON is nested too deeply") from None
+    except Exception as exc:
+        raise ReplyError(f"the reply could not be read ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def _count(value: Any) -> int:
+    """A token count from a reply or the cache; anything odd counts as 0."""
+    try:
+        return max(0, int(value or 0))
+    except (TypeError, ValueError, OverflowError):
+        return 0

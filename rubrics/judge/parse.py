@@ -15,6 +15,8 @@ from typing import Any
 
 from rubrics.schema import Scale
 
+#: Longest JSON answer read (a judge answer is a few hundred characters).
+MAX_REPLY_CHARS = 200_000
 _FENCED = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
@@ -24,6 +26,10 @@ class ReplyError(ValueError):
 
 def extract_json(text: str) -> dict[str, Any]:
     """The JSON object in a reply (see the module docstring for the accepted shapes)."""
+    if not isinstance(text, str):
+        raise ReplyError("the reply holds no text")
+    if len(text) > MAX_REPLY_CHARS:
+        raise ReplyError(f"the reply is {len(text)} characters; answer in at most {MAX_REPLY_CHARS}")
     stripped = text.strip()
     candidates: list[str] = []
     if stripped.startswith("{"):
@@ -43,6 +49,8 @@ def extract_json(text: str) -> dict[str, Any]:
             value = json.loads(candidate)
         except json.JSONDecodeError as exc:
             raise ReplyError(f"the reply is not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise ReplyError("the reply's JSON is nested too deeply") from None
         if not isinstance(value, dict):
             raise ReplyError("the reply must be a JSON object")
         return value
@@ -55,10 +63,12 @@ def _trailing_object(text: str) -> str | None:
         return None
     decoder = json.JSONDecoder()
     start = text.find("{")
-    while start != -1:
+    tries = 0
+    while start != -1 and tries < 1000:  # a reply of ten thousand braces is not an answer
+        tries += 1
         try:
             _, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             end = -1
         if end == len(text):
             return text[start:]

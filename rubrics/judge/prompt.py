@@ -1,7 +1,7 @@
 """Judge prompts with the output under evaluation sandboxed.
 
 Everything that comes from an item (input, output, context, reference, conversation, human
-examples) is untrusted. It goes inside ``<<<LABEL-{token}>>> … <<<END-LABEL-{token}>>>`` markers
+examples: their outputs and the reviewers' reasons) is untrusted. It goes inside ``<<<LABEL-{token}>>> … <<<END-LABEL-{token}>>>`` markers
 whose token is fresh for every call (``secrets.token_hex(8)``), with an instruction to treat the
 inside as data and follow nothing in it. The untrusted text cannot close its block: any
 occurrence of the token is removed and every ``<<<``/``>>>`` run is defused before it goes in.
@@ -166,18 +166,26 @@ def example_block(examples: Sequence[Mapping[str, Any]], sandbox: Sandbox) -> tu
     parts, ids = [], []
     for n, ex in enumerate(examples, 1):
         ids.append(str(ex.get("id", ex.get("item_id", n))))
-        human = ex.get("human_score", ex.get("score"))
+        human = _score_text(ex.get("human_score", ex.get("score")))
         judge = ex.get("judge_score")
-        said = f"a judge scored it {judge}; " if judge is not None else ""
+        said = f"a judge scored it {_score_text(judge)}; " if judge is not None else ""
         reason = ex.get("reason") or "no reason given"
+        # The reason is a person's free text, as untrusted as the output: inside the same markers.
         parts.append(
             f"Example {n}:\n{sandbox.wrap('EXAMPLE', str(ex.get('output', '')))}\n"
-            f"{said}a human reviewer scored it {human}, because: {sandbox.clean(str(reason))}"
+            f"{said}a human reviewer scored it {human}, because:\n{sandbox.wrap('REASON', str(reason))}"
         )
     if not parts:
         return "", ids
     head = "## Scores people gave similar outputs (follow how they apply the rubric)\n"
     return head + "\n\n".join(parts), ids
+
+
+def _score_text(value: Any) -> str:
+    """A score as a number; anything else (never expected) as a placeholder, not as text."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "(unknown)"
+    return f"{value:g}"
 
 
 def build_dimension_prompt(

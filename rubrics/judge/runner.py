@@ -6,12 +6,17 @@ assistant turn. Every finished item is handed to ``sink`` at once (results and s
 an interrupted run keeps what it scored. Pair methods run last, over the groups seen. A reached
 cost cap stops new work; the item it interrupted is dropped whole, so ``--only-missing`` redoes
 it. A panel is several runners (one per model) sharing a cache and a :class:`CostMeter`.
+
+One item cannot end the run: any exception inside one dimension's call, parse or rule (an empty
+reply, a reply nested past the parser's depth, a rule of the wrong type, a bug) becomes that
+dimension's recorded error for that item (:func:`crash_note`), and the other dimensions and items
+go on. Only the cost cap, Ctrl-C and a failing sink (the store) stop a run.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,6 +146,15 @@ class JudgeRunner:
 
     # -- one item --------------------------------------------------------------------------
 
+    async def _isolated(self, job: Awaitable[ScoreResult], view: JudgeItem, dim: Dimension) -> ScoreResult:
+        """``job``'s result, or its exception as this dimension's recorded error."""
+        try:
+            return await job
+        except CostCapReached:
+            raise
+        except Exception as exc:
+            return failed(view, dim, crash_note(exc), model=self.model)
+
     async def _score_dim(self, item: JudgeItem, dim: Dimension) -> ScoreResult:
         method = dim.method
         if method == "deterministic":
@@ -189,10 +203,7 @@ class JudgeRunner:
         done: dict[tuple[str, int | None], ScoreResult] = {}
         results: list[ScoreResult] = []
         if together:
-            for r in await score_combined(item, together, self.client, self.samples) if self.client else [
-                failed(item, d, "no judge model: pass --model or set judge.model in the rubric")
-                for d in together
-            ]:
+            for r in await self._combined(item, together):
                 done[(r.dimension, r.turn)] = r
                 results.append(r)
         for wave in scoring_order([d for d in dims if d not in together]):
@@ -200,13 +211,26 @@ class JudgeRunner:
             for dim in wave:
                 for view in self._views(item, dim):
                     na = self._not_applicable(view, dim, done)
-                    jobs.append(_ready(na) if na is not None else self._score_dim(view, dim))
+                    jobs.append(_ready(na) if na is not None
+                                else self._isolated(self._score_dim(view, dim), view, dim))
             for r in await asyncio.gather(*jobs):
                 done[(r.dimension, r.turn)] = r
                 results.append(r)
         if self._has_pairs and item.group is not None:
             self._groups.setdefault(item.group, []).append(_Seen(item, self._overall(results)))
         return results, hits
+
+    async def _combined(self, item: JudgeItem, dims: list[Dimension]) -> list[ScoreResult]:
+        """Every dimension of a combined call; a failure anywhere in it is each one's error."""
+        if self.client is None:
+            return [failed(item, d, "no judge model: pass --model or set judge.model in the rubric")
+                    for d in dims]
+        try:
+            return await score_combined(item, dims, self.client, self.samples)
+        except CostCapReached:
+            raise
+        except Exception as exc:
+            return [failed(item, d, crash_note(exc), model=self.model) for d in dims]
 
     def _overall(self, results: Sequence[ScoreResult]) -> float | None:
         """Weighted mean of the normalised item-level scores (treatment parity's input)."""
@@ -241,7 +265,12 @@ class JudgeRunner:
                                    "methods need exactly two") for s in ordered]
                     continue
                 a, b = ordered
-                out += await self._pair(dim, a, b)
+                try:
+                    out += await self._pair(dim, a, b)
+                except CostCapReached:
+                    raise
+                except Exception as exc:
+                    out += [failed(s.item, dim, crash_note(exc), model=self.model) for s in (a, b)]
         return out
 
     async def _pair(self, dim: Dimension, a: _Seen, b: _Seen) -> list[ScoreResult]:
@@ -287,6 +316,10 @@ class JudgeRunner:
                     self.totals.status = "cost_cap"
                     stop.set()
                     return
+                except Exception as exc:  # outside any one dimension (safety gates, planning)
+                    results = [failed(item, d, crash_note(exc), model=self.model)
+                               for d in item_dimensions(self.rubric)]
+                    hits = []
                 self.totals.items += 1
                 self._record(sink, results, hits)
                 self._progress(total)
@@ -305,3 +338,9 @@ class JudgeRunner:
 
 async def _ready(result: ScoreResult) -> ScoreResult:
     return result
+
+
+def crash_note(exc: BaseException) -> str:
+    """An unexpected failure as one line for the item's recorded judge error."""
+    text = str(exc).splitlines()[0][:200] if str(exc) else ""
+    return f"could not be scored: {type(exc).__name__}{': ' + text if text else ''}"

@@ -86,8 +86,12 @@ def test_effective_labels_and_labels_for_a_width() -> None:
     assert ppi.labels_for_width(y, yhat, yu, width * 1.01) == 0
     more = ppi.labels_for_width(y, yhat, yu, width / 2)
     assert more is not None and more > 2 * e.n_labelled  # halving a width takes about 4x the labels
-    # The judge's own term is a floor no number of labels can go under.
-    assert ppi.labels_for_width(y, yhat, yu[:5], 1e-6) is None
+    # With few unlabelled items the judge's term is a floor; the plan falls back towards lam = 0,
+    # where the humans' own interval shrinks as 1/sqrt(n).
+    tiny = ppi.labels_for_width(y, yhat, yu[:5], 0.01)
+    assert tiny is not None and (y.size + tiny) == pytest.approx(
+        (2 * 1.959963984540054 * np.std(y) / 0.01) ** 2, rel=0.05)
+    assert ppi.labels_for_width(np.ones(10), np.ones(10), yu, 0.01) is None  # nothing to plan with
 
 
 def test_small_samples_are_estimated_with_a_warning_and_tiny_ones_refused() -> None:

@@ -2,6 +2,8 @@
 
 Serves ``POST /v1/chat/completions``. Each request takes the next scripted :class:`Reply` (or the
 default one): a body text (or a function of the request body), an HTTP status, headers, a delay.
+Hostile servers are scripted too: ``envelope`` replaces the whole JSON response (``{"choices": []}``,
+a message without content), and ``raw`` sends bytes that are not JSON at all.
 Every request body is recorded, so tests assert on the prompt litellm actually sent.
 
 Runs in a background thread (``LoopbackServer().start()``) or as a process for benchmarks:
@@ -32,6 +34,12 @@ class Reply:
     status: int = 200
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    #: The whole response body instead of the usual chat.completion envelope around ``content``
+    #: (or a function of the request body giving it, None meaning the usual envelope).
+    envelope: Any = None
+    #: Bytes sent as the body as they are (with a JSON content type), e.g. a cut-off response
+    #: (or a function of the request body giving them, None meaning the usual envelope).
+    raw: bytes | Callable[[dict[str, Any]], bytes | None] | None = None
 
 
 def user_prompt(body: dict[str, Any]) -> str:
@@ -84,6 +92,12 @@ class LoopbackServer:
         if reply.status != 200:
             error = {"error": {"message": f"scripted {reply.status}", "type": "server_error"}}
             return web.json_response(error, status=reply.status, headers=reply.headers)
+        raw = reply.raw(body) if callable(reply.raw) else reply.raw
+        if raw is not None:
+            return web.Response(body=raw, status=200, content_type="application/json", headers=reply.headers)
+        whole = reply.envelope(body) if callable(reply.envelope) else reply.envelope
+        if whole is not None:
+            return web.json_response(whole, headers=reply.headers)
         content = reply.content(body) if callable(reply.content) else reply.content
         return web.json_response(
             {

@@ -276,7 +276,9 @@ def test_panel_score_follows_the_rubric_and_calibration_names_the_best_model(
     exported = {r["id"]: r for r in s.export_rows("judge-panel@1.0.0")}
     acc = exported["p3"]["dimensions"]["accuracy"]
     assert acc["judge_models"] == {"openai/judge-high": 5, "openai/judge-mirror": 2, "openai/judge-good": 4}
-    assert acc["judge"] == 4 and acc["judge_spread"] == 3
+    # spread has one definition (issue 12): max − min of the normalised scores, as the queue's
+    # judge_spread above; 5 against 2 on 1–5 is 0.75 of the scale (export used to print 3 raw points)
+    assert acc["judge"] == 4 and acc["judge_spread"] == pytest.approx(0.75)
     report = calibrate(s, "judge-panel@1.0.0", draws=50)
     [accuracy] = [d for d in report["dimensions"] if d["dimension"] == "accuracy"]
     assert accuracy["best_model"] == "openai/judge-good"

@@ -77,10 +77,32 @@ def test_bands_and_safety_cap() -> None:
     assert capped.band is not None and capped.band.label == "Potential bias"
 
 
-def test_missing_dimension_renormalises_and_is_named() -> None:
+def test_missing_weighted_dimension_makes_the_overall_incomplete() -> None:
+    """Issue 12: a weighted dimension with no score used to drop out and the rest was
+    renormalised (8/10 on four dimensions passed as 0.78); now there is no overall, no band, no
+    pass, and the reason names the dimension."""
     rubric = find_bundled("general-quality")
     scores = {d.id: 8.0 for d in rubric.dimensions}
     scores.pop("clarity")
-    result = score_item(rubric, scores)
+    result = score_item(rubric, scores, why={"clarity": "judge error (timeout)"})
     assert result.missing == ("clarity",)
+    assert result.overall is None and result.band is None and not result.passed
+    assert result.reason == "clarity: judge error (timeout)"
+
+
+def test_a_dimension_that_does_not_apply_is_left_out_and_the_rest_renormalised() -> None:
+    rubric = find_bundled("general-quality")
+    scores = {d.id: 8.0 for d in rubric.dimensions}
+    scores.pop("clarity")
+    result = score_item(rubric, scores, not_applicable=["clarity"])
     assert result.overall == pytest.approx(rubric.scale.normalise(8.0))
+
+
+def test_unknown_ceiling_dimension_keeps_the_item_incomplete() -> None:
+    """A ceiling's dimension with no score could cap the overall: no overall until it is known."""
+    rubric = load_rubric_text(ADR_ORIGINAL.replace("weight: 0.35", "weight: 0.0").replace(
+        "weight: 0.25", "weight: 0.6"))
+    result = score_item(rubric, {"completeness": 9, "conciseness": 9, "clarity": 9})
+    assert result.overall is None and result.missing == ("accuracy",)
+    assert score_item(rubric, {"accuracy": 3, "completeness": 9, "conciseness": 9,
+                               "clarity": 9}).overall_raw == pytest.approx(4.0)

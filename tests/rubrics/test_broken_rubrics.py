@@ -16,7 +16,7 @@ RULES = {
     "anchor_gap": ("anchor-gap", 12), "anchor_off_scale": ("anchor-off-scale", 15),
     "anchor_overlap": ("anchor-overlap", 23), "bad_version": ("bad-version", 2),
     "depends_on_cycle": ("depends-on-cycle", 10), "depends_on_unknown": ("depends-on-unknown", 20),
-    "description_is_name": ("description-is-name", 17), "description_missing": ("description-missing", 16),
+    "description_is_name": ("description-is-name", 17), "level_categorical": ("level", 11), "description_missing": ("description-missing", 16),
     "deterministic_without_rule": ("rule-missing", 16), "duplicate_id": ("duplicate-id", 16),
     "empty": ("empty-file", 1), "fill_words": ("fill-words", 11), "method_missing": ("method-missing", 16),
     "missing_id": ("id-missing", 1), "not_a_mapping": ("wrong-type", 1), "only_comments": ("empty-file", 1),
@@ -26,6 +26,11 @@ RULES = {
     "unknown_method": ("unknown-method", 18), "weights_sum": ("weights-sum", 5),
     "wrong_type_dimensions": ("dimensions-missing", 3), "wrong_type_weight": ("wrong-type", 9),
     "yaml_bomb": ("yaml-alias", 2), "yaml_syntax": ("yaml-syntax", 6), "yaml_tabs": ("yaml-syntax", 4),
+    # hostile files (issue 13): see tests/hostile/test_rubric_files.py for the unguarded behaviour
+    "duplicate_key": ("duplicate-key", 10), "yaml_tag": ("yaml-tag", 3), "key_reads_as_bool": ("wrong-type", 10),
+    "pairwise_text": ("wrong-type", 24), "signoffs_zero": ("wrong-type", 25),
+    "correction_examples_word": ("wrong-type", 25), "scale_huge": ("scale", 4), "rule_key": ("rule-key", 20),
+    "regex_invalid": ("regex", 20), "regex_backtracking": ("regex-backtracking", 21),
 }
 
 

@@ -17,7 +17,11 @@ EXPECTED = {
     "unknown_dimension.jsonl": ":1: item a: judge accurcy: unknown dimension",
     "score_off_scale.jsonl": ":1: item a: judge accuracy: score 11 is off the scale 1–10",
     "sample_off_scale.jsonl": ":1: item a: judge accuracy: sample 12 is off the scale 1–10",
-    "wrong_type_score.jsonl": ":1: item a: judge accuracy: score 'high' is not a finite number",
+    # text is read as an anchor label (labels at import): 'high' is none of accuracy's
+    "wrong_type_score.jsonl": ":1: item a: judge accuracy: 'high' is no anchor label of accuracy (labels: ",
+    "wrong_type_score_list.jsonl": ":1: item a: judge accuracy: score [7] is not a finite number",
+    "label_not_an_anchor.jsonl": ":1: item a: ana accuracy: 'Yes' is no anchor label of accuracy",
+    "label_of_a_range.jsonl": ":1: item a: ana accuracy: 'completely ACCURATE' is the anchor for 9–10 on accuracy, not one score",
     "empty.jsonl": ":1: the file has no items",
     "missing_output.jsonl": ":1: item a: needs 'output' text",
     "not_an_object.jsonl": ":1: each line must be a JSON object",
@@ -30,6 +34,12 @@ EXPECTED = {
     "csv_judge_not_json.csv": ":2: column 'judge' must hold JSON text",
     "gold_off_scale.jsonl": ":1: item a: gold accuracy: score 14 is off the scale 1–10",
     "gold_not_object.jsonl": ":1: item a: gold: must be an object of dimension → expected score",
+    # hostile files (issue 13): see tests/hostile/test_import_files.py for the unguarded behaviour
+    "tags_string.jsonl": ":1: item a: ana accuracy: 'tags' must be a list of text",
+    "id_trailing_newline.jsonl": ":1: the id 'a\\n' holds a control or invisible character",
+    "evidence_int.jsonl": ":1: item a: judge accuracy: 'evidence' must be a list",
+    "lone_surrogate.jsonl": ":1: text holds a lone surrogate",
+    "csv_truncated.csv": ":3: the row has 2 fields; the header has 3 (the file ends mid-row: truncated?)",
 }
 
 

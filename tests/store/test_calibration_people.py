@@ -34,6 +34,7 @@ def test_anchoring_adjudication_and_reviewers(store: Store, tmp_path: Path) -> N
         store.add_human_score(pk, "accuracy", "ana", 6, kind="revision")
     for pk in pks:
         store.add_human_score(pk, "accuracy", "bo", 8)
+    store.add_reviewer("lee", "lead")  # an adjudication needs the lead role (the store's first lead)
     store.add_human_score(pks[0], "accuracy", "lee", 7, kind="adjudication")
     dim = calibrate(store, REF, "people", draws=50)["dimensions"][0]
     assert dim["dimension"] == "accuracy"

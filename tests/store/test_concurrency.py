@@ -92,7 +92,14 @@ def test_killed_writer_loses_no_acknowledged_score(tmp_path: Path) -> None:
     for _ in range(20):
         proc = subprocess.Popen([sys.executable, "-m", "tests.store.claimers", "score", db, str(pk), str(ack)],
                                 env=env, cwd=str(Path(__file__).resolve().parents[2]))
-        time.sleep(0.6 + rng.random() * 0.5)
+        # Kill at a random moment after the writer is under way. Waiting for its next
+        # acknowledgement first keeps the test honest on a loaded machine, where starting
+        # Python alone can take longer than a fixed delay (then no score was ever written).
+        before = ack.stat().st_size if ack.exists() else 0
+        deadline = time.monotonic() + 60
+        while (ack.stat().st_size if ack.exists() else 0) == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(rng.random() * 0.5)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     acked = {int(x) for x in ack.read_text().split()}

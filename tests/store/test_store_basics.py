@@ -68,6 +68,7 @@ def test_safety_decision_needs_role_and_reason_and_signoffs(store: Store) -> Non
     assert store.queue_count("safety") == 1
     with pytest.raises(UserError, match="does not hold the safety role"):
         store.add_safety_decision(flag, "ana", "clear", "false positive")
+    store.add_reviewer("lee", "lead")  # the store's first lead, who grants the other roles
     store.add_reviewer("sam", "safety")
     with pytest.raises(UserError, match="needs a reason"):
         store.add_safety_decision(flag, "sam", "clear", "  ")

@@ -76,4 +76,4 @@ async def test_a_database_that_cannot_open_ends_the_app_with_one_line(tmp_path: 
             if app.return_code:
                 break
             await pilot.pause(0.01)
-    assert app.return_code == 1
+    assert app.return_code == 3  # README "Exit codes": 3, the database is unavailable

@@ -56,3 +56,33 @@ def test_review_in_tmux(demo_db: Path, tmp_path: Path) -> None:
     rows = [h for r in store.queue_page("triage", limit=500) for h in store.human_rows(r.item_pk)
             if h.reviewer == "termi"]
     assert [(h.score, h.kind) for h in rows] == [(7.0, "score")]  # the keypress landed in the store
+
+
+def test_hostile_output_in_tmux(tmp_path: Path) -> None:
+    """An item whose output, input and rationale set the terminal title (OSC 0), clear the screen
+    and colour the text: after opening it the pane title is unchanged, the screen still shows the
+    item, and the escapes are on screen as placeholders (before the safe-text guard, the title
+    became "pwned" and the screen was wiped)."""
+    from tests.hostile.harness import hostile_items_file
+
+    db = tmp_path / "hostile.db"
+    open_store(str(db)).import_items(hostile_items_file(tmp_path / "h.jsonl"), "general-quality@1.0.0")
+    session = f"rubricate-{uuid.uuid4().hex[:8]}"
+    exe = Path(sys.executable).with_name("rubricate")
+    cmd = (f"env RUBRICATE_CONFIG={tmp_path / 'none.yaml'} TERM=xterm-256color "
+           f"{exe} review --db {db} --reviewer termi")
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", cmd)
+    try:
+        screen = wait_for(session, "triage")
+        title_before = tmux("display-message", "-p", "-t", session, "#{pane_title}").strip()
+        tmux("send-keys", "-t", session, "g")
+        screen = wait_for(session, "scored 0/5")
+        time.sleep(0.5)  # let every panel draw
+        screen = tmux("capture-pane", "-p", "-t", session)
+        title_after = tmux("display-message", "-p", "-t", session, "#{pane_title}").strip()
+        assert "pwned" not in title_after and title_after == title_before
+        assert "␛]0;pwned␇" in screen  # the escape shown, not run
+        assert "h-" in screen and "Accuracy" in screen  # the item is still on screen (not wiped)
+        tmux("send-keys", "-t", session, "C-q")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

@@ -61,11 +61,15 @@ def two_signoffs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
 
 def test_the_store_applies_the_rule(two_signoffs: Store) -> None:
     store = two_signoffs
-    store.add_reviewer("sam", "safety")
+    store.add_reviewer("sam", "safety")  # bound to the login "sam"
+    # sam decides at their own login: the lead acting for sam would be the lead, one person
+    # under two names (tests/hostile/test_roles.py)
+    sam = open_store(str(store.engine.url.database), login="sam")
     flag = store.open_flags()[0].pk
-    assert store.add_safety_decision(flag, "sam", "escalate", "looks like a real card") == "escalated"
+    assert sam.add_safety_decision(flag, "sam", "escalate", "looks like a real card") == "escalated"
     assert store.add_safety_decision(flag, REVIEWER, "clear", "a test number") == "escalated"
-    assert store.add_safety_decision(flag, "sam", "clear", "checked: a test number") == "cleared"
+    assert sam.add_safety_decision(flag, "sam", "clear", "checked: a test number") == "cleared"
+    sam.close()
 
 
 def rows(screen: SafetyScreen) -> list[tuple[str, ...]]:

@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from reviewer.report_render import pairs_line
+from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.screens.scoring import digit_to_score
@@ -60,7 +61,7 @@ class CalibrationScreen(AppKeysFirst):
     def compose(self) -> ComposeResult:
         yield Static("computing agreement…", id="calibration-title")
         table: DataTable[Any] = DataTable(id="calibration-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns("rubric", "dimension", "n", "alpha [95% CI]", "humans", "κ quad", "bias", "MAE",
+        table.add_columns("rubric", "dimension", "n", "alpha [95% CI]", "humans", "κ quad", "bias j−h", "MAE",
                           "status")
         yield table
         yield Static(id="calibration-reason")
@@ -86,13 +87,15 @@ class CalibrationScreen(AppKeysFirst):
         table.clear()
         for i, d in enumerate(rows):
             ci = d.get("alpha_ci")
-            alpha = _num(d.get("alpha")) + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
-            table.add_row(d["rubric"], d["dimension"], str(d["n"]), alpha, _num(d.get("alpha_humans")),
+            alpha = Text(_num(d.get("alpha")) + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""))
+            table.add_row(safe_text(d["rubric"], newlines=False), safe_text(d["dimension"], newlines=False),
+                          str(d["n"]), alpha, _num(d.get("alpha_humans")),
                           _num(d.get("kappa_quadratic")), _num(d.get("bias"), "+.2f"), _num(d.get("mae")),
-                          Text(f" {d['status']} ", style=STATUS_STYLE.get(d["status"], "")), key=str(i))
+                          safe_text(f" {d['status']} ", STATUS_STYLE.get(d["status"], ""), newlines=False), key=str(i))
         title = Text(" calibration ", style="bold reverse")
-        title.append(f"  {len(rows)} dimensions · sample: {', '.join(sorted({d['sample'] for d in rows})) or '—'}"
-                     "   enter: open · r: recompute · escape: back", style="dim")
+        title.append(safe_line(f"  {len(rows)} dimensions · sample: "
+                               f"{', '.join(sorted({d['sample'] for d in rows})) or '—'}"
+                               "   enter: open · r: recompute · escape: back"), style="dim")
         self.query_one("#calibration-title", Static).update(title)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -104,11 +107,11 @@ class CalibrationScreen(AppKeysFirst):
         """The highlighted dimension's status, in words, under the table."""
         if 0 <= event.cursor_row < len(self.rows):
             d = self.rows[event.cursor_row]
-            why = Text(f" {d['rubric']} · {d['dimension']}: ", style="bold")
-            why.append(d.get("reason", ""))
+            why = Text(safe_line(f" {d['rubric']} · {d['dimension']}: "), style="bold")
+            why.append(safe(d.get("reason", "")))
             pairs = pairs_line(d.get("pairs"))
             if pairs:
-                why.append(f"\n {pairs}", style="dim")
+                why.append(f"\n {safe(pairs)}", style="dim")
             self.query_one("#calibration-reason", Static).update(why)
 
     def action_open(self) -> None:
@@ -149,8 +152,9 @@ class DimensionDetailScreen(AppKeysFirst):
 
     def _head(self) -> Text:
         d = self.row
-        t = Text(f" {d['rubric']} · {d['dimension']} ", style="bold reverse")
-        t.append(f"  {d['status']}: {d.get('reason', '')}", style="dim")
+        t = Text(safe_line(f" {d['rubric']} · {d['dimension']} "), style="bold reverse")
+        t.append(safe_line(f"  {d['n']} items · sample {d.get('sample', 'all')}"), style="bold")
+        t.append(safe(f"  {d['status']}: {d.get('reason', '')}"), style="dim")
         t.append("\n  enter: open item · digit: adjudicate an item the humans disagree on · escape: back",
                  style="dim")
         return t
@@ -161,12 +165,13 @@ class DimensionDetailScreen(AppKeysFirst):
     @work(thread=True, exclusive=True, group="calibration")
     def load(self) -> None:
         """Confusion matrix, reviewer bias and disagreements for this dimension."""
-        detail = adapter.calibration_detail(self.rapp.store, self.row["rubric"], self.row["dimension"])
+        detail = adapter.calibration_detail(self.rapp.store, self.row["rubric"], self.row["dimension"],
+                                            self.row.get("dataset"), self.row.get("sample"))
         self.app.call_from_thread(self._fill, detail)
 
     def _fill(self, detail: dict[str, Any]) -> None:
         self.items = detail["disagreements"]
-        matrix = Table(title="judge (rows) × humans' mean (columns)", box=None, pad_edge=False)
+        matrix = Table(title=f"judge (rows) × humans' mean (columns), {detail['n']} items", box=None, pad_edge=False)
         levels = detail["levels"]
         matrix.add_column("")
         for lv in levels:
@@ -174,19 +179,19 @@ class DimensionDetailScreen(AppKeysFirst):
         for lv, counts in zip(levels, detail["table"], strict=True):
             matrix.add_row(f"{lv:g}", *[str(int(c)) if c else "·" for c in counts])
         bias = Table(title="each reviewer against the judge", box=None, pad_edge=False)
-        for col in ("reviewer", "n", "bias (human − judge)", "MAE"):
+        for col in ("reviewer", "n", "bias (judge − human)", "MAE"):
             bias.add_column(col)
         for r in detail["reviewers"]:
-            bias.add_row(r["reviewer"], str(r["n"]), f"{r['bias']:+.2f}", f"{r['mae']:.2f}")
+            bias.add_row(safe_text(r["reviewer"], newlines=False), str(r["n"]), f"{r['bias']:+.2f}", f"{r['mae']:.2f}")
         from rich.columns import Columns
 
         self.query_one("#detail-matrix", Static).update(Columns([matrix, bias], padding=(0, 4)))
         table = self.query_one("#detail-table", DataTable)
         table.clear()
         for i, d in enumerate(self.items):
-            humans = ", ".join(f"{k} {v:g}" for k, v in sorted(d["humans"].items()))
+            humans = safe_text(", ".join(f"{k} {v:g}" for k, v in sorted(d["humans"].items())), newlines=False)
             spread = Text(f"{d['human_spread']:g}", style="bold yellow" if d["human_spread"] >= 2 else "")
-            table.add_row(d["item_id"], _score(d["judge"]), humans, spread, f"{d['gap']:.1f}",
+            table.add_row(safe_text(d["item_id"], newlines=False), _score(d["judge"]), humans, spread, f"{d['gap']:.1f}",
                           _num(d["adjudicated"], "g"), key=str(i))
 
     def _current(self) -> dict[str, Any] | None:

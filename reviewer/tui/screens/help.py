@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from reviewer.safetext import safe_text
 from reviewer.tui.config import config_path
 from reviewer.tui.keys import keys_of
 
@@ -66,7 +67,7 @@ class HelpScreen(ModalScreen[None]):
                     self.rows[i] = (" ".join(k for k, _ in run), self.rows[i][1].rstrip("0123456789") + "N",
                                     f"{base}_N")
         for row in self.rows:
-            table.add_row(*(Text(cell) for cell in row))
+            table.add_row(*(safe_text(cell, newlines=False) for cell in row))
         head = Text.assemble(("keys in force", "bold"), "  (j/k or arrows scroll, escape closes)\n",
                              ("remap by id under keymap: in ", "dim"), (str(config_path()), "cyan"),
                              ("\n  e.g.  keymap: {item.agree: 'enter,a'}\n", "dim"))

@@ -13,8 +13,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
+from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui.screens.footer import footer
 from reviewer.tui.screens.scoring import (
     ScoringScreen,
@@ -66,15 +67,15 @@ class ItemScreen(ScoringScreen):
         yield Static(self._title(), id="item-title")
         with Horizontal(id="item-body"):
             with VerticalScroll(id="item-left"):
-                yield Static(Text(s.input or "(no input)"), id="item-input", classes="panel")
+                yield Static(safe_text(s.input or "(no input)"), id="item-input", classes="panel")
                 evidence = [q for d in s.dims if d.judge_visible for q in d.evidence]
                 yield Static(highlight(s.output, evidence), id="item-output", classes="panel")
                 if s.context:
                     with Collapsible(title="context", collapsed=True):
-                        yield Markdown(s.context)
+                        yield Static(safe_text(s.context), classes="-source")
                 if s.reference:
                     with Collapsible(title="reference", collapsed=True):
-                        yield Markdown(s.reference)
+                        yield Static(safe_text(s.reference), classes="-source")
                 yield Static(self._flags_text(), id="item-flags", classes="panel -flagged")
             with Vertical(id="item-side"):
                 yield Static(id="item-summary")
@@ -87,19 +88,19 @@ class ItemScreen(ScoringScreen):
     def _title(self) -> Text:
         s = self.state
         t = Text()
-        t.append(f" {s.item_id} ", style="bold reverse")
-        t.append(f"  {s.rubric.ref}  {s.dataset}", style="dim")
+        t.append(safe_line(f" {s.item_id} "), style="bold reverse")
+        t.append(safe_line(f"  {s.rubric.ref}  {s.dataset}"), style="dim")
         if s.group:
-            t.append(f"  group {s.group}/{s.variant or '?'}", style="dim")
+            t.append(safe_line(f"  group {s.group}/{s.variant or '?'}"), style="dim")
         return t
 
     def _flags_text(self) -> Text:
         t = Text("safety flags\n", style="bold red")
         for f in self.state.flags:
-            t.append(f" {f.gate} ({f.detector}) [{f.status}]: ", style="red")
-            t.append(f.matched, style="bold white on red")
+            t.append(safe_line(f" {f.gate} ({f.detector}) [{f.status}]: "), style="red")
+            t.append(safe(f.matched), style="bold white on red")
             if f.context:
-                t.append(f"  …{f.context}…", style="dim")
+                t.append(safe(f"  …{f.context}…"), style="dim")
             t.append("\n")
         return t
 
@@ -164,13 +165,14 @@ class ItemScreen(ScoringScreen):
         self.state, self.focus_index, self._verdict_flipped = state, state.first_unscored(), False
         self.done = []
         self.query_one("#item-title", Static).update(self._title())
-        self.query_one("#item-input", Static).update(Text(state.input or "(no input)"))
+        self.query_one("#item-input", Static).update(safe_text(state.input or "(no input)"))
         self._evidence = [q for d in state.dims if d.judge_visible for q in d.evidence]
         self.query_one("#item-output", Static).update(highlight(state.output, self._evidence))
         for collapsible, text in zip(self.query(Collapsible), [t for t in (state.context, state.reference) if t],
                                      strict=True):
             collapsible.collapsed = True
-            collapsible.query_one(Markdown).update(text)
+            collapsible.query_one(".-source", Static).update(safe_text(text))
+        self._refresh_all()
         self.query_one("#item-left", VerticalScroll).scroll_home(animate=False)
         self.query_one("#item-right", VerticalScroll).scroll_home(animate=False)
         self._refresh_all()
@@ -203,7 +205,8 @@ class ItemScreen(ScoringScreen):
         """Finish this item and open the next one in the queue."""
         missing = self.state.missing_reasons()
         if missing:
-            self.notify(f"a reason is required for {', '.join(missing)} (press r)", severity="error")
+            self.notify(safe_line(f"a reason is required for {', '.join(missing)} (press r)"), severity="error",
+                        markup=False)
             return
         self.rapp.advance(self.state, finished=self.state.scored_count() > 0)
 

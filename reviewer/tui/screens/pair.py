@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
+from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui.screens.footer import footer
 from reviewer.tui.screens.scoring import ScoringScreen, highlight, verdict
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
@@ -67,7 +68,7 @@ class PairScreen(ScoringScreen):
             for i, s in enumerate(self.pair.sides):
                 with VerticalScroll(id=f"pair-{i}", classes="pair-side"):
                     yield Static(id=f"pair-{i}-verdict")
-                    yield Static(Text(s.input or "(no input)"), classes="panel")
+                    yield Static(safe_text(s.input or "(no input)"), classes="panel")
                     evidence = [q for d in s.dims if d.judge_visible for q in d.evidence]
                     yield Static(highlight(s.output, evidence), classes="panel")
                     for j, d in enumerate(s.dims):
@@ -79,10 +80,10 @@ class PairScreen(ScoringScreen):
     def _title(self) -> Text:
         p = self.pair
         t = Text()
-        t.append(f" group {p.group} ", style="bold reverse")
+        t.append(safe_line(f" group {p.group} "), style="bold reverse")
         for i, s in enumerate(p.sides):
-            t.append(f"  {LETTERS[i]}: {s.item_id}" + (f" ({s.variant})" if s.variant else ""), style="dim")
-        t.append(f"  {p.rubric.ref}", style="dim")
+            t.append(safe_line(f"  {LETTERS[i]}: {s.item_id}" + (f" ({s.variant})" if s.variant else "")), style="dim")
+        t.append(safe_line(f"  {p.rubric.ref}"), style="dim")
         return t
 
     def _choice_text(self) -> Text:
@@ -91,14 +92,14 @@ class PairScreen(ScoringScreen):
             t.append("judge on the pair: hidden until you have scored both (blind)\n", style="italic dim")
         else:
             for line in p.judge_lines:
-                t.append(f"judge on the pair · {line}\n", style="dim")
+                t.append(f"judge on the pair · {safe(line)}\n", style="dim")
         t.append("your choice: ", style="bold")
         if p.choice is None:
             t.append("none yet", style="italic")
         elif p.choice < 0:
             t.append("tie", style="bold yellow")
         else:
-            t.append(f"{LETTERS[p.choice]} better ({p.sides[p.choice].item_id})", style="bold green")
+            t.append(safe_line(f"{LETTERS[p.choice]} better ({p.sides[p.choice].item_id})"), style="bold green")
         if p.rubric.review.pairwise:
             t.append("   a: A better · b: B better · t: tie", style="dim")
         return t
@@ -179,7 +180,8 @@ class PairScreen(ScoringScreen):
         """Finish the pair and open the next item of the queue."""
         missing = [f"{LETTERS[i]} {dim}" for i, s in enumerate(self.pair.sides) for dim in s.missing_reasons()]
         if missing:
-            self.notify(f"a reason is required for {', '.join(missing)} (press r)", severity="error")
+            self.notify(safe_line(f"a reason is required for {', '.join(missing)} (press r)"), severity="error",
+                        markup=False)
             return
         if self.pair.rubric.review.pairwise and self.pair.choice is None:
             self.notify("choose the better one first: a, b or t (tie)", severity="error")

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Input, Static
 
+from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 
@@ -104,8 +105,8 @@ class QueueScreen(AppKeysFirst):
         page = len(self.page_starts)
         title = Text()
         title.append(f" {s.queue} ", style="bold reverse")
-        title.append(f"  reviewer {s.reviewer}  {s.rubric_ref or 'all rubrics'}  "
-                     f"{'blind ' if s.blind else ''}page {page}", style="dim")
+        title.append(safe_line(f"  reviewer {s.reviewer}  {s.rubric_ref or 'all rubrics'}  "
+                               f"{'blind ' if s.blind else ''}page {page}"), style="dim")
         if total is not None:
             title.append(f"  {total} items", style="dim")
         title.append("   g: start reviewing · enter: open · ]/[: page · /: search", style="dim")
@@ -123,22 +124,23 @@ class QueueScreen(AppKeysFirst):
         table = self.query_one(DataTable)
         columns = self._columns()
         for r in lines:
-            band = Text(f" {r.band} ", style=f"black on {r.band_color}") if r.band else Text("—")
+            band = safe_text(f" {r.band} ", f"black on {r.band_color}", newlines=False) if r.band else Text("—")
             passed = Text("pass", style="green") if r.passed else (
                 Text("fail", style="red") if r.passed is not None else Text("—"))
             cells = {
-                "item": Text(r.item_id), "dataset": Text(r.dataset or ""),
+                "item": safe_text(r.item_id, newlines=False), "dataset": safe_text(r.dataset or "", newlines=False),
                 "judge": Text("—" if r.overall is None else f"{r.overall:.2f}"), "band": band, "pass": passed,
                 "safety": Text("FLAG", style="bold red") if r.flagged else Text(""),
-                "errors": Text(str(r.errors or "")), "status": Text(r.status), "held by": Text(r.holder or ""),
+                "errors": Text(str(r.errors or "")), "status": safe_text(r.status, newlines=False),
+                "held by": safe_text(r.holder or "", newlines=False),
             }
             table.add_row(*(cells[c] for c in columns), key=str(r.item_pk))
 
     def action_calibration(self) -> None:
         """The calibration screen, for leads."""
         if "lead" not in self.rapp.roles:
-            self.notify(f"the calibration screen is for leads; a lead can run `rubricate reviewer add "
-                        f"{self.rapp.session.reviewer} --role lead`", severity="warning")
+            self.notify(safe_line(f"the calibration screen is for leads; a lead can run `rubricate reviewer add "
+                                  f"{self.rapp.session.reviewer} --role lead`"), severity="warning", markup=False)
             return
         from reviewer.tui.screens.calibration import CalibrationScreen
 

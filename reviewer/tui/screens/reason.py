@@ -17,6 +17,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from reviewer.safetext import safe_line, safe_text
+
 #: Quick tags on a score: stored tag, what the key says.
 TAGS: tuple[tuple[str, str], ...] = (
     ("judge_missed_error", "judge missed an error"),
@@ -65,7 +67,8 @@ class ReasonDialog(ModalScreen[ReasonResult | None]):
                  tags: tuple[tuple[str, str], ...] = TAGS, required: bool = True) -> None:
         super().__init__()
         self.dimension = dimension
-        self.prompt = prompt if prompt is not None else Text.assemble("Why this score for ", (dimension, "bold"), "?")
+        self.prompt = prompt if prompt is not None else Text.assemble(
+            "Why this score for ", safe_text(dimension, "bold", newlines=False), "?")
         self.choices = tags
         self.required = required
         self.tags: list[str] = []
@@ -84,7 +87,7 @@ class ReasonDialog(ModalScreen[ReasonResult | None]):
         on_row = self.query_one(TagRow).has_focus
         row.append("tags (tab, then digit): " if not on_row else "tags — digit toggles, tab back: ", style="dim")
         for n, (tag, label) in enumerate(self.choices, start=1):
-            row.append(f"{n} {label}", style="reverse" if tag in self.tags else "")
+            row.append(safe_line(f"{n} {label}"), style="reverse" if tag in self.tags else "")
             row.append("  ")
         self.query_one(TagRow).update(row)
 

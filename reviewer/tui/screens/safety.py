@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Static
 
 from reviewer.domain.safety import WAITING
+from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 
@@ -39,7 +40,7 @@ class DecisionDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="decision-box"):
-            yield Label(Text.assemble(f"{DECISIONS[self.decision]} — ", (self.item_id, "bold"),
+            yield Label(Text.assemble(f"{DECISIONS[self.decision]} — ", safe_text(self.item_id, "bold", newlines=False),
                                       ": why? (required)"))
             yield Input(placeholder="reason", id="decision-input")
 
@@ -101,8 +102,8 @@ class SafetyScreen(AppKeysFirst):
         table.clear(columns=True)  # columns sized afresh: a status may have grown ("escalated")
         table.add_columns(*COLUMNS)
         for f in flags:
-            table.add_row(*(Text(v) for v in (f.item_id, f.gate, f.detector, f.matched[:40].replace("\n", " "),
-                                             f.status, f.signoffs)), key=str(f.flag_id))
+            table.add_row(*(safe_text(v, newlines=False) for v in (f.item_id, f.gate, f.detector, f.matched[:40].replace("\n", " "),
+                                                                   f.status, f.signoffs)), key=str(f.flag_id))
         if self._keep is not None and flags:
             flag_id, row = self._keep
             same = next((i for i, f in enumerate(flags) if f.flag_id == flag_id), None)
@@ -133,22 +134,22 @@ class SafetyScreen(AppKeysFirst):
         if f is None:
             detail.update("no flags waiting")
             return
-        text = Text.assemble((f.item_id, "bold"), " · ", f.gate, " · ", f.detector, "   ",
-                             (f.status, "bold red" if f.status == "escalated" else "bold"),
-                             ("  sign-offs ", "dim"), (f.signoffs, "bold"), "\n")
+        text = Text.assemble((safe_line(f.item_id), "bold"), " · ", safe_line(f.gate), " · ", safe_line(f.detector),
+                             "   ", (safe_line(f.status), "bold red" if f.status == "escalated" else "bold"),
+                             ("  sign-offs ", "dim"), (safe_line(f.signoffs), "bold"), "\n")
         if f.context:
             text.append("why flagged: ", style="dim")
-            text.append(f.context + "\n")
+            text.append(safe(f.context) + "\n")
         for who, what, why in f.decisions:
-            text.append(f"  {what} ", style="bold")
-            text.append(who, style="cyan")
+            text.append(f"  {safe_line(what)} ", style="bold")
+            text.append(safe_line(who), style="cyan")
             text.append(": ")
-            text.append(why + "\n")
+            text.append(safe(why) + "\n")
         out = f.output
         start, end = max(0, f.start), min(len(out), f.end)
-        text.append(out[max(0, start - 200):start])
-        text.append(out[start:end], style="bold white on red")
-        text.append(out[end:end + 200])
+        text.append(safe(out[max(0, start - 200):start]))
+        text.append(safe(out[start:end]), style="bold white on red")
+        text.append(safe(out[end:end + 200]))
         detail.update(text)
 
     @work
@@ -172,11 +173,11 @@ class SafetyScreen(AppKeysFirst):
     def _decided(self, f: adapter.FlagLine, row: int, fut: Any) -> None:
         """Say what the decision did, keep the cursor on the flag (or the next one), reload."""
         if fut.exception() is not None:
-            self.said = Text.assemble(("not recorded: ", "bold red"), str(fut.exception()))
+            self.said = Text.assemble(("not recorded: ", "bold red"), safe(fut.exception()))
             self.query_one("#safety-said", Static).update(self.said)
             return
         status = fut.result()
-        said = Text.assemble((f.item_id, "bold"), f": {status}")
+        said = Text.assemble((safe_line(f.item_id), "bold"), safe_line(f": {status}"))
         if status in WAITING:
             said.append(" — still waiting for a decision; the cursor stays on it", style="yellow")
         else:

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual import work
 
 from reviewer.domain.safety import WAITING
+from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
@@ -45,12 +46,14 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
         if i:
             t.append(sep)
         t.append(f"{label} ", style="dim")
-        if r.overall is None:
-            t.append("—")
+        if r.overall is None:  # incomplete: no band, no pass, and why
+            t.append("incomplete", style="bold yellow")
+            if r.reason:
+                t.append(f" ({r.reason})", style="dim")
             continue
         color = r.band.color if r.band and r.band.color else "white"
         t.append(f"{r.overall:.2f} ", style="bold")
-        t.append(f" {r.band.label if r.band else ''} ", style=f"black on {color}")
+        t.append(safe_line(f" {r.band.label if r.band else ''} "), style=f"black on {color}")
         t.append("  pass" if r.passed else "  fail", style="green" if r.passed else "red")
     return t
 
@@ -88,11 +91,12 @@ def reveal_text(state: ItemState) -> Text | None:
 
 
 def highlight(output: str, quotes: list[str]) -> Text:
-    """The output with the judge's evidence quotes highlighted."""
-    text = Text(output)
+    """The output with the judge's evidence quotes highlighted (both made safe: control characters
+    shown as placeholders, never read as markup)."""
+    text = safe_text(output)
     for quote in quotes:
         if isinstance(quote, str) and len(quote) >= 4:
-            text.highlight_words([quote], style="black on yellow")
+            text.highlight_words([safe(quote)], style="black on yellow")
     return text
 
 
@@ -151,7 +155,7 @@ class ScoringScreen(AppKeysFirst):
         s, d = self.target
         value = digit_to_score(digit, d.dim.scale.min, d.dim.scale.max, d.dim.scale.levels)
         if value is None:
-            self.notify(f"{digit} is not on {d.dim.id}'s scale", severity="warning")
+            self.notify(safe_line(f"{digit} is not on {d.dim.id}'s scale"), severity="warning", markup=False)
             return
         self._record(s, d, value, "score")
 
@@ -185,7 +189,7 @@ class ScoringScreen(AppKeysFirst):
             written = last.written
             self.rapp.writer.submit("withdraw flag", lambda: adapter.withdraw_flag(
                 self.rapp.store, written.result(), self.rapp.session.reviewer))
-            self.notify(f"flag on {s.item_id} withdrawn")
+            self.notify(safe_line(f"flag on {s.item_id} withdrawn"), markup=False)
             self._refresh_all()
             return
         assert d is not None and last.before is not None
@@ -194,7 +198,8 @@ class ScoringScreen(AppKeysFirst):
             self.rapp.write_score(s, d, None, kind="undo", blind=False)
         else:
             self.rapp.write_score(s, d, d.my_score, kind="score", blind=False, reason=d.my_reason, tags=d.my_tags)
-        self.notify(f"undone on {d.dim.id}: now {'unscored' if d.my_score is None else f'{d.my_score:g}'}")
+        self.notify(safe_line(f"undone on {d.dim.id}: now {'unscored' if d.my_score is None else f'{d.my_score:g}'}"),
+                    markup=False)
         self._focus_on(s, d)
 
     @work
@@ -222,7 +227,7 @@ class ScoringScreen(AppKeysFirst):
             self.notify("you have already flagged this item (u undoes it)", severity="warning")
             return
         result: ReasonResult | None = await self.app.push_screen_wait(ReasonDialog(
-            s.item_id, prompt=Text.assemble("Why flag ", (s.item_id, "bold"), " for safety?"), tags=FLAG_TAGS))
+            s.item_id, prompt=Text.assemble("Why flag ", safe_text(s.item_id, "bold", newlines=False), " for safety?"), tags=FLAG_TAGS))
         if result is None:
             return
         reason = result.reason

@@ -10,6 +10,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widgets import Static
 
+from reviewer.safetext import safe, safe_line
 from reviewer.tui.viewmodel import DimState
 
 
@@ -51,7 +52,7 @@ class DimensionCard(Static):
     def _render_state(self) -> RenderableType:
         s, dim = self.state, self.state.dim
         head = Text()
-        head.append(dim.name or dim.id, style="bold")
+        head.append(safe_line(dim.name or dim.id), style="bold")
         head.append(f"  weight {dim.weight:.2f} · pass ≥ {dim.threshold:g}", style="dim")
         head.append(f"  [{_fmt(dim.scale.min)}–{_fmt(dim.scale.max)}]", style="dim")
         judge = Text()
@@ -59,9 +60,9 @@ class DimensionCard(Static):
             judge.append("judge: hidden until you score (blind)", style="italic dim")
         elif s.judge_error is not None:
             judge.append("judge error: ", style="bold red")
-            judge.append(s.judge_error)
+            judge.append(safe(s.judge_error))
             if s.raw_reply:
-                judge.append(f"\n  raw reply: {s.raw_reply[:160]}", style="dim")
+                judge.append(f"\n  raw reply: {safe_line(s.raw_reply[:160])}", style="dim")
         else:
             judge.append("judge ", style="dim")
             judge.append(_fmt(s.judge_score), style="bold")
@@ -70,16 +71,16 @@ class DimensionCard(Static):
             if s.confidence is not None:
                 judge.append(f"  confidence {s.confidence:.2f}", style="dim")
             if s.rationale:
-                judge.append(f"\n{s.rationale}")
+                judge.append("\n" + safe(s.rationale))
         mine = Text()
         mine.append("you ", style="dim")
         mine.append(_fmt(s.my_score), style="bold cyan" if s.my_score is not None else "dim")
         if s.my_blind:
             mine.append("  (blind)", style="dim")
         if s.my_reason:
-            mine.append(f"  reason: {s.my_reason}", style="italic")
+            mine.append(f"  reason: {safe_line(s.my_reason)}", style="italic")
         if s.my_tags:
-            mine.append(f"  [{', '.join(s.my_tags)}]", style="magenta")
+            mine.append(f"  [{safe_line(', '.join(s.my_tags))}]", style="magenta")
         if s.needs_reason(self.reason_margin):
             mine.append("  press r: a reason is required for this difference", style="bold yellow")
         return Group(head, judge, mine, self._anchors())
@@ -96,7 +97,7 @@ class DimensionCard(Static):
             marks = ("J" if anchor is judge_anchor else " ") + ("H" if anchor is my_anchor else " ")
             span = _fmt(anchor.low) if anchor.low == anchor.high else f"{_fmt(anchor.low)}–{_fmt(anchor.high)}"
             style = "bold" if marks.strip() else "dim"
-            out.append(f"\n {marks} {span:>5} {anchor.label}", style=style)
+            out.append(f"\n {marks} {span:>5} {safe_line(anchor.label)}", style=style)
             if anchor.description and marks.strip():
-                out.append(f" — {anchor.description}", style="dim")
+                out.append(f" — {safe(anchor.description)}", style="dim")
         return out

@@ -68,9 +68,11 @@ def debug() -> bool:
     return os.environ.get("RUBRICATE_DEBUG", "") not in ("", "0")
 
 
-def say(line: str) -> None:
-    """Print one error line to standard error, made safe (no control characters, one line)."""
-    print(safe_line(line), file=sys.stderr, flush=True)
+def say(text: str) -> None:
+    """Print an error to standard error, made safe: each line of ``text`` (a file with several
+    problems has one line per problem) with its control characters shown as placeholders."""
+    for line in text.splitlines() or [""]:
+        print(safe_line(line), file=sys.stderr, flush=True)
 
 
 def db_label(argv: list[str] | None = None) -> str:
@@ -111,8 +113,9 @@ def _is_db_error(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.Error)
 
 
-def classify(exc: BaseException) -> tuple[int, str] | None:
-    """(exit code, the one line) for a fault we know, or None for a bug."""
+def classify(exc: BaseException, db: str | None = None) -> tuple[int, str] | None:
+    """(exit code, the one line) for a fault we know, or None for a bug. ``db`` names the database
+    in a database fault (default: the one on the command line)."""
     from typer._click import exceptions as cx
 
     from calibration.errors import CalibrationError
@@ -138,7 +141,8 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
             return None  # a programming error is a bug
         what, todo = _db_message(str(orig)) or ("the database cannot be used",
                                                 "check that it is reachable and writable, then run it again")
-        return DB_UNAVAILABLE, f"error: {db_label()}: {what}; {todo}"
+        label = db_label(["--db", db]) if db else db_label()
+        return DB_UNAVAILABLE, f"error: {label}: {what}; {todo}"
     if isinstance(exc, OSError):
         name = exc.filename if exc.filename is not None else ""
         reason = exc.strerror or str(exc)
@@ -164,11 +168,15 @@ def report(exc: BaseException) -> int:
     """Print the one line for ``exc`` and return its exit code (an unknown error: exit 1)."""
     known = classify(exc)
     if known is None:
-        say(f"error: unexpected {type(exc).__name__}: {exc} — this is a bug in rubricate; "
+        first = (str(exc).strip().splitlines() or [""])[0]
+        say(f"error: unexpected {type(exc).__name__}: {first} — this is a bug in rubricate; "
             "run again with RUBRICATE_DEBUG=1 for the traceback and report it")
         return BAD_INPUT
     code, line = known
-    say(line)
+    # A refused file lists every problem (rubric rules, bad import lines, settings faults), one
+    # per line by design: each is its own safe "error:" line rather than one line joined by ␤.
+    for n, part in enumerate(line.splitlines() or [line]):
+        say(part if n == 0 or part.startswith(("error: ", "... and ")) else f"error: {part}")
     return code
 
 

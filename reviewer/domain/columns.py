@@ -1,0 +1,223 @@
+"""The fold of rating rows into per-item state, vectorised over columns (calibration at scale).
+
+This mirrors the per-item fold of an item's history row by row (the domain's one statement of
+the rules) for the figures calibration needs, on numpy columns instead of per-row objects:
+
+- only rows of the item's current content revision count;
+- human scores (:mod:`reviewer.domain.human`): per (item, dimension, reviewer) the latest vote
+  stands; a lead's adjudication is not a vote — it settles the dimension (the latest standing
+  adjudication of any lead); an undo (kind ``undo``, or no score) withdraws that reviewer's
+  latest standing vote or adjudication, restoring nothing; with sample ``blind`` a reviewer's
+  first blind score since their last withdrawn vote counts instead of their current one;
+- anchoring: a current vote of kind ``revision`` beside the reviewer's first blind score;
+- judge scores (:mod:`reviewer.domain.judge`): per (item, dimension, model) the latest top-level
+  row (no turn) — a later failed call leaves that model without a score — with its sample spread.
+
+Keys with no undo are folded with array operations alone; the few keys that hold an undo are
+handed to :func:`reviewer.domain.human.fold_human` itself (the order of what an undo withdraws
+is the per-item rule, so it is not written twice).
+
+Input columns come from :meth:`reviewer.store.rating_columns.RatingColumnsMixin.rating_columns`
+(codes for dimensions, reviewers, models and kinds; rows in insertion order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+Array = NDArray[np.float64]
+Ints = NDArray[np.int64]
+KIND_CODES = {"score": 0, "agree": 1, "revision": 2, "undo": 3, "adjudication": 4, "import": 5}
+OTHER_KIND = 6
+
+
+@dataclass
+class RawColumns:
+    """Rows as they come out of the store, in insertion (pk) order; ``*_item`` index ``item_pk``."""
+
+    item_pk: Ints
+    dims: list[str]
+    reviewers: list[str]
+    models: list[str]
+    h_item: Ints
+    h_dim: Ints
+    h_who: Ints
+    h_score: Array
+    h_kind: Ints
+    h_blind: NDArray[np.bool_]
+    #: Whether the row belongs to its item's current content revision.
+    h_current: NDArray[np.bool_]
+    j_item: Ints
+    j_dim: Ints
+    j_model: Ints
+    j_score: Array
+    j_std: Array
+    j_current: NDArray[np.bool_]
+    #: ``group`` or ``metadata.KEY`` value per item, when asked for.
+    groups: list[object] | None = None
+
+
+@dataclass
+class DimColumns:
+    """One dimension over the items: what calibration computes from."""
+
+    #: items × reviewers, NaN where the reviewer has no current score.
+    humans: Array
+    #: items × models (latest score per model), NaN where the model did not score.
+    judge: Array
+    #: items × models, the sample spread of that score (NaN where none).
+    judge_std: Array
+    #: items: a lead's settled score, NaN where none.
+    adjudicated: Array
+    #: (item index, blind score, revised score) for every current revision of a blind score.
+    revised: Array = field(default_factory=lambda: np.zeros((0, 3)))
+
+
+@dataclass
+class RatingColumns:
+    """Per item and dimension, the folded state (see the module docstring)."""
+
+    item_pk: Ints
+    reviewers: list[str]
+    models: list[str]
+    dims: dict[str, DimColumns]
+    groups: list[object] | None = None
+
+
+def _last_per_key(keys: Ints, rows: Ints) -> tuple[Ints, Ints]:
+    """(unique keys, the last of ``rows`` with each key) for rows in insertion order."""
+    uniq, first_in_rev = np.unique(keys[::-1], return_index=True)
+    return uniq, rows[::-1][first_in_rev]
+
+
+def _first_per_key(keys: Ints, rows: Ints) -> tuple[Ints, Ints]:
+    uniq, first = np.unique(keys, return_index=True)
+    return uniq, rows[first]
+
+
+@dataclass
+class _Standing:
+    """Per (item, dimension, reviewer) key: the standing vote and adjudication after the fold."""
+
+    vote_key: Ints
+    vote_score: Array
+    vote_kind: Ints
+    first_blind: Array
+    adj_key: Ints
+    adj_pos: Ints
+    adj_score: Array
+
+
+def _standing_simple(raw: RawColumns, rows: Ints, key: Ints) -> _Standing:
+    """Keys with no undo: the last vote, the first blind vote's score, the last adjudication."""
+    adj = raw.h_kind[rows] == KIND_CODES["adjudication"]
+    votes, adjs = rows[~adj], rows[adj]
+    vk, v_last = _last_per_key(key[~adj], votes)
+    blind = votes[raw.h_blind[votes]]
+    bk, b_first = _first_per_key(key[~adj][raw.h_blind[votes]], blind)
+    first_blind = np.full(vk.size, np.nan)
+    where = np.searchsorted(vk, bk)
+    first_blind[where] = raw.h_score[b_first]
+    ak, a_last = _last_per_key(key[adj], adjs)
+    return _Standing(vk, raw.h_score[v_last], raw.h_kind[v_last], first_blind, ak, a_last, raw.h_score[a_last])
+
+
+def _standing_with_undo(raw: RawColumns, rows: Ints, key: Ints) -> _Standing:
+    """Keys with an undo: the per-item fold itself (:func:`reviewer.domain.human.fold_human`)
+    over just their rows — an undo withdraws the latest standing vote *or* adjudication, which
+    depends on the order of everything before it."""
+    from reviewer.domain.human import fold_human
+    from reviewer.domain.rows import HumanRow
+
+    names = {v: k for k, v in KIND_CODES.items()}
+    out: dict[str, list[float]] = {k: [] for k in ("vk", "vs", "vkind", "fb", "ak", "apos", "as")}
+    order = np.argsort(key, kind="stable")
+    bounds = np.flatnonzero(np.diff(key[order])) + 1
+    for group in np.split(order, bounds):
+        if not group.size:
+            continue
+        k = int(key[group[0]])
+        hrows = [HumanRow(int(rows[g]), "d", "w", None if np.isnan(raw.h_score[rows[g]]) else float(raw.h_score[rows[g]]),
+                          names.get(int(raw.h_kind[rows[g]]), "score"), bool(raw.h_blind[rows[g]]))
+                 for g in group]
+        dim = fold_human(hrows).get("d")
+        if dim is None:
+            continue
+        vote = dim.votes.get("w")
+        if vote is not None:
+            out["vk"].append(k)
+            out["vs"].append(vote.score)
+            out["vkind"].append(KIND_CODES.get(vote.kind, OTHER_KIND))
+            out["fb"].append(np.nan if vote.first_blind is None else vote.first_blind)
+        if dim.adjudication is not None:
+            out["ak"].append(k)
+            out["apos"].append(dim.adjudication.pk)
+            out["as"].append(dim.adjudication.score)
+
+    def ints(name: str) -> Ints:
+        return np.asarray(out[name], dtype=np.int64)
+
+    def floats(name: str) -> Array:
+        return np.asarray(out[name], dtype=np.float64)
+
+    return _Standing(ints("vk"), floats("vs"), ints("vkind"), floats("fb"), ints("ak"), ints("apos"), floats("as"))
+
+
+def fold(raw: RawColumns, sample: str = "all") -> RatingColumns:
+    """Fold the rows (see the module docstring)."""
+    n, d_n = raw.item_pk.size, len(raw.dims)
+    r_n = max(len(raw.reviewers), 1)
+    # --- humans: the standing vote and adjudication per (item, dimension, reviewer) ----------
+    rows = np.flatnonzero(raw.h_current & (raw.h_dim >= 0) & (raw.h_who >= 0))
+    key = (raw.h_item[rows] * d_n + raw.h_dim[rows]) * r_n + raw.h_who[rows]
+    undo = (raw.h_kind[rows] == KIND_CODES["undo"]) | np.isnan(raw.h_score[rows])
+    hard = np.isin(key, np.unique(key[undo]))
+    easy = _standing_simple(raw, rows[~hard], key[~hard])
+    other = _standing_with_undo(raw, rows[hard], key[hard])
+    vk = np.concatenate([easy.vote_key, other.vote_key])
+    score = np.concatenate([easy.vote_score, other.vote_score])
+    kind = np.concatenate([easy.vote_kind, other.vote_kind])
+    first_blind = np.concatenate([easy.first_blind, other.first_blind])
+    who, rest = vk % r_n, vk // r_n
+    dim, item = rest % d_n, rest // d_n
+    shown = first_blind if sample == "blind" else score
+    keep = ~np.isnan(shown)
+    humans = np.full((d_n, n, len(raw.reviewers)), np.nan)
+    humans[dim[keep], item[keep], who[keep]] = shown[keep]
+    moved = (kind == KIND_CODES["revision"]) & ~np.isnan(first_blind)
+    revised = np.column_stack([dim[moved], item[moved], first_blind[moved], score[moved]]).astype(np.float64)
+    # the latest standing adjudication of any lead settles the dimension
+    ak = np.concatenate([easy.adj_key, other.adj_key]) // r_n
+    apos = np.concatenate([easy.adj_pos, other.adj_pos])
+    ascore = np.concatenate([easy.adj_score, other.adj_score])
+    order = np.argsort(apos, kind="stable")
+    cell, last = _last_per_key(ak[order], order)
+    settled = np.full((d_n, n), np.nan)
+    settled[cell % d_n, cell // d_n] = ascore[last]
+    # --- judge: the latest row per (item, dimension, model), a failed call included ---------
+    m_n = len(raw.models)
+    j_rows = np.flatnonzero(raw.j_current & (raw.j_dim >= 0) & (raw.j_model >= 0))
+    _, j_last = _last_per_key((raw.j_item[j_rows] * d_n + raw.j_dim[j_rows]) * max(m_n, 1) + raw.j_model[j_rows],
+                              j_rows)
+    j_last = j_last[~np.isnan(raw.j_score[j_last])]  # the latest answer failed: no score from that model
+    judge = np.full((d_n, n, m_n), np.nan)
+    std = np.full((d_n, n, m_n), np.nan)
+    judge[raw.j_dim[j_last], raw.j_item[j_last], raw.j_model[j_last]] = raw.j_score[j_last]
+    std[raw.j_dim[j_last], raw.j_item[j_last], raw.j_model[j_last]] = raw.j_std[j_last]
+    # reviewers and models with a current score, in name order
+    who_used = np.zeros(len(raw.reviewers), bool)
+    who_used[who[keep]] = True
+    keep_who = [i for i in np.argsort(raw.reviewers) if who_used[i]]
+    model_used = np.zeros(m_n, bool)
+    model_used[raw.j_model[j_last]] = True
+    keep_models = [i for i in np.argsort(raw.models) if model_used[i]]
+    dims = {}
+    for d, name in enumerate(raw.dims):
+        mine = revised[revised[:, 0] == d]
+        dims[name] = DimColumns(humans[d][:, keep_who], judge[d][:, keep_models], std[d][:, keep_models],
+                                settled[d], mine[:, 1:])
+    return RatingColumns(raw.item_pk, [raw.reviewers[i] for i in keep_who], [raw.models[i] for i in keep_models],
+                         dims, raw.groups)

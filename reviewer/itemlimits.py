@@ -1,0 +1,110 @@
+"""Limits on what one row of an item file may hold, beyond the shape :mod:`reviewer.itemfile` checks.
+
+Every message says what is wrong and what to do, for ``FILE:LINE: item ID: ...`` lines. The checks
+are cheap on ordinary rows: the depth and surrogate walks only run when the raw line could hold
+either (more brackets than the depth limit; a ``\\ud8..``-``\\udf..`` escape).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: How deeply JSON values may nest in one row (metadata, judge evidence, ...).
+MAX_DEPTH = 32
+MAX_ID_CHARS = 512
+MAX_NAME_CHARS = 200
+MAX_TAGS = 50
+MAX_TAG_CHARS = 100
+#: Control and invisible formatting characters: never in an id, a name or a tag.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def structure_problem(raw: bytes | str, obj: Any) -> str | None:
+    """Too deep, or a lone surrogate anywhere in the row (UTF-8 cannot store one)."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    deep = data.count(b"{") + data.count(b"[") > MAX_DEPTH
+    odd = _SURROGATE_ESCAPE.search(data) is not None or isinstance(raw, str) and _SURROGATE.search(raw) is not None
+    if not (deep or odd):
+        return None
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            if depth > MAX_DEPTH:
+                return f"values nest more than {MAX_DEPTH} levels deep; flatten the row"
+            for k, v in value.items():
+                stack.append((k, depth))
+                stack.append((v, depth + 1))
+        elif isinstance(value, list):
+            if depth > MAX_DEPTH:
+                return f"values nest more than {MAX_DEPTH} levels deep; flatten the row"
+            stack.extend((v, depth + 1) for v in value)
+        elif isinstance(value, str) and odd and _SURROGATE.search(value):
+            return "text holds a lone surrogate (an escape like \\ud800 with no pair); fix the text's encoding"
+    return None
+
+
+def name_problem(value: Any, what: str, limit: int = MAX_NAME_CHARS) -> str | None:
+    """An id, reviewer name or tag: non-empty text without control characters or edge spaces."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return f"{what} must be text, not {_kind(value)}"
+    text = str(value)
+    if not text:
+        return f"{what} is empty"
+    if _CONTROL.search(text):
+        return f"{what} {text[:40]!r} holds a control or invisible character; remove it"
+    if text != text.strip():
+        return f"{what} {text[:40]!r} starts or ends with a space or newline; remove it"
+    if len(text) > limit:
+        return f"{what} is {len(text)} characters; at most {limit}"
+    return None
+
+
+def tags_problem(value: Any) -> str | None:
+    """Quick tags: a list of short names (``"abc"`` is one string, not three tags)."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        return f"'tags' must be a list of text, e.g. [\"wrong-fact\"], not {_kind(value)}"
+    if len(value) > MAX_TAGS:
+        return f"'tags' has {len(value)} entries; at most {MAX_TAGS}"
+    for tag in value:
+        problem = name_problem(tag, "a tag", MAX_TAG_CHARS)
+        if problem is not None or not isinstance(tag, str):
+            return problem or "a tag must be text"
+    return None
+
+
+def text_or_none(value: Any, what: str) -> str | None:
+    """None when ``value`` is text or absent, else what is wrong."""
+    if value is None or isinstance(value, str):
+        return None
+    return f"{what} must be text, not {_kind(value)}"
+
+
+def conversation_problem(value: Any) -> str | None:
+    """A conversation: a list of {role, content} objects with text in both."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        return f"'conversation' must be a list of {{role, content}}, not {_kind(value)}"
+    for turn in value:
+        if (not isinstance(turn, dict) or not isinstance(turn.get("role"), str)
+                or not isinstance(turn.get("content", ""), str)):
+            return "each 'conversation' turn must be an object with 'role' and 'content' text"
+    return None
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "null" if value is None else type(value).__name__

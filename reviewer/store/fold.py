@@ -1,0 +1,110 @@
+"""The SQL that reads an item's rows for the domain fold (:mod:`reviewer.domain`), and the fold
+of many items at once. Every read of an item's state goes through here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from sqlalchemy import literal, select
+
+from reviewer.domain import DecisionRow, FlagRow, HumanRow, ItemFold, ItemRows, JudgeRow, fold_item
+from reviewer.store.base import StoreBase
+from reviewer.store.safety import decision_person, with_reviewer
+from reviewer.store.tables import HumanScore, Item, JudgeScore, SafetyDecision, SafetyFlag
+
+CHUNK = 5000
+
+
+def _rev(table: Any) -> Any:
+    """The table's ``revision`` column, or 1 on a schema that does not record revisions yet."""
+    col = getattr(table, "revision", None)
+    return col if col is not None else literal(1)
+
+
+def item_rows(conn: Any, items: Sequence[tuple[int, int]]) -> dict[int, ItemRows]:
+    """``items``: (item pk, current revision). Their human, judge, flag and decision rows, oldest
+    first (judge rows of conversation turns left out)."""
+    out = {pk: ItemRows(pk, int(rev or 1)) for pk, rev in items}
+    pks = list(out)
+    for i in range(0, len(pks), CHUNK):
+        chunk = pks[i:i + CHUNK]
+        for pk, hpk, dim, who, score, kind, blind, rev, reason, tags, sample, at in conn.execute(
+                select(HumanScore.item_pk, HumanScore.pk, HumanScore.dimension, HumanScore.reviewer,
+                       HumanScore.score, HumanScore.kind, HumanScore.blind, _rev(HumanScore),
+                       HumanScore.reason, HumanScore.tags, HumanScore.sample, HumanScore.created_at)
+                .where(HumanScore.item_pk.in_(chunk)).order_by(HumanScore.pk)):  # type: ignore[attr-defined]
+            out[pk].human.append(HumanRow(hpk, dim, who, score, kind, bool(blind), int(rev or 1), reason,
+                                          tuple(str(t) for t in tags or ()), sample, at))
+        for pk, jpk, dim, model, score, norm, err, na, std, rev in conn.execute(
+                select(JudgeScore.item_pk, JudgeScore.pk, JudgeScore.dimension, JudgeScore.model,
+                       JudgeScore.score, JudgeScore.normalised, JudgeScore.error, JudgeScore.not_applicable,
+                       JudgeScore.std, _rev(JudgeScore))
+                .where(JudgeScore.item_pk.in_(chunk), JudgeScore.turn.is_(None))  # type: ignore[attr-defined, union-attr]
+                .order_by(JudgeScore.pk)):
+            out[pk].judge.append(JudgeRow(jpk, dim, model, score, norm, err, bool(na), std, None, int(rev or 1)))
+        flag_item: dict[int, int] = {}
+        for pk, fpk, gate, detector, rev in conn.execute(
+                select(SafetyFlag.item_pk, SafetyFlag.pk, SafetyFlag.gate, SafetyFlag.detector, _rev(SafetyFlag))
+                .where(SafetyFlag.item_pk.in_(chunk)).order_by(SafetyFlag.pk)):  # type: ignore[attr-defined]
+            out[pk].flags.append(FlagRow(fpk, gate, detector, int(rev or 1)))
+            flag_item[fpk] = pk
+        if flag_item:
+            # a decision's person is the login that wrote it (reviewer.store.safety), not its name
+            for dpk, fpk, who, decision in conn.execute(with_reviewer(
+                    select(SafetyDecision.pk, SafetyDecision.flag_pk, decision_person(), SafetyDecision.decision)
+                    .select_from(SafetyDecision))
+                    .where(SafetyDecision.flag_pk.in_(list(flag_item))).order_by(SafetyDecision.pk)):  # type: ignore[attr-defined]
+                out[flag_item[fpk]].decisions.append(DecisionRow(dpk, fpk, who, decision))
+    return out
+
+
+class FoldMixin(StoreBase):
+    """Items' states, folded from their rows."""
+
+    def item_folds(self, rubric_ref: str | None = None, dataset: str | None = None,
+                   item_pks: Iterable[int] | None = None, how: str = "mean",
+                   all_revisions: bool = False) -> Iterator[tuple[Any, ItemFold]]:
+        """(item row, its fold) for the items of a rubric (and dataset, or given keys), by key.
+        The item row has every ``item`` column (``metadata`` as ``meta``)."""
+        from reviewer.store.base import records
+
+        with self.read() as conn:
+            q = select(Item)
+            if rubric_ref:
+                q = q.where(Item.rubric_ref == self.get_rubric(rubric_ref).ref)
+            if dataset:
+                q = q.where(Item.dataset == dataset)
+            if item_pks is not None:
+                q = q.where(Item.pk.in_(list(item_pks)))  # type: ignore[union-attr]
+            items = records(conn, q.order_by(Item.pk))
+            rows = item_rows(conn, [(it.pk, it.revision) for it in items])
+        for it in items:
+            yield it, fold_item(self.get_rubric(it.rubric_ref), rows[it.pk], how, all_revisions)
+
+    def _refresh_safety(self, conn: Any, item_pks: Iterable[int]) -> None:
+        """Write the items' derived safety status (and ``flagged``: the cap applies) onto their rows."""
+        from sqlalchemy import update
+
+        from reviewer.domain import item_safety
+        from reviewer.store.queue import refresh_triage_keys
+
+        pks = sorted(set(item_pks))
+        if not pks:
+            return
+        items = conn.execute(select(Item.pk, Item.revision, Item.rubric_ref).where(Item.pk.in_(pks))).all()  # type: ignore[union-attr]
+        rows = item_rows(conn, [(pk, rev) for pk, rev, _ in items])
+        for pk, _, ref in items:
+            r = rows[pk]
+            state = item_safety([f for f in r.flags if f.revision == r.revision], r.decisions,
+                                self.get_rubric(ref).review.safety_signoffs)
+            conn.execute(update(Item).where(Item.pk == pk).values(safety=state.status, flagged=state.capped))
+        refresh_triage_keys(conn, "pk IN (" + ",".join(str(int(p)) for p in pks) + ")", {})
+
+    def item_fold(self, item_pk: int, how: str = "mean") -> ItemFold:
+        """One item's fold."""
+        from reviewer.errors import UserError
+
+        for _, fold in self.item_folds(item_pks=[item_pk], how=how):
+            return fold
+        raise UserError(f"no item with key {item_pk}")

@@ -1,0 +1,252 @@
+"""History guarded by the database, and who may sign what (migrations ``0007g_*``).
+
+History tables take new rows only. On SQLite triggers refuse UPDATE and DELETE, and a BEFORE
+INSERT trigger refuses a row whose key (or unique key) is already there — which is what stops
+``INSERT OR REPLACE``: SQLite deletes the old row of a REPLACE without firing DELETE triggers
+(unless ``recursive_triggers`` is on), but the BEFORE INSERT trigger runs first and aborts the
+statement. On PostgreSQL row triggers refuse UPDATE and DELETE (an ``ON CONFLICT DO UPDATE`` is
+an UPDATE) and a statement trigger refuses TRUNCATE; :func:`roles_sql` gives the application
+role that owns nothing.
+
+People: reviewer names follow :func:`reviewer.itemlimits.name_problem` (non-empty, no control or
+invisible characters, no edge spaces); an adjudication needs a reviewer with
+the lead role and a safety decision one with the safety role, on both databases. On PostgreSQL
+the database also binds a reviewer name to its database login: a login other than the tables'
+owner signs only with names bound to it (``reviewer.login = current_user``), every signed row
+records ``actor = current_user``, and only a lead's login grants or removes roles. On SQLite the
+store does the same with the OS user (it cannot be checked inside the file, whose owner can
+change anything: see README, "Security model").
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection
+
+from reviewer.itemlimits import _CONTROL, MAX_NAME_CHARS
+
+#: Tables whose rows are never changed or removed once written.
+HISTORY = ("human_score", "judge_score", "safety_flag", "safety_decision", "pair_choice",
+           "rubric_version", "item_revision")
+#: Unique keys besides ``pk`` that a REPLACE could use to delete a row.
+_UNIQUE = {"rubric_version": ("rubric_id", "version")}
+#: Tables whose rows are signed by a reviewer name.
+SIGNED = ("human_score", "safety_decision", "pair_choice")
+
+def _bad_ranges() -> list[tuple[int, int]]:
+    """The code point ranges a name may not hold: those of :mod:`reviewer.itemlimits`' rule."""
+    bad = [c for c in range(1, 0x10000) if _CONTROL.match(chr(c))]
+    ranges: list[tuple[int, int]] = []
+    for c in bad:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1] = (ranges[-1][0], c)
+        else:
+            ranges.append((c, c))
+    return ranges
+
+
+def _sqlite_bad_name(col: str) -> str:
+    chars = ",".join(str(c) for lo, hi in _bad_ranges() for c in range(lo, hi + 1))
+    return (f"({col} IS NULL OR trim({col}) = '' OR trim({col}) <> {col}"
+            f" OR length({col}) > {MAX_NAME_CHARS} OR {col} GLOB '*[' || char({chars}) || ']*')")
+
+
+def _pg_bad_class() -> str:
+    return "".join(f"\\u{lo:04x}" + (f"-\\u{hi:04x}" if hi > lo else "") for lo, hi in _bad_ranges())
+
+
+def _pg(conn: Connection, sql: str) -> None:
+    """A PostgreSQL statement holding ``%`` (psycopg reads a lone ``%`` as a placeholder)."""
+    conn.exec_driver_sql(sql.replace("%", "%%"))
+
+
+def history_guards(conn: Connection) -> None:
+    """Refuse UPDATE, DELETE, REPLACE/key reuse (SQLite) and TRUNCATE (PostgreSQL) on history."""
+    if conn.dialect.name == "sqlite":
+        for t in HISTORY:
+            msg = f"{t} is append-only: add a new row instead"
+            for op in ("UPDATE", "DELETE"):
+                conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {t}_no_{op.lower()}")
+                conn.exec_driver_sql(f"CREATE TRIGGER {t}_no_{op.lower()} BEFORE {op} ON {t} "
+                                     f"BEGIN SELECT RAISE(ABORT, '{msg}'); END")
+            taken = f"EXISTS (SELECT 1 FROM {t} WHERE pk = NEW.pk)"
+            if t in _UNIQUE:
+                taken += (f" OR EXISTS (SELECT 1 FROM {t} WHERE "
+                          + " AND ".join(f"{c} = NEW.{c}" for c in _UNIQUE[t]) + ")")
+            conn.exec_driver_sql(
+                f"CREATE TRIGGER IF NOT EXISTS {t}_no_replace BEFORE INSERT ON {t} WHEN {taken} "
+                f"BEGIN SELECT RAISE(ABORT, '{t} is append-only: that row exists; add a new row instead'); END")
+        conn.exec_driver_sql(
+            "CREATE TRIGGER IF NOT EXISTS safety_flag_opens_open BEFORE INSERT ON safety_flag "
+            "WHEN NEW.status <> 'open' BEGIN SELECT RAISE(ABORT, "
+            "'a safety flag opens as open: its status comes from safety decisions'); END")
+        return
+    _pg(conn,
+        "CREATE OR REPLACE FUNCTION rubricate_history_guard() RETURNS trigger AS $$ BEGIN "
+        "RAISE EXCEPTION '% is append-only: add a new row instead (% refused)', TG_TABLE_NAME, TG_OP; "
+        "END $$ LANGUAGE plpgsql")
+    conn.exec_driver_sql(
+        "CREATE OR REPLACE FUNCTION rubricate_flag_opens_open() RETURNS trigger AS $$ BEGIN "
+        "IF NEW.status <> 'open' THEN RAISE EXCEPTION "
+        "'a safety flag opens as open: its status comes from safety decisions'; END IF; "
+        "RETURN NEW; END $$ LANGUAGE plpgsql")
+    for t in HISTORY:
+        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {t}_no_change ON {t}")
+        conn.exec_driver_sql(f"CREATE TRIGGER {t}_no_change BEFORE UPDATE OR DELETE ON {t} "
+                             "FOR EACH ROW EXECUTE FUNCTION rubricate_history_guard()")
+        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {t}_no_truncate ON {t}")
+        conn.exec_driver_sql(f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} "
+                             "FOR EACH STATEMENT EXECUTE FUNCTION rubricate_history_guard()")
+    conn.exec_driver_sql("DROP TRIGGER IF EXISTS safety_flag_opens_open ON safety_flag")
+    conn.exec_driver_sql("CREATE TRIGGER safety_flag_opens_open BEFORE INSERT ON safety_flag "
+                         "FOR EACH ROW EXECUTE FUNCTION rubricate_flag_opens_open()")
+
+
+def _add(conn: Connection, table: str, column: str) -> None:
+    if conn.dialect.name == "sqlite":
+        if column not in {r[1] for r in conn.exec_driver_sql(f"PRAGMA table_info({table})")}:
+            conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} VARCHAR")
+    else:
+        conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} VARCHAR")
+
+
+def people_guards(conn: Connection) -> None:
+    """Logins and actors; names, adjudication and safety roles checked by the database; on
+    PostgreSQL the login binding and lead-only grants."""
+    _add(conn, "reviewer", "login")
+    conn.exec_driver_sql("UPDATE reviewer SET login = name WHERE login IS NULL")
+    for t in SIGNED:
+        _add(conn, t, "actor")
+    if conn.dialect.name == "sqlite":
+        _sqlite_people(conn)
+    else:
+        _pg_people(conn)
+
+
+def _sqlite_people(conn: Connection) -> None:
+    def trig(name: str, when: str, msg: str, table: str, op: str = "INSERT") -> None:
+        conn.exec_driver_sql(f"CREATE TRIGGER IF NOT EXISTS {name} BEFORE {op} ON {table} WHEN {when} "
+                             f"BEGIN SELECT RAISE(ABORT, '{msg}'); END")
+
+    bad = "a reviewer name must be non-empty and printable, without surrounding spaces (at most 100 characters)"
+    for t in SIGNED:
+        trig(f"{t}_printable_name", _sqlite_bad_name("NEW.reviewer"), bad, t)
+    trig("reviewer_printable_name", _sqlite_bad_name("NEW.name"), bad, "reviewer")
+    trig("reviewer_printable_name_upd", _sqlite_bad_name("NEW.name"), bad, "reviewer", "UPDATE")
+    holds = ("EXISTS (SELECT 1 FROM reviewer r WHERE r.name = NEW.reviewer "
+             "AND (',' || r.roles || ',') LIKE '%,{role},%')")
+    trig("human_score_adjudication_lead", "NEW.kind = 'adjudication' AND NOT " + holds.format(role="lead"),
+         "an adjudication needs a reviewer with the lead role", "human_score")
+    trig("safety_decision_safety_role", "NEW.decision <> 'withdraw' AND NOT " + holds.format(role="safety"),
+         "a safety decision needs a reviewer with the safety role", "safety_decision")
+    trig("safety_decision_withdraw_own", "NEW.decision = 'withdraw' AND NOT EXISTS (SELECT 1 FROM safety_flag f "
+         "WHERE f.pk = NEW.flag_pk AND f.detector = 'human:' || NEW.reviewer)",
+         "only the reviewer who raised a flag withdraws it", "safety_decision")
+
+
+_PG_PEOPLE = r"""
+CREATE OR REPLACE FUNCTION rubricate_bad_name(n text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT n IS NULL OR btrim(n) = '' OR btrim(n) <> n OR length(n) > {max_name}
+      OR n ~ '[{bad_class}]' $$;
+
+CREATE OR REPLACE FUNCTION rubricate_admin(rel oid) RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT pg_has_role(current_user, (SELECT relowner FROM pg_class WHERE oid = rel), 'USAGE') $$;
+
+CREATE OR REPLACE FUNCTION rubricate_holds(who text, role text) RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT EXISTS (SELECT 1 FROM reviewer WHERE name = who AND role = ANY(string_to_array(roles, ','))) $$;
+
+CREATE OR REPLACE FUNCTION rubricate_login_is_lead() RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT EXISTS (SELECT 1 FROM reviewer WHERE login = current_user
+                 AND 'lead' = ANY(string_to_array(roles, ','))) $$;
+
+CREATE OR REPLACE FUNCTION rubricate_signed() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE bound text;
+BEGIN
+  IF rubricate_bad_name(NEW.reviewer) THEN
+    RAISE EXCEPTION 'a reviewer name must be non-empty and printable, without surrounding spaces';
+  END IF;
+  NEW.actor := current_user;
+  IF TG_TABLE_NAME = 'human_score' THEN
+    IF NEW.kind = 'adjudication' AND NOT rubricate_holds(NEW.reviewer, 'lead') THEN
+      RAISE EXCEPTION 'an adjudication needs a reviewer with the lead role (% does not hold it)', NEW.reviewer;
+    END IF;
+    IF NEW.kind = 'import' AND rubricate_login_is_lead() THEN
+      RETURN NEW;
+    END IF;
+  END IF;
+  IF TG_TABLE_NAME = 'safety_decision' THEN
+    IF NEW.decision = 'withdraw' THEN
+      IF NOT EXISTS (SELECT 1 FROM safety_flag f WHERE f.pk = NEW.flag_pk AND f.detector = 'human:' || NEW.reviewer) THEN
+        RAISE EXCEPTION 'only the reviewer who raised a flag withdraws it';
+      END IF;
+    ELSIF NOT rubricate_holds(NEW.reviewer, 'safety') THEN
+      RAISE EXCEPTION 'a safety decision needs a reviewer with the safety role (% does not hold it)', NEW.reviewer;
+    END IF;
+  END IF;
+  IF rubricate_admin(TG_RELID) THEN
+    RETURN NEW;
+  END IF;
+  SELECT login INTO bound FROM reviewer WHERE name = NEW.reviewer;
+  IF bound IS DISTINCT FROM current_user THEN
+    RAISE EXCEPTION 'the login % may not sign as %: a reviewer name is bound to its own database login',
+      current_user, NEW.reviewer;
+  END IF;
+  RETURN NEW;
+END $$;
+
+CREATE OR REPLACE FUNCTION rubricate_reviewer_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP <> 'DELETE' AND rubricate_bad_name(NEW.name) THEN
+    RAISE EXCEPTION 'a reviewer name must be non-empty and printable, without surrounding spaces';
+  END IF;
+  IF rubricate_admin(TG_RELID) OR rubricate_login_is_lead() THEN
+    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+    RETURN NEW;
+  END IF;
+  IF TG_OP = 'INSERT' AND NEW.login = current_user AND NEW.roles = 'reviewer' THEN
+    RETURN NEW;  -- claiming a name for oneself, with no role beyond reviewer
+  END IF;
+  RAISE EXCEPTION 'only a lead grants or removes roles (the login % is not a lead)', current_user;
+END $$;
+"""
+
+
+def _pg_people(conn: Connection) -> None:
+    ddl = _PG_PEOPLE.replace("{max_name}", str(MAX_NAME_CHARS)).replace("{bad_class}", _pg_bad_class())
+    for stmt in ddl.split("\n\n"):
+        if stmt.strip():
+            _pg(conn, stmt)
+    for t in SIGNED:
+        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {t}_signed ON {t}")
+        conn.exec_driver_sql(f"CREATE TRIGGER {t}_signed BEFORE INSERT ON {t} "
+                             "FOR EACH ROW EXECUTE FUNCTION rubricate_signed()")
+    conn.exec_driver_sql("DROP TRIGGER IF EXISTS reviewer_guard ON reviewer")
+    conn.exec_driver_sql("CREATE TRIGGER reviewer_guard BEFORE INSERT OR UPDATE OR DELETE ON reviewer "
+                         "FOR EACH ROW EXECUTE FUNCTION rubricate_reviewer_guard()")
+
+
+#: Tables the application role writes beside the history: queue leases, summaries, runs, cache.
+_APP_UPDATES = ("item", "assignment", "judge_run", "judge_cache", "queue_setting", "reviewer", "audit_sample")
+
+
+def roles_statements(app_role: str, logins: list[str], schema: str) -> list[str]:
+    """The grants that give people an application role owning nothing: SELECT and INSERT on the
+    history (no UPDATE, DELETE or TRUNCATE), SELECT/INSERT/UPDATE on the queue's working tables,
+    and one login per person that is a member of it. Run as the tables' owner."""
+    for name in [app_role, *logins, schema]:
+        if not name or not name.replace("_", "").isalnum() or not name.isascii() or name[0].isdigit():
+            raise ValueError(f"{name!r}: a role or schema name is letters, digits and _ (not first a digit)")
+    out = [
+        f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{app_role}') THEN "
+        f"CREATE ROLE {app_role} NOLOGIN; END IF; END $$",
+        f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {app_role}",
+        f"GRANT USAGE ON SCHEMA {schema} TO {app_role}",
+        f"GRANT SELECT, INSERT ON {', '.join(HISTORY)} TO {app_role}",
+        f"GRANT SELECT, INSERT, UPDATE ON {', '.join(_APP_UPDATES)} TO {app_role}",
+        f"GRANT SELECT ON schema_migrations TO {app_role}",
+        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {app_role}",
+    ]
+    for login in logins:
+        out += [f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{login}') THEN "
+                f"CREATE ROLE {login} LOGIN; END IF; END $$",
+                f"GRANT {app_role} TO {login}"]
+    return out

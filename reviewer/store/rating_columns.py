@@ -1,0 +1,132 @@
+"""Calibration's read at scale: every rating row of a rubric version as numpy columns.
+
+One query per table, streamed straight into a numpy record array: each row is two numbers (a
+packed integer key of item, dimension, reviewer or model, kind, blind and "current revision",
+and the score), decoded with array arithmetic — no per-row dict or object is kept. The fold of
+the rows into per-item state is :func:`reviewer.domain.columns.fold` (pure numpy).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sqlalchemy import BigInteger, Integer, and_, case, cast, func, literal, select
+
+from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawColumns, fold
+from reviewer.store.base import StoreBase
+from reviewer.store.tables import AuditSample, HumanScore, Item, JudgeScore
+
+#: A NULL score travels as this number (a tuple field of a numpy record must be a number).
+_NULL = -1.0e300
+_FLAG_BITS = 5  # kind (3 bits), blind, current revision
+_CODE_BITS = 12  # dimensions, reviewers, models: up to 4095 each
+
+
+def _codes(column: Any, names: list[str]) -> Any:
+    """SQL mapping each name to its position in ``names`` (-1 … encoded as the top code)."""
+    top = (1 << _CODE_BITS) - 1
+    if not names:
+        return literal(top)
+    return case({n: i for i, n in enumerate(names)}, value=column, else_=top)
+
+
+def _stream(conn: Any, query: Any) -> np.ndarray:
+    """(key, score, std) rows of ``query`` as a numpy record array, read on the driver's cursor
+    (inside the caller's transaction) so that no per-row Python object outlives its row."""
+    compiled = query.compile(dialect=conn.dialect)
+    params = compiled.construct_params()
+    args = tuple(params[k] for k in compiled.positiontup) if compiled.positional else params
+    cursor = conn.connection.cursor()
+    try:
+        cursor.execute(str(compiled), args)
+        return np.fromiter(cursor, dtype=np.dtype([("key", np.int64), ("score", np.float64), ("std", np.float64)]))
+    finally:
+        cursor.close()
+
+
+class RatingColumnsMixin(StoreBase):
+    """Rating rows as columns (see the module docstring)."""
+
+    def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
+                       group_by: str | None = None) -> RatingColumns:
+        """The folded human and judge scores of every item of a rubric version (``sample``
+        audit: the audit sample only; blind: first blind scores), with each item's group value
+        when ``group_by`` (``group`` or ``metadata.KEY``) is given."""
+        rubric = self.get_rubric(rubric_ref)
+        ref = rubric.ref
+        dims = [d.id for d in rubric.dimensions]
+        where = [Item.rubric_ref == ref]
+        if dataset:
+            where.append(Item.dataset == dataset)
+        if sample == "audit":
+            where.append(Item.pk.in_(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)))  # type: ignore[union-attr]
+        with self.read() as conn:
+            cols = [Item.pk, Item.revision]
+            if group_by == "group":
+                cols.append(Item.grp)
+            elif group_by:
+                cols.append(Item.meta)
+            items = conn.execute(select(*cols).where(*where).order_by(Item.pk)).all()
+            item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
+            groups = None
+            if group_by == "group":
+                groups = [r[2] for r in items]
+            elif group_by:
+                k = group_by.split(".", 1)[1]
+                groups = [(r[2] or {}).get(k) for r in items]
+            del items
+            scope = select(Item.pk).where(*where).scalar_subquery()
+            reviewers = sorted(conn.execute(select(HumanScore.reviewer).distinct().where(
+                HumanScore.item_pk.in_(scope))).scalars())  # type: ignore[attr-defined]
+            models = sorted((m or "judge") for m in conn.execute(select(JudgeScore.model).distinct().where(
+                JudgeScore.item_pk.in_(scope), JudgeScore.turn.is_(None))).scalars())  # type: ignore[attr-defined,union-attr]
+            human = self._packed(conn, HumanScore, scope, dims, HumanScore.reviewer, reviewers, human=True)
+            judge = self._packed(conn, JudgeScore, scope, dims, func.coalesce(JudgeScore.model, "judge"), models,
+                                 human=False)
+        h, j = _unpack(human, item_pk), _unpack(judge, item_pk)
+        raw = RawColumns(item_pk, dims, reviewers, models,
+                         h["item"], h["dim"], h["who"], h["score"], h["kind"], h["blind"], h["current"],
+                         j["item"], j["dim"], j["who"], j["score"], j["std"], j["current"], groups)
+        return fold(raw, sample)
+
+    def _packed(self, conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
+                human: bool) -> np.ndarray:
+        """(packed key, score, std) per row of ``table`` for the items in ``scope``, in pk order."""
+        revision = getattr(table, "revision", None)  # content revisions: rows of older ones do not count
+        if revision is not None:
+            current = case((revision == select(Item.revision).where(Item.pk == table.item_pk).scalar_subquery(), 1),
+                           else_=0)
+        else:
+            current = literal(1)
+        if human:
+            kind = case(KIND_CODES, value=table.kind, else_=OTHER_KIND)
+            flags = kind * 4 + cast(table.blind, Integer) * 2 + current
+            score, std = func.coalesce(table.score, _NULL), literal(0.0)
+            cond = [table.item_pk.in_(scope)]
+        else:
+            flags = current
+            score, std = func.coalesce(table.score, _NULL), func.coalesce(table.std, _NULL)
+            cond = [table.item_pk.in_(scope), table.turn.is_(None)]
+        key = ((cast(table.item_pk, BigInteger) * (1 << _CODE_BITS) + _codes(table.dimension, dims)) * (1 << _CODE_BITS)
+               + _codes(who, names)) * (1 << _FLAG_BITS) + flags
+        q = select(key, score, std).where(and_(*cond)).order_by(table.pk)
+        return _stream(conn, q)
+
+
+def _unpack(rows: np.ndarray, item_pk: np.ndarray) -> dict[str, np.ndarray]:
+    """Decode the packed keys; item keys become indexes into ``item_pk`` (sorted)."""
+    key = rows["key"]
+    top = (1 << _CODE_BITS) - 1
+    flags = key & ((1 << _FLAG_BITS) - 1)
+    who = (key >> _FLAG_BITS) & top
+    dim = (key >> (_FLAG_BITS + _CODE_BITS)) & top
+    pk = key >> (_FLAG_BITS + 2 * _CODE_BITS)
+    item = np.searchsorted(item_pk, pk)
+    score = rows["score"].copy()
+    score[score <= _NULL / 2] = np.nan
+    std = rows["std"].copy()
+    std[std <= _NULL / 2] = np.nan
+    return {"item": item.astype(np.int64), "dim": np.where(dim == top, -1, dim).astype(np.int64),
+            "who": np.where(who == top, -1, who).astype(np.int64), "score": score, "std": std,
+            "kind": (flags >> 2).astype(np.int64), "blind": (flags & 2) > 0, "current": (flags & 1) > 0}

@@ -1,0 +1,148 @@
+"""Corrected estimates through ``rubricate calibrate``: a judge on every item, people on an audit
+sample. The figures are checked against calibration.ppi on arrays built from the file itself."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration import ppi
+from tests.cli import run_cli
+
+DIMS = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
+THRESHOLD = {"accuracy": 70, "relevance": 70, "completeness": 70, "conciseness": 60, "clarity": 70}
+
+
+def _write(tmp: Path, n_items: int = 500, n_audit: int = 120, n_triage: int = 40, seed: int = 3,
+           audit_flag: bool = True) -> tuple[Path, dict[str, dict[str, np.ndarray]]]:
+    """Items with a biased judge on every dimension; people on ``n_audit`` items marked audit, and
+    on ``n_triage`` more (triage-reviewed, scored harshly: used as labels they would drag the
+    estimate down)."""
+    rng = np.random.default_rng(seed)
+    lines, truth = [], {d: {"y": [], "yhat": [], "yu": []} for d in DIMS}
+    for i in range(n_items):
+        true = np.clip(np.rint(rng.normal(7.5, 1.6, len(DIMS))), 1, 10)
+        judge = np.clip(np.rint(true + 1 + rng.normal(0, 1.0, len(DIMS))), 1, 10)
+        item = {"id": f"q{i:04d}", "output": f"answer {i}",
+                "judge": {"model": "m", "scores": {d: float(s) for d, s in zip(DIMS, judge, strict=True)}}}
+        audited, triaged = i < n_audit, n_audit <= i < n_audit + n_triage
+        if audited or triaged:
+            human = true if audited else np.ones(len(DIMS))
+            item["human"] = [{"reviewer": "ana", "scores": {d: float(s) for d, s in zip(DIMS, human, strict=True)}}]
+        if audited and audit_flag:
+            item["audit"] = True
+        for k, d in enumerate(DIMS):
+            if audited:
+                truth[d]["y"].append(true[k])
+                truth[d]["yhat"].append(judge[k])
+            else:
+                truth[d]["yu"].append(judge[k])
+        lines.append(json.dumps(item))
+    path = tmp / "items.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path, {d: {k: np.asarray(v, dtype=float) for k, v in t.items()} for d, t in truth.items()}
+
+
+def _calibrate(db: str, capsys: pytest.CaptureFixture[str], *extra: str) -> dict:
+    code, out, err = run_cli(["calibrate", "--rubric", "general-quality@1.0.0", "--format", "json",
+                              "--db", db, *extra], capsys)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_dimension_estimates_use_audit_items_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, truth = _write(tmp_path)
+    db = str(tmp_path / "s.db")
+    assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
+    rep = _calibrate(db, capsys)
+    for entry in rep["dimensions"]:
+        t, e = truth[entry["dimension"]], entry["estimate"]
+        assert e["n_labelled"] == 120  # the 40 triage-reviewed items are not labels...
+        assert e["n_unlabelled"] == 380  # ...they count as unlabelled, with their judge score
+        assert e["ppi"] == pytest.approx(ppi.ppi_mean(t["y"], t["yhat"], t["yu"]), abs=1e-9)
+        lo, hi = ppi.ppi_mean_interval(t["y"], t["yhat"], t["yu"])
+        assert e["ppi_ci"] == [pytest.approx(lo, abs=1e-9), pytest.approx(hi, abs=1e-9)]
+        assert e["humans_only"] == pytest.approx(t["y"].mean())
+        # The judge reads about one point high; the corrected mean takes it back.
+        assert e["judge_only"] - e["ppi"] > 0.5
+        assert e["ppi_ci"][1] - e["ppi_ci"][0] < e["humans_ci"][1] - e["humans_ci"][0]
+        assert e["effective_labels"] > 120 and 0.0 <= e["lambda"] <= 1.0
+        assert e["reason"] is None
+    # --confidence changes the interval, not the point
+    narrow = _calibrate(db, capsys, "--confidence", "0.8")["dimensions"][0]["estimate"]
+    wide = rep["dimensions"][0]["estimate"]
+    assert narrow["ppi"] == pytest.approx(wide["ppi"])
+    assert narrow["ppi_ci"][1] - narrow["ppi_ci"][0] < wide["ppi_ci"][1] - wide["ppi_ci"][0]
+
+
+def test_pass_rate_estimate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, truth = _write(tmp_path)
+    db = str(tmp_path / "s.db")
+    assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
+    rep = _calibrate(db, capsys, "--target-width", "0.05")
+    p = rep["pass_rate_estimate"]
+
+    def passes(scores: dict[str, np.ndarray], i: int) -> bool:
+        return all((scores[d][i] - 1) / 9 * 100 >= THRESHOLD[d] for d in DIMS)
+
+    y = np.array([passes({d: truth[d]["y"] for d in DIMS}, i) for i in range(120)], dtype=float)
+    yhat = np.array([passes({d: truth[d]["yhat"] for d in DIMS}, i) for i in range(120)], dtype=float)
+    yu = np.array([passes({d: truth[d]["yu"] for d in DIMS}, i) for i in range(380)], dtype=float)
+    assert p["n_labelled"] == 120 and p["n_unlabelled"] == 380
+    assert p["ppi"] == pytest.approx(ppi.ppi_mean(y, yhat, yu), abs=1e-9)
+    assert p["judge_only"] == pytest.approx(np.concatenate([yhat, yu]).mean())
+    assert p["more_labels_needed"] == ppi.labels_for_width(y, yhat, yu, 0.05)
+    assert p["more_labels_needed"] > 0
+    assert 0.0 <= p["ppi_ci"][0] <= p["ppi"] <= p["ppi_ci"][1] <= 1.0  # a fraction's interval stays in [0, 1]
+
+
+def test_without_an_audit_sample_the_estimate_is_refused_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, _ = _write(tmp_path, audit_flag=False)  # people scored 160 items, none of them at random
+    db = str(tmp_path / "s.db")
+    assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
+    rep = _calibrate(db, capsys)
+    e = rep["dimensions"][0]["estimate"]
+    assert e["ppi"] is None and e["humans_only"] is None and e["n_labelled"] == 0
+    assert "rubricate queue audit-sample" in e["reason"] and "\n" not in e["reason"]
+    assert rep["pass_rate_estimate"]["ppi"] is None
+    code, out, _ = run_cli(["calibrate", "--rubric", "general-quality@1.0.0", "--db", db], capsys)
+    assert code == 0 and "no audit sample" in out
+
+
+def test_a_small_audit_sample_is_estimated_with_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, _ = _write(tmp_path, n_audit=12, n_triage=0)
+    db = str(tmp_path / "s.db")
+    assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
+    e = _calibrate(db, capsys)["dimensions"][0]["estimate"]
+    assert e["ppi"] is not None and e["n_labelled"] == 12
+    assert "fewer than 30" in e["reason"]
+
+
+def test_audit_sample_drawn_in_the_store_counts_once_people_score_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from reviewer.store import open_store
+
+    path, _ = _write(tmp_path, n_audit=0, n_triage=0)
+    db = str(tmp_path / "s.db")
+    assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
+    assert run_cli(["queue", "audit-sample", "--rubric", "general-quality@1.0.0", "--n", "40", "--seed", "1",
+                    "--db", db], capsys)[0] == 0
+    store = open_store(db)
+    audit = sorted(store.audit_pks("general-quality@1.0.0"))
+    assert len(audit) == 40
+    e = _calibrate(db, capsys)["dimensions"][0]["estimate"]
+    assert e["n_labelled"] == 0 and e["ppi"] is None  # drawn, but nobody has scored it yet
+    store.close()
+
+
+def test_audit_flag_must_be_a_boolean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "output": "x", "audit": "yes"}\n')
+    code, out, err = run_cli(["import", str(bad), "--rubric", "general-quality@1.0.0",
+                              "--db", str(tmp_path / "s.db")], capsys)
+    assert code == 1
+    assert "bad.jsonl:1" in err and "'audit' must be true or false" in err

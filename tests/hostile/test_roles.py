@@ -1,0 +1,424 @@
+"""Nobody acts beyond their role, on SQLite and PostgreSQL: the store checks every grant and
+every signed row, and on PostgreSQL the database checks them too (a raw connection as a
+person's login cannot sign as someone else, grant itself a role, adjudicate or clear without the
+role, nor TRUNCATE/UPDATE/DELETE history through the application role).
+
+Where a case is checked by the database, it also runs the raw statement on a database migrated
+without ``0007g_roles`` (or with the naive ``GRANT ALL``), where it succeeds. The store-level
+checks replace code that accepted all of these (issue 13: anyone could run
+``reviewer add me --role lead``; an adjudication from a non-lead and an empty name were stored;
+one person met a two-person sign-off under two names).
+
+A "person" is a login: on SQLite the store acts as an OS login (``open_store(db, login=...)``
+stands for another OS user); on PostgreSQL as a database login made for the test (the test
+role connects and takes it with ``role=``; every role made here is dropped afterwards).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reviewer.errors import UserError
+from reviewer.store import Store, open_store
+from reviewer.store.roles import os_login
+from tests.cli import run_cli
+from tests.hostile.dbs import REF, Raw, open_without, pg_schema, pg_url, plain_pg, refused
+
+PEOPLE = ("ana", "mal", "sam", "sue")
+TWO = "two-signoffs@1.0.0"
+
+
+class Team:
+    """A store with a lead (the owner: the OS user, or the tables' owner on PostgreSQL) and the
+    people of :data:`PEOPLE`, each a login of their own."""
+
+    def __init__(self, backend: str, target: str, logins: dict[str, str], owner: Store) -> None:
+        self.backend, self.target, self.logins, self.owner = backend, target, logins, owner
+        self.stores: list[Store] = [owner]
+
+    def url(self, role: str | None = None) -> str:
+        if self.backend == "sqlite":
+            return self.target
+        url = pg_url(self.target)
+        return url + (f"%20-crole%3D{role}" if role else "")
+
+    def as_(self, person: str) -> Store:
+        """The store as ``person``'s login."""
+        if self.backend == "sqlite":
+            store = open_store(self.target, login=self.logins[person])
+        else:
+            store = open_store(self.url(self.logins[person]))
+        self.stores.append(store)
+        return store
+
+    def raw(self, person: str | None = None) -> Raw:
+        raw = Raw(self.backend, self.target)
+        if person and self.backend == "postgres":
+            raw.conn.execute(f"SET ROLE {self.logins[person]}")
+        return raw
+
+
+def _items(store: Store, tmp: Path, ref: str = REF) -> int:
+    src = tmp / f"i-{uuid.uuid4().hex[:6]}.jsonl"
+    src.write_text(json.dumps({"id": "r-1", "output": "an answer", "human": [
+        {"reviewer": "ana", "scores": {"accuracy": 6}}]}) + "\n")
+    store.import_items(src, ref)
+    return int(store.queue_page("triage", rubric_ref=ref)[0].item_pk)
+
+
+def _two_signoffs(store: Store) -> None:
+    from rubrics.library import bundled_paths
+    from rubrics.loader import load_rubric_text
+
+    text = next(p for p in bundled_paths() if p.stem == "general-quality").read_text()
+    text = text.replace("id: general-quality", "id: two-signoffs").replace(
+        "  reason_margin: 2", "  reason_margin: 2\n  safety_signoffs: 2")
+    store.add_rubric(load_rubric_text(text, "two.yaml"), text)
+
+
+def _setup(owner: Store, logins: dict[str, str], tmp: Path) -> dict[str, Any]:
+    owner.add_reviewer("lee", "lead")  # the first lead: bound to the owner's login
+    owner.add_reviewer("ana", "reviewer", login=logins["ana"])
+    owner.add_reviewer("mal", "reviewer", login=logins["mal"])
+    for name, who in (("sam1", "sam"), ("sam2", "sam"), ("sue", "sue")):
+        owner.add_reviewer(name, "safety", login=logins[who])
+    pk = _items(owner, tmp)
+    _two_signoffs(owner)
+    return {"pk": pk, "two_pk": _items(owner, tmp, TWO)}
+
+
+def _pg_people(stack: ExitStack, tag: str) -> dict[str, str]:
+    """A login per person, members of an application role with ``db roles``' grants (applied
+    by the owner), taken by the test role with ``SET ROLE``; all dropped afterwards."""
+    import psycopg
+
+    plain = plain_pg()
+    logins = {p: f"g_{p}_{tag}" for p in PEOPLE}
+    admin = psycopg.connect(plain, autocommit=True)
+    for login in logins.values():
+        admin.execute(f"CREATE ROLE {login} LOGIN")
+        admin.execute(f"GRANT {login} TO CURRENT_USER")
+
+    def drop() -> None:
+        for role in [*logins.values(), f"g_app_{tag}"]:
+            admin.execute(f"DROP ROLE IF EXISTS {role}")  # its grants went with the schema
+        admin.close()
+
+    stack.callback(drop)
+    return logins
+
+
+def _make(backend: str, tmp: Path, stack: ExitStack, skip: tuple[str, ...] = ()) -> tuple[Team, dict[str, Any]]:
+    name = f"t{uuid.uuid4().hex[:6]}"
+    if backend == "sqlite":
+        logins = {p: f"{p}-login" for p in PEOPLE}
+        target = str(tmp / f"{name}.db")
+        owner = open_without(target, skip)
+    else:
+        logins = _pg_people(stack, name)
+        target = stack.enter_context(pg_schema())
+        owner = open_without(pg_url(target), skip)
+        owner.apply_team_roles(owner.team_roles(f"g_app_{name}", list(logins.values())))
+    t = Team(backend, target, logins, owner)
+    stack.callback(lambda: [s.close() for s in t.stores])
+    return t, _setup(owner, logins, tmp)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def team(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Team, dict[str, Any]]]:
+    """The team on a store with every migration."""
+    with ExitStack() as stack:
+        yield _make(request.param, tmp_path, stack)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def teams(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[tuple[tuple[Team, dict[str, Any]], bool]]]:
+    """The team on a database migrated without ``0007g_roles`` (where a raw statement is
+    accepted) and on one with it (where it is refused): [(team, accepted?), ...]."""
+    with ExitStack() as stack:
+        yield [(_make(request.param, tmp_path, stack, ("0007g_roles",)), True),
+               (_make(request.param, tmp_path, stack), False)]
+
+
+def _raw_ok(t: Team, person: str | None, sql: str) -> bool:
+    """Whether ``sql`` as ``person`` (PostgreSQL: their login) is accepted."""
+    raw = t.raw(person)
+    try:
+        raw.run(sql)
+        return True
+    except refused(t.backend):
+        return False
+    finally:
+        raw.close()
+
+
+# --- the first lead, grants ---------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_the_first_role_given_must_be_lead_and_binds_the_giver(backend: str, tmp_path: Path) -> None:
+    with ExitStack() as stack:
+        url = str(tmp_path / "new.db") if backend == "sqlite" else pg_url(stack.enter_context(pg_schema()))
+        store = open_store(url)
+        stack.callback(store.close)
+        with pytest.raises(UserError, match="no lead yet"):
+            store.add_reviewer("ana", "reviewer")
+        assert store.reviewers() == []
+        assert store.add_reviewer("lee", "lead") == {"lead"}
+        assert store.reviewers() == [("lee", {"lead"}, store.login)]
+        expected = os_login() if backend == "sqlite" else "rubricate"
+        assert store.login == expected
+
+
+@pytest.mark.parametrize("role", ["reviewer", "safety", "lead"])
+def test_a_non_lead_cannot_grant_a_role(team: tuple[Team, dict[str, Any]], role: str) -> None:
+    t, _ = team
+    mal = t.as_("mal")
+    for name in ("mal", "newbie"):
+        with pytest.raises(UserError, match="only a lead grants roles"):
+            mal.add_reviewer(name, role)
+    assert mal.reviewer_roles("mal") == {"reviewer"}
+    assert mal.reviewer_roles("newbie") == set()
+
+
+def test_a_non_lead_cannot_remove_a_role(team: tuple[Team, dict[str, Any]]) -> None:
+    t, _ = team
+    with pytest.raises(UserError, match="only a lead removes roles"):
+        t.as_("mal").remove_role("lee", "lead")
+    assert t.owner.reviewer_roles("lee") == {"lead"}
+
+
+def test_a_lead_grants_and_removes_but_the_last_lead_stays(team: tuple[Team, dict[str, Any]]) -> None:
+    t, _ = team
+    assert t.owner.add_reviewer("ana", "safety") == {"reviewer", "safety"}
+    assert t.owner.remove_role("ana", "safety") == {"reviewer"}
+    with pytest.raises(UserError, match="only lead"):
+        t.owner.remove_role("lee", "lead")
+
+
+# --- adjudication, safety role --------------------------------------------------------------
+
+def test_a_non_lead_cannot_adjudicate(team: tuple[Team, dict[str, Any]]) -> None:
+    t, info = team
+    with pytest.raises(UserError, match="does not hold the lead role"):
+        t.as_("ana").add_human_score(info["pk"], "accuracy", "ana", 3.0, kind="adjudication")
+    assert not [h for h in t.owner.human_rows(info["pk"]) if h.kind == "adjudication"]
+    assert t.owner.add_human_score(info["pk"], "accuracy", "lee", 3.0, kind="adjudication")
+
+
+def _insert_score(t: Team, pk: int, reviewer_sql: str, kind: str = "score") -> str:
+    return (f"INSERT INTO human_score (item_pk, dimension, reviewer, score, blind, kind, created_at) "
+            f"VALUES ({pk}, 'accuracy', {reviewer_sql}, 3, {'0' if t.backend == 'sqlite' else 'false'}, "
+            f"'{kind}', CURRENT_TIMESTAMP)")
+
+
+def test_the_database_refuses_an_adjudication_by_a_non_lead(teams: list[Any]) -> None:
+    for (t, info), accepted in teams:
+        assert _raw_ok(t, None, _insert_score(t, info["pk"], "'ana'", "adjudication")) is accepted
+
+
+def test_the_database_refuses_a_safety_decision_without_the_role(teams: list[Any]) -> None:
+    for (t, info), accepted in teams:
+        flag = t.owner.flag_item(info["pk"], "lee")
+        sql = ("INSERT INTO safety_decision (flag_pk, reviewer, decision, reason, created_at) "
+               f"VALUES ({flag}, 'ana', 'clear', 'looks fine', CURRENT_TIMESTAMP)")
+        assert _raw_ok(t, None, sql) is accepted
+
+
+# --- names --------------------------------------------------------------------------------
+
+BAD_NAMES = ["", "   ", " ana", "ana\n", "\x1b[31mred", "tab\there", "\u0085next", "\u202eevil", "zero\u200bwidth",
+             "x" * 201]
+
+
+@pytest.mark.parametrize("name", BAD_NAMES, ids=[ascii(n)[:12] for n in BAD_NAMES])
+def test_a_bad_name_is_refused_by_the_store(team: tuple[Team, dict[str, Any]], name: str) -> None:
+    t, info = team
+    with pytest.raises(UserError, match="reviewer name"):
+        t.owner.add_reviewer(name, "reviewer")
+    with pytest.raises(UserError, match="reviewer name"):
+        t.owner.add_human_score(info["pk"], "accuracy", name, 4.0)
+    assert name not in {h.reviewer for h in t.owner.human_rows(info["pk"])}
+
+
+RAW_NAMES = {"empty": "''", "spaces": "'  '", "newline": "'ana' || {chr}(10)", "escape": "{chr}(27) || '[31mred'",
+             "bidi": "{chr}(8238) || 'evil'", "long": "'{long}'"}
+
+
+@pytest.mark.parametrize("case", list(RAW_NAMES))
+def test_a_bad_name_is_refused_by_the_database(teams: list[Any], case: str) -> None:
+    for (t, info), accepted in teams:
+        name = RAW_NAMES[case].format(chr="char" if t.backend == "sqlite" else "chr", long="x" * 201)
+        assert _raw_ok(t, None, _insert_score(t, info["pk"], name)) is accepted
+
+
+# --- who signs ------------------------------------------------------------------------------
+
+def test_a_non_lead_cannot_sign_as_someone_else(team: tuple[Team, dict[str, Any]]) -> None:
+    """SQLite: ``--reviewer NAME`` for another person's name is a lead's act; PostgreSQL: nobody's
+    but the owner's (the names are bound to database logins)."""
+    t, info = team
+    mal = t.as_("mal")
+    with pytest.raises(UserError, match="may not sign as ana"):
+        mal.add_human_score(info["pk"], "accuracy", "ana", 1.0)
+    with pytest.raises(UserError, match="may not sign as ana"):
+        mal.flag_item(info["pk"], "ana")
+    assert t.as_("ana").add_human_score(info["pk"], "accuracy", "ana", 7.0)
+    if t.backend == "sqlite":  # the lead acts for ana (``rubricate review --reviewer ana``)
+        assert t.owner.add_human_score(info["pk"], "accuracy", "ana", 8.0)
+    rows = [(h.reviewer, h.score) for h in t.owner.human_rows(info["pk"]) if h.kind == "score"]
+    assert ("ana", 1.0) not in rows and ("ana", 7.0) in rows
+
+
+def test_one_person_under_two_names_is_one_signoff(team: tuple[Team, dict[str, Any]]) -> None:
+    t, info = team
+    pk = info["two_pk"]
+    flag = t.owner.flag_item(pk, "lee")
+    sam = t.as_("sam")
+    assert sam.add_safety_decision(flag, "sam1", "clear", "benign") == "open"
+    assert sam.add_safety_decision(flag, "sam2", "clear", "benign, really") == "open"  # still one person
+    assert flag in {f.pk for f in sam.open_flags()}
+    assert t.as_("sue").add_safety_decision(flag, "sue", "clear", "agreed: benign") == "cleared"
+    assert flag not in {f.pk for f in t.owner.open_flags()}
+
+
+@pytest.mark.parametrize("teams", ["postgres"], indirect=True)
+def test_postgres_binds_a_name_to_its_login(teams: list[Any]) -> None:
+    """A raw INSERT as mal's login signed 'ana' is refused by the database; as ana's login it is
+    accepted and the row records her login as its actor, whatever the statement says."""
+    for (t, info), accepted in teams:
+        assert _raw_ok(t, "mal", _insert_score(t, info["pk"], "'ana'")) is accepted
+    t, info = teams[1][0]
+    raw = t.raw("ana")
+    try:
+        raw.run(_insert_score(t, info["pk"], "'ana'").replace("(item_pk,", "(actor, item_pk,")
+                .replace(f"VALUES ({info['pk']},", f"VALUES ('mal', {info['pk']},"))
+        assert raw.one("SELECT actor FROM human_score ORDER BY pk DESC LIMIT 1")[0] == t.logins["ana"]
+    finally:
+        raw.close()
+
+
+@pytest.mark.parametrize("teams", ["postgres"], indirect=True)
+def test_postgres_a_login_cannot_make_itself_lead_in_sql(teams: list[Any]) -> None:
+    for (t, _), accepted in teams:
+        assert _raw_ok(t, "mal", "UPDATE reviewer SET roles = 'lead,reviewer' WHERE name = 'mal'") is accepted
+        sql = (f"INSERT INTO reviewer (name, roles, login, created_at) "
+               f"VALUES ('mal2', 'lead', '{t.logins['mal']}', CURRENT_TIMESTAMP)")
+        assert _raw_ok(t, "mal", sql) is accepted
+
+
+# --- the application role -------------------------------------------------------------------
+
+@pytest.mark.parametrize("team", ["postgres"], indirect=True)
+@pytest.mark.parametrize("op", ["TRUNCATE human_score", "UPDATE human_score SET score = 1",
+                                "DELETE FROM human_score", "DELETE FROM item", "TRUNCATE item"])
+def test_postgres_the_app_role_cannot_erase_history(team: tuple[Team, dict[str, Any]], op: str) -> None:
+    """The people's logins hold only ``db roles``' grants: no TRUNCATE, UPDATE or DELETE on history,
+    whatever the triggers say (they are dropped here); with the naive GRANT ALL the same works."""
+    t, _ = team
+    raw = Raw("postgres", t.target)
+    for (name, table) in raw.conn.execute(
+            "SELECT t.tgname, c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n "
+            "ON n.oid = c.relnamespace WHERE NOT t.tgisinternal AND n.nspname = %s", (t.target,)).fetchall():
+        raw.conn.execute(f"DROP TRIGGER {name} ON {table}")
+    raw.conn.commit()
+    raw.conn.close()
+    raw = t.raw("mal")
+    try:
+        with pytest.raises(Exception, match="permission denied"):
+            raw.run(op)
+    finally:
+        raw.close()
+    raw = Raw("postgres", t.target)
+    try:
+        raw.conn.execute(f"GRANT ALL ON ALL TABLES IN SCHEMA {t.target} TO {t.logins['mal']}")
+        raw.conn.execute(f"SET ROLE {t.logins['mal']}")
+        raw.run(op)  # the naive grant: it works
+    finally:
+        raw.close()
+
+
+@pytest.mark.parametrize("team", ["postgres"], indirect=True)
+def test_postgres_the_app_role_can_do_its_work(team: tuple[Team, dict[str, Any]]) -> None:
+    """The grants are enough for a reviewer's day: claim, score, flag, decide, choose, release."""
+    t, info = team
+    ana = t.as_("ana")
+    assert ana.login == t.logins["ana"] and not ana.admin
+    claim = ana.claim_next("triage", "ana")
+    assert claim is not None
+    ana.add_human_score(claim.item_pk, "accuracy", "ana", 6.0)
+    ana.complete(claim)
+    flag = ana.flag_item(info["pk"], "ana")
+    assert t.as_("sue").add_safety_decision(flag, "sue", "escalate", "unsure") == "escalated"
+    assert ana.add_human_score(info["pk"], "clarity", "newcomer", 5.0)  # a new name is claimed for ana
+    assert ("newcomer", {"reviewer"}, t.logins["ana"]) in ana.reviewers()
+
+
+# --- the command line -----------------------------------------------------------------------
+
+def test_db_roles_prints_the_grants(team: tuple[Team, dict[str, Any]], capsys: pytest.CaptureFixture[str]) -> None:
+    t, _ = team
+    code, out, err = run_cli(["db", "roles", "--db", t.url(), "--login", "ana_x"], capsys)
+    if t.backend == "sqlite":
+        assert code == 1 and out == "" and len(err.strip().splitlines()) == 1 and "PostgreSQL" in err
+        return
+    assert code == 0
+    assert "GRANT SELECT, INSERT ON human_score, judge_score" in out and "GRANT rubricate_app TO ana_x;" in out
+    assert "TRUNCATE" not in out and "DELETE" not in out
+
+
+def test_reviewer_add_on_the_command_line_needs_a_lead(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "cli.db")
+    code, _, err = run_cli(["reviewer", "add", "ana", "--db", db], capsys)
+    assert code == 1 and "no lead yet" in err
+    assert run_cli(["reviewer", "add", "lee", "--role", "lead", "--db", db], capsys)[0] == 0
+    assert run_cli(["reviewer", "add", "ana", "--role", "safety", "--login", "ana", "--db", db], capsys)[0] == 0
+    code, out, _ = run_cli(["reviewer", "list", "--db", db], capsys)
+    assert code == 0 and f"lee\tlead\t{os_login()}" in out and "ana\tsafety\tana" in out
+    code, _, err = run_cli(["reviewer", "add", "\x1b]0;pwned\x07", "--db", db], capsys)
+    assert code == 1 and "\x1b" not in err
+
+
+@pytest.mark.parametrize("name", ["", " ana", "ana\x1b[2J", "\u202eevil"], ids=["empty", "space", "escape", "bidi"])
+def test_an_import_with_a_bad_reviewer_name_is_refused_whole(tmp_path: Path, name: str) -> None:
+    """On the old code these names were stored (and an empty one signed scores); the database
+    triggers would also refuse them, but the file gets its own line first."""
+    src = tmp_path / "bad.jsonl"
+    src.write_text(json.dumps({"id": "ok", "output": "x"}) + "\n" + json.dumps(
+        {"id": "b", "output": "y", "human": [{"reviewer": name, "scores": {"accuracy": 5}}]}) + "\n")
+    store = open_store(str(tmp_path / "imp.db"))
+    try:
+        with pytest.raises(UserError, match=r"bad.jsonl:2: item b: the reviewer name") as err:
+            store.import_items(src, REF)
+        assert "\x1b" not in str(err.value) and "\u202e" not in str(err.value)
+        assert store.queue_count("triage") == 0
+    finally:
+        store.close()
+
+
+def test_review_reviewer_for_someone_else_is_a_leads_act(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``rubricate review --reviewer ana`` by an OS user who is not a lead: one line, exit 1, and
+    the screen never opens (on the old code anyone could score as anyone)."""
+    db = str(tmp_path / "rev.db")
+    lead = open_store(db, login="lee-login")
+    lead.add_reviewer("lee", "lead")
+    lead.add_reviewer("ana", "reviewer")  # bound to the login "ana"
+    lead.close()
+    import reviewer.cli.review_cmds as review_cmds
+
+    opened: list[str] = []
+    monkeypatch.setattr(review_cmds, "run_tui", lambda db, name, *a: opened.append(name))
+    code, out, err = run_cli(["review", "--reviewer", "ana", "--db", db], capsys)
+    assert code == 1 and "may not sign as ana" in err and len(err.strip().splitlines()) == 1 and opened == []
+    assert os_login() != "ana"
+    boss = open_store(db, login="lee-login")
+    boss.add_reviewer("me", "lead", login=os_login())  # now this OS user is a lead: it may act for ana
+    boss.close()
+    assert run_cli(["review", "--reviewer", "ana", "--db", db], capsys)[0] == 0 and opened == ["ana"]

@@ -1,0 +1,75 @@
+"""The columnar read (one query per table into numpy, folded by reviewer.domain.columns) gives the
+same state as the per-row read, on a random history of scores, blind scores, revisions, undos,
+adjudications and several judge models — on both backends."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reviewer.store import Store
+from rubrics.results import ScoreResult
+
+REF = "general-quality@1.0.0"
+DIMS = ("accuracy", "clarity")
+WHO = ("ana", "bo", "cy", "lee")
+
+
+def _history(store: Store, tmp_path: Path, seed: int) -> None:
+    rnd = random.Random(seed)
+    rows = []
+    for i in range(25):
+        judge = {d: {"score": rnd.randint(1, 10), "samples": [5, 6]} for d in DIMS if rnd.random() < 0.9}
+        rows.append({"id": f"c{i}", "input": "q", "output": f"answer {i}", "judge": {"model": "m1", "scores": judge}})
+    path = tmp_path / "cols.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    store.import_items(path, REF, dataset="cols")
+    pks = [r.item_pk for r in store.queue_page("triage", REF, "cols", limit=50)]
+    run = store.create_judge_run(REF, "m2", dataset="cols")  # a second model; a failed call; a rescore
+    store.record_results(run, [ScoreResult(f"c{i}", "accuracy", "llm_judge", "m2", float(rnd.randint(1, 10)))
+                               for i in range(0, 25, 2)])
+    store.record_results(run, [ScoreResult("c1", "accuracy", "llm_judge", "m2", None, error="no reply"),
+                               ScoreResult("c2", "accuracy", "llm_judge", "m2", 3.0, std=0.5),
+                               ScoreResult("c4", "accuracy", "llm_judge", "m2", None, error="later call failed")])
+    for _ in range(220):
+        pk, dim, who = rnd.choice(pks), rnd.choice(DIMS), rnd.choice(WHO)
+        roll = rnd.random()
+        if roll < 0.12:
+            store.add_human_score(pk, dim, who, None, kind="undo")
+        elif roll < 0.2:
+            store.add_human_score(pk, dim, who, rnd.randint(1, 10), kind="adjudication")
+        elif roll < 0.35:
+            store.add_human_score(pk, dim, who, rnd.randint(1, 10), kind="revision")
+        else:
+            store.add_human_score(pk, dim, who, rnd.randint(1, 10), blind=rnd.random() < 0.5)
+
+
+@pytest.mark.parametrize(("sample", "seed"), [("all", 3), ("blind", 3), ("all", 8), ("blind", 11)])
+def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str, seed: int) -> None:
+    _history(store, tmp_path, seed=seed)
+    rows = store.rating_rows(REF, "cols", sample)
+    cols = store.rating_columns(REF, "cols", sample)
+    assert [r["item_pk"] for r in rows] == cols.item_pk.tolist()
+    assert cols.models == sorted({m for r in rows for d in r["judge"].values() for m in d})
+    assert cols.reviewers == sorted({w for r in rows for d in r["human"].values() for w in d})
+    checked = 0
+    for dim in DIMS:
+        dc = cols.dims[dim]
+        for i, r in enumerate(rows):
+            humans = {w: dc.humans[i, k] for k, w in enumerate(cols.reviewers) if not np.isnan(dc.humans[i, k])}
+            assert humans == r["human"].get(dim, {}), (dim, r["item_id"])
+            judge = {m: dc.judge[i, k] for k, m in enumerate(cols.models) if not np.isnan(dc.judge[i, k])}
+            assert judge == r["judge"].get(dim, {})
+            stds = {m: dc.judge_std[i, k] for k, m in enumerate(cols.models) if not np.isnan(dc.judge_std[i, k])}
+            assert stds == {m: v for m, v in r["judge_std"].get(dim, {}).items() if v is not None}
+            settled = r["adjudicated"].get(dim)
+            assert (np.isnan(dc.adjudicated[i]) if settled is None else dc.adjudicated[i] == settled)
+            checked += len(humans)
+        moves = sorted((i, b, v) for i, r in enumerate(rows) for b, v in r["revised"].get(dim, {}).values())
+        assert sorted(map(tuple, dc.revised.tolist())) == moves
+    assert checked > 20  # the history left plenty of current scores to compare
+    assert "m2" not in rows[4]["judge"].get("accuracy", {})  # its latest call failed: no score from m2
