@@ -115,7 +115,8 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
              if states.get(f.pk, f.status) != "withdrawn"]
     return ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
-                     pair_lines, fold=fold, reviewer=reviewer)
+                     pair_lines, fold=fold, reviewer=reviewer,
+                     conversation=[m for m in (view.conversation or []) if isinstance(m, dict)])
 
 
 def _pair_line(name: str, rec: Any) -> str:

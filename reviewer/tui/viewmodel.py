@@ -102,6 +102,8 @@ class ItemState:
     fold: ItemFold | None = None
     #: Whose scores ``dims`` hold (``my_score``).
     reviewer: str = ""
+    #: Chat messages ``{role, content}`` when the item is a conversation.
+    conversation: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def safety_failed(self) -> bool:

@@ -21,6 +21,8 @@ from reviewer.tui.screens.scoring import (
     ScoringScreen,
     digit_to_score,
     highlight,
+    input_text,
+    output_text,
     reveal_text,
     verdict,
 )
@@ -67,9 +69,9 @@ class ItemScreen(ScoringScreen):
         yield Static(self._title(), id="item-title")
         with Horizontal(id="item-body"):
             with VerticalScroll(id="item-left"):
-                yield Static(safe_text(s.input or "(no input)"), id="item-input", classes="panel")
+                yield Static(input_text(s), id="item-input", classes="panel")
                 evidence = [q for d in s.dims if d.judge_visible for q in d.evidence]
-                yield Static(highlight(s.output, evidence), id="item-output", classes="panel")
+                yield Static(output_text(s, evidence), id="item-output", classes="panel")
                 if s.context:
                     with Collapsible(title="context", collapsed=True):
                         yield Static(safe_text(s.context), classes="-source")
@@ -135,7 +137,7 @@ class ItemScreen(ScoringScreen):
         evidence = [q for d in self.state.dims if d.judge_visible for q in d.evidence]
         if evidence != self._evidence:  # a reveal: the judge's quotes are highlighted now
             self._evidence = evidence
-            self.query_one("#item-output", Static).update(highlight(self.state.output, evidence))
+            self.query_one("#item-output", Static).update(output_text(self.state, evidence))
         hidden = self.state.judge_hidden
         if hidden != self._was_hidden:  # the reveal key shows only while something is hidden
             self._was_hidden = hidden
@@ -165,9 +167,9 @@ class ItemScreen(ScoringScreen):
         self.state, self.focus_index, self._verdict_flipped = state, state.first_unscored(), False
         self.done = []
         self.query_one("#item-title", Static).update(self._title())
-        self.query_one("#item-input", Static).update(safe_text(state.input or "(no input)"))
+        self.query_one("#item-input", Static).update(input_text(state))
         self._evidence = [q for d in state.dims if d.judge_visible for q in d.evidence]
-        self.query_one("#item-output", Static).update(highlight(state.output, self._evidence))
+        self.query_one("#item-output", Static).update(output_text(state, self._evidence))
         for collapsible, text in zip(self.query(Collapsible), [t for t in (state.context, state.reference) if t],
                                      strict=True):
             collapsible.collapsed = True

@@ -14,9 +14,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
-from reviewer.safetext import safe, safe_line, safe_text
+from reviewer.safetext import safe, safe_line
 from reviewer.tui.screens.footer import footer
-from reviewer.tui.screens.scoring import ScoringScreen, highlight, verdict
+from reviewer.tui.screens.scoring import ScoringScreen, input_text, output_text, verdict
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
 from reviewer.tui.widgets.dimension_card import DimensionCard
 
@@ -68,9 +68,9 @@ class PairScreen(ScoringScreen):
             for i, s in enumerate(self.pair.sides):
                 with VerticalScroll(id=f"pair-{i}", classes="pair-side"):
                     yield Static(id=f"pair-{i}-verdict")
-                    yield Static(safe_text(s.input or "(no input)"), classes="panel")
+                    yield Static(input_text(s), classes="panel")
                     evidence = [q for d in s.dims if d.judge_visible for q in d.evidence]
-                    yield Static(highlight(s.output, evidence), classes="panel")
+                    yield Static(output_text(s, evidence), classes="panel")
                     for j, d in enumerate(s.dims):
                         yield DimensionCard(d, s.rubric.review.reason_margin, id=f"pair-{i}-card-{j}")
         yield Static(id="pair-choice")

@@ -20,6 +20,7 @@ from reviewer.tui import adapter
 from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
+from reviewer.tui.widgets.chat import chat_text, output_of, under_review
 
 if TYPE_CHECKING:
     from reviewer.tui.app import ReviewApp
@@ -88,6 +89,22 @@ def reveal_text(state: ItemState) -> Text | None:
         if d.my_score is not None and d.my_score != d.blind_score:
             t.append(f" → now {_num(d.my_score)}", style="cyan")
     return t
+
+
+def input_text(state: ItemState) -> Text:
+    """The input panel: the chat before the message under review, else the input."""
+    if state.conversation:
+        _, head = output_of(state.output, state.conversation)
+        return chat_text(state.conversation, under_review(state.conversation) if head is not None else None)
+    return safe_text(state.input or "(no input)")
+
+
+def output_text(state: ItemState, quotes: list[str]) -> Text:
+    """The output panel: the output (for a conversation, its message under review, marked) with
+    the judge's evidence highlighted."""
+    text, head = output_of(state.output, state.conversation)
+    body = highlight(text, quotes)
+    return head + body if head is not None else body
 
 
 def highlight(output: str, quotes: list[str]) -> Text:
