@@ -53,6 +53,18 @@ class FlagLine:
     context: str = ""
 
 
+def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
+             dataset: str | None) -> tuple[int, int, int]:
+    """The queue's ``(total, done, left for this reviewer)``."""
+    return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))  # type: ignore[return-value]
+
+
+def find_item(store: Any, item_id: str) -> int | None:
+    """The key of the item with this exact id (None when there is none)."""
+    rows = store.queue_page("triage", search=item_id, limit=50)
+    return next((r.item_pk for r in rows if r.item_id == item_id), None)
+
+
 def roles(store: Any, reviewer: str) -> set[str]:
     """The reviewer's roles."""
     return set(store.reviewer_roles(reviewer))

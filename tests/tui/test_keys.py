@@ -103,3 +103,21 @@ async def test_context_has_a_key_and_enter_still_agrees(store: Store) -> None:
         assert not screen.query_one(Collapsible).collapsed  # enter agreed, it did not fold the panel
         assert d.my_score == d.judge_score
     assert mine(store, screen.state.item_pk)[-1] == (d.dim.id, d.judge_score, "agree")
+
+
+async def test_colon_jumps_to_an_item_id(store: Store) -> None:
+    from reviewer.tui.screens.item import ItemScreen
+
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=(130, 42)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("colon")
+        await settle(app, pilot)
+        await pilot.press(*"rag-012", "enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen) and app.screen.state.item_id == "rag-012"
+        await pilot.press("colon")  # from an item too
+        await settle(app, pilot)
+        await pilot.press(*"gq-003", "enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen) and app.screen.state.item_id == "gq-003"

@@ -51,6 +51,7 @@ class ItemScreen(ScoringScreen):
         Binding("j,down", "move(1)", "next dim", show=False, id="item.next_dimension"),
         Binding("k,up", "move(-1)", "prev dim", show=False, id="item.previous_dimension"),
         Binding("p", "previous_item", "previous", id="item.previous"),
+        Binding("colon", "jump", "go to id", id="item.jump"),
         Binding("w", "pair", "pair view", id="item.pair"),
         Binding("escape", "back", "queue", id="item.back"),
     ]
@@ -94,7 +95,14 @@ class ItemScreen(ScoringScreen):
         t.append(safe_line(f"  {s.rubric.ref}  {s.dataset}"), style="dim")
         if s.group:
             t.append(safe_line(f"  group {s.group}/{s.variant or '?'}"), style="dim")
+        t.append("   ")
+        t.append(self.rapp.pace())
         return t
+
+    def show_progress(self) -> None:
+        """The queue's progress has been read again: show it in the header."""
+        if self.is_mounted:
+            self.query_one("#item-title", Static).update(self._title())
 
     def _flags_text(self) -> Text:
         t = Text("safety flags\n", style="bold red")
@@ -211,6 +219,10 @@ class ItemScreen(ScoringScreen):
                         markup=False)
             return
         self.rapp.advance(self.state, finished=self.state.scored_count() > 0)
+
+    def action_jump(self) -> None:
+        """Go to an item by its id."""
+        self.rapp.jump(self.state)
 
     def action_previous_item(self) -> None:
         """Go back to the item before this one."""

@@ -39,6 +39,7 @@ class QueueScreen(AppKeysFirst):
         Binding("right_square_bracket", "page(1)", "next page", id="queue.next_page"),
         Binding("left_square_bracket", "page(-1)", "prev page", id="queue.previous_page"),
         Binding("slash", "search", "search", id="queue.search"),
+        Binding("colon", "jump", "go to id", id="queue.jump"),
         Binding("r", "refresh", "refresh", id="queue.refresh"),
         Binding("S", "safety", "safety queue", id="queue.safety"),
         Binding("c", "calibration", "calibration", id="queue.calibration"),
@@ -51,6 +52,7 @@ class QueueScreen(AppKeysFirst):
         self.rows: list[adapter.QueueLine] = []
         self.search: str | None = None
         self.total: int | None = None
+        self._head = Text()
 
     @property
     def rapp(self) -> ReviewApp:
@@ -109,7 +111,16 @@ class QueueScreen(AppKeysFirst):
                                f"{'blind ' if s.blind else ''}page {page}"), style="dim")
         if total is not None:
             title.append(f"  {total} items", style="dim")
-        title.append("   g: start reviewing · enter: open · ]/[: page · /: search", style="dim")
+        self._head = title
+        self.show_progress()
+
+    def show_progress(self) -> None:
+        """The title with the queue's progress and this session's pace."""
+        if not self.is_mounted:
+            return
+        title = self._head.copy()
+        title.append("   ")
+        title.append(self.rapp.pace())
         self.query_one("#queue-title", Static).update(title)
 
     def _columns(self) -> tuple[str, ...]:
@@ -173,6 +184,10 @@ class QueueScreen(AppKeysFirst):
     def action_start(self) -> None:
         """Claim the next item of the queue and start scoring."""
         self.rapp.open_next()
+
+    def action_jump(self) -> None:
+        """Open an item by its id."""
+        self.rapp.jump()
 
     def action_search(self) -> None:
         """Show the search box."""
