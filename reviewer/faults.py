@@ -134,10 +134,13 @@ def classify(exc: BaseException, db: str | None = None) -> tuple[int, str] | Non
         orig = getattr(exc, "orig", None) or exc
         names = {type(exc).__name__, type(orig).__name__}
         first = (str(orig).strip().splitlines() or [""])[0]
-        if "IntegrityError" in names:
-            return BAD_INPUT, f"error: the database refused the change: {first}"
-        if not names & {"OperationalError", "InterfaceError", "DatabaseError", "ConnectionTimeout",
-                        "InsufficientPrivilege", "ReadOnlySqlTransaction"}:
+        if names & {"IntegrityError", "RaiseException", "InsufficientPrivilege"}:
+            # a trigger, a constraint or a missing grant said no: a refused request, not an outage
+            todo = ("; ask whoever runs the database for the grants (rubricate db roles)"
+                    if "InsufficientPrivilege" in names else "")
+            return BAD_INPUT, f"error: the database refused the change: {first}{todo}"
+        if not names & {"OperationalError", "InterfaceError", "DatabaseError", "ConnectionTimeout", "TimeoutError",
+                        "DisconnectionError", "ConnectionFailure", "ReadOnlySqlTransaction"}:
             return None  # a programming error is a bug
         what, todo = _db_message(str(orig)) or ("the database cannot be used",
                                                 "check that it is reachable and writable, then run it again")

@@ -247,6 +247,14 @@ class _Scales:
                    {d.id: d for d in rubric.dimensions})
 
 
+def _levels(scale: Scale) -> str:
+    """A scale's levels in a few words: ``1, 3, 5`` or ``1, 2, …, 10``."""
+    levels = scale.level_values()
+    if len(levels) <= 6:
+        return ", ".join(f"{v:g}" for v in levels)
+    return f"{levels[0]:g}, {levels[1]:g}, …, {levels[-1]:g}"
+
+
 def _check_gold(gold: Any, scales: dict[str, Scale], errs: list[str], where: str) -> None:
     """A gold item's expected scores: an object of dimension → a number on that dimension's scale."""
     if not isinstance(gold, dict) or not gold:
@@ -358,6 +366,12 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             score, _, err = _check_score(scales.human[dim_id], value, hwhere, scales.human_labels[dim_id])
             if err or score is None:
                 errs.append(err or f"{hwhere()}: no score")
+                continue
+            if h.get("aggregate") is not True and not scales.human[dim_id].is_level(score):
+                errs.append(f"{hwhere()}: score {score:g} is not a level of the scale "
+                            f"({_levels(scales.human[dim_id])}); a person scores a level, as in the "
+                            "review screen: give one (a mean of several people: mark the entry "
+                            "\"aggregate\": true)")
                 continue
             extra = value if isinstance(value, dict) else {}
             problem = text_or_none(extra.get("reason"), "'reason'") or tags_problem(extra.get("tags"))

@@ -291,11 +291,12 @@ class Builder:
 
     def review(self, top: Mapping[str, Any]) -> ReviewSettings:
         p: tuple[str | int, ...] = ("review",)
-        review = self.mapping(top.get("review") or {}, p, ("reason_margin", "safety_signoffs", "pairwise"))
+        review = self.mapping(top.get("review") or {}, p, ("reason_margin", "safety_signoffs", "pairwise", "partial"))
         return ReviewSettings(
             reason_margin=self.guard(lambda: self.number(review, "reason_margin", p, 2.0), 2.0) or 0.0,
             safety_signoffs=self.guard(lambda: self.whole(review, "safety_signoffs", p, 1, 1, MAX_SIGNOFFS), 1),
             pairwise=self.guard(lambda: self.flag(review, "pairwise", p, False), False),
+            partial=self.guard(lambda: self.flag(review, "partial", p, False), False),
         )
 
     def rubric(self) -> tuple[Rubric, list[int]]:

@@ -75,6 +75,8 @@ def canonical_form(rubric: Rubric) -> dict[str, Any]:
             dim.pop("level", None)
     data.pop("content_hash", None)
     data.pop("source", None)
+    if not data["review"].get("partial"):  # added later: rubrics without it keep their hash
+        data["review"].pop("partial", None)
     return json.loads(json.dumps(data, sort_keys=True, default=str))  # type: ignore[no-any-return]
 
 

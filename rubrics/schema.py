@@ -89,6 +89,15 @@ class Scale:
             return self.levels
         return tuple(float(v) for v in range(int(self.min), int(self.max) + 1))
 
+    def is_level(self, raw: float) -> bool:
+        """Whether ``raw`` is one of the scale's levels (what a person may enter)."""
+        return any(abs(raw - v) < 1e-9 for v in self.level_values())
+
+    def nearest_level(self, raw: float) -> float:
+        """The level closest to ``raw`` (a judge's mean of samples, say). A tie — ``raw`` exactly
+        halfway between two levels — goes to the lower one: agreeing never rounds a score up."""
+        return min(self.level_values(), key=lambda v: (abs(v - raw), v))
+
     def is_integer(self) -> bool:
         """Whether the ends are whole numbers (so integer levels make sense)."""
         return float(self.min).is_integer() and float(self.max).is_integer()
@@ -271,6 +280,10 @@ class ReviewSettings:
     safety_signoffs: int = 1
     #: Whether reviewers choose the better of a pair (pairwise rubric).
     pairwise: bool = False
+    #: Whether a person's review counts (the item is done for them) with only some of the
+    #: dimensions scored; by default every dimension a person scores (see
+    #: :meth:`Rubric.person_dimensions`) needs their score.
+    partial: bool = False
 
 
 @dataclass(frozen=True)
@@ -305,6 +318,21 @@ class Rubric:
             if dim.id == dimension_id:
                 return dim
         raise KeyError(dimension_id)
+
+    def person_dimensions(self) -> tuple[Dimension, ...]:
+        """The dimensions a person scores on the item screen: every one that scores a single
+        item (pair methods score a group, and people choose within pairs instead)."""
+        return tuple(d for d in self.dimensions if not d.is_pair)
+
+    def review_complete(self, scored: set[str] | frozenset[str]) -> bool:
+        """Whether one person's review counts as done, given the dimension ids they scored: every
+        person-scored dimension, or any one with ``review.partial``."""
+        needed = {d.id for d in self.person_dimensions()}
+        if not needed:
+            return bool(scored)
+        if self.review.partial:
+            return bool(needed & scored)
+        return needed <= scored
 
     def dimension_ids(self) -> tuple[str, ...]:
         """The dimension ids, in rubric order."""

@@ -58,6 +58,9 @@ def calibrate(
     estimates: Annotated[bool, typer.Option(
         "--estimates/--no-estimates",
         help="Corrected means and pass rate from the judge on every item and people on the audit sample.")] = True,
+    all_revisions: Annotated[bool, typer.Option(
+        "--all-revisions",
+        help="Also count scores given on items' earlier content (before an import --update changed it).")] = False,
     db: DbOption = None,
 ) -> None:
     """Judge–human agreement per dimension, with trust status and the reason in words, and the
@@ -80,7 +83,8 @@ def calibrate(
                                                         normalise=normalise, draws=bootstrap))
         return
     report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed, draws=bootstrap,
-                 normalise=normalise, confidence=confidence, target_width=target_width, estimates=estimates)
+                 normalise=normalise, confidence=confidence, target_width=target_width, estimates=estimates,
+                 all_revisions=all_revisions)
     if disagreements is not None:
         from reviewer.calibrate_service import disagreement_pack
 

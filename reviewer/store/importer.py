@@ -105,6 +105,7 @@ class ImportMixin(StoreBase):
         for it, fold in self.item_folds(rubric_ref, dataset):  # type: ignore[attr-defined]
             yield export_row(it, fold, self.get_rubric(it.rubric_ref))
 
+
 @contextmanager
 def paused_gc() -> Iterator[None]:
     """Hold the cyclic garbage collector while a large file is read and written: the rows are

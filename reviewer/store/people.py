@@ -11,6 +11,7 @@ from sqlalchemy import select
 from reviewer.domain import revision_of
 from reviewer.errors import UserError
 from reviewer.store.base import records
+from reviewer.store.coverage import refresh_coverage
 from reviewer.store.safety import SafetyMixin
 from reviewer.store.tables import HumanScore, Item, JudgeScore
 from reviewer.store.views import HumanRecord, ItemView, JudgeRecord
@@ -33,7 +34,7 @@ class PeopleMixin(SafetyMixin):
             raise UserError("only an undo may carry no score")
         with self.write() as conn:
             signed = self._sign(conn, reviewer, "lead" if kind == "adjudication" else None)
-            item = conn.execute(select(Item.rubric_ref).where(Item.pk == item_pk)).first()
+            item = conn.execute(select(Item.rubric_ref, Item.revision).where(Item.pk == item_pk)).first()
             if item is None:
                 raise UserError(f"no item with key {item_pk}")
             if score is not None:
@@ -41,8 +42,10 @@ class PeopleMixin(SafetyMixin):
                 if not dim.scale.contains(score):
                     raise UserError(f"{score:g} is off {dimension}'s scale {dim.scale.min:g}–{dim.scale.max:g}")
             result = conn.execute(HumanScore.__table__.insert().values(  # type: ignore[attr-defined]
-                item_pk=item_pk, dimension=dimension, reviewer=reviewer, score=score, reason=reason,
-                tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id, sample=sample, **signed))
+                item_pk=item_pk, revision=item[1], dimension=dimension, reviewer=reviewer, score=score,
+                reason=reason, tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id,
+                sample=sample, **signed))
+            refresh_coverage(conn, self.get_rubric(item[0]), item_pk)  # an undo may un-complete a review
             return int(result.inserted_primary_key[0])
 
     def human_rows(self, item_pk: int) -> list[HumanRecord]:
@@ -75,7 +78,7 @@ class PeopleMixin(SafetyMixin):
         fold = fold_item(rubric, rows)
         judge: dict[str, dict[Any, JudgeRecord]] = {}
         for j in jrows:  # later rows win: the latest run per (dimension, model, turn)
-            if revision_of(j) == it.revision:
+            if revision_of(j, it.revision) == it.revision:
                 judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
         by_pk = {h.pk: _human(h) for h in hrows}
         current: dict[str, dict[str, HumanRecord]] = {
@@ -92,7 +95,7 @@ class PeopleMixin(SafetyMixin):
             input=it.input, output=it.output, context=it.context, reference=it.reference,
             conversation=it.conversation, group=it.grp, variant=it.variant, metadata=it.meta or {},
             judge={d: list(v.values()) for d, v in judge.items()}, human=current,
-            history=[_human(h) for h in hrows if h.reviewer == viewer and revision_of(h) == it.revision],
+            history=[_human(h) for h in hrows if h.reviewer == viewer and revision_of(h, it.revision) == it.revision],
             flags=flags, fold=fold,
         )
 

@@ -49,10 +49,11 @@ class RatingColumnsMixin(StoreBase):
     """Rating rows as columns (see the module docstring)."""
 
     def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
-                       group_by: str | None = None) -> RatingColumns:
+                       group_by: str | None = None, all_revisions: bool = False) -> RatingColumns:
         """The folded human and judge scores of every item of a rubric version (``sample``
         audit: the audit sample only; blind: first blind scores), with each item's group value
-        when ``group_by`` (``group`` or ``metadata.KEY``) is given."""
+        when ``group_by`` (``group`` or ``metadata.KEY``) is given. Rows of an item's earlier
+        content revisions count only with ``all_revisions`` (``calibrate --all-revisions``)."""
         rubric = self.get_rubric(rubric_ref)
         ref = rubric.ref
         dims = [d.id for d in rubric.dimensions]
@@ -81,9 +82,10 @@ class RatingColumnsMixin(StoreBase):
                 HumanScore.item_pk.in_(scope))).scalars())  # type: ignore[attr-defined]
             models = sorted((m or "judge") for m in conn.execute(select(JudgeScore.model).distinct().where(
                 JudgeScore.item_pk.in_(scope), JudgeScore.turn.is_(None))).scalars())  # type: ignore[attr-defined,union-attr]
-            human = self._packed(conn, HumanScore, scope, dims, HumanScore.reviewer, reviewers, human=True)
+            human = self._packed(conn, HumanScore, scope, dims, HumanScore.reviewer, reviewers, human=True,
+                                 all_revisions=all_revisions)
             judge = self._packed(conn, JudgeScore, scope, dims, func.coalesce(JudgeScore.model, "judge"), models,
-                                 human=False)
+                                 human=False, all_revisions=all_revisions)
         h, j = _unpack(human, item_pk), _unpack(judge, item_pk)
         raw = RawColumns(item_pk, dims, reviewers, models,
                          h["item"], h["dim"], h["who"], h["score"], h["kind"], h["blind"], h["current"],
@@ -91,10 +93,10 @@ class RatingColumnsMixin(StoreBase):
         return fold(raw, sample)
 
     def _packed(self, conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
-                human: bool) -> np.ndarray:
+                human: bool, all_revisions: bool = False) -> np.ndarray:
         """(packed key, score, std) per row of ``table`` for the items in ``scope``, in pk order."""
         revision = getattr(table, "revision", None)  # content revisions: rows of older ones do not count
-        if revision is not None:
+        if revision is not None and not all_revisions:
             current = case((revision == select(Item.revision).where(Item.pk == table.item_pk).scalar_subquery(), 1),
                            else_=0)
         else:

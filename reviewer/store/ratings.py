@@ -26,12 +26,14 @@ class RatingsMixin(StoreBase):
             return conn.execute(select(AuditSample.pk).where(AuditSample.rubric_ref == ref).limit(1)).first() is not None
 
     def rating_rows(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
-                    human_aggregate: str = "mean") -> list[dict[str, Any]]:
+                    human_aggregate: str = "mean", all_revisions: bool = False) -> list[dict[str, Any]]:
         """Per item, read from its fold (:func:`rating_row`): ``judge[dim][model]`` (latest score,
         errors left out) and ``judge_std``, ``human[dim][reviewer]`` (current score; with sample
         ``blind`` only the first score given before the judge was shown, and ``revised[dim][reviewer]``
         = (blind score, its revision after the reveal)), ``adjudicated[dim]``, the item's
-        ``effective`` scores, ``overall`` and ``safety``, and its group and metadata."""
+        ``effective`` scores, ``overall`` and ``safety``, and its group and metadata. Only rows of
+        the item's current content revision count, unless ``all_revisions`` (``calibrate
+        --all-revisions``: the history too)."""
         from reviewer.domain.rating import rating_row
 
         ref = self.get_rubric(rubric_ref).ref
@@ -40,7 +42,7 @@ class RatingsMixin(StoreBase):
             with self.read() as conn:
                 pks = list(conn.execute(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)).scalars())
         return [rating_row(it.pk, it.item_id, it.grp, it.meta, fold, sample)
-                for it, fold in self.item_folds(ref, dataset, pks, human_aggregate)]  # type: ignore[attr-defined]
+                for it, fold in self.item_folds(ref, dataset, pks, human_aggregate, all_revisions)]  # type: ignore[attr-defined]
 
     def judge_cost_by_dimension(self, rubric_ref: str) -> dict[str, dict[str, float]]:
         """Judge cost, calls and errors per dimension over every run of a rubric."""
@@ -66,7 +68,7 @@ class RatingsMixin(StoreBase):
         example_pks: set[int] = set()
         with self.read() as conn:
             q = (select(JudgeScore.item_pk, JudgeScore.dimension, JudgeScore.score, JudgeScore.examples_used)
-                 .join(Item, Item.pk == JudgeScore.item_pk)
+                 .join(Item, (Item.pk == JudgeScore.item_pk) & (Item.revision == JudgeScore.revision))
                  .where(Item.rubric_ref == ref, JudgeScore.turn.is_(None), JudgeScore.score.is_not(None))  # type: ignore[union-attr]
                  .order_by(JudgeScore.pk))
             for pk, dim, score, used in conn.execute(q):

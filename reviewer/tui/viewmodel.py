@@ -71,6 +71,14 @@ class DimState:
         """Whether the judge's score and rationale may be shown."""
         return self.revealed
 
+    @property
+    def agree_level(self) -> float | None:
+        """What agreeing (enter) records: the level of the scale nearest the judge's score (a mean
+        of samples or of a panel may fall between levels; a tie goes to the lower level)."""
+        if self.judge_score is None:
+            return None
+        return self.dim.scale.nearest_level(self.judge_score)
+
     def needs_reason(self, margin: float) -> bool:
         """Whether the reviewer's score differs from the judge's by more than ``margin``."""
         if self.my_score is None or self.judge_score is None:
@@ -141,6 +149,11 @@ class ItemState:
     def scored_count(self) -> int:
         """How many dimensions this reviewer has scored."""
         return sum(1 for d in self.dims if d.my_score is not None)
+
+    def review_complete(self) -> bool:
+        """Whether this reviewer's review counts as done (every dimension scored, or any one
+        with ``review: partial``): the store marks the assignment done only then."""
+        return self.rubric.review_complete({d.dim.id for d in self.dims if d.my_score is not None})
 
     def first_unscored(self) -> int:
         """The index of the first dimension this reviewer has not scored (0 when all are)."""

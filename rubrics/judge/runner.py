@@ -128,7 +128,8 @@ class JudgeRunner:
         self.concurrency = max(1, concurrency)
         self.on_progress = on_progress
         self.totals = Totals()
-        self._groups: dict[str, list[_Seen]] = {}
+        #: (dataset, group key) → the items seen: group keys repeat across datasets
+        self._groups: dict[tuple[str, str], list[_Seen]] = {}
         self._has_pairs = any(d.is_pair for d in rubric.dimensions)
 
     @property
@@ -217,7 +218,11 @@ class JudgeRunner:
                 done[(r.dimension, r.turn)] = r
                 results.append(r)
         if self._has_pairs and item.group is not None:
-            self._groups.setdefault(item.group, []).append(_Seen(item, self._overall(results)))
+            self._groups.setdefault((item.dataset, item.group), []).append(_Seen(item, self._overall(results)))
+        for r in results:
+            r.item_key = item.key
+        for h in hits:
+            h.item_key = item.key
         return results, hits
 
     async def _combined(self, item: JudgeItem, dims: list[Dimension]) -> list[ScoreResult]:
@@ -255,22 +260,26 @@ class JudgeRunner:
         dataset, or already scored when resuming with ``--only-missing``).
         """
         out: list[ScoreResult] = []
-        for key, members in sorted(self._groups.items()):
+        for (_, key), members in sorted(self._groups.items()):
             if len(members) == 1:
                 continue
             ordered = sorted(members, key=lambda s: (s.item.variant or "", s.item.id))
+            keys = {s.item.id: s.item.key for s in ordered}  # ids are unique within a dataset
             for dim in (d for d in self.rubric.dimensions if d.is_pair):
                 if len(ordered) != 2:
-                    out += [failed(s.item, dim, f"group {key!r} has {len(ordered)} items; pair "
-                                   "methods need exactly two") for s in ordered]
-                    continue
-                a, b = ordered
-                try:
-                    out += await self._pair(dim, a, b)
-                except CostCapReached:
-                    raise
-                except Exception as exc:
-                    out += [failed(s.item, dim, crash_note(exc), model=self.model) for s in (a, b)]
+                    found = [failed(s.item, dim, f"group {key!r} has {len(ordered)} items; pair "
+                                    "methods need exactly two") for s in ordered]
+                else:
+                    a, b = ordered
+                    try:
+                        found = await self._pair(dim, a, b)
+                    except CostCapReached:
+                        raise
+                    except Exception as exc:
+                        found = [failed(s.item, dim, crash_note(exc), model=self.model) for s in (a, b)]
+                for r in found:
+                    r.item_key = keys.get(r.item_id)
+                out += found
         return out
 
     async def _pair(self, dim: Dimension, a: _Seen, b: _Seen) -> list[ScoreResult]:

@@ -30,6 +30,11 @@ class JudgeItem:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     #: Assistant turn index when this view is one turn of a conversation.
     turn: int | None = None
+    #: The store's key of the item (the same ``id`` may name items in several datasets), carried
+    #: onto every result so they are written to this item and no other; None outside a store.
+    key: int | None = None
+    #: The dataset the item belongs to: groups (pairs) are formed within one dataset.
+    dataset: str = ""
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> JudgeItem:
@@ -50,6 +55,8 @@ class JudgeItem:
             group=None if data.get("group") is None else str(data["group"]),
             variant=None if data.get("variant") is None else str(data["variant"]),
             metadata=dict(data.get("metadata") or {}),
+            key=None if data.get("pk") is None else int(data["pk"]),
+            dataset=str(data.get("dataset") or ""),
         )
 
     def assistant_turns(self) -> list[int]:

@@ -146,3 +146,23 @@ def test_audit_flag_must_be_a_boolean(tmp_path: Path, capsys: pytest.CaptureFixt
                               "--db", str(tmp_path / "s.db")], capsys)
     assert code == 1
     assert "bad.jsonl:1" in err and "'audit' must be true or false" in err
+
+
+def test_the_database_count_and_the_folded_columns_agree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The unlabelled side counted in SQL (one run, no revision) equals the one folded from columns."""
+    from reviewer import estimates
+    from reviewer.store import open_store
+
+    path, _ = _write(tmp_path)
+    db = str(tmp_path / "s.db")
+    assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
+    store = open_store(db)
+    rubric = store.get_rubric("general-quality@1.0.0")
+    assert store.judge_score_totals(rubric.ref) is not None
+    folds = estimates.audit_folds(store, rubric, None, "mean")
+    fast = estimates.dimension_estimates(store, rubric, None, folds, 0.95, None)
+    slow = estimates.dimension_estimates(store, rubric, None, folds, 0.95, None, count_in_db=False)
+    for dim, e in fast.items():
+        for key in ("judge_only", "ppi", "lambda", "n_unlabelled", "effective_labels"):
+            assert e[key] == pytest.approx(slow[dim][key], rel=1e-9)
+    store.close()

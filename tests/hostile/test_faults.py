@@ -394,6 +394,31 @@ def test_an_integrity_refusal_is_bad_input() -> None:
     assert got == (1, "error: the database refused the change: human_score is append-only")
 
 
+@pytest.mark.parametrize("wrapper,orig,words", [
+    ("InternalError", "RaiseException", "append-only"),
+    ("ProgrammingError", "InsufficientPrivilege", "rubricate db roles"),
+], ids=["pg_trigger", "pg_no_grant"])
+def test_postgres_refusals_are_bad_input(wrapper: str, orig: str, words: str) -> None:
+    """Proves: a PostgreSQL trigger's RAISE or a missing grant is a refused request (exit 1, one
+    line), not "database unavailable" and not an unexpected error."""
+    import psycopg.errors
+    import sqlalchemy.exc
+
+    driver = getattr(psycopg.errors, orig)("human_score is append-only: add a new row instead")
+    exc = getattr(sqlalchemy.exc, wrapper)("UPDATE human_score ...", {}, driver)
+    got = faults.classify(exc)
+    assert got is not None and got[0] == 1 and words in got[1] and "\n" not in got[1]
+
+
+def test_a_programming_error_is_not_hidden_as_a_fault() -> None:
+    """Proves: a bug in our SQL is not dressed up as a database outage (it is reported as a bug)."""
+    import psycopg.errors
+    import sqlalchemy.exc
+
+    exc = sqlalchemy.exc.ProgrammingError("SELECT nope", {}, psycopg.errors.UndefinedColumn("column nope"))
+    assert faults.classify(exc) is None
+
+
 def test_an_unexpected_error_is_one_line_naming_debug(capsys: pytest.CaptureFixture[str]) -> None:
     """Proves: a bug is one line pointing at RUBRICATE_DEBUG=1, exit 1, not a traceback."""
     assert faults.report(RuntimeError("boom\nsecond line")) == 1

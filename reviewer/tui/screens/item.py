@@ -218,7 +218,11 @@ class ItemScreen(ScoringScreen):
             self.notify(safe_line(f"a reason is required for {', '.join(missing)} (press r)"), severity="error",
                         markup=False)
             return
-        self.rapp.advance(self.state, finished=self.state.scored_count() > 0)
+        scored = self.state.scored_count()
+        if scored and not self.state.review_complete():
+            self.notify(f"{scored} of {len(self.state.dims)} dimensions scored: the item stays in progress "
+                        "(it comes back to you to finish)", severity="warning", markup=False)
+        self.rapp.advance(self.state, finished=scored > 0)
 
     def action_jump(self) -> None:
         """Go to an item by its id."""

@@ -177,14 +177,22 @@ class ScoringScreen(AppKeysFirst):
         self._record(s, d, value, "score")
 
     def action_agree(self) -> None:
-        """Record agreement: a human score equal to the judge's (not silence)."""
+        """Record agreement: the level of the scale nearest the judge's score (shown on the card
+        before it is pressed), stored with kind ``agree`` — not silence, and never a fraction."""
         s, d = self.target
-        if d.judge_score is None or not d.judge_visible:
+        level = d.agree_level
+        if level is None or not d.judge_visible:
             self.notify("nothing to agree with: score it yourself", severity="warning")
             return
-        self._record(s, d, d.judge_score, "agree")
+        self._record(s, d, level, "agree")
 
     def _record(self, s: ItemState, d: DimState, value: float, kind: str) -> None:
+        if d.my_score is not None and abs(d.my_score - value) < 1e-9:
+            # the same score again: nothing new to store (no duplicate row, no agree over a score)
+            if self.focus_index < len(s.dims) - 1:
+                self.focus_index += 1
+            self._refresh_all()
+            return
         self.done.append(Done(s, d, _values(d)))
         kind, blind = s.record(d, value, kind)
         self.rapp.write_score(s, d, value, kind=kind, blind=blind)

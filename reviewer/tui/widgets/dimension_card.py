@@ -70,6 +70,8 @@ class DimensionCard(Static):
                 judge.append(f" ± {s.std:.2f} ({', '.join(_fmt(x) for x in s.samples)})", style="dim")
             if s.confidence is not None:
                 judge.append(f"  confidence {s.confidence:.2f}", style="dim")
+            if s.agree_level is not None:  # what enter will store: a level of the scale
+                judge.append(f"  enter agrees: {_fmt(s.agree_level)}", style="cyan")
             if s.rationale:
                 judge.append("\n" + safe(s.rationale))
         mine = Text()
