@@ -16,12 +16,12 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from reviewer.report_render import pairs_line
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter
+from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.screens.scoring import digit_to_score
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def _score(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
-class CalibrationScreen(Screen[None]):
+class CalibrationScreen(AppKeysFirst):
     """Every rubric's dimensions with their trust status."""
 
     BINDINGS = [
@@ -81,7 +81,7 @@ class CalibrationScreen(Screen[None]):
         yield Static(id="calibration-estimate")
         yield table
         yield Static(id="calibration-reason")
-        yield Footer()
+        yield footer()
 
     def on_mount(self) -> None:
         self.load()
@@ -139,7 +139,7 @@ class CalibrationScreen(Screen[None]):
         self.app.push_screen(DimensionDetailScreen(self.rows[table.cursor_row]))
 
 
-class DimensionDetailScreen(Screen[None]):
+class DimensionDetailScreen(AppKeysFirst):
     """One dimension: confusion matrix, reviewers' bias, the largest disagreements."""
 
     BINDINGS = [
@@ -165,7 +165,7 @@ class DimensionDetailScreen(Screen[None]):
         table: DataTable[Any] = DataTable(id="detail-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("item", "judge", "humans", "human spread", "gap", "adjudicated")
         yield table
-        yield Footer()
+        yield footer()
 
     def _head(self) -> Text:
         d = self.row
