@@ -43,6 +43,10 @@ class PeopleMixin(SafetyMixin):
             result = conn.execute(HumanScore.__table__.insert().values(  # type: ignore[attr-defined]
                 item_pk=item_pk, dimension=dimension, reviewer=reviewer, score=score, reason=reason,
                 tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id, sample=sample, **signed))
+            rubric = self.get_rubric(item[0])
+            if any(d.id == dimension and d.method == "human" for d in rubric.dimensions):
+                # only people score it: the judge's overall in the queue counts their score too
+                self._refresh_summaries(conn, rubric.ref, {item_pk})  # type: ignore[attr-defined]
             return int(result.inserted_primary_key[0])
 
     def human_rows(self, item_pk: int) -> list[HumanRecord]:
