@@ -45,9 +45,10 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
               group_by: str | None = None, human_aggregate: str = "mean", level: str | None = None,
               seed: int = 0, draws: int = DRAWS, bounds: TrustBounds | None = None,
               normalise: str = "none", confidence: float = 0.95, target_width: float | None = None,
-              estimates: bool = True) -> dict[str, Any]:
+              estimates: bool = True, all_revisions: bool = False) -> dict[str, Any]:
     """The calibration report of one rubric version (``normalise`` ``z``: each reviewer's
-    scores z-normalised onto the pooled human scale before anything is computed). With
+    scores z-normalised onto the pooled human scale before anything is computed;
+    ``all_revisions``: scores given on items' earlier content revisions count too). With
     ``estimates`` each dimension gets its corrected mean (``estimate``) and the report the
     corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.estimates`."""
     bounds = bounds or TrustBounds()
@@ -70,13 +71,14 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by != "group" and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group' or 'metadata.KEY'")
-    cols = store.rating_columns(rubric.ref, dataset, sample, group_by)
+    cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
     if group_by and group_by.startswith("metadata.") and cols.groups and all(g is None for g in cols.groups):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
     models, reviewers = cols.models, cols.reviewers
     out: dict[str, Any] = {"rubric": rubric.ref, "dataset": dataset, "sample": sample, "group_by": group_by,
                            "human_aggregate": human_aggregate, "normalise": normalise, "models": models,
-                           "level": level, "bootstrap": draws, "dimensions": []}
+                           "level": level, "bootstrap": draws,
+                           "revisions": "all" if all_revisions else "current", "dimensions": []}
     learned = store.correction_scores(rubric.ref) if rubric.judge.correction_examples > 0 else None
     inputs: list[DimensionInput] = []
     prepared = []
@@ -84,7 +86,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         if dim.is_pair:
             continue
         dc = cols.dims[dim.id]
-        humans = dc.humans.copy()
+        humans = dc.humans  # the fold's own array: nothing else holds it
         humans[np.isinf(humans)] = np.nan
         not_normalised: list[int] = []
         if normalise == "z":
@@ -121,7 +123,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         out["per_model"] = per_model
     if estimates:
         _add_estimates(store, rubric, out, cols if sample == "all" else None, dataset, human_aggregate,
-                       confidence, target_width)
+                       confidence, target_width, group_by)
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
@@ -129,31 +131,19 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
 
 
 def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
-                   confidence: float, target_width: float | None) -> None:
+                   confidence: float, target_width: float | None, group_by: str | None = None) -> None:
     """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.estimates`): they
-    need the judge on every item, so a report on a sample reads all the items' columns once more."""
-    from calibration.consensus import aggregate
+    need the judge on every item (a report on the whole store hands its columns over)."""
     from reviewer import estimates
 
-    if cols is None:
-        cols = store.rating_columns(rubric.ref, dataset, "all", None)
-    audit = np.isin(cols.item_pk, np.fromiter(store.audit_pks(rubric.ref), dtype=np.int64))
-    by_dim = {d.id: d for d in rubric.dimensions}
+    folds = estimates.audit_folds(store, rubric, dataset, how)
+    found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols,
+                                          group_by=group_by)
     for entry in out["dimensions"]:
-        dim = by_dim[entry["dimension"]]
-        if entry.get("level") == "nominal":
-            entry["estimate"] = {"ppi": None, "reason": "a mean of unordered labels means nothing: no "
-                                 "corrected mean on a nominal dimension"}
-            continue
-        dc = cols.dims[dim.id]
-        humans = dc.humans.copy()
-        humans[np.isinf(humans)] = np.nan
-        human = aggregate(humans, how, list(dim.scale.level_values()))[0]  # type: ignore[arg-type]
-        settled = ~np.isnan(dc.adjudicated)
-        human[settled] = dc.adjudicated[settled]  # a lead's adjudication settles the item
-        entry["estimate"] = estimates.estimate(panel_of(dc.judge, rubric.judge.panel_aggregate), human, audit,
-                                               rubric.ref, confidence, target_width)
-    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, how, confidence, target_width)
+        e = found.get(entry["dimension"])
+        entry["estimate"] = e if e is not None and entry.get("level") != "nominal" else {
+            "ppi": None, "reason": "a mean of unordered labels means nothing: no corrected mean on a nominal dimension"}
+    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, folds, confidence, target_width)
 
 
 def panel_of(by_model: np.ndarray, how: str) -> np.ndarray:
@@ -240,7 +230,8 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
 
 
 def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Per dimension the judge × human (mean) confusion table on the dimension's levels
+    """Per dimension the judge × human confusion table on the dimension's levels (human: the
+    report's aggregate, the majority on nominal dimensions)
     (``rows``: the report's rating rows, when the caller has read them already)."""
     from calibration.agreement import table
 
@@ -251,7 +242,9 @@ def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | 
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
             continue
-        pairs = [(_panel(r, dim.id, rubric.judge.panel_aggregate), consensus(list(r["human"][dim.id].values())))
+        # the human side as the report took it: the majority on a nominal dimension
+        how = "majority" if dim.measurement_level == "nominal" else report.get("human_aggregate") or "mean"
+        pairs = [(_panel(r, dim.id, rubric.judge.panel_aggregate), consensus(list(r["human"][dim.id].values()), how))
                  for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
         if pairs:
             levels = list(dim.scale.level_values())

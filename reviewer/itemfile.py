@@ -247,6 +247,14 @@ class _Scales:
                    {d.id: d for d in rubric.dimensions})
 
 
+def _levels(scale: Scale) -> str:
+    """A scale's levels in a few words: ``1, 3, 5`` or ``1, 2, …, 10``."""
+    levels = scale.level_values()
+    if len(levels) <= 6:
+        return ", ".join(f"{v:g}" for v in levels)
+    return f"{levels[0]:g}, {levels[1]:g}, …, {levels[-1]:g}"
+
+
 def _check_gold(gold: Any, scales: dict[str, Scale], errs: list[str], where: str) -> None:
     """A gold item's expected scores: an object of dimension → a number on that dimension's scale."""
     if not isinstance(gold, dict) or not gold:
@@ -349,8 +357,16 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
         if problem:
             errs.append(f"{at}: item {item_id}: {problem}")
             continue
+        who, blind = h["reviewer"], bool(h.get("blind", False))
         for dim_id, value in h["scores"].items():
-            def hwhere(who: str = h["reviewer"], dim_id: str = dim_id) -> str:
+            kind = type(value)
+            if (kind is int or kind is float) and dim_id in dims:  # a plain score: the common case
+                sc = dims[dim_id]
+                if sc.min <= value <= sc.max:  # NaN fails this; infinity lies off every scale
+                    human.append((who, dim_id, float(value), None, [], blind))
+                    continue
+
+            def hwhere(who: str = who, dim_id: str = dim_id) -> str:
                 return f"{at}: item {item_id}: {who} {dim_id}"
             if dim_id not in dims:
                 errs.append(f"{hwhere()}: unknown dimension for {rubric.ref}")
@@ -358,6 +374,12 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             score, _, err = _check_score(scales.human[dim_id], value, hwhere, scales.human_labels[dim_id])
             if err or score is None:
                 errs.append(err or f"{hwhere()}: no score")
+                continue
+            if h.get("aggregate") is not True and not scales.human[dim_id].is_level(score):
+                errs.append(f"{hwhere()}: score {score:g} is not a level of the scale "
+                            f"({_levels(scales.human[dim_id])}); a person scores a level, as in the "
+                            "review screen: give one (a mean of several people: mark the entry "
+                            "\"aggregate\": true)")
                 continue
             extra = value if isinstance(value, dict) else {}
             problem = text_or_none(extra.get("reason"), "'reason'") or tags_problem(extra.get("tags"))

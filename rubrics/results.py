@@ -49,6 +49,8 @@ class ScoreResult:
     examples_used: list[str] = field(default_factory=list)
     #: True when the reply came from the judge cache (no network call).
     cached: bool = False
+    #: The store's key of the item (``JudgeItem.key``): ids repeat across datasets, keys do not.
+    item_key: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -69,3 +71,5 @@ class SafetyHit:
     #: A few words either side, for the safety reviewer.
     context: str = ""
     severity: str = "high"
+    #: The store's key of the item (``JudgeItem.key``), when it has one.
+    item_key: int | None = None

@@ -147,6 +147,17 @@ def _safety_status(conn: Connection) -> None:
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_item_safety ON item (safety)")
 
 
+#: Tables whose rows belong to one content revision of an item (``item.revision``).
+REVISIONED = ("judge_score", "human_score", "safety_flag", "pair_choice", "assignment")
+
+
+def _revisions(conn: Connection) -> None:
+    """Scores, flags, pair choices and assignments name the content revision they were given on (rows made
+    before this step were made on revision 1: no earlier release wrote any other)."""
+    for table in REVISIONED:
+        _add_column(conn, table, "revision", "INTEGER NOT NULL DEFAULT 1")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -158,6 +169,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0007a_safety_status", _safety_status),
     ("0007g_history_guards", history_guards),
     ("0007g_roles", people_guards),
+    ("0007b_revisions", _revisions),
 ]
 
 

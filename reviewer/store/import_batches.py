@@ -31,7 +31,7 @@ Reserve = Callable[[int], list[int]]
 
 ITEM_COLUMNS = ("pk", "judge_overall", "judge_band", "judge_passed", "n_errors", "item_id",
                 "content_hash", "input", "output", "context", "reference", "conversation", "grp",
-                "variant", "metadata", "gold", "is_gold")
+                "variant", "metadata", "gold", "is_gold", "n_reviewed")
 JUDGE_COLUMNS = ("item_pk", "dimension", "method", "score", "normalised", "samples", "std", "rationale",
                  "evidence", "confidence", "error", "raw_reply")
 #: Most imported judge scores carry a number and nothing else: those go in with three parameters.
@@ -53,6 +53,10 @@ class Batch:
     #: model → rows in JUDGE_COLUMNS order
     judge_full: dict[str | None, list[tuple[Any, ...]]] = field(default_factory=dict)
     human: list[tuple[Any, ...]] = field(default_factory=list)
+    #: ``--update`` with new content: the scores given with it belong to the item's next
+    #: revision; rows in JUDGE_COLUMNS / HUMAN_COLUMNS order plus that revision (few: no fast path)
+    judge_revised: dict[str | None, list[tuple[Any, ...]]] = field(default_factory=dict)
+    human_revised: list[tuple[Any, ...]] = field(default_factory=list)
     #: item pks marked ``"audit": true`` (new, changed or unchanged items alike)
     audit: list[int] = field(default_factory=list)
 
@@ -89,24 +93,45 @@ def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tupl
             r.content_hash, str(d.get("input") or ""), str(d.get("output") or ""),
             str(d.get("context") or ""), str(d.get("reference") or ""), js(d.get("conversation")),
             None if group is None else str(group), None if variant is None else str(variant),
-            js(d.get("metadata") or {}), js(d.get("gold")), d.get("gold") is not None)
+            js(d.get("metadata") or {}), js(d.get("gold")), d.get("gold") is not None,
+            reviews_done(overall.rubric, r))
 
 
-def add_scores(batch: Batch, dims: Mapping[str, Dimension], r: Row, pk: int) -> None:
-    """Put the row's judge and human scores into the batch (``dims``: the rubric's, by id)."""
+def reviews_done(rubric: Rubric, r: Row) -> int:
+    """How many people the row's human entries show with a complete review (every dimension
+    a person scores, or any with ``review: partial``): an imported review counts like one
+    entered in the review screen."""
+    if not r.human:
+        return 0
+    scored: dict[str, set[str]] = {}
+    for reviewer, dim_id, *_ in r.human:
+        scored.setdefault(reviewer, set()).add(dim_id)
+    return sum(1 for dims in scored.values() if rubric.review_complete(dims))
+
+
+def add_scores(batch: Batch, dims: Mapping[str, Dimension], r: Row, pk: int, revision: int | None = None) -> None:
+    """Put the row's judge and human scores into the batch (``dims``: the rubric's, by id);
+    ``revision``: the item's new content revision (``--update``), else a new item's first."""
     for dim_id, e in r.judge.items():
         dim = dims[dim_id]
         norm = (dim.judge_scale or dim.scale).normalise(e.score) if e.score is not None else None
-        if (e.score is not None and not e.samples and not e.evidence and not e.rationale
+        if (revision is None and e.score is not None and not e.samples and not e.evidence and not e.rationale
                 and e.confidence is None and e.error is None and e.raw_reply is None):
             batch.judge_plain.setdefault((r.judge_model, dim_id), []).append((pk, e.score, norm))
             continue
-        batch.judge_full.setdefault(r.judge_model, []).append((
-            pk, dim_id, dim.method, e.score, norm, json_text(e.samples),
-            _stdev(e.samples), e.rationale,
-            json_text(e.evidence), e.confidence, e.error, e.raw_reply))
+        row = (pk, dim_id, dim.method, e.score, norm, json_text(e.samples),
+               _stdev(e.samples), e.rationale,
+               json_text(e.evidence), e.confidence, e.error, e.raw_reply)
+        if revision is None:
+            batch.judge_full.setdefault(r.judge_model, []).append(row)
+        else:
+            batch.judge_revised.setdefault(r.judge_model, []).append((*row, revision))
     for reviewer, dim_id, score, reason, tags, blind in r.human:
-        batch.human.append((pk, dim_id, reviewer, score, reason, json_text(tags), blind))
+        hrow = (pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]", blind)
+        if revision is None:
+            batch.human.append(hrow)
+        else:
+            batch.human_revised.append((*hrow, revision))
 
 
 def _same(value: Any) -> Any:
@@ -157,7 +182,7 @@ def build_batches(path: Path, rubric: Rubric, errs: list[str], reserve: Reserve,
             else:
                 values = dict(zip(ITEM_COLUMNS[1:], item_values(r, pk, overall, as_text=False)[1:], strict=True))
                 batch.changed.append((pk, revision, old_hash, values))
-                add_scores(batch, dims, r, pk)
+                add_scores(batch, dims, r, pk, revision + 1)
         yield batch
 
 

@@ -48,7 +48,10 @@ class RowWriter:
                 item_pk=pk, revision=revision, content_hash=old_hash,
                 payload={"input": old.input, "output": old.output, "context": old.context,
                          "reference": old.reference, "metadata": old.meta}))
-            conn.execute(update(Item).where(Item.pk == pk).values(revision=revision + 1, **values))
+            # new content: the earlier revision's judge verdict, flags and reviews are history, not
+            # this text's (``values`` holds the judge summary of the scores this file gives, if any)
+            conn.execute(update(Item).where(Item.pk == pk).values(
+                revision=revision + 1, judge_spread=None, flagged=False, safety="none", **values))
         methods = {d.id: d.method for d in self.rubric.dimensions}
         for (model, dim_id), rows in b.judge_plain.items():
             self.judge_scores += bulk_insert(
@@ -61,6 +64,12 @@ class RowWriter:
                 {"run_pk": self._run(model), "model": model, "examples_used": "[]"})
         self.human_scores += bulk_insert(conn, HumanScore.__table__, HUMAN_COLUMNS, b.human,  # type: ignore[arg-type]
                                          {"kind": "import"})
+        for model, rows in b.judge_revised.items():
+            self.judge_scores += bulk_insert(
+                conn, JudgeScore.__table__, (*JUDGE_COLUMNS, "revision"), rows,  # type: ignore[arg-type]
+                {"run_pk": self._run(model), "model": model, "examples_used": "[]"})
+        self.human_scores += bulk_insert(conn, HumanScore.__table__, (*HUMAN_COLUMNS, "revision"),  # type: ignore[arg-type]
+                                         b.human_revised, {"kind": "import"})
         if b.audit:
             have = set(conn.execute(select(AuditSample.item_pk).where(
                 AuditSample.rubric_ref == ref, AuditSample.item_pk.in_(b.audit))).scalars())  # type: ignore[attr-defined]

@@ -45,28 +45,55 @@ class JudgeMixin(StoreBase):
         return run
 
     def _pks(self, conn: Connection, run: Any, ids: set[str]) -> dict[str, int]:
+        """Item keys by id, for results that carry no key (made outside a store). An id that
+        names items in several datasets of the run's rubric is refused: which one is meant
+        cannot be told, and a guess would put one item's verdict on another."""
         q = select(Item.item_id, Item.pk).where(Item.rubric_ref == run.rubric_ref,
                                                Item.item_id.in_(sorted(ids)))  # type: ignore[attr-defined]
         if run.dataset:
             q = q.where(Item.dataset == run.dataset)
-        return {a: b for a, b in conn.execute(q).all()}
+        found: dict[str, int] = {}
+        for item_id, pk in conn.execute(q).all():
+            if item_id in found:
+                raise UserError(f"item id {item_id!r} is in several datasets of {run.rubric_ref}: "
+                                "say which with --dataset")
+            found[item_id] = pk
+        return found
+
+    def _targets(self, conn: Connection, run: Any, keyed: list[Any]) -> tuple[list[int | None], dict[int, int]]:
+        """The item key each result or hit belongs to (its own ``item_key``, else found by id
+        within the run's rubric and dataset; None when there is no such item), and each of those
+        items' current content revision."""
+        keys = {k.item_key for k in keyed if k.item_key is not None}
+        by_id = self._pks(conn, run, {k.item_id for k in keyed if k.item_key is None}) \
+            if any(k.item_key is None for k in keyed) else {}
+        wanted = keys | set(by_id.values())
+        revision: dict[int, int] = {}
+        for i in range(0, len(wanted), 500):
+            chunk = sorted(wanted)[i:i + 500]
+            revision.update(conn.execute(select(Item.pk, Item.revision).where(
+                Item.pk.in_(chunk), Item.rubric_ref == run.rubric_ref)).all())  # type: ignore[union-attr]
+        out = [k.item_key if k.item_key is not None else by_id.get(k.item_id) for k in keyed]
+        return [pk if pk in revision else None for pk in out], revision
 
     def record_results(self, run_id: int, results: Iterable[ScoreResult]) -> None:
-        """Store judge scores (errors included, with the raw reply) and refresh item summaries."""
+        """Store judge scores (errors included, with the raw reply) on the items they are of
+        (by key: the same id may name items in several datasets) and their current content
+        revision, and refresh the items' summaries."""
         results = list(results)
         if not results:
             return
         with self.write() as conn:
             run = self._run(conn, run_id)
-            pks = self._pks(conn, run, {r.item_id for r in results})
+            targets, revision = self._targets(conn, run, results)
             rows = [dict(
-                run_pk=run_id, item_pk=pks[r.item_id], dimension=r.dimension, model=r.model or run.model,
+                run_pk=run_id, item_pk=pk, revision=revision[pk], dimension=r.dimension, model=r.model or run.model,
                 method=r.method, score=r.score, normalised=r.normalised, samples=list(r.samples),
                 std=r.std, rationale=r.rationale, evidence=list(r.evidence), confidence=r.confidence,
                 error=r.error, raw_reply=r.raw_reply, prompt_hash=r.prompt_hash, cost_usd=r.cost_usd,
                 tokens_in=r.tokens_in, tokens_out=r.tokens_out, turn=r.turn,
                 not_applicable=r.not_applicable, examples_used=list(r.examples_used),
-            ) for r in results if r.item_id in pks]
+            ) for r, pk in zip(results, targets, strict=True) if pk is not None]
             if rows:
                 conn.execute(JudgeScore.__table__.insert(), rows)  # type: ignore[attr-defined]
             self._refresh_summaries(conn, run.rubric_ref, {row["item_pk"] for row in rows})
@@ -110,17 +137,19 @@ class JudgeMixin(StoreBase):
                 run = self._run(conn, run_id)
             else:
                 run = type("R", (), {"rubric_ref": self.get_rubric(rubric_ref or "").ref, "dataset": None})()
-            pks = self._pks(conn, run, {h.item_id for h in hits})
-            existing = set(conn.execute(select(SafetyFlag.item_pk, SafetyFlag.gate, SafetyFlag.start).where(
-                SafetyFlag.item_pk.in_(list(pks.values())))).all())  # type: ignore[attr-defined]
-            rows = [dict(item_pk=pks[h.item_id], run_pk=run_id, gate=h.gate, detector=h.detector,
-                         start=h.start, end=h.end, matched=h.matched, context=h.context, severity=h.severity)
-                    for h in hits if h.item_id in pks and (pks[h.item_id], h.gate, h.start) not in existing]
-            if rows and hasattr(SafetyFlag, "revision"):  # the flag belongs to the content it was found in
-                revs = dict(conn.execute(select(Item.pk, Item.revision).where(
-                    Item.pk.in_(sorted({r["item_pk"] for r in rows})))).all())  # type: ignore[union-attr]
-                for r in rows:
-                    r["revision"] = revs[r["item_pk"]]
+            targets, revision = self._targets(conn, run, hits)
+            existing = set(conn.execute(
+                select(SafetyFlag.item_pk, SafetyFlag.gate, SafetyFlag.start)
+                .join(Item, (Item.pk == SafetyFlag.item_pk) & (Item.revision == SafetyFlag.revision))
+                .where(SafetyFlag.item_pk.in_(list(revision)))).all())  # type: ignore[attr-defined]
+            rows = []
+            for h, pk in zip(hits, targets, strict=True):
+                if pk is None or (pk, h.gate, h.start) in existing:
+                    continue
+                existing.add((pk, h.gate, h.start))
+                rows.append(dict(item_pk=pk, revision=revision[pk], run_pk=run_id, gate=h.gate,
+                                 detector=h.detector, start=h.start, end=h.end, matched=h.matched,
+                                 context=h.context, severity=h.severity))
             if rows:
                 conn.execute(SafetyFlag.__table__.insert(), rows)  # type: ignore[attr-defined]
             self._refresh_summaries(conn, run.rubric_ref, {r["item_pk"] for r in rows})
@@ -157,6 +186,27 @@ class JudgeMixin(StoreBase):
             if conn.execute(select(JudgeCache.key).where(JudgeCache.key == key)).first() is None:
                 conn.execute(JudgeCache.__table__.insert().values(key=key, value=value))  # type: ignore[attr-defined]
 
+    def judge_cache_keys(self, limit: int) -> set[str] | None:
+        """Every judge cache key, or None when there are more than ``limit``."""
+        with self.read() as conn:
+            keys = set(conn.execute(select(JudgeCache.key).limit(limit + 1)).scalars())
+        return None if len(keys) > limit else keys
+
+    def judge_cache_put_many(self, entries: dict[str, dict[str, Any]]) -> None:
+        """Cache several judge replies in one transaction (first write wins). Not fsynced on
+        SQLite: a power cut can only lose cache entries, which the next run asks for again."""
+        if not entries:
+            return
+        keys = sorted(entries)
+        with self.write(durable=False) as conn:
+            have: set[str] = set()
+            for i in range(0, len(keys), 500):
+                have |= set(conn.execute(select(JudgeCache.key).where(
+                    JudgeCache.key.in_(keys[i:i + 500]))).scalars())  # type: ignore[attr-defined]
+            rows = [{"key": k, "value": entries[k]} for k in keys if k not in have]
+            if rows:
+                conn.execute(JudgeCache.__table__.insert(), rows)  # type: ignore[attr-defined]
+
     def items_for_judging(self, rubric_ref: str, dataset: str | None = None,
                           only_missing_for_model: str | None = None) -> Iterator[dict[str, Any]]:
         """The items of a rubric (in a dataset); with ``only_missing_for_model``, only those
@@ -174,15 +224,20 @@ class JudgeMixin(StoreBase):
             done: set[int] = set()
             if only_missing_for_model is not None and wanted:
                 answered = func.count(JudgeScore.dimension.distinct())  # type: ignore[attr-defined]
+                # by item key, on the item's current content: an id repeated in another dataset,
+                # or an earlier revision's answers, do not count
+                scope = [Item.rubric_ref == ref] + ([Item.dataset == dataset] if dataset else [])
                 done = set(conn.execute(
                     select(JudgeScore.item_pk)
-                    .where(JudgeScore.model == (only_missing_for_model or None), JudgeScore.error.is_(None),  # type: ignore[union-attr]
+                    .join(Item, (Item.pk == JudgeScore.item_pk) & (Item.revision == JudgeScore.revision))
+                    .where(*scope, JudgeScore.model == (only_missing_for_model or None),
+                           JudgeScore.error.is_(None),  # type: ignore[union-attr]
                            JudgeScore.dimension.in_(wanted))  # type: ignore[attr-defined]
                     .group_by(JudgeScore.item_pk).having(answered == len(wanted))).scalars())
         for it in items:
             if it.pk in done:
                 continue
-            yield {"pk": it.pk, "id": it.item_id, "output": it.output, "input": it.input,
+            yield {"pk": it.pk, "id": it.item_id, "dataset": it.dataset, "output": it.output, "input": it.input,
                    "context": it.context, "reference": it.reference, "conversation": it.conversation or (),
                    "group": it.grp, "variant": it.variant, "metadata": it.meta or {}}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from reviewer.errors import UserError
 from reviewer.store.roles import RolesMixin
@@ -34,20 +34,27 @@ class PairsMixin(RolesMixin):
                 winner = conn.execute(select(Item.grp, Item.rubric_ref).where(Item.pk == winner_item_pk)).first()
                 if winner is None or tuple(winner) != (grp, ref):
                     raise UserError(f"item {winner_item_pk} is not in group {grp!r}")
+            revision = _group_revision(conn, ref, grp)
             result = conn.execute(PairChoice.__table__.insert().values(  # type: ignore[attr-defined]
-                grp=grp, rubric_ref=ref, reviewer=reviewer, winner_item_pk=winner_item_pk, reason=reason, **signed))
+                grp=grp, rubric_ref=ref, reviewer=reviewer, winner_item_pk=winner_item_pk, reason=reason,
+                revision=revision, **signed))
             return int(result.inserted_primary_key[0])
 
-    def pair_choices(self, rubric_ref: str, group: str | None = None) -> dict[str, dict[str, int | None]]:
-        """Per group, each reviewer's current choice: the winner's item key, or None for a tie."""
-        q = select(PairChoice.grp, PairChoice.reviewer, PairChoice.winner_item_pk).where(
+    def pair_choices(self, rubric_ref: str, group: str | None = None,
+                     all_revisions: bool = False) -> dict[str, dict[str, int | None]]:
+        """Per group, each reviewer's current choice: the winner's item key, or None for a tie.
+        Choices made before either side's content changed are left out unless ``all_revisions``."""
+        q = select(PairChoice.grp, PairChoice.reviewer, PairChoice.winner_item_pk, PairChoice.revision).where(
             PairChoice.rubric_ref == rubric_ref)
         if group is not None:
             q = q.where(PairChoice.grp == group)
         out: dict[str, dict[str, int | None]] = {}
         with self.read() as conn:
-            for grp, who, winner in conn.execute(q.order_by(PairChoice.pk)):
-                out.setdefault(grp, {})[who] = winner  # later rows win
+            rows = conn.execute(q.order_by(PairChoice.pk)).all()
+            current = {} if all_revisions else {g: _group_revision(conn, rubric_ref, g) for g in {r[0] for r in rows}}
+            for grp, who, winner, revision in rows:
+                if all_revisions or revision == current[grp]:
+                    out.setdefault(grp, {})[who] = winner  # later rows win
         return out
 
     def group_overalls(self, rubric_ref: str) -> dict[str, list[tuple[int, str | None, float | None]]]:
@@ -61,3 +68,10 @@ class PairsMixin(RolesMixin):
             for grp, pk, variant, overall in rows:
                 out.setdefault(grp, []).append((pk, variant, overall))
         return out
+
+
+def _group_revision(conn: Any, rubric_ref: str, grp: str) -> int:
+    """A group's content revision: the sum of its items' revisions (it grows whenever any of them
+    is updated with new content)."""
+    return int(conn.execute(select(func.coalesce(func.sum(Item.revision), 0)).where(
+        Item.rubric_ref == rubric_ref, Item.grp == grp)).scalar_one())

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from reviewer.domain import revision_of
 from reviewer.errors import UserError
 from reviewer.store.base import records
+from reviewer.store.coverage import refresh_coverage
 from reviewer.store.safety import SafetyMixin
 from reviewer.store.tables import HumanScore, Item, JudgeScore
 from reviewer.store.views import HumanRecord, ItemView, JudgeRecord
@@ -33,7 +34,7 @@ class PeopleMixin(SafetyMixin):
             raise UserError("only an undo may carry no score")
         with self.write() as conn:
             signed = self._sign(conn, reviewer, "lead" if kind == "adjudication" else None)
-            item = conn.execute(select(Item.rubric_ref).where(Item.pk == item_pk)).first()
+            item = conn.execute(select(Item.rubric_ref, Item.revision).where(Item.pk == item_pk)).first()
             if item is None:
                 raise UserError(f"no item with key {item_pk}")
             if score is not None:
@@ -41,8 +42,10 @@ class PeopleMixin(SafetyMixin):
                 if not dim.scale.contains(score):
                     raise UserError(f"{score:g} is off {dimension}'s scale {dim.scale.min:g}–{dim.scale.max:g}")
             result = conn.execute(HumanScore.__table__.insert().values(  # type: ignore[attr-defined]
-                item_pk=item_pk, dimension=dimension, reviewer=reviewer, score=score, reason=reason,
-                tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id, sample=sample, **signed))
+                item_pk=item_pk, revision=item[1], dimension=dimension, reviewer=reviewer, score=score,
+                reason=reason, tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id,
+                sample=sample, **signed))
+            refresh_coverage(conn, self.get_rubric(item[0]), item_pk)  # an undo may un-complete a review
             rubric = self.get_rubric(item[0])
             if any(d.id == dimension and d.method == "human" for d in rubric.dimensions):
                 # only people score it: the judge's overall in the queue counts their score too

@@ -12,11 +12,11 @@ from collections.abc import Collection
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, false, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, case, exists, false, func, or_, select, update
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
-from reviewer.store.tables import Assignment, AuditSample, Item, QueueSetting, now
+from reviewer.store.tables import Assignment, AuditSample, HumanScore, Item, QueueSetting, now
 from reviewer.store.views import Claim, QueueRow
 
 QUEUES = ("triage", "audit", "safety")
@@ -82,9 +82,14 @@ class QueueMixin(StoreBase):
                 row = self._lease(conn, base + [free, Item.is_gold.is_(True), ~seen], [Item.pk],  # type: ignore[attr-defined]
                                   queue, reviewer, t, lease_seconds)
             if row is None:
+                # what this reviewer finished or skipped on the item's current content, or
+                # reviewed in an import, is not served to them again
                 mine = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer,
-                                      Assignment.queue == queue, Assignment.state.in_(("done", "skipped")))  # type: ignore[attr-defined]
-                conds += [free, ~mine]
+                                      Assignment.queue == queue, Assignment.revision == Item.revision,
+                                      Assignment.state.in_(("done", "skipped")))  # type: ignore[attr-defined]
+                imported = exists().where(HumanScore.item_pk == Item.pk, HumanScore.reviewer == reviewer,
+                                          HumanScore.kind == "import", HumanScore.revision == Item.revision)
+                conds += [free, ~mine, ~imported]
                 if queue != "safety":
                     conds += [Item.is_gold.is_(False), Item.n_reviewed < self._needed(queue)]  # type: ignore[attr-defined]
                 order: list[Any] = [Item.triage_key, Item.pk] if queue == "triage" else [Item.pk]
@@ -92,7 +97,7 @@ class QueueMixin(StoreBase):
             if row is None:
                 return None
             conn.execute(Assignment.__table__.insert().values(  # type: ignore[attr-defined]
-                item_pk=row[0], queue=queue, reviewer=reviewer))
+                item_pk=row[0], queue=queue, reviewer=reviewer, revision=row[3]))
         return Claim(row[0], row[1], queue, reviewer, t + timedelta(seconds=lease_seconds), gold=bool(row[2]))
 
     def claim_item(self, item_pk: int, queue: str, reviewer: str, lease_seconds: int = 900) -> Claim | None:
@@ -105,7 +110,7 @@ class QueueMixin(StoreBase):
             if row is None:
                 return None
             conn.execute(Assignment.__table__.insert().values(  # type: ignore[attr-defined]
-                item_pk=row[0], queue=queue, reviewer=reviewer))
+                item_pk=row[0], queue=queue, reviewer=reviewer, revision=row[3]))
         return Claim(row[0], row[1], queue, reviewer, t + timedelta(seconds=lease_seconds), gold=bool(row[2]))
 
     def _lease(self, conn: Any, conds: list[Any], order: list[Any], queue: str, reviewer: str, t: Any,
@@ -117,7 +122,7 @@ class QueueMixin(StoreBase):
         return conn.execute(
             update(Item).where(Item.pk == pick.scalar_subquery())
             .values(lease_reviewer=reviewer, lease_queue=queue, lease_until=t + timedelta(seconds=lease_seconds))
-            .returning(Item.pk, Item.item_id, Item.is_gold)
+            .returning(Item.pk, Item.item_id, Item.is_gold, Item.revision)
         ).first()
 
     def _needed(self, queue: str) -> Any:
@@ -149,22 +154,29 @@ class QueueMixin(StoreBase):
             raise UserError(f"the lease on {claim.item_id} expired and was taken by someone else")
         return Claim(claim.item_pk, claim.item_id, claim.queue, claim.reviewer, until, claim.gold)
 
-    def _end(self, claim: Claim, state: str) -> None:
+    def _end(self, claim: Claim, state: str) -> bool:
+        from reviewer.store.coverage import refresh_coverage
+
         with self.write(durable=False) as conn:
             conn.execute(update(Item).where(Item.pk == claim.item_pk, Item.lease_reviewer == claim.reviewer)
                          .values(lease_reviewer=None, lease_queue=None, lease_until=None))
+            if state == "done":
+                ref = conn.execute(select(Item.rubric_ref).where(Item.pk == claim.item_pk)).scalar_one()
+                rubric = self.get_rubric(ref)
+                scored = refresh_coverage(conn, rubric, claim.item_pk)
+                if not rubric.review_complete(scored.get(claim.reviewer, set())):
+                    return False  # half scored: the assignment stays active (in progress)
             conn.execute(update(Assignment).where(
                 Assignment.item_pk == claim.item_pk, Assignment.reviewer == claim.reviewer,
                 Assignment.queue == claim.queue, Assignment.state == "active").values(state=state, ended_at=now()))
-            if state == "done":
-                n = conn.execute(select(func.count(func.distinct(Assignment.reviewer))).where(
-                    Assignment.item_pk == claim.item_pk, Assignment.state == "done")).scalar_one()
-                conn.execute(update(Item).where(Item.pk == claim.item_pk).values(n_reviewed=n))
-                refresh_triage_keys(conn, "pk = :pk", {"pk": claim.item_pk})
+        return True
 
-    def complete(self, claim: Claim) -> None:
-        """The reviewer is done with the item."""
-        self._end(claim, "done")
+    def complete(self, claim: Claim) -> bool:
+        """The reviewer is done with the item: the assignment is marked done when their review is
+        complete (every dimension a person scores has their score, or any one with ``review:
+        partial``). Otherwise the lease is given up but the assignment stays in progress, the
+        item stays in the queue (for them too), and False is returned."""
+        return self._end(claim, "done")
 
     def skip(self, claim: Claim) -> None:
         """Back to the queue for others; not served to this reviewer again."""
@@ -198,6 +210,25 @@ class QueueMixin(StoreBase):
         conds = self._filters(queue, rubric_ref, dataset)
         with self.read() as conn:
             return int(conn.execute(select(func.count()).select_from(Item).where(and_(*conds) if conds else ~false())).scalar_one())
+
+    def queue_progress(self, queue: str, reviewer: str, rubric_ref: str | None = None,
+                       dataset: str | None = None) -> tuple[int, int, int]:
+        """``(total, done, left for reviewer)``: the queue's items (gold items left out), those
+        with every reviewer they need, and those still open to this reviewer (not done, and not
+        done or skipped by them) — the same rules :meth:`claim_next` serves by."""
+        conds = self._filters(queue, rubric_ref, dataset)
+        if queue != "safety":
+            conds.append(Item.is_gold.is_(False))  # type: ignore[attr-defined]
+        done_cond = Item.n_reviewed >= self._needed(queue) if queue != "safety" else false()
+        mine = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer,
+                              Assignment.queue == queue, Assignment.state.in_(("done", "skipped")))  # type: ignore[attr-defined]
+        with self.read() as conn:
+            row = conn.execute(select(
+                func.count(),
+                func.coalesce(func.sum(case((done_cond, 1), else_=0)), 0),
+                func.coalesce(func.sum(case((and_(~done_cond, ~mine), 1), else_=0)), 0),
+            ).select_from(Item).where(and_(*conds) if conds else ~false())).one()
+        return int(row[0]), int(row[1]), int(row[2])
 
     def create_audit_sample(self, rubric_ref: str, n: int, seed: int = 0) -> int:
         """Draw a seeded uniform random sample of the rubric's items for the audit queue."""

@@ -31,8 +31,9 @@ class RatingsMixin(StoreBase):
         errors left out) and ``judge_std``, ``human[dim][reviewer]`` (current score; with sample
         ``blind`` only the first score given before the judge was shown, and ``revised[dim][reviewer]``
         = (blind score, its revision after the reveal)), ``adjudicated[dim]``, the item's
-        ``effective`` scores, ``overall`` and ``safety``, and its group and metadata.
-        ``all_revisions``: rows of every content revision of the item count, not only the current's."""
+        ``effective`` scores, ``overall`` and ``safety``, and its group and metadata. Only rows of
+        the item's current content revision count, unless ``all_revisions`` (``calibrate
+        --all-revisions``: the history too)."""
         from reviewer.domain.rating import rating_row
 
         ref = self.get_rubric(rubric_ref).ref
@@ -67,7 +68,7 @@ class RatingsMixin(StoreBase):
         example_pks: set[int] = set()
         with self.read() as conn:
             q = (select(JudgeScore.item_pk, JudgeScore.dimension, JudgeScore.score, JudgeScore.examples_used)
-                 .join(Item, Item.pk == JudgeScore.item_pk)
+                 .join(Item, (Item.pk == JudgeScore.item_pk) & (Item.revision == JudgeScore.revision))
                  .where(Item.rubric_ref == ref, JudgeScore.turn.is_(None), JudgeScore.score.is_not(None))  # type: ignore[union-attr]
                  .order_by(JudgeScore.pk))
             for pk, dim, score, used in conn.execute(q):

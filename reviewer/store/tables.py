@@ -134,6 +134,8 @@ class JudgeScore(SQLModel, table=True):
     pk: int | None = Field(default=None, primary_key=True)
     run_pk: int = Field(index=True)
     item_pk: int
+    #: The item's content revision (``item.revision``) the score was given on.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     dimension: str
     model: str | None = None
     method: str = "llm_judge"
@@ -173,6 +175,8 @@ class HumanScore(SQLModel, table=True):
     __table_args__ = (Index("ix_human_item_dim", "item_pk", "dimension", "reviewer"),)
     pk: int | None = Field(default=None, primary_key=True)
     item_pk: int
+    #: The item's content revision the score was given on: a score belongs to the text it read.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     dimension: str
     reviewer: str
     score: float | None = None
@@ -195,6 +199,8 @@ class SafetyFlag(SQLModel, table=True):
     __tablename__ = "safety_flag"
     pk: int | None = Field(default=None, primary_key=True)
     item_pk: int = Field(index=True)
+    #: The item's content revision the gate fired on.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     run_pk: int | None = None
     gate: str
     detector: str
@@ -233,6 +239,9 @@ class Assignment(SQLModel, table=True):
     reviewer: str
     #: active | done | skipped | released
     state: str = "active"
+    #: The item's content revision when it was served: a finished review of earlier content
+    #: does not keep the item from the reviewer once it changes.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     created_at: datetime = Field(default_factory=now)
     ended_at: datetime | None = None
 
@@ -259,6 +268,9 @@ class PairChoice(SQLModel, table=True):
     reviewer: str
     winner_item_pk: int | None = None
     reason: str | None = None
+    #: The group's content revision: the sum of its items' revisions when the choice was made
+    #: (it grows whenever either side's content changes).
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 

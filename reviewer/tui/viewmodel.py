@@ -62,12 +62,22 @@ class DimState:
     my_blind: bool = False
     #: In blind mode, whether the judge's score is visible yet.
     revealed: bool = True
+    #: The score given blind, before the judge was revealed (kept when revised after).
+    blind_score: float | None = None
     peers: dict[str, float] = field(default_factory=dict)
 
     @property
     def judge_visible(self) -> bool:
         """Whether the judge's score and rationale may be shown."""
         return self.revealed
+
+    @property
+    def agree_level(self) -> float | None:
+        """What agreeing (enter) records: the level of the scale nearest the judge's score (a mean
+        of samples or of a panel may fall between levels; a tie goes to the lower level)."""
+        if self.judge_score is None:
+            return None
+        return self.dim.scale.nearest_level(self.judge_score)
 
     def needs_reason(self, margin: float) -> bool:
         """Whether the reviewer's score differs from the judge's by more than ``margin``."""
@@ -100,12 +110,20 @@ class ItemState:
     fold: ItemFold | None = None
     #: Whose scores ``dims`` hold (``my_score``).
     reviewer: str = ""
+    #: Chat messages ``{role, content}`` when the item is a conversation.
+    conversation: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def safety_failed(self) -> bool:
         """The safety cap applies: a flag open, escalated or confirmed (the flags' statuses come
         from the fold; a flag raised on this screen since it was loaded counts too)."""
         return any(f.status not in ("cleared", "withdrawn") for f in self.flags)
+
+    @property
+    def judge_hidden(self) -> bool:
+        """Whether any of the judge's scores is still hidden (blind): then nothing computed from
+        them (overall, band, pass, the flip) may be shown either."""
+        return any(not d.judge_visible for d in self.dims)
 
     def _fold(self) -> ItemFold:
         if self.fold is None:  # a state built by hand (tests): fold what it holds
@@ -132,6 +150,11 @@ class ItemState:
         """How many dimensions this reviewer has scored."""
         return sum(1 for d in self.dims if d.my_score is not None)
 
+    def review_complete(self) -> bool:
+        """Whether this reviewer's review counts as done (every dimension scored, or any one
+        with ``review: partial``): the store marks the assignment done only then."""
+        return self.rubric.review_complete({d.dim.id for d in self.dims if d.my_score is not None})
+
     def first_unscored(self) -> int:
         """The index of the first dimension this reviewer has not scored (0 when all are)."""
         return next((i for i, d in enumerate(self.dims) if d.my_score is None), 0)
@@ -153,6 +176,7 @@ class ItemState:
         d.my_score, d.my_reason, d.my_tags = value, None, ()
         if blind:
             d.my_blind = d.revealed = True
+            d.blind_score = value
         return kind, blind
 
 

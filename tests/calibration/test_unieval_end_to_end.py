@@ -24,7 +24,8 @@ def to_import_format(src: Path, dst: Path) -> int:
                 "id": f"tc-{i:03d}", "input": r["source"], "output": r["system_output"],
                 "context": r["context"], "metadata": {"system": r["system_id"]},
                 "judge": {"model": "unieval", "scores": r["predict_scores"]},
-                "human": [{"reviewer": "annotators", "scores": r["scores"]}],
+                # a mean of three annotators lies between the scale's levels: said so, it is taken
+                "human": [{"reviewer": "annotators", "aggregate": True, "scores": r["scores"]}],
             }) + "\n")
     return len(rows)
 

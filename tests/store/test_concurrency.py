@@ -22,14 +22,38 @@ N_ITEMS = 3000
 WORKERS = 4
 
 
+#: One dimension, and a review counts with it: each claimer scores it and completes the item (an
+#: item completed with nothing scored stays in progress and would be served again).
+RACE_RUBRIC = """\
+id: race
+version: 1.0.0
+name: Race
+owner: tests
+description: One dimension a claimer scores before it completes the item.
+scale: {min: 1, max: 10}
+review: {partial: true}
+dimensions:
+  - id: accuracy
+    description: Whether the answer is right.
+    method: llm_judge
+    weight: 1
+    threshold: 50
+    prompt: Is {output} right?
+    anchors: [{range: [1, 5], label: Wrong}, {range: [6, 10], label: Right}]
+"""
+
+
 def _fill(db: str, tmp: Path) -> None:
+    from rubrics.loader import load_rubric_text
+
     path = tmp / "items.jsonl"
     with path.open("w") as fh:
         for i in range(N_ITEMS):
             fh.write(json.dumps({"id": f"c{i:05d}", "output": f"answer {i}",
                                  "judge": {"model": "j", "scores": {"accuracy": 1 + i % 10}}}) + "\n")
     store = open_store(db)
-    store.import_items(path, "general-quality@1.0.0")
+    store.add_rubric(load_rubric_text(RACE_RUBRIC, "race.yaml"), RACE_RUBRIC)
+    store.import_items(path, "race@1.0.0")
     store.close()
 
 

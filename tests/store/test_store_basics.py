@@ -11,7 +11,7 @@ from reviewer.errors import UserError
 from reviewer.store import Store, open_store
 from tests.store.conftest import DEMO
 
-ALL_DEMO = {"general-quality.jsonl": "general-quality@1.0.0", "rag-answer.jsonl": "rag-answer@1.0.0",
+ALL_DEMO = {"general-quality.jsonl": "general-quality@1.0.0", "rag-answer.jsonl": "rag-answer@1.1.0",
             "reval-issue-framing.jsonl": "reval-issue-framing@1.0.0"}
 
 
@@ -81,7 +81,8 @@ def test_export_round_trip_reproduces_effective_scores(demo_store: Store, tmp_pa
     lines = []
     for row in exported:  # back into the import format: effective scores as one reviewer's
         human = {d: v["effective"] for d, v in row["dimensions"].items() if v["effective"] is not None}
-        lines.append(json.dumps({"id": row["id"], "output": "x", "human": [{"reviewer": "consensus", "scores": human}]}))
+        lines.append(json.dumps({"id": row["id"], "output": "x",  # a mean of people, said so
+                                 "human": [{"reviewer": "consensus", "aggregate": True, "scores": human}]}))
     path = tmp_path / "round.jsonl"
     path.write_text("\n".join(lines) + "\n")
     fresh = open_store(str(tmp_path / "fresh.db"))

@@ -75,10 +75,49 @@ async def test_enter_agrees_with_the_judge_as_a_score(store: Store) -> None:
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(app, pilot)
-        judge = screen.state.dims[0].judge_score
+        d = screen.state.dims[0]
+        level = d.dim.scale.nearest_level(d.judge_score or 0)
         await pilot.press("enter")
         await settle(app, pilot)
-    assert mine(store, screen.state.item_pk) == [(screen.state.dims[0].dim.id, judge, "agree")]
+    assert mine(store, screen.state.item_pk) == [(d.dim.id, level, "agree")]
+
+
+async def test_agree_stores_the_nearest_level_shown_first_and_the_same_score_again_writes_nothing(
+        tmp_path: Any) -> None:
+    """The judge's mean of samples 8.3333 on 1–10 and 3.6667 on REVAL's 1–3–5: the old agree stored
+    those fractions (not a level of either scale); now 8 and 3, each named on the card before enter
+    is pressed. A tie (6.5) goes to the lower level. Pressing a score the reviewer already gave
+    writes no second row."""
+    import json
+
+    from rich.console import Console
+
+    from reviewer.store import open_store
+    from reviewer.tui.widgets.dimension_card import DimensionCard
+
+    s = open_store(str(tmp_path / "agree.db"))
+    path = tmp_path / "items.jsonl"
+    scores = {"accuracy": 8.3333, "relevance": 6.5, "completeness": 7, "conciseness": 7, "clarity": 7}
+    path.write_text(json.dumps({"id": "a1", "input": "q", "output": "an answer",
+                                "judge": {"model": "m", "scores": scores}}) + "\n")
+    s.import_items(path, "general-quality@1.0.0")
+    app = make_app(s, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        card = screen.query_one("#card-0", DimensionCard)
+        console = Console(width=200, record=True)
+        console.print(card._render_state())
+        assert "enter agrees: 8" in console.export_text()  # said before it is pressed
+        await pilot.press("enter", "enter")  # accuracy → 8, relevance 6.5 → 6 (a tie goes down)
+        await focus(pilot, screen, 0)
+        await pilot.press("8")  # the same score again: nothing written
+        await settle(app, pilot)
+        pk = screen.state.item_pk
+    assert mine(s, pk) == [("accuracy", 8.0, "agree"), ("relevance", 6.0, "agree")]
+    s.close()
+    from rubrics.schema import Scale
+
+    assert Scale(1, 5, (1, 3, 5)).nearest_level(3.6667) == 3 and Scale(1, 5, (1, 3, 5)).nearest_level(4) == 3
 
 
 async def test_reason_with_tags_is_recorded(store: Store) -> None:

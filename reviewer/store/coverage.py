@@ -1,0 +1,45 @@
+"""Coverage: who has reviewed an item's current content, whether they entered the scores in the
+review screen or they came in with an import.
+
+A person's review of an item is complete when they have a current score on every dimension a
+person scores (``Rubric.review_complete``; ``review: partial: true`` relaxes it to any one). The
+item's ``n_reviewed`` counts the people with a complete review of its current content revision,
+and the queues serve it until it has as many as the queue asks for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select, update
+
+from reviewer.store.queue import refresh_triage_keys
+from reviewer.store.tables import HumanScore, Item
+
+
+def scored_dimensions(conn: Any, item_pk: int) -> dict[str, set[str]]:
+    """Per person, the dimensions they hold a current score on (on the item's current content;
+    an undo takes one back; a lead's adjudication settles a dimension but is not a review)."""
+    rows = conn.execute(
+        select(HumanScore.reviewer, HumanScore.dimension, HumanScore.score, HumanScore.kind)
+        .join(Item, (Item.pk == HumanScore.item_pk) & (Item.revision == HumanScore.revision))
+        .where(HumanScore.item_pk == item_pk).order_by(HumanScore.pk)).all()
+    out: dict[str, set[str]] = {}
+    for who, dim, score, kind in rows:
+        if kind == "adjudication":
+            continue
+        if kind == "undo" or score is None:
+            out.get(who, set()).discard(dim)
+        else:
+            out.setdefault(who, set()).add(dim)
+    return out
+
+
+def refresh_coverage(conn: Any, rubric: Any, item_pk: int) -> dict[str, set[str]]:
+    """Recount the item's complete reviews into ``n_reviewed`` (and its triage key); returns
+    what :func:`scored_dimensions` found."""
+    scored = scored_dimensions(conn, item_pk)
+    n = sum(1 for dims in scored.values() if rubric.review_complete(dims))
+    conn.execute(update(Item).where(Item.pk == item_pk, Item.n_reviewed != n).values(n_reviewed=n))
+    refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
+    return scored
