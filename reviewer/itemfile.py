@@ -362,7 +362,8 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             kind = type(value)
             if (kind is int or kind is float) and dim_id in dims:  # a plain score: the common case
                 sc = dims[dim_id]
-                if sc.min <= value <= sc.max:  # NaN fails this; infinity lies off every scale
+                # NaN fails this; infinity lies off every scale; a level, or a marked aggregate
+                if sc.min <= value <= sc.max and (sc.is_level(value) or h.get("aggregate") is True):
                     human.append((who, dim_id, float(value), None, [], blind))
                     continue
 
