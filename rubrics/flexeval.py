@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rubrics.errors import RubricError
+from rubrics.errors import RubricError, raise_all
 from rubrics.loader import dump_yaml, load_rubric_text
 from rubrics.yamlsource import parse_yaml
 
@@ -22,6 +22,7 @@ def _slug(name: str) -> str:
 def import_flexeval(text: str, source: str, rubric_id: str = "flexeval-import") -> str:
     """Canonical YAML for a FlexEval rubric file; raises :class:`RubricError` on bad input."""
     located = parse_yaml(text, source)
+    raise_all(located.problems)  # duplicate keys, keys that are not text: never last-wins
     data = located.data
     if not isinstance(data, dict) or not data:
         raise RubricError(source, 1, "wrong-type", "a FlexEval file maps rubric names to {prompt, choice_scores}")
