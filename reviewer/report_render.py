@@ -174,4 +174,24 @@ def run_report_markdown(rep: dict[str, Any]) -> str:
               "| model | items | mean overall | pass rate |", "|---|---|---|---|"]
     for m in rep["leaderboard"]:
         lines.append(f"| {md_cell(m['model'])} | {m['n']} | {fmt(m['mean_overall'])} | {fmt(m['pass_rate'])} |")
+    lines += corrected_board_markdown(rep.get("corrected_leaderboard"))
     return "\n".join(lines) + "\n"
+
+
+def corrected_board_markdown(board: dict[str, Any] | None) -> list[str]:
+    """The leaderboard by the judge's pass rate and by the corrected one, side by side."""
+    if not board:
+        return ["", "Corrected pass rates: no audit sample (draw one with `rubricate queue audit-sample`)."]
+    pct = round(100 * board["confidence"])
+    lines = ["", f"Pass rate by {md_cell(board['by'])}, judge alone and corrected with the audit sample ({pct}% interval):",
+             "", "| rank | judge rank | group | judge pass rate | corrected | interval | P(rank right) |",
+             "|---|---|---|---|---|---|---|"]
+    for r in board["rows"]:
+        ci = r["ppi_ci"]
+        lines.append(f"| {r['rank']} | {r['judge_rank']} | {md_cell(r['group'])} | {fmt(r['judge_only'])} | "
+                     f"{fmt(r['ppi'])} | {f'[{ci[0]:.3f}, {ci[1]:.3f}]' if ci else '—'} | "
+                     f"{fmt(r['rank_probability'])} |")
+    moved = board["order_changes"]
+    lines += ["", "The corrected order differs from the judge's for: " + ", ".join(md_cell(g) for g in moved) + "."
+              if moved else "The corrected order is the judge's."]
+    return lines

@@ -8,9 +8,11 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from calibration.agreement import correlation
+from reviewer.estimates import corrected_leaderboard
 
 
-def run_report(store: Any, rubric_ref: str, dataset: str | None = None) -> dict[str, Any]:
+def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by: str = "metadata.model",
+               confidence: float = 0.95) -> dict[str, Any]:
     """Figures on effective scores for one rubric version, every one read from the items' folds
     (the export rows): an incomplete item has no overall and does not pass; it is counted apart."""
     rubric = store.get_rubric(rubric_ref)
@@ -43,7 +45,8 @@ def run_report(store: Any, rubric_ref: str, dataset: str | None = None) -> dict[
             "overall_band": rubric.band_for(overall_mean).label if overall_mean is not None else None,
             "incomplete": sum(1 for r in rows if r["overall"] is None),
             "safety": dict(Counter(r["safety"] for r in rows)), "leaderboard": board,
-            "group_rank_agreement": judge_rank_agreement}
+            "group_rank_agreement": judge_rank_agreement,
+            "corrected_leaderboard": corrected_leaderboard(store, rubric, dataset, group_by, confidence)}
 
 
 def _turn_figures(dim: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,7 @@ def _play(store: Store, tmp: Path, item_id: str, first: dict[str, Any],
     pk = add_items(store, tmp, [{"id": item_id, "output": "first", "judge": {"model": "m1", "scores": judge},
                                  **({"human": human} if human else {})}])[item_id]
     flags: list[int] = []
+    stale: list[int] = []
     adjudications: list[float] = []
     for op in ops:
         if op[0] == "judge":
@@ -80,10 +82,18 @@ def _play(store: Store, tmp: Path, item_id: str, first: dict[str, Any],
         elif op[0] == "flag":
             with contextlib.suppress(UserError):  # one waiting flag per item and person
                 flags.append(as_(store, op[1]).flag_item(pk, op[1], "looks unsafe"))
-        elif op[0] == "decide" and flags:
+        elif op[0] == "decide" and (flags or stale):
             _, index, who, decision = op
-            as_(store, who).add_safety_decision(flags[index % len(flags)], who, decision, "because")
+            pool = flags + stale
+            flag = pool[index % len(pool)]
+            if flag in stale:  # raised on content that has since changed: no longer decidable
+                with pytest.raises(UserError, match="earlier version"):
+                    as_(store, who).add_safety_decision(flag, who, decision, "because")
+            else:
+                as_(store, who).add_safety_decision(flag, who, decision, "because")
         elif op[0] == "update":
+            stale.extend(flags)
+            flags.clear()
             add_items(store, tmp, [{"id": item_id, "output": f"changed {len(flags)} {len(adjudications)}"}], update=True)
     return pk, adjudications
 
