@@ -127,7 +127,7 @@ def audit_folds(store: Any, rubric: Any, dataset: str | None, how: str) -> list[
 
 def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: list[tuple[int, Any]] | None,
                         confidence: float, target_width: float | None, cols: Any = None,
-                        count_in_db: bool = True) -> dict[str, dict[str, Any]]:
+                        count_in_db: bool = True, group_by: str | None = None) -> dict[str, dict[str, Any]]:
     """``estimate`` per dimension (ordered and interval ones; a mean of nominal labels means
     nothing). The labelled side is read through the audit items' folds — people's score is the
     effective one without the judge (a lead's adjudication, else the consensus ``how``), the
@@ -138,16 +138,18 @@ def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: lis
 
     dims = [d for d in rubric.dimensions if not d.is_pair and d.measurement_level != "nominal"]
     labelled: dict[str, tuple[list[float], list[float]]] = {d.id: ([], []) for d in dims}
-    for _pk, fold in folds or ():
+    labelled_pks: dict[str, list[int]] = {d.id: [] for d in dims}
+    for pk, fold in folds or ():
         for d in dims:
             f = fold.dims[d.id]
             people = f.human.adjudication.score if f.human.adjudication is not None else f.consensus
             if people is not None and f.judge.panel is not None:
                 labelled[d.id][0].append(float(people))
                 labelled[d.id][1].append(float(f.judge.panel))
-    totals = store.judge_score_totals(rubric.ref, dataset) if count_in_db else None
-    if totals is None and cols is None:
-        cols = store.rating_columns(rubric.ref, dataset, "all", None)
+                labelled_pks[d.id].append(pk)
+    totals = store.judge_score_totals(rubric.ref, dataset) if count_in_db and not group_by else None
+    if totals is None and (cols is None or (group_by and cols.groups is None)):
+        cols = store.rating_columns(rubric.ref, dataset, "all", group_by)
     out: dict[str, dict[str, Any]] = {}
     for d in dims:
         y, yhat = (np.asarray(v, dtype=np.float64) for v in labelled[d.id])
@@ -162,4 +164,63 @@ def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: lis
             continue
         rest = ppi.Moments.from_sums(n - yhat.size, s - float(yhat.sum()), ss - float((yhat * yhat).sum()))
         out[d.id] = corrected(y, yhat, rest, confidence, target_width)
+        if group_by and folds is not None:
+            out[d.id]["ranking"] = _ranking(cols, d.id, rubric.judge.panel_aggregate, labelled_pks[d.id],
+                                            y, yhat, confidence)
     return out
+
+
+def _ranking(cols: Any, dim_id: str, how: str, pks: list[int], y: NDArray[np.float64],
+             yhat: NDArray[np.float64], confidence: float) -> list[dict[str, Any]]:
+    """Corrected means per group of ``cols.groups`` (labelled items by key, the rest from the
+    columns) and the corrected ranking."""
+    from reviewer.calibrate_service import panel_of
+
+    panel = panel_of(cols.dims[dim_id].judge, how)
+    group_of = {int(pk): "unknown" if g is None else str(g) for pk, g in zip(cols.item_pk, cols.groups, strict=True)}
+    is_labelled = np.isin(cols.item_pk, np.asarray(pks, dtype=np.int64))
+    names = sorted(set(group_of.values()))
+    arrays: dict[str, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]] = {}
+    labelled_group = np.array([group_of.get(pk, "unknown") for pk in pks], dtype=object)
+    item_group = np.array([group_of[int(pk)] for pk in cols.item_pk], dtype=object)
+    for g in names:
+        mine = labelled_group == g
+        rest = (item_group == g) & ~is_labelled & ~np.isnan(panel)
+        arrays[g] = (y[mine], yhat[mine], panel[rest])
+    ranked = ppi.rank_groups(arrays, confidence=confidence)
+    return [{"group": r.group, "rank": r.rank, "judge_rank": r.judge_rank, "rank_probability": r.rank_probability,
+             **r.estimate.as_json()} for r in ranked]
+
+
+def _group_value(it: Any, field: str) -> str:
+    if field in ("variant", "group"):
+        value = it.variant if field == "variant" else it.grp
+    else:
+        value = (it.meta or {}).get(field.removeprefix("metadata."))
+    return "unknown" if value is None else str(value)
+
+
+def corrected_leaderboard(store: Any, rubric: Any, dataset: str | None, field: str = "metadata.model",
+                          confidence: float = 0.95) -> dict[str, Any] | None:
+    """Pass rate per group (``metadata.KEY``, ``variant`` or ``group``): the judge's, and the
+    corrected one with its interval, the corrected rank and the probability that it is right, and
+    where the corrected order differs from the judge's. None without an audit sample."""
+    from reviewer.domain import humans_only, judge_only
+
+    audit = store.audit_pks(rubric.ref)
+    if not audit:
+        return None
+    by_group: dict[str, tuple[list[float], list[float], list[bool]]] = {}
+    for it, fold in store.item_folds(rubric.ref, dataset):
+        alone = judge_only(rubric, fold)
+        if alone.overall is None:  # no verdict from the judge: outside the population
+            continue
+        people = humans_only(rubric, fold) if it.pk in audit else None
+        judge, human, is_audit = by_group.setdefault(_group_value(it, field), ([], [], []))
+        judge.append(float(alone.passed))
+        human.append(float(people.passed) if people is not None and people.overall is not None else np.nan)
+        is_audit.append(it.pk in audit)
+    rows = ranking({g: (np.asarray(j), np.asarray(h), np.asarray(a, dtype=bool))
+                    for g, (j, h, a) in by_group.items()}, confidence)
+    moved = [r["group"] for r in rows if r["rank"] != r["judge_rank"]]
+    return {"by": field, "confidence": confidence, "rows": rows, "order_changes": moved}

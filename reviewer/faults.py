@@ -147,17 +147,17 @@ def classify(exc: BaseException, db: str | None = None) -> tuple[int, str] | Non
         label = db_label(["--db", db]) if db else db_label()
         return DB_UNAVAILABLE, f"error: {label}: {what}; {todo}"
     if isinstance(exc, OSError):
-        name = exc.filename if exc.filename is not None else ""
+        name = f"{exc.filename}: " if exc.filename is not None else ""
         reason = exc.strerror or str(exc)
         if exc.errno == errno.ENOSPC:
-            return BAD_INPUT, f"error: {name}: no space left on the disk; free some space and run it again"
+            return BAD_INPUT, f"error: {name}no space left on the disk for the output; free some space and run it again"
         if isinstance(exc, IsADirectoryError):
-            return BAD_INPUT, f"error: {name}: is a directory; give a regular file"
+            return BAD_INPUT, f"error: {name}is a directory; give a regular file"
         if isinstance(exc, FileNotFoundError):
-            return BAD_INPUT, f"error: {name}: no such file; check the path"
+            return BAD_INPUT, f"error: {name}no such file or folder; check the path"
         if isinstance(exc, PermissionError):
-            return BAD_INPUT, f"error: {name}: permission denied; check the file's permissions"
-        return BAD_INPUT, f"error: {name}: {reason}".replace(": :", ":")
+            return BAD_INPUT, f"error: {name}permission denied; check the file's permissions"
+        return BAD_INPUT, f"error: {name}{reason}; check the path and the disk"
     if isinstance(exc, UnicodeError):
         return BAD_INPUT, f"error: text that is not valid UTF-8 ({exc}); save the file as UTF-8"
     if isinstance(exc, RecursionError):

@@ -10,7 +10,7 @@ from typing import Any
 from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 
-BAND_COLORS = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
+BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 
 
 @dataclass(frozen=True)
@@ -237,7 +237,8 @@ def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) ->
         for d in report["dimensions"]:
             dim = rubric.dimension(d["dimension"])
             out.append({**d, "rubric": ref, "sample": report["sample"], "dataset": dataset, "pairs": report.get("pairs"),
-                        "scale_min": dim.scale.min, "scale_max": dim.scale.max, "levels": dim.scale.levels})
+                        "scale_min": dim.scale.min, "scale_max": dim.scale.max, "levels": dim.scale.levels,
+                        "pass_rate_estimate": report.get("pass_rate_estimate")})
     return out
 
 

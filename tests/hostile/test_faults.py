@@ -455,3 +455,15 @@ def test_a_config_that_is_not_a_regular_file(which: str, fifo: Path, tmp_path: P
     config = str(fifo) if which == "fifo" else "/dev/zero"
     proc = _exe("review", "--db", str(tmp_path / "x.db"), env={"RUBRICATE_CONFIG": config}, timeout=60)
     assert proc.returncode == 1 and "regular file" in one_line(proc.stderr)
+
+
+@pytest.mark.parametrize("out", ["/dev/full", "/no/such/folder/x.csv"], ids=["output_disk_full", "output_folder_missing"])
+def test_an_output_that_cannot_be_written(out: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Proves: an export whose --out cannot be written (a full disk, a missing folder) is one line,
+    exit 1 (bad input: the path given), not a traceback from the write."""
+    src = tmp_path / "a.jsonl"
+    src.write_text('{"id": "a", "output": "x"}\n')
+    db = str(tmp_path / "o.db")
+    open_store(db).import_items(src, GQ)
+    code, _, err = run_cli(["export", "--db", db, "--out", out], capsys)
+    assert code == 1 and one_line(err).startswith("error: ")

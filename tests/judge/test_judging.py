@@ -110,6 +110,47 @@ def test_only_missing_scores_nothing_twice(store: Any, server: LoopbackServer) -
     assert again.totals.items == 0 and server.count == 0
 
 
+def test_one_id_in_two_datasets_each_item_gets_its_own_verdict(store: Any, server: LoopbackServer,
+                                                              tmp_path: Path) -> None:
+    """Results were keyed by item id: with "dup" in datasets a and b, both verdicts were written
+    to one of them (the other had none, so --only-missing judged it again on every run)."""
+    for ds, output in (("a", "Paris is the capital of France."), ("b", "Berlin is the capital of France.")):
+        path = tmp_path / f"{ds}.jsonl"
+        path.write_text(json.dumps({"id": "dup", "input": "Capital of France?", "output": output}) + "\n")
+        store.import_items(str(path), "judge-test@1.0.0", dataset=ds)
+    server.reset(default=Reply(lambda body: answer(5 if "Paris" in user_prompt(body) else 1)))
+    [run] = judging.run(store, options(server))
+    assert run.totals.items == 9
+    verdicts = {}
+    for ds in ("a", "b"):
+        [row] = [r for r in store.queue_page("triage", "judge-test@1.0.0", dataset=ds) if r.item_id == "dup"]
+        [rec] = store.item_view(row.item_pk).judge["accuracy"]
+        verdicts[ds] = rec.score
+    assert verdicts == {"a": 5, "b": 1}
+    server.reset()
+    [again] = judging.run(store, options(server, only_missing=True))
+    assert again.totals.items == 0 and server.count == 0
+    # a result without a key is matched by id only where that is unambiguous
+    from reviewer.errors import UserError
+    from rubrics.results import ScoreResult
+
+    loose = store.create_judge_run("judge-test@1.0.0", "openai/judge-x")
+    with pytest.raises(UserError, match="item id 'dup' is in several datasets"):
+        store.record_results(loose, [ScoreResult("dup", "accuracy", "llm_judge", score=3, normalised=0.5)])
+
+
+def test_only_missing_judges_an_item_again_after_its_content_changed(store: Any, server: LoopbackServer,
+                                                                     tmp_path: Path) -> None:
+    judging.run(store, options(server))
+    path = tmp_path / "edit.jsonl"
+    path.write_text(json.dumps({"id": "q1", "input": "Question 1?", "output": "Answer 1, edited."}) + "\n")
+    store.import_items(str(path), "judge-test@1.0.0", update_existing=True)
+    server.reset()
+    [again] = judging.run(store, options(server, only_missing=True))
+    assert again.totals.items == 1 and server.count == 1
+    assert "edited" in user_prompt(server.requests[0])
+
+
 def test_not_applicable_is_not_a_judge_error_but_a_failed_call_is(store: Any) -> None:
     from rubrics.results import ScoreResult
 

@@ -31,6 +31,21 @@ STATUS_STYLE = {"trusted": "black on green", "tentative": "black on yellow",
                 "low_confidence": "white on red", "insufficient_data": "black on grey50"}
 
 
+def _pass_rates(rows: list[dict[str, Any]]) -> Text:
+    """Per rubric, the judge's pass rate beside the one corrected with the audit sample."""
+    from reviewer.estimate_render import estimate_line
+
+    out = Text()
+    seen: set[str] = set()
+    for d in rows:
+        est = d.get("pass_rate_estimate")
+        if est is None or d["rubric"] in seen:
+            continue
+        seen.add(d["rubric"])
+        out.append(("\n" if out else "") + estimate_line(f"{d['rubric']} pass rate", est, 3))
+    return out
+
+
 def _num(x: Any, fmt: str = ".2f") -> str:
     return "—" if x is None else format(x, fmt)
 
@@ -63,6 +78,7 @@ class CalibrationScreen(AppKeysFirst):
         table: DataTable[Any] = DataTable(id="calibration-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("rubric", "dimension", "n", "alpha [95% CI]", "humans", "κ quad", "bias j−h", "MAE",
                           "status")
+        yield Static(id="calibration-estimate")
         yield table
         yield Static(id="calibration-reason")
         yield footer()
@@ -97,6 +113,7 @@ class CalibrationScreen(AppKeysFirst):
                                f"{', '.join(sorted({d['sample'] for d in rows})) or '—'}"
                                "   enter: open · r: recompute · escape: back"), style="dim")
         self.query_one("#calibration-title", Static).update(title)
+        self.query_one("#calibration-estimate", Static).update(_pass_rates(rows))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """``enter`` on a row (the table takes the key before the screen's binding)."""

@@ -50,7 +50,7 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
         if r.overall is None:  # incomplete: no band, no pass, and why
             t.append("incomplete", style="bold yellow")
             if r.reason:
-                t.append(f" ({r.reason})", style="dim")
+                t.append(safe_line(f" ({r.reason})"), style="dim")
             continue
         color = r.band.color if r.band and r.band.color else "white"
         t.append(f"{r.overall:.2f} ", style="bold")
