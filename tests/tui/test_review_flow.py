@@ -175,7 +175,11 @@ async def test_skip_and_next_move_through_the_queue(store: Store) -> None:
         assert isinstance(app.screen, ItemScreen)  # the screen is reused from item to item
         second = app.screen.state
         assert second.item_pk != first.item_pk
-        await pilot.press("enter", "n")
+        before = store.queue_page("triage", search=second.item_id)[0].reviewed
+        for d in second.dims:  # every dimension scored: the review is complete
+            level = d.agree_level
+            await pilot.press("5" if level is None else str(int(level) % 10))
+        await pilot.press("n")
         await settle(app, pilot)
         third = app.screen.state  # type: ignore[attr-defined]
         assert third.item_pk not in (first.item_pk, second.item_pk)
@@ -183,7 +187,7 @@ async def test_skip_and_next_move_through_the_queue(store: Store) -> None:
         await settle(app, pilot)
         assert app.screen.state.item_pk == second.item_pk  # type: ignore[attr-defined]
     # the skipped item is not served to this reviewer again; the finished one counts as reviewed
-    assert store.queue_page("triage", search=second.item_id)[0].reviewed == 1
+    assert store.queue_page("triage", search=second.item_id)[0].reviewed == before + 1
 
 
 async def test_blind_mode_hides_the_judge_until_scored_and_keeps_both(store: Store) -> None:
@@ -248,7 +252,7 @@ async def test_help_lists_binding_ids_and_keymap_remaps(store: Store, tmp_path: 
         screen = await start(app, pilot)
         await pilot.press("a")
         await settle(app, pilot)
-        assert screen.state.dims[0].my_score == screen.state.dims[0].judge_score
+        assert screen.state.dims[0].my_score == screen.state.dims[0].agree_level
         await pilot.press("question_mark")
         await settle(app, pilot)
         assert type(app.screen).__name__ == "HelpScreen"
