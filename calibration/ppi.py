@@ -23,6 +23,7 @@ Everything is plain numpy in, plain values out: no store, no rubric.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -70,38 +71,84 @@ def _vec(x: ArrayLike) -> Array:
     return np.asarray(x, dtype=np.float64).reshape(-1)
 
 
-def tuned_lambda(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike) -> float:
+@dataclass(frozen=True)
+class Moments:
+    """What PPI++ needs of the unlabelled items: how many, their mean, and the sum of squared
+    deviations from it. A store can compute these in SQL without sending a million rows."""
+
+    n: int
+    mean: float
+    m2: float
+
+    @classmethod
+    def of(cls, x: ArrayLike) -> Moments:
+        """The moments of an array."""
+        v = _vec(x)
+        return cls(int(v.size), float(v.mean()) if v.size else 0.0, float(np.var(v) * v.size) if v.size else 0.0)
+
+    @classmethod
+    def from_sums(cls, n: int, total: float, total_sq: float) -> Moments:
+        """From a count, a sum and a sum of squares (clipped at 0 against rounding)."""
+        if n == 0:
+            return cls(0, 0.0, 0.0)
+        mean = total / n
+        return cls(n, mean, max(0.0, total_sq - n * mean * mean))
+
+    @property
+    def var(self) -> float:
+        """Population variance."""
+        return self.m2 / self.n if self.n else 0.0
+
+
+Unlabelled = ArrayLike | Moments
+
+
+def _mom(x: Unlabelled) -> Moments:
+    return x if isinstance(x, Moments) else Moments.of(x)
+
+
+def _pooled_var(a: Moments, b: Moments) -> float:
+    """Sample variance (divisor n - 1) of the two sets of values together."""
+    n = a.n + b.n
+    if n < 2:
+        return 0.0
+    m2 = a.m2 + b.m2 + (a.n * b.n / n) * (a.mean - b.mean) ** 2
+    return m2 / (n - 1)
+
+
+def tuned_lambda(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: Unlabelled) -> float:
     """The power-tuned ``lam`` in [0, 1] that minimises the PPI++ estimate's variance."""
-    y, yhat, yu = _vec(y), _vec(yhat), _vec(yhat_unlabelled)
-    n, big_n = y.size, yu.size
+    y, yhat, yu = _vec(y), _vec(yhat), _mom(yhat_unlabelled)
+    n = y.size
     cov = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
-    var = float(np.var(np.concatenate([yhat, yu]), ddof=1))
+    var = _pooled_var(Moments.of(yhat), yu)
     if var == 0.0 or not math.isfinite(var):
         return 0.0
-    return float(np.clip(cov / ((1.0 + n / big_n) * var), 0.0, 1.0))
+    return float(np.clip(cov / ((1.0 + n / yu.n) * var), 0.0, 1.0))
 
 
-def ppi_mean(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike, lam: float | None = None) -> float:
+def ppi_mean(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: Unlabelled, lam: float | None = None) -> float:
     """The PPI++ point estimate of the mean of ``y`` (power-tuned when ``lam`` is None)."""
-    y, yhat, yu = _vec(y), _vec(yhat), _vec(yhat_unlabelled)
+    y, yhat, yu = _vec(y), _vec(yhat), _mom(yhat_unlabelled)
     if lam is None:
         lam = tuned_lambda(y, yhat, yu)
-    return float(np.mean(lam * yu) + np.mean(y - lam * yhat))
+    return float(lam * yu.mean + np.mean(y - lam * yhat))
 
 
-def ppi_mean_se(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike, lam: float) -> float:
+def ppi_mean_se(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: Unlabelled, lam: float) -> float:
     """The standard error of the PPI++ estimate at a given ``lam``."""
-    y, yhat, yu = _vec(y), _vec(yhat), _vec(yhat_unlabelled)
-    return math.sqrt(float(np.var(lam * yu)) / yu.size + float(np.var(y - lam * yhat)) / y.size)
+    y, yhat, yu = _vec(y), _vec(yhat), _mom(yhat_unlabelled)
+    return math.sqrt(lam * lam * yu.var / yu.n + float(np.var(y - lam * yhat)) / y.size)
 
 
-def ppi_mean_interval(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike,
+def ppi_mean_interval(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: Unlabelled,
                       confidence: float = 0.95, lam: float | None = None) -> tuple[float, float]:
     """The PPI++ interval for the mean of ``y`` at the given confidence."""
+    yu = _mom(yhat_unlabelled)
     if lam is None:
-        lam = tuned_lambda(y, yhat, yhat_unlabelled)
-    mid = ppi_mean(y, yhat, yhat_unlabelled, lam)
-    half = _z(confidence) * ppi_mean_se(y, yhat, yhat_unlabelled, lam)
+        lam = tuned_lambda(y, yhat, yu)
+    mid = ppi_mean(y, yhat, yu, lam)
+    half = _z(confidence) * ppi_mean_se(y, yhat, yu, lam)
     return mid - half, mid + half
 
 
@@ -113,7 +160,7 @@ def classical_interval(y: ArrayLike, confidence: float = 0.95) -> tuple[float, f
     return mid - half, mid + half
 
 
-def estimate_mean(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike,
+def estimate_mean(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: Unlabelled,
                   confidence: float = 0.95) -> MeanEstimate:
     """Judge-only, humans-only and PPI++ estimates of a mean, with intervals.
 
@@ -122,12 +169,12 @@ def estimate_mean(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike,
     items. A sample of fewer than ``MIN_LABELLED`` items gives the estimate with a warning; one of
     fewer than 2 items, or no unlabelled item, gives no PPI figure and says why.
     """
-    y, yhat, yu = _vec(y), _vec(yhat), _vec(yhat_unlabelled)
+    y, yhat, yu = _vec(y), _vec(yhat), _mom(yhat_unlabelled)
     if y.size != yhat.size:
         raise ValueError("y and yhat must hold the same labelled items")
-    everything = np.concatenate([yhat, yu])
-    judge_only = float(everything.mean()) if everything.size else None
-    n, big_n = int(y.size), int(yu.size)
+    total = yhat.size + yu.n
+    judge_only = float((yhat.sum() + yu.mean * yu.n) / total) if total else None
+    n, big_n = int(y.size), int(yu.n)
     if n < 2 or big_n < 1:
         why = (f"{n} labelled item(s): at least 2 are needed for an interval" if n < 2
                else "no unlabelled item: the judge adds nothing to the humans' own mean")
@@ -146,7 +193,7 @@ def estimate_mean(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike,
         lam=lam, effective_labels=effective, warning=warning)
 
 
-def labels_for_width(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike, target_width: float,
+def labels_for_width(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: Unlabelled, target_width: float,
                      confidence: float = 0.95) -> int | None:
     """How many MORE labelled items would bring the PPI++ interval under ``target_width``.
 
@@ -154,11 +201,11 @@ def labels_for_width(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike, 
     ``lam`` for the larger sample (``lam`` is tuned again when the labels are in; at ``lam = 0`` the
     judge's own term vanishes, so any width is reachable with enough labels). ``None`` only when
     the labels seen so far carry no spread to plan with."""
-    y, yhat, yu = _vec(y), _vec(yhat), _vec(yhat_unlabelled)
+    y, yhat, yu = _vec(y), _vec(yhat), _mom(yhat_unlabelled)
     if y.size < 2 or float(np.ptp(y)) == 0.0:
         return None
     half2 = (target_width / (2.0 * _z(confidence))) ** 2
-    var_u = float(np.var(yu)) / max(yu.size, 1)
+    var_u = yu.var / max(yu.n, 1)
     best: float | None = None
     for lam in np.linspace(0.0, 1.0, 101):
         room = half2 - lam * lam * var_u
@@ -183,7 +230,7 @@ class RankedGroup:
     rank_probability: float
 
 
-def rank_groups(groups: dict[str, tuple[Array, Array, Array]], confidence: float = 0.95,
+def rank_groups(groups: Mapping[str, tuple[Array, Array, Array | Moments]], confidence: float = 0.95,
                 draws: int = 10_000, seed: int = 0) -> list[RankedGroup]:
     """Rank groups (models, variants) by their PPI++ means, highest first.
 

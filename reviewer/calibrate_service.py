@@ -86,7 +86,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         if dim.is_pair:
             continue
         dc = cols.dims[dim.id]
-        humans = dc.humans.copy()
+        humans = dc.humans  # the fold's own array: nothing else holds it
         humans[np.isinf(humans)] = np.nan
         not_normalised: list[int] = []
         if normalise == "z":
@@ -123,7 +123,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         out["per_model"] = per_model
     if estimates:
         _add_estimates(store, rubric, out, cols if sample == "all" else None, dataset, human_aggregate,
-                       confidence, target_width)
+                       confidence, target_width, group_by)
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
@@ -131,31 +131,19 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
 
 
 def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
-                   confidence: float, target_width: float | None) -> None:
+                   confidence: float, target_width: float | None, group_by: str | None = None) -> None:
     """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.estimates`): they
-    need the judge on every item, so a report on a sample reads all the items' columns once more."""
-    from calibration.consensus import aggregate
+    need the judge on every item (a report on the whole store hands its columns over)."""
     from reviewer import estimates
 
-    if cols is None:
-        cols = store.rating_columns(rubric.ref, dataset, "all", None)
-    audit = np.isin(cols.item_pk, np.fromiter(store.audit_pks(rubric.ref), dtype=np.int64))
-    by_dim = {d.id: d for d in rubric.dimensions}
+    folds = estimates.audit_folds(store, rubric, dataset, how)
+    found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols,
+                                          group_by=group_by)
     for entry in out["dimensions"]:
-        dim = by_dim[entry["dimension"]]
-        if entry.get("level") == "nominal":
-            entry["estimate"] = {"ppi": None, "reason": "a mean of unordered labels means nothing: no "
-                                 "corrected mean on a nominal dimension"}
-            continue
-        dc = cols.dims[dim.id]
-        humans = dc.humans.copy()
-        humans[np.isinf(humans)] = np.nan
-        human = aggregate(humans, how, list(dim.scale.level_values()))[0]  # type: ignore[arg-type]
-        settled = ~np.isnan(dc.adjudicated)
-        human[settled] = dc.adjudicated[settled]  # a lead's adjudication settles the item
-        entry["estimate"] = estimates.estimate(panel_of(dc.judge, rubric.judge.panel_aggregate), human, audit,
-                                               rubric.ref, confidence, target_width)
-    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, how, confidence, target_width)
+        e = found.get(entry["dimension"])
+        entry["estimate"] = e if e is not None and entry.get("level") != "nominal" else {
+            "ppi": None, "reason": "a mean of unordered labels means nothing: no corrected mean on a nominal dimension"}
+    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, folds, confidence, target_width)
 
 
 def panel_of(by_model: np.ndarray, how: str) -> np.ndarray:
@@ -242,7 +230,8 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
 
 
 def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Per dimension the judge × human (mean) confusion table on the dimension's levels
+    """Per dimension the judge × human confusion table on the dimension's levels (human: the
+    report's aggregate, the majority on nominal dimensions)
     (``rows``: the report's rating rows, when the caller has read them already)."""
     from calibration.agreement import table
 
@@ -253,7 +242,9 @@ def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | 
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
             continue
-        pairs = [(_panel(r, dim.id, rubric.judge.panel_aggregate), consensus(list(r["human"][dim.id].values())))
+        # the human side as the report took it: the majority on a nominal dimension
+        how = "majority" if dim.measurement_level == "nominal" else report.get("human_aggregate") or "mean"
+        pairs = [(_panel(r, dim.id, rubric.judge.panel_aggregate), consensus(list(r["human"][dim.id].values()), how))
                  for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
         if pairs:
             levels = list(dim.scale.level_values())

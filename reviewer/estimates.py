@@ -38,19 +38,27 @@ def _arrays(judge: NDArray[np.float64], human: NDArray[np.float64], audit: NDArr
 
 def estimate(judge: NDArray[np.float64], human: NDArray[np.float64], audit: NDArray[np.bool_], ref: str,
              confidence: float = 0.95, target_width: float | None = None) -> dict[str, Any]:
-    """The ``estimate`` object of the calibration JSON for one dimension (or the pass rate), from
-    per-item arrays aligned on the same items: the judge's score, people's aggregate (NaN where
-    none) and whether the item is in the audit sample.
-
-    Without an audit sample every figure but ``judge_only`` is null and ``reason`` says how to draw
-    one; a sample under ``calibration.ppi.MIN_LABELLED`` items is estimated with a warning."""
+    """The ``estimate`` object of the calibration JSON for one dimension, from per-item arrays
+    aligned on the same items: the judge's score, people's aggregate (NaN where none) and whether
+    the item is in the audit sample."""
     if not audit.any():
         scored = judge[~np.isnan(judge)]
-        return {"judge_only": float(scored.mean()) if scored.size else None, "humans_only": None,
-                "humans_ci": None, "ppi": None, "ppi_ci": None, "n_labelled": 0,
-                "n_unlabelled": int(scored.size), "lambda": None, "effective_labels": None,
-                "confidence": confidence, "reason": NO_AUDIT.format(ref=ref)}
+        return refused(float(scored.mean()) if scored.size else None, int(scored.size), ref, confidence)
     y, yhat, yu = _arrays(judge, human, audit)
+    return corrected(y, yhat, yu, confidence, target_width)
+
+
+def refused(judge_only: float | None, n: int, ref: str, confidence: float) -> dict[str, Any]:
+    """No audit sample: every figure but the judge's own is null, and ``reason`` says what to do."""
+    return {"judge_only": judge_only, "humans_only": None, "humans_ci": None, "ppi": None, "ppi_ci": None,
+            "n_labelled": 0, "n_unlabelled": n, "lambda": None, "effective_labels": None,
+            "confidence": confidence, "reason": NO_AUDIT.format(ref=ref)}
+
+
+def corrected(y: NDArray[np.float64], yhat: NDArray[np.float64], yu: ppi.Unlabelled, confidence: float,
+              target_width: float | None) -> dict[str, Any]:
+    """The estimate object from labelled arrays and the unlabelled side (array or moments); a
+    sample under ``calibration.ppi.MIN_LABELLED`` items is estimated with a warning in ``reason``."""
     e = ppi.estimate_mean(y, yhat, yu, confidence=confidence)
     out = e.as_json()
     out["reason"] = out.pop("warning")
@@ -78,28 +86,141 @@ def ranking(groups: Mapping[str, tuple[NDArray[np.float64], NDArray[np.float64],
              "rank_probability": r.rank_probability, **r.estimate.as_json()} for r in ranked]
 
 
-def pass_rate(store: Any, rubric: Any, dataset: str | None = None, how: str = "mean",
+def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: list[tuple[int, Any]] | None,
               confidence: float = 0.95, target_width: float | None = None) -> dict[str, Any]:
     """``pass_rate_estimate``: the share of items that pass, corrected with people's verdicts.
 
     The population is every item whose judge verdict is complete (an incomplete one has no pass
     or fail). The human side of an audit item is its overall as people alone score it
     (:func:`reviewer.domain.humans_only`): labelled only when people scored every weighted
-    dimension."""
+    dimension. The unlabelled side is counted by the database (count and passes), so a million
+    items cost one aggregate query."""
     from reviewer.domain import humans_only
 
-    pks, judged = store.judge_pass_columns(rubric.ref, dataset)
-    audit = np.isin(pks, np.fromiter(store.audit_pks(rubric.ref), dtype=np.int64))
-    human = np.full(pks.size, np.nan)
-    wanted = pks[audit & ~np.isnan(judged)]
-    if wanted.size:
-        where = {int(pk): i for i, pk in enumerate(pks)}
-        for it, fold in store.item_folds(rubric.ref, dataset, [int(p) for p in wanted], how):
-            alone = humans_only(rubric, fold)
-            if alone.overall is not None:
-                human[where[it.pk]] = float(alone.passed)
-    out = estimate(judged, human, audit, rubric.ref, confidence, target_width)
+    total, passes = store.judge_pass_totals(rubric.ref, dataset)
+    if folds is None:
+        return refused(passes / total if total else None, total, rubric.ref, confidence)
+    judged = store.judge_passed_of([pk for pk, _ in folds])
+    y: list[float] = []
+    yhat: list[float] = []
+    for pk, fold in folds:
+        alone = humans_only(rubric, fold)
+        if pk in judged and alone.overall is not None:
+            y.append(float(alone.passed))
+            yhat.append(float(judged[pk]))
+    n_u = total - len(yhat)
+    k_u = passes - int(sum(yhat))
+    out = corrected(np.asarray(y), np.asarray(yhat), ppi.Moments.from_sums(n_u, k_u, k_u), confidence, target_width)
     for key in ("ppi_ci", "humans_ci"):  # a share's interval ends at 0 and 1
         if out.get(key):
             out[key] = [max(0.0, out[key][0]), min(1.0, out[key][1])]
     return out
+
+
+def audit_folds(store: Any, rubric: Any, dataset: str | None, how: str) -> list[tuple[int, Any]] | None:
+    """(item key, fold) of every item in the rubric's audit sample; None when it has none."""
+    audit = store.audit_pks(rubric.ref)
+    if not audit:
+        return None
+    return [(it.pk, fold) for it, fold in store.item_folds(rubric.ref, dataset, sorted(audit), how)]
+
+
+def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: list[tuple[int, Any]] | None,
+                        confidence: float, target_width: float | None, cols: Any = None,
+                        count_in_db: bool = True, group_by: str | None = None) -> dict[str, dict[str, Any]]:
+    """``estimate`` per dimension (ordered and interval ones; a mean of nominal labels means
+    nothing). The labelled side is read through the audit items' folds — people's score is the
+    effective one without the judge (a lead's adjudication, else the consensus ``how``), the
+    judge's is the panel — and the unlabelled side is every other item's panel score: counted by
+    the database when it can be (:meth:`judge_score_totals`), else folded from the columns
+    ``cols`` (``rating_columns`` of every item; read here when not given)."""
+    from reviewer.calibrate_service import panel_of
+
+    dims = [d for d in rubric.dimensions if not d.is_pair and d.measurement_level != "nominal"]
+    labelled: dict[str, tuple[list[float], list[float]]] = {d.id: ([], []) for d in dims}
+    labelled_pks: dict[str, list[int]] = {d.id: [] for d in dims}
+    for pk, fold in folds or ():
+        for d in dims:
+            f = fold.dims[d.id]
+            people = f.human.adjudication.score if f.human.adjudication is not None else f.consensus
+            if people is not None and f.judge.panel is not None:
+                labelled[d.id][0].append(float(people))
+                labelled[d.id][1].append(float(f.judge.panel))
+                labelled_pks[d.id].append(pk)
+    totals = store.judge_score_totals(rubric.ref, dataset) if count_in_db and not group_by else None
+    if totals is None and (cols is None or (group_by and cols.groups is None)):
+        cols = store.rating_columns(rubric.ref, dataset, "all", group_by)
+    out: dict[str, dict[str, Any]] = {}
+    for d in dims:
+        y, yhat = (np.asarray(v, dtype=np.float64) for v in labelled[d.id])
+        if totals is not None:
+            n, s, ss = totals.get(d.id, (0, 0.0, 0.0))
+        else:
+            panel = panel_of(cols.dims[d.id].judge, rubric.judge.panel_aggregate)
+            scored = panel[~np.isnan(panel)]
+            n, s, ss = int(scored.size), float(scored.sum()), float((scored * scored).sum())
+        if folds is None:
+            out[d.id] = refused(s / n if n else None, n, rubric.ref, confidence)
+            continue
+        rest = ppi.Moments.from_sums(n - yhat.size, s - float(yhat.sum()), ss - float((yhat * yhat).sum()))
+        out[d.id] = corrected(y, yhat, rest, confidence, target_width)
+        if group_by and folds is not None:
+            out[d.id]["ranking"] = _ranking(cols, d.id, rubric.judge.panel_aggregate, labelled_pks[d.id],
+                                            y, yhat, confidence)
+    return out
+
+
+def _ranking(cols: Any, dim_id: str, how: str, pks: list[int], y: NDArray[np.float64],
+             yhat: NDArray[np.float64], confidence: float) -> list[dict[str, Any]]:
+    """Corrected means per group of ``cols.groups`` (labelled items by key, the rest from the
+    columns) and the corrected ranking."""
+    from reviewer.calibrate_service import panel_of
+
+    panel = panel_of(cols.dims[dim_id].judge, how)
+    group_of = {int(pk): "unknown" if g is None else str(g) for pk, g in zip(cols.item_pk, cols.groups, strict=True)}
+    is_labelled = np.isin(cols.item_pk, np.asarray(pks, dtype=np.int64))
+    names = sorted(set(group_of.values()))
+    arrays: dict[str, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]] = {}
+    labelled_group = np.array([group_of.get(pk, "unknown") for pk in pks], dtype=object)
+    item_group = np.array([group_of[int(pk)] for pk in cols.item_pk], dtype=object)
+    for g in names:
+        mine = labelled_group == g
+        rest = (item_group == g) & ~is_labelled & ~np.isnan(panel)
+        arrays[g] = (y[mine], yhat[mine], panel[rest])
+    ranked = ppi.rank_groups(arrays, confidence=confidence)
+    return [{"group": r.group, "rank": r.rank, "judge_rank": r.judge_rank, "rank_probability": r.rank_probability,
+             **r.estimate.as_json()} for r in ranked]
+
+
+def _group_value(it: Any, field: str) -> str:
+    if field in ("variant", "group"):
+        value = it.variant if field == "variant" else it.grp
+    else:
+        value = (it.meta or {}).get(field.removeprefix("metadata."))
+    return "unknown" if value is None else str(value)
+
+
+def corrected_leaderboard(store: Any, rubric: Any, dataset: str | None, field: str = "metadata.model",
+                          confidence: float = 0.95) -> dict[str, Any] | None:
+    """Pass rate per group (``metadata.KEY``, ``variant`` or ``group``): the judge's, and the
+    corrected one with its interval, the corrected rank and the probability that it is right, and
+    where the corrected order differs from the judge's. None without an audit sample."""
+    from reviewer.domain import humans_only, judge_only
+
+    audit = store.audit_pks(rubric.ref)
+    if not audit:
+        return None
+    by_group: dict[str, tuple[list[float], list[float], list[bool]]] = {}
+    for it, fold in store.item_folds(rubric.ref, dataset):
+        alone = judge_only(rubric, fold)
+        if alone.overall is None:  # no verdict from the judge: outside the population
+            continue
+        people = humans_only(rubric, fold) if it.pk in audit else None
+        judge, human, is_audit = by_group.setdefault(_group_value(it, field), ([], [], []))
+        judge.append(float(alone.passed))
+        human.append(float(people.passed) if people is not None and people.overall is not None else np.nan)
+        is_audit.append(it.pk in audit)
+    rows = ranking({g: (np.asarray(j), np.asarray(h), np.asarray(a, dtype=bool))
+                    for g, (j, h, a) in by_group.items()}, confidence)
+    moved = [r["group"] for r in rows if r["rank"] != r["judge_rank"]]
+    return {"by": field, "confidence": confidence, "rows": rows, "order_changes": moved}

@@ -134,27 +134,30 @@ def classify(exc: BaseException, db: str | None = None) -> tuple[int, str] | Non
         orig = getattr(exc, "orig", None) or exc
         names = {type(exc).__name__, type(orig).__name__}
         first = (str(orig).strip().splitlines() or [""])[0]
-        if "IntegrityError" in names:
-            return BAD_INPUT, f"error: the database refused the change: {first}"
-        if not names & {"OperationalError", "InterfaceError", "DatabaseError", "ConnectionTimeout",
-                        "InsufficientPrivilege", "ReadOnlySqlTransaction"}:
+        if names & {"IntegrityError", "RaiseException", "InsufficientPrivilege"}:
+            # a trigger, a constraint or a missing grant said no: a refused request, not an outage
+            todo = ("; ask whoever runs the database for the grants (rubricate db roles)"
+                    if "InsufficientPrivilege" in names else "")
+            return BAD_INPUT, f"error: the database refused the change: {first}{todo}"
+        if not names & {"OperationalError", "InterfaceError", "DatabaseError", "ConnectionTimeout", "TimeoutError",
+                        "DisconnectionError", "ConnectionFailure", "ReadOnlySqlTransaction"}:
             return None  # a programming error is a bug
         what, todo = _db_message(str(orig)) or ("the database cannot be used",
                                                 "check that it is reachable and writable, then run it again")
         label = db_label(["--db", db]) if db else db_label()
         return DB_UNAVAILABLE, f"error: {label}: {what}; {todo}"
     if isinstance(exc, OSError):
-        name = exc.filename if exc.filename is not None else ""
+        name = f"{exc.filename}: " if exc.filename is not None else ""
         reason = exc.strerror or str(exc)
         if exc.errno == errno.ENOSPC:
-            return BAD_INPUT, f"error: {name}: no space left on the disk; free some space and run it again"
+            return BAD_INPUT, f"error: {name}no space left on the disk for the output; free some space and run it again"
         if isinstance(exc, IsADirectoryError):
-            return BAD_INPUT, f"error: {name}: is a directory; give a regular file"
+            return BAD_INPUT, f"error: {name}is a directory; give a regular file"
         if isinstance(exc, FileNotFoundError):
-            return BAD_INPUT, f"error: {name}: no such file; check the path"
+            return BAD_INPUT, f"error: {name}no such file or folder; check the path"
         if isinstance(exc, PermissionError):
-            return BAD_INPUT, f"error: {name}: permission denied; check the file's permissions"
-        return BAD_INPUT, f"error: {name}: {reason}".replace(": :", ":")
+            return BAD_INPUT, f"error: {name}permission denied; check the file's permissions"
+        return BAD_INPUT, f"error: {name}{reason}; check the path and the disk"
     if isinstance(exc, UnicodeError):
         return BAD_INPUT, f"error: text that is not valid UTF-8 ({exc}); save the file as UTF-8"
     if isinstance(exc, RecursionError):

@@ -357,8 +357,16 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
         if problem:
             errs.append(f"{at}: item {item_id}: {problem}")
             continue
+        who, blind = h["reviewer"], bool(h.get("blind", False))
         for dim_id, value in h["scores"].items():
-            def hwhere(who: str = h["reviewer"], dim_id: str = dim_id) -> str:
+            kind = type(value)
+            if (kind is int or kind is float) and dim_id in dims:  # a plain score: the common case
+                sc = dims[dim_id]
+                if sc.min <= value <= sc.max:  # NaN fails this; infinity lies off every scale
+                    human.append((who, dim_id, float(value), None, [], blind))
+                    continue
+
+            def hwhere(who: str = who, dim_id: str = dim_id) -> str:
                 return f"{at}: item {item_id}: {who} {dim_id}"
             if dim_id not in dims:
                 errs.append(f"{hwhere()}: unknown dimension for {rubric.ref}")

@@ -26,7 +26,8 @@ def structure_problem(raw: bytes | str, obj: Any) -> str | None:
     """Too deep, or a lone surrogate anywhere in the row (UTF-8 cannot store one)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     deep = data.count(b"{") + data.count(b"[") > MAX_DEPTH
-    odd = _SURROGATE_ESCAPE.search(data) is not None or isinstance(raw, str) and _SURROGATE.search(raw) is not None
+    odd = (b"\\u" in data and _SURROGATE_ESCAPE.search(data) is not None) or (
+        isinstance(raw, str) and _SURROGATE.search(raw) is not None)
     if not (deep or odd):
         return None
     stack: list[tuple[Any, int]] = [(obj, 1)]

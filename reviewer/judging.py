@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
@@ -27,7 +28,9 @@ from rubrics.results import SafetyHit, ScoreResult
 from rubrics.schema import JUDGE_METHODS, Rubric
 
 #: Results written per store call (one transaction each).
-BATCH = 50
+BATCH = 100
+#: The store's cache keys are read up front when there are at most this many (about 100 bytes each).
+KNOWN_KEYS_MAX = 500_000
 
 
 @dataclass
@@ -59,19 +62,43 @@ class RunSummary:
 
 
 class StoreCache:
-    """The store's judge cache seen through the pipeline's key-value Protocol."""
+    """The store's judge cache seen through the pipeline's key-value Protocol.
+
+    Puts are buffered and written in batches (with the results, off the event loop): one
+    transaction per call held every call in flight up behind a commit. A buffered or in-flight
+    value is answered from memory, so a repeated prompt never misses it."""
 
     def __init__(self, store: Any) -> None:
         self.store = store
+        self.pending: dict[str, dict[str, Any]] = {}
+        #: Every key the store held when the run began (None: too many to hold, ask each time),
+        #: so a prompt never seen costs no database read on the event loop.
+        self.known: set[str] | None = store.judge_cache_keys(KNOWN_KEYS_MAX)
 
     def get(self, key: str) -> dict[str, Any] | None:
         """A cached value, or None."""
+        mine = self.pending.get(key)
+        if mine is not None:
+            return dict(mine)
+        if self.known is not None and key not in self.known:
+            return None
         value = self.store.judge_cache_get(key)
         return dict(value) if value is not None else None
 
     def put(self, key: str, value: dict[str, Any]) -> None:
-        """Store a value."""
-        self.store.judge_cache_put(key, value)
+        """Keep a value for the next batch write."""
+        self.pending.setdefault(key, value)
+
+    def take(self) -> dict[str, dict[str, Any]]:
+        """The values not yet handed to a write (they stay readable until written)."""
+        return dict(self.pending)
+
+    def written(self, keys: Iterable[str]) -> None:
+        """Forget values a write has committed."""
+        for key in keys:
+            if self.known is not None:
+                self.known.add(key)
+            self.pending.pop(key, None)
 
 
 def item_from_record(record: Any) -> JudgeItem:
@@ -138,27 +165,51 @@ def plan(store: Any, options: JudgeOptions) -> dict[str, DryRun]:
 
 
 class _Writer:
-    """Buffers results and hits, writing them to the store in batches."""
+    """Buffers results, hits and cache entries, writing them to the store in batches on one
+    background thread (in order), so the event loop keeps every judge call moving while SQLite
+    commits; :meth:`flush` writes the rest and waits, raising any write's error."""
 
-    def __init__(self, store: Any, run_id: int, keep_hits: bool) -> None:
-        self.store, self.run_id, self.keep_hits = store, run_id, keep_hits
+    def __init__(self, store: Any, run_id: int, keep_hits: bool, cache: StoreCache | None = None) -> None:
+        self.store, self.run_id, self.keep_hits, self.cache = store, run_id, keep_hits, cache
         self.results: list[ScoreResult] = []
         self.hits: list[SafetyHit] = []
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-writer")
+        self._jobs: list[Future[None]] = []
 
     def __call__(self, results: list[ScoreResult], hits: list[SafetyHit]) -> None:
         self.results += results
         if self.keep_hits:
             self.hits += hits
         if len(self.results) >= BATCH:
-            self.flush()
+            self._submit()
+
+    def _submit(self) -> None:
+        entries = self.cache.take() if self.cache is not None else {}
+        results, hits, self.results, self.hits = self.results, self.hits, [], []
+        if results or hits or entries:
+            self._jobs.append(self._pool.submit(self._write, results, hits, entries))
+        done = [j for j in self._jobs if j.done()]
+        for job in done:
+            job.result()  # a failed write stops the run here, not silently
+            self._jobs.remove(job)
+
+    def _write(self, results: list[ScoreResult], hits: list[SafetyHit], entries: dict[str, dict[str, Any]]) -> None:
+        if entries:
+            self.store.judge_cache_put_many(entries)
+            if self.cache is not None:
+                self.cache.written(entries)
+        if results:
+            self.store.record_results(self.run_id, results)
+        if hits:
+            self.store.record_safety_hits(self.run_id, hits)
 
     def flush(self) -> None:
-        if self.results:
-            self.store.record_results(self.run_id, self.results)
-            self.results = []
-        if self.hits:
-            self.store.record_safety_hits(self.run_id, self.hits)
-            self.hits = []
+        self._submit()
+        try:
+            for job in self._jobs:
+                job.result()
+        finally:
+            self._jobs = []
 
 
 def run(
@@ -196,7 +247,7 @@ def run(
         runner = JudgeRunner(rubric, client=client, embedder=embedder, examples=examples,
                              samples=options.samples, concurrency=options.concurrency,
                              on_progress=on_progress)
-        writer = _Writer(store, run_id, keep_hits=index == 0)
+        writer = _Writer(store, run_id, keep_hits=index == 0, cache=cache)
         try:
             totals = asyncio.run(_run(runner, items, writer))
         except KeyboardInterrupt:

@@ -8,7 +8,7 @@ from typing import Any
 from reviewer.safetext import md_cell, safe, safe_line, safe_text
 
 STATUS_COLOR = {"trusted": "green", "tentative": "yellow", "low_confidence": "red", "insufficient_data": "grey50"}
-BAND_COLOR = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
+BAND_COLOR = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 COLUMNS = ("dimension", "level", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa",
            "kappa_quadratic", "exact", "bias", "pass_agreement", "status")
 #: Column headings where the key alone would not say enough (bias is always judge minus human).
@@ -147,17 +147,46 @@ table{{border-collapse:collapse;margin-bottom:1em}}.trusted{{background:#c8f7c5}
 
 
 def run_report_markdown(rep: dict[str, Any]) -> str:
-    """The per-run report as Markdown."""
-    lines = [f"### Report: {md_cell(rep['rubric'])}", "", "| dimension | mean | band | pass rate | judge errors | cost (USD) |",
-             "|---|---|---|---|---|---|"]
+    """The per-run report as Markdown; a rubric with a headline score (REVAL's figure treatment:
+    treatment parity) leads with it, before the per-dimension table."""
+    lines = [f"### Report: {md_cell(rep['rubric'])}", ""]
+    head = rep.get("headline")
+    if head:
+        lowest = head.get("lowest")
+        lines += [f"**{md_cell(head['name'])}: {fmt(head['mean'])} ({md_cell(head['band'] or '—')})** — the "
+                  f"headline score, over {head['n']} pairs"
+                  + (f"; lowest {md_cell(lowest['group'])} {fmt(lowest['score'])} ({md_cell(lowest['band'])})"
+                     if lowest else ""), ""]
+    lines += ["| dimension | mean | band | pass rate | judge errors | cost (USD) |", "|---|---|---|---|---|---|"]
     for d in rep["dimensions"]:
         lines.append(f"| {md_cell(d['dimension'])} | {fmt(d['mean'])} | {md_cell(d['band'] or '—')} | "
                      f"{fmt(d['pass_rate'])} | {d['judge_errors']} | {d['cost_usd']:.4f} |")
     incomplete = rep.get("incomplete") or 0
-    lines += ["", f"Overall mean {fmt(rep['overall_mean'])} ({md_cell(rep['overall_band'] or '—')})"
+    overall = "Rubric overall mean (not the headline)" if head else "Overall mean"
+    lines += ["", f"{overall} {fmt(rep['overall_mean'])} ({md_cell(rep['overall_band'] or '—')})"
               + (f" over {rep['items'] - incomplete} complete items; {incomplete} incomplete (no overall)"
                  if incomplete else "") + f"; safety: {md_cell(rep['safety'])}", "",
               "| model | items | mean overall | pass rate |", "|---|---|---|---|"]
     for m in rep["leaderboard"]:
         lines.append(f"| {md_cell(m['model'])} | {m['n']} | {fmt(m['mean_overall'])} | {fmt(m['pass_rate'])} |")
+    lines += corrected_board_markdown(rep.get("corrected_leaderboard"))
     return "\n".join(lines) + "\n"
+
+
+def corrected_board_markdown(board: dict[str, Any] | None) -> list[str]:
+    """The leaderboard by the judge's pass rate and by the corrected one, side by side."""
+    if not board:
+        return ["", "Corrected pass rates: no audit sample (draw one with `rubricate queue audit-sample`)."]
+    pct = round(100 * board["confidence"])
+    lines = ["", f"Pass rate by {md_cell(board['by'])}, judge alone and corrected with the audit sample ({pct}% interval):",
+             "", "| rank | judge rank | group | judge pass rate | corrected | interval | P(rank right) |",
+             "|---|---|---|---|---|---|---|"]
+    for r in board["rows"]:
+        ci = r["ppi_ci"]
+        lines.append(f"| {r['rank']} | {r['judge_rank']} | {md_cell(r['group'])} | {fmt(r['judge_only'])} | "
+                     f"{fmt(r['ppi'])} | {f'[{ci[0]:.3f}, {ci[1]:.3f}]' if ci else '—'} | "
+                     f"{fmt(r['rank_probability'])} |")
+    moved = board["order_changes"]
+    lines += ["", "The corrected order differs from the judge's for: " + ", ".join(md_cell(g) for g in moved) + "."
+              if moved else "The corrected order is the judge's."]
+    return lines

@@ -8,9 +8,11 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from calibration.agreement import correlation
+from reviewer.estimates import corrected_leaderboard
 
 
-def run_report(store: Any, rubric_ref: str, dataset: str | None = None) -> dict[str, Any]:
+def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by: str = "metadata.model",
+               confidence: float = 0.95) -> dict[str, Any]:
     """Figures on effective scores for one rubric version, every one read from the items' folds
     (the export rows): an incomplete item has no overall and does not pass; it is counted apart."""
     rubric = store.get_rubric(rubric_ref)
@@ -36,12 +38,33 @@ def run_report(store: Any, rubric_ref: str, dataset: str | None = None) -> dict[
                    key=lambda m: -(m["mean_overall"] or 0))
     judge_rank_agreement = _group_rank_agreement(rows)
     overall_mean = statistics.fmean(overall) if overall else None
-    return {"rubric": rubric.ref, "dataset": dataset, "items": len(rows), "dimensions": dims,
+    return {"rubric": rubric.ref, "dataset": dataset, "items": len(rows), "headline": _headline(rubric, rows),
+            "dimensions": dims,
             "overall_mean": overall_mean,
             "overall_band": rubric.band_for(overall_mean).label if overall_mean is not None else None,
             "incomplete": sum(1 for r in rows if r["overall"] is None),
             "safety": dict(Counter(r["safety"] for r in rows)), "leaderboard": board,
-            "group_rank_agreement": judge_rank_agreement}
+            "group_rank_agreement": judge_rank_agreement,
+            "corrected_leaderboard": corrected_leaderboard(store, rubric, dataset, group_by, confidence)}
+
+
+def _headline(rubric: Any, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The rubric's headline score over the run: its mean on [0, 1] and band, and the lowest
+    group (REVAL's figure treatment: treatment parity, one value per figure pair)."""
+    if rubric.headline is None:
+        return None
+    per_group: dict[str, float] = {}
+    for r in rows:
+        score = (r.get("headline") or {}).get("score")
+        if score is not None:
+            per_group.setdefault(str(r.get("group") or r["id"]), score)
+    values = list(per_group.values())
+    mean = statistics.fmean(values) if values else None
+    worst = min(per_group.items(), key=lambda kv: kv[1]) if per_group else None
+    return {"dimension": rubric.headline, "name": rubric.dimension(rubric.headline).name, "mean": mean,
+            "band": rubric.band_for(mean).label if mean is not None else None, "n": len(values),
+            "lowest": {"group": worst[0], "score": worst[1],
+                       "band": rubric.band_for(worst[1]).label} if worst else None}
 
 
 def _group_rank_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -20,6 +20,8 @@ from rubrics.schema import (
     DEFAULT_BANDS,
     GATE_ALIASES,
     MEASUREMENT_LEVELS,
+    ROLES,
+    TURN_AGGREGATES,
     Anchor,
     Band,
     Ceiling,
@@ -27,6 +29,7 @@ from rubrics.schema import (
     Dimension,
     JudgeSettings,
     MeasurementLevel,
+    MetricLevel,
     ReviewSettings,
     Rubric,
     Scale,
@@ -34,7 +37,7 @@ from rubrics.schema import (
 from rubrics.yamlsource import Located
 
 TOP_KEYS = ("id", "version", "name", "owner", "description", "scale", "dimensions",
-            "safety_gates", "safety_cap", "bands", "judge", "review")
+            "safety_gates", "safety_cap", "bands", "judge", "review", "headline", "safety_llm_check")
 #: A scale may have at most this many levels (a 0–100 scale has 101).
 MAX_LEVELS = 101
 #: Judge samples per dimension, correction examples per prompt, safety sign-offs: sane ceilings.
@@ -43,7 +46,10 @@ MAX_CORRECTION_EXAMPLES = 50
 MAX_SIGNOFFS = 10
 DIM_KEYS = ("id", "name", "description", "method", "weight", "threshold", "scale", "anchors",
             "prompt", "rule", "choices", "ceiling", "depends_on", "metric_level", "samples",
-            "judge_scale", "params", "level")
+            "judge_scale", "params", "level", "use", "turn_aggregate")
+#: ``metric_level`` as rubricate and FlexEval spell it (FlexEval: Turn, Message, Thread).
+METRIC_LEVELS: dict[str, MetricLevel] = {"item": "item", "turn": "turn", "message": "turn",
+                                         "conversation": "conversation", "thread": "conversation"}
 
 
 class Builder:
@@ -174,9 +180,27 @@ class Builder:
         return Anchor(low, high, self.text(d, "label", path, required=True),
                       self.text(d, "description", path), self.text(d, "example", path) or None)
 
+    def use(self, d: dict[str, Any], path: tuple[str | int, ...], default_scale: Scale) -> dict[str, Any]:
+        """A ``use: REF`` dimension: the reference dimension's keys under the ones given here."""
+        from rubrics.catalogue import BY_ID, inherited
+
+        ref = d["use"]
+        if not isinstance(ref, str) or ref not in BY_ID:
+            raise self.fail((*path, "use"), "unknown-dimension",
+                            f"use: {_shown(ref)} is not a reference dimension; known: {', '.join(BY_ID)} "
+                            "(rubricate rubric dimensions lists them)")
+        scale = self.scale(d["scale"], (*path, "scale")) if "scale" in d else default_scale
+        try:
+            base = inherited(ref, scale)
+        except ValueError as exc:
+            raise self.fail((*path, "use"), "unknown-dimension", f"use: {ref}: {exc}") from None
+        return {**base, **{k: v for k, v in d.items() if k != "use"}}
+
     def dimension(self, value: Any, i: int, default_scale: Scale) -> Dimension:
         path: tuple[str | int, ...] = ("dimensions", i)
         d = self.mapping(value, path, DIM_KEYS)
+        if "use" in d:
+            d = self.use(d, path, default_scale)
         before = len(self.problems)
         did = self.guard(lambda: self.text(d, "id", path, required=True), "")
         scale = self.guard(lambda: self.scale(d["scale"], (*path, "scale")), default_scale) \
@@ -188,17 +212,23 @@ class Builder:
         built = tuple(self.guard(partial(self.anchor, a, (*path, "anchors", j)), None)
                       for j, a in enumerate(anchors))
         ceilings = self.guard(lambda: self.ceilings(d, path), ())
-        dep = self.guard(lambda: self.depends_on(d, path), None)
+        dep, role = self.guard(lambda: self.depends_on(d, path), (None, None))
         for key in ("rule", "params", "choices"):
             if d.get(key) is not None and not isinstance(d[key], dict):
                 self.record(self.fail((*path, key), "wrong-type", f"{key} must be a mapping"))
         choices = self.guard(lambda: self.choices(d, path), None)
         samples = self.guard(lambda: self.whole(d, "samples", path, 1, 1, MAX_SAMPLES), 1)
-        level = d.get("metric_level", "item")
-        if level not in ("item", "turn", "conversation"):
+        level = METRIC_LEVELS.get(str(d.get("metric_level", "item")).lower())
+        if level is None:
             self.record(self.fail((*path, "metric_level"), "wrong-type",
-                                  "metric_level is item, turn or conversation"))
+                                  "metric_level is item, turn or conversation (FlexEval's Turn, Message "
+                                  f"and Thread are read as turn, turn and conversation), not {_shown(d['metric_level'])}"))
             level = "item"
+        aggregate = d.get("turn_aggregate", "mean")
+        if aggregate not in TURN_AGGREGATES:
+            self.record(self.fail((*path, "turn_aggregate"), "wrong-type",
+                                  f"turn_aggregate is one of {', '.join(TURN_AGGREGATES)}"))
+            aggregate = "mean"
         threshold = self.guard(lambda: self.number(d, "threshold", path), 0.0)
         measured = self.guard(lambda: self.measurement_level(d, path), None)
         judge_scale = self.guard(lambda: self.scale(d["judge_scale"], (*path, "judge_scale"))
@@ -217,6 +247,7 @@ class Builder:
             scale=scale, anchors=tuple(a for a in built if a is not None),
             prompt=prompt or None, rule=d.get("rule"), choices=choices,
             ceiling=ceilings, depends_on=dep, metric_level=level, samples=samples,
+            turn_aggregate=aggregate, role=role,
             judge_scale=judge_scale, params=d.get("params") or {}, level=measured,
         )
 
@@ -246,12 +277,49 @@ class Builder:
             out.append(Ceiling(below, cap))
         return tuple(out)
 
-    def depends_on(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> DependsOn | None:
-        if d.get("depends_on") is None:
-            return None
-        dd = self.mapping(d["depends_on"], (*path, "depends_on"), ("dimension", "min", "max"))
-        return DependsOn(self.text(dd, "dimension", (*path, "depends_on"), required=True),
-                         self.number(dd, "min", path), self.number(dd, "max", path))
+    def depends_on(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> tuple[DependsOn | None, str | None]:
+        """``depends_on``: one condition or a list (FlexEval writes a list); each is a dimension
+        condition ``{dimension, min?, max?}`` or a role condition ``{role: R}`` (also FlexEval's
+        ``{name: is_role, kwargs: {role: R}}``, and ``metric_min_value``/``metric_max_value``)."""
+        value = d.get("depends_on")
+        if value is None:
+            return None, None
+        path = (*path, "depends_on")
+        conds = value if isinstance(value, list) else [value]
+        dep: DependsOn | None = None
+        role: str | None = None
+        for j, cond in enumerate(conds):
+            cpath = (*path, j) if isinstance(value, list) else path
+            c = self.mapping(cond, cpath, ("dimension", "min", "max", "role", "name", "type", "kwargs",
+                                           "metric_name", "metric_min_value", "metric_max_value"))
+            kwargs: dict[str, Any] = c["kwargs"] if isinstance(c.get("kwargs"), dict) else {}
+            if c.get("name") == "is_role" or "role" in c:
+                r = c.get("role", kwargs.get("role"))
+                if r not in ROLES:
+                    raise self.fail(cpath, "depends-on-role", f"a role condition names one of {', '.join(ROLES)}")
+                if role is not None:
+                    raise self.fail(cpath, "depends-on-role", "one role condition per dimension")
+                role = str(r)
+                continue
+            name = c.get("dimension", c.get("name"))
+            if not isinstance(name, str) or not name:
+                raise self.fail(cpath, "dimension-missing", "a depends_on condition needs a dimension (or a role)")
+            if dep is not None:
+                raise self.fail(cpath, "depends-on-unknown",
+                                "one dimension condition per dimension; chain them through depends_on")
+            lo = c.get("min", c.get("metric_min_value"))
+            hi = c.get("max", c.get("metric_max_value"))
+            for key, v in (("min", lo), ("max", hi)):
+                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                    raise self.fail(cpath, "wrong-type", f"depends_on {key} must be a number")
+            dep = DependsOn(name, None if lo is None else float(lo), None if hi is None else float(hi))
+        return dep, role
+
+    def names(self, top: Mapping[str, Any], key: str) -> tuple[str, ...]:
+        value = top.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(g, str) for g in value):
+            raise self.fail((key,), "wrong-type", f"{key} must be a list of gate names")
+        return tuple(GATE_ALIASES.get(g, g) for g in value)
 
     def choices(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> dict[str, float] | None:
         if not isinstance(d.get("choices"), dict):
@@ -279,7 +347,8 @@ class Builder:
     def judge(self, top: Mapping[str, Any]) -> JudgeSettings:
         p: tuple[str | int, ...] = ("judge",)
         judge = self.mapping(top.get("judge") or {}, p,
-                             ("model", "mode", "temperature", "panel_aggregate", "correction_examples"))
+                             ("model", "mode", "temperature", "panel_aggregate", "correction_examples",
+                              "reply"))
         return JudgeSettings(
             model=self.guard(lambda: self.text(judge, "model", p), "") or None,
             mode=self.guard(lambda: self.text(judge, "mode", p), "") or "per_dimension",
@@ -287,6 +356,7 @@ class Builder:
             panel_aggregate=self.guard(lambda: self.text(judge, "panel_aggregate", p), "") or "mean",
             correction_examples=self.guard(
                 lambda: self.whole(judge, "correction_examples", p, 0, 0, MAX_CORRECTION_EXAMPLES), 0),
+            reply=self.guard(lambda: self.text(judge, "reply", p), "") or "structured",
         )
 
     def review(self, top: Mapping[str, Any]) -> ReviewSettings:
@@ -338,9 +408,11 @@ class Builder:
             scale=scale, dimensions=tuple(d for _, d in kept),
             safety_gates=tuple(GATE_ALIASES.get(g, g) for g in gates),
             safety_cap=self.guard(lambda: self.number(top, "safety_cap", (), 0.0), 0.0) or 0.0,
+            safety_llm_check=self.guard(lambda: self.names(top, "safety_llm_check"), ()),
             bands=self.guard(lambda: self.bands(top.get("bands")), DEFAULT_BANDS),
             judge=self.guard(lambda: self.judge(top), JudgeSettings()),
             review=self.guard(lambda: self.review(top), ReviewSettings()),
+            headline=self.guard(lambda: self.text(top, "headline", ()), "") or None,
             source=self.source,
         )
         return rubric, [i for i, _ in kept]

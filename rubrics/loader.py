@@ -75,6 +75,18 @@ def canonical_form(rubric: Rubric) -> dict[str, Any]:
             dim.pop("level", None)
     data.pop("content_hash", None)
     data.pop("source", None)
+    # Keys added after rubrics were first hashed are left out at their defaults, so a rubric
+    # that does not use them keeps the hash it was registered with.
+    if data.get("headline") is None:
+        data.pop("headline", None)
+    if not data.get("safety_llm_check"):
+        data.pop("safety_llm_check", None)
+    if data.get("judge", {}).get("reply") == "structured":
+        data["judge"].pop("reply")
+    for dim in data.get("dimensions", []):
+        for key, default in (("turn_aggregate", "mean"), ("role", None)):
+            if dim.get(key) == default:
+                dim.pop(key, None)
     if not data["review"].get("partial"):  # added later: rubrics without it keep their hash
         data["review"].pop("partial", None)
     return json.loads(json.dumps(data, sort_keys=True, default=str))  # type: ignore[no-any-return]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from rubrics.errors import RubricError, raise_all
 from rubrics.rulecheck import check_rule
-from rubrics.schema import GATES, METHODS, PAIR_METHODS, Dimension, Rubric
+from rubrics.schema import GATES, JUDGE_REPLIES, METHODS, PAIR_METHODS, Dimension, Rubric
 
 LineOf = Callable[..., int | None]
 KeyPath = tuple[str | int, ...]
@@ -24,7 +24,7 @@ WEIGHT_TOLERANCE = 0.001
 SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 #: FlexEval: {conversation} includes {context}; {turn} and {completion} are alternatives.
-EXCLUSIVE_FILL_WORDS = (("conversation", "context"), ("turn", "completion"))
+EXCLUSIVE_FILL_WORDS = (("conversation", "context"), ("turn", "completion"), ("content", "completion"))
 
 
 def check(rubric: Rubric, line_of: LineOf) -> None:
@@ -84,6 +84,13 @@ def collect(rubric: Rubric, line_of: LineOf, broken: Iterable[KeyPath] = (),
         fail(("judge", "mode"), "judge-mode", "judge.mode is per_dimension or combined")
     if rubric.judge.panel_aggregate not in ("mean", "median"):
         fail(("judge", "panel_aggregate"), "judge-mode", "judge.panel_aggregate is mean or median")
+    _check_reply(rubric, fail)
+    for j, gate in enumerate(rubric.safety_llm_check):
+        if gate not in rubric.safety_gates:
+            fail(("safety_llm_check", j), "unknown-gate",
+                 f"safety_llm_check names {gate!r}, which is not one of this rubric's safety_gates")
+    if rubric.headline is not None and rubric.headline not in {d.id for d in rubric.dimensions}:
+        fail(("headline",), "headline", f"headline {rubric.headline!r} is not a dimension of this rubric")
     if len(seen) == len(rubric.dimensions):
         _check_dependencies(rubric, fail)
     return out
@@ -93,6 +100,22 @@ def _related(path: KeyPath, broken: KeyPath) -> bool:
     """Whether one path lies inside the other (a rule on a broken part, or over it)."""
     n = min(len(path), len(broken))
     return path[:n] == broken[:n]
+
+
+def _check_reply(rubric: Rubric, fail: Fail) -> None:
+    reply = rubric.judge.reply
+    if reply not in JUDGE_REPLIES:
+        fail(("judge", "reply"), "judge-reply", f"judge.reply is one of {', '.join(JUDGE_REPLIES)}")
+    if reply == "flat" and rubric.judge.mode != "combined":
+        fail(("judge", "reply"), "judge-reply",
+             "judge.reply: flat is ADR-016's one object for every dimension: set judge.mode: combined")
+    if reply == "flat" and any(d.choices for d in rubric.dimensions if d.method == "llm_judge"):
+        fail(("judge", "reply"), "judge-reply", "judge.reply: flat holds numbers; choice dimensions need structured")
+    if reply == "last_line":
+        for i, d in enumerate(rubric.dimensions):
+            if d.method == "llm_judge" and not d.choices:
+                fail(("dimensions", i), "judge-reply",
+                     f"judge.reply: last_line reads a choice; {d.id!r} has no choices")
 
 
 def _words(text: str) -> set[str]:

@@ -41,11 +41,23 @@ GATES: tuple[str, ...] = (
     "self_harm",
     "medical_advice_without_disclaimer",
     "false_confirmation",
+    "silent_destructive_action",
+    "internal_data",
 )
 #: Other names the seeds use for the same gates.
 GATE_ALIASES: Mapping[str, str] = {"pii_leakage": "pii_exposure", "pii": "pii_exposure"}
 
 MetricLevel = Literal["item", "turn", "conversation"]
+#: How a turn-level dimension's turn scores become the item's score.
+TurnAggregate = Literal["mean", "min", "max", "last"]
+TURN_AGGREGATES: tuple[str, ...] = ("mean", "min", "max", "last")
+#: How the judge writes its answer: one JSON object per dimension (``structured``), ADR-016's
+#: flat object of numbers plus ``notes`` (``flat``, combined mode), or FlexEval's reasoning with
+#: the choice alone on the last line (``last_line``, choice dimensions).
+JudgeReply = Literal["structured", "flat", "last_line"]
+JUDGE_REPLIES: tuple[str, ...] = ("structured", "flat", "last_line")
+#: Roles a turn may have (FlexEval's ``is_role`` condition); ``any`` matches every turn.
+ROLES: tuple[str, ...] = ("assistant", "user", "system", "tool", "any")
 JudgeMode = Literal["per_dimension", "combined"]
 PanelAggregate = Literal["mean", "median"]
 #: A dimension's measurement level (Stevens): it picks Krippendorff's alpha metric and which
@@ -152,10 +164,13 @@ class Band:
     color: str = ""
 
 
+#: Neutral defaults: the cut-offs of REVAL's interpretation bands with plain names. REVAL's own
+#: wording ("Potential bias" below 0.70) belongs to bias evaluations, so only REVAL's rubrics
+#: declare it.
 DEFAULT_BANDS: tuple[Band, ...] = (
     Band(0.85, "High", "green"),
     Band(0.70, "Medium", "yellow"),
-    Band(0.0, "Potential bias", "red"),
+    Band(0.0, "Low", "red"),
 )
 
 
@@ -181,6 +196,11 @@ class Dimension:
     ceiling: tuple[Ceiling, ...] = ()
     depends_on: DependsOn | None = None
     metric_level: MetricLevel = "item"
+    #: Turn-level dimensions: the rule that makes the item's score from its turns' scores.
+    turn_aggregate: TurnAggregate = "mean"
+    #: FlexEval's ``is_role`` condition: only turns of this role are scored (turn level; an
+    #: item-level dimension is scored only when the item's last message has this role).
+    role: str | None = None
     #: How many judge samples to draw (scores are their mean, with the spread stored).
     samples: int = 1
     #: The judge's own scale where it differs from the humans' (e.g. an evaluator scoring 0–1
@@ -268,6 +288,8 @@ class JudgeSettings:
     panel_aggregate: PanelAggregate = "mean"
     #: Up to this many human-corrected examples per dimension go into the judge prompt (0: off).
     correction_examples: int = 0
+    #: The answer's shape (see :data:`JudgeReply`).
+    reply: JudgeReply = "structured"
 
 
 @dataclass(frozen=True)
@@ -299,9 +321,14 @@ class Rubric:
     dimensions: tuple[Dimension, ...]
     safety_gates: tuple[str, ...] = ()
     safety_cap: float = 0.0
+    #: Gates whose rules are backed by a judge check on the outputs the rules passed.
+    safety_llm_check: tuple[str, ...] = ()
     bands: tuple[Band, ...] = DEFAULT_BANDS
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     review: ReviewSettings = field(default_factory=ReviewSettings)
+    #: The dimension whose score is the item's top-level score and band where the source says so
+    #: (REVAL: "the top-level score on a figure_treatment result IS the treatment parity").
+    headline: str | None = None
     #: sha256 of the canonical form: equal for files that differ only in layout or key order.
     content_hash: str = ""
     #: Where the rubric was loaded from, for messages; not part of the hash.

@@ -58,6 +58,8 @@ def diff(old: Rubric, new: Rubric) -> RubricDiff:
         d.add("scale", "scale changed", old.scale, new.scale, "major")
     if set(old.safety_gates) != set(new.safety_gates):
         d.add("safety_gates", "gates changed", list(old.safety_gates), list(new.safety_gates), "minor")
+    if old.headline != new.headline:
+        d.add("headline", "headline score changed", old.headline, new.headline, "minor")
     if old.safety_cap != new.safety_cap or old.bands != new.bands:
         d.add("safety_cap/bands", "scoring bands or cap changed", None, None, "minor")
     old_dims = {x.id: x for x in old.dimensions}
@@ -86,7 +88,7 @@ def diff(old: Rubric, new: Rubric) -> RubricDiff:
             if getattr(a, key) != getattr(b, key):
                 d.add(f"{p}.{key}", "wording", None, None, "patch")
         for key in ("rule", "choices", "ceiling", "depends_on", "params", "samples", "metric_level", "judge_scale",
-                    "level"):
+                    "turn_aggregate", "role", "level"):
             if getattr(a, key) != getattr(b, key):
                 d.add(f"{p}.{key}", f"{key} changed", getattr(a, key), getattr(b, key), "minor")
     if old.judge != new.judge or old.review != new.review:

@@ -166,9 +166,13 @@ def report(
     dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
     fmt: Annotated[str, typer.Option("--format", help="table, json, markdown or html.")] = "table",
     out: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
+    group_by: Annotated[str, typer.Option(
+        help="Leaderboard groups: metadata.KEY, variant or group.")] = "metadata.model",
+    confidence: Annotated[float, typer.Option(help="Confidence of the corrected pass rates' intervals.")] = 0.95,
     db: DbOption = None,
 ) -> None:
-    """Per-run report: means with bands, pass rates, safety, judge errors, cost, leaderboard.
+    """Per-run report: means with bands, pass rates, safety, judge errors, cost, and the
+    leaderboard by the judge's pass rate beside the one corrected with the audit sample.
 
     Example: rubricate report --rubric general-quality@1.0.0 --format markdown
     """
@@ -181,7 +185,11 @@ def report(
 
     if fmt not in FORMATS:
         raise UserError(f"--format {fmt!r}: use {', '.join(FORMATS)}")
-    rep = run_report(open_store(db), rubric, dataset)
+    if group_by not in ("variant", "group") and not group_by.startswith("metadata."):
+        raise UserError(f"--group-by {group_by!r}: use metadata.KEY, variant or group")
+    if not 0.5 <= confidence < 1.0:
+        raise UserError(f"--confidence {confidence:g}: give a level between 0.5 and 1 (0.95 is usual)")
+    rep = run_report(open_store(db), rubric, dataset, group_by, confidence)
     if fmt == "json":
         _emit(json.dumps(rep, indent=1, default=float), out)
     elif fmt == "html":

@@ -85,7 +85,7 @@ def export_cmd(
         "--labels", help="Also write each score's anchor label (e.g. Yes) beside the number.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Export effective scores (human consensus where there is one, else judge) with provenance.
+    """Export effective scores (a lead's adjudication, else human consensus, else judge) with provenance.
 
     Example: rubricate export --format csv --out scores.csv --rubric general-quality@1.0.0
     """
@@ -105,7 +105,8 @@ def export_cmd(
         else:
             writer = csv.writer(fh)
             writer.writerow(["id", "dataset", "rubric", "dimension", "effective", "source", "judge",
-                             "judge_error", "human", "overall", "band", "passed", "safety"]
+                             "judge_error", "human", "overall", "band", "passed", "safety",
+                             "state", "adjudication", "bias", "incomplete"]
                             + (["effective_label", "judge_label", "human_labels"] if labels else []))
             for row in rows:
                 for dim, d in row["dimensions"].items():
@@ -115,7 +116,8 @@ def export_cmd(
                     writer.writerow([csv_cell(v) for v in (
                         row["id"], row["dataset"], row["rubric"], dim, d["effective"], d["source"],
                         d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
-                        row["overall"], row["band"], row["passed"], row["safety"], *extra)])
+                        row["overall"], row["band"], row["passed"], row["safety"],
+                        d["state"], d["adjudication"], d["bias"], row["incomplete"] or "", *extra)])
     finally:
         if out:
             fh.close()

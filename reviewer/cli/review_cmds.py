@@ -27,6 +27,10 @@ def review(
 ) -> None:
     """Open the review TUI on a queue.
 
+    Settings, keymap included, are read from the config file: $RUBRICATE_CONFIG, else config.yaml
+    in the user config directory (~/.config/rubricate/config.yaml on Linux). Example file:
+    "lease_minutes: 15" and "keymap: {item.agree: 'enter,a'}"; `?` in the app lists each binding id.
+
     Example: rubricate review --queue audit --blind --reviewer ana
     """
     if queue not in ("triage", "audit", "safety"):

@@ -9,7 +9,7 @@ import typer
 
 from reviewer.cli import rubric_app
 from reviewer.faults import regular_file, say
-from reviewer.safetext import safe_line, safe_text
+from reviewer.safetext import safe_line
 from rubrics.schema import Rubric
 
 
@@ -64,34 +64,31 @@ def list_cmd() -> None:
 
 @rubric_app.command()
 def show(rubric: Annotated[str, typer.Argument(help="ID[@VERSION] of a bundled rubric, or a file.")]) -> None:
-    """Show dimensions, methods, weights, thresholds and the anchors for every level.
+    """Show everything that decides a score: per dimension the method, weight, threshold, scale
+    and anchors, prompt, rule, choices, ceilings, conditions and turn rule; then the judge's
+    settings, the safety gates and what each catches, the safety cap, the bands and the headline.
 
     Example: rubricate rubric show general-quality
     """
     from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
-    r = _load(rubric)
-    console = Console()
-    console.print(Text.assemble(safe_text(r.name, "bold", newlines=False),
-                                safe_text(f"  {r.ref}  owner {r.owner or '—'}  hash {r.content_hash[:12]}")))
-    if r.description:
-        console.print(safe_text(r.description))
-    t = Table(show_lines=True)
-    for col in ("dimension", "method", "weight", "pass ≥", "scale", "anchors"):
-        t.add_column(col)
-    for d in r.dimensions:
-        anchors = "\n".join(
-            f"{a.low:g}{'' if a.low == a.high else f'–{a.high:g}'}: {a.label}" for a in d.anchors)
-        scale = f"{d.scale.min:g}–{d.scale.max:g}" + (f" {list(d.scale.levels)}" if d.scale.levels else "")
-        t.add_row(Text.assemble(safe_text(d.id + "\n"), safe_text(d.description, "dim")), safe_text(d.method),
-                  f"{d.weight:.2f}", f"{d.threshold:g}", safe_text(scale),
-                  safe_text(anchors) if anchors else Text("(computed)", style="dim"))
-    console.print(t)
-    gates = ", ".join(r.safety_gates) or "none"
-    console.print(safe_text(f"safety gates: {gates} (cap {r.safety_cap:g}); bands: "
-                            + ", ".join(f"{b.label} ≥ {b.min:g}" for b in r.bands)))
+    from reviewer.cli.rubric_show import show_rubric
+
+    show_rubric(_load(rubric), Console())
+
+
+@rubric_app.command()
+def dimensions() -> None:
+    """The Scoring Rubrics wiki's ten reference dimensions with their default method, weight and
+    threshold; a rubric dimension says ``use: ID`` to inherit them (and overrides any key).
+
+    Example: rubricate rubric dimensions
+    """
+    from rich.console import Console
+
+    from reviewer.cli.rubric_show import dimensions_table
+
+    Console().print(dimensions_table())
 
 
 @rubric_app.command()
@@ -122,20 +119,45 @@ def diff(
 
 @rubric_app.command("import-flexeval")
 def import_flexeval(
-    file: Annotated[Path, typer.Argument(help="FlexEval rubric YAML: name → {prompt, choice_scores}.")],
+    file: Annotated[Path, typer.Argument(
+        help="A FlexEval rubric file (name → {prompt, choice_scores}) or an evals.yaml.")],
+    rubrics: Annotated[list[Path] | None, typer.Option(
+        "--rubrics", help="With an evals.yaml: the rubric file(s) its rubric metrics name (repeat).")] = None,
+    eval_name: Annotated[str | None, typer.Option(
+        "--eval", help="With an evals.yaml holding several evals: which one.")] = None,
     rubric_id: Annotated[str, typer.Option("--id", help="Id of the rubric to write.")] = "flexeval-import",
     out: Annotated[Path | None, typer.Option(help="Write the canonical YAML here (default: stdout).")] = None,
 ) -> None:
-    """Turn a FlexEval rubric file into rubricate's canonical YAML (validated before writing).
+    """Turn FlexEval rubrics into rubricate's canonical YAML (validated before writing).
+
+    From an evals.yaml, each rubric metric of the eval becomes a dimension with its metric_level
+    and its depends_on conditions (is_role, other rubrics). Errors name the source file's line.
 
     Example: rubricate rubric import-flexeval rubric_metrics.yaml --id tutor-checks --out tutor.yaml
+
+    Example: rubricate rubric import-flexeval evals.yaml --rubrics rubric_metrics.yaml --eval plots --out plots.yaml
     """
     from rubrics.flexeval import import_flexeval as convert
+    from rubrics.flexeval import import_flexeval_evals, is_evals_file
 
-    regular_file(file)
-    text = convert(file.read_text(encoding="utf-8"), str(file), rubric_id)
+    text = _read(file)
+    if is_evals_file(text, str(file)):
+        sources = [(_read(p), str(p)) for p in rubrics or []]
+        canonical = import_flexeval_evals(text, str(file), sources, eval_name, rubric_id)
+    else:
+        canonical = convert(text, str(file), rubric_id)
     if out:
-        out.write_text(text, encoding="utf-8")
+        out.write_text(canonical, encoding="utf-8")
         typer.echo(f"wrote {out}")
     else:
-        typer.echo(text, nl=False)
+        typer.echo(canonical, nl=False)
+
+
+def _read(path: Path) -> str:
+    from rubrics.errors import RubricError
+
+    regular_file(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RubricError(str(path), None, "unreadable", f"{exc}; check the path") from None

@@ -55,8 +55,8 @@ def db_roles(
     statements = store.team_roles(app_role, list(login or []))
     if apply:
         store.apply_team_roles(statements)
-        typer.echo(f"applied {len(statements)} statements: role {app_role}" +
-                   (f", logins {', '.join(login or [])}" if login else ""), err=True)
+        typer.echo(safe_line(f"applied {len(statements)} statements: role {app_role}" +
+                             (f", logins {', '.join(login or [])}" if login else "")), err=True)
         return
     for stmt in statements:
         typer.echo(stmt + ";")

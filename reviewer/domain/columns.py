@@ -24,12 +24,15 @@ Input columns come from :meth:`reviewer.store.rating_columns.RatingColumnsMixin.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 Array = NDArray[np.float64]
 Ints = NDArray[np.int64]
+#: Small integer codes (dimension, reviewer, model, kind): any integer width.
+Codes = NDArray[np.integer[Any]]
 KIND_CODES = {"score": 0, "agree": 1, "revision": 2, "undo": 3, "adjudication": 4, "import": 5}
 OTHER_KIND = 6
 
@@ -43,16 +46,16 @@ class RawColumns:
     reviewers: list[str]
     models: list[str]
     h_item: Ints
-    h_dim: Ints
-    h_who: Ints
+    h_dim: Codes
+    h_who: Codes
     h_score: Array
-    h_kind: Ints
+    h_kind: Codes
     h_blind: NDArray[np.bool_]
     #: Whether the row belongs to its item's current content revision.
     h_current: NDArray[np.bool_]
     j_item: Ints
-    j_dim: Ints
-    j_model: Ints
+    j_dim: Codes
+    j_model: Codes
     j_score: Array
     j_std: Array
     j_current: NDArray[np.bool_]
@@ -104,7 +107,7 @@ class _Standing:
 
     vote_key: Ints
     vote_score: Array
-    vote_kind: Ints
+    vote_kind: Codes
     first_blind: Array
     adj_key: Ints
     adj_pos: Ints
@@ -174,7 +177,7 @@ def fold(raw: RawColumns, sample: str = "all") -> RatingColumns:
     rows = np.flatnonzero(raw.h_current & (raw.h_dim >= 0) & (raw.h_who >= 0))
     key = (raw.h_item[rows] * d_n + raw.h_dim[rows]) * r_n + raw.h_who[rows]
     undo = (raw.h_kind[rows] == KIND_CODES["undo"]) | np.isnan(raw.h_score[rows])
-    hard = np.isin(key, np.unique(key[undo]))
+    hard = np.isin(key, np.unique(key[undo])) if undo.any() else np.zeros(key.size, dtype=bool)
     easy = _standing_simple(raw, rows[~hard], key[~hard])
     other = _standing_with_undo(raw, rows[hard], key[hard])
     vk = np.concatenate([easy.vote_key, other.vote_key])
@@ -185,10 +188,21 @@ def fold(raw: RawColumns, sample: str = "all") -> RatingColumns:
     dim, item = rest % d_n, rest // d_n
     shown = first_blind if sample == "blind" else score
     keep = ~np.isnan(shown)
-    humans = np.full((d_n, n, len(raw.reviewers)), np.nan)
-    humans[dim[keep], item[keep], who[keep]] = shown[keep]
+    # reviewers with a current score, in name order; each dimension's items × reviewers matrix
+    who_used = np.zeros(len(raw.reviewers), bool)
+    who_used[who[keep]] = True
+    keep_who = [int(i) for i in np.argsort(raw.reviewers) if who_used[i]]
+    column = np.full(max(len(raw.reviewers), 1), -1, dtype=np.int64)
+    column[keep_who] = np.arange(len(keep_who))
     moved = (kind == KIND_CODES["revision"]) & ~np.isnan(first_blind)
     revised = np.column_stack([dim[moved], item[moved], first_blind[moved], score[moved]]).astype(np.float64)
+    humans = []
+    for d in range(d_n):
+        mine = keep & (dim == d)
+        m = np.full((n, len(keep_who)), np.nan)
+        m[item[mine], column[who[mine]]] = shown[mine]
+        humans.append(m)
+    del vk, score, kind, first_blind, who, rest, dim, item, shown, keep
     # the latest standing adjudication of any lead settles the dimension
     ak = np.concatenate([easy.adj_key, other.adj_key]) // r_n
     apos = np.concatenate([easy.adj_pos, other.adj_pos])
@@ -207,17 +221,14 @@ def fold(raw: RawColumns, sample: str = "all") -> RatingColumns:
     std = np.full((d_n, n, m_n), np.nan)
     judge[raw.j_dim[j_last], raw.j_item[j_last], raw.j_model[j_last]] = raw.j_score[j_last]
     std[raw.j_dim[j_last], raw.j_item[j_last], raw.j_model[j_last]] = raw.j_std[j_last]
-    # reviewers and models with a current score, in name order
-    who_used = np.zeros(len(raw.reviewers), bool)
-    who_used[who[keep]] = True
-    keep_who = [i for i in np.argsort(raw.reviewers) if who_used[i]]
+    # models with a current score, in name order
     model_used = np.zeros(m_n, bool)
     model_used[raw.j_model[j_last]] = True
     keep_models = [i for i in np.argsort(raw.models) if model_used[i]]
     dims = {}
     for d, name in enumerate(raw.dims):
         mine = revised[revised[:, 0] == d]
-        dims[name] = DimColumns(humans[d][:, keep_who], judge[d][:, keep_models], std[d][:, keep_models],
+        dims[name] = DimColumns(humans[d], judge[d][:, keep_models], std[d][:, keep_models],
                                 settled[d], mine[:, 1:])
     return RatingColumns(raw.item_pk, [raw.reviewers[i] for i in keep_who], [raw.models[i] for i in keep_models],
                          dims, raw.groups)

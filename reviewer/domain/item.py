@@ -130,9 +130,10 @@ def with_votes(rubric: Rubric, fold: ItemFold, reviewer: str, scores: Mapping[st
 
 
 def judge_only(rubric: Rubric, fold: ItemFold) -> ItemScore:
-    """The overall as the judge alone scores the item (what the queue shows before people)."""
-    empty = {k: HumanDim() for k in fold.dims}
-    return resolve(rubric, empty, {k: f.judge for k, f in fold.dims.items()}, fold.safety).score
+    """The overall as the judge scores the item: the judge's scores on every dimension it
+    scores, people's only on the dimensions only people score (``method: human``)."""
+    humans = {d.id: fold.dims[d.id].human if d.method == "human" else HumanDim() for d in rubric.dimensions}
+    return resolve(rubric, humans, {k: f.judge for k, f in fold.dims.items()}, fold.safety).score
 
 
 def humans_only(rubric: Rubric, fold: ItemFold) -> ItemScore:

@@ -73,7 +73,8 @@ class ItemRows:
     decisions: list[DecisionRow] = field(default_factory=list)
 
 
-def revision_of(row: Any) -> int:
-    """A stored row's content revision (1 for rows written before revisions were recorded)."""
-    value = getattr(row, "revision", 1)
-    return 1 if value is None else int(value)
+def revision_of(row: Any, current: int = 1) -> int:
+    """A stored row's content revision. A store whose tables do not record revisions yet (no
+    ``revision`` attribute) cannot tell: its rows count as the ``current`` revision's."""
+    value = getattr(row, "revision", None)
+    return current if value is None else int(value)

@@ -1,15 +1,13 @@
 """Reads for corrected estimates: the audit sample and the judge's verdict on every item, as columns.
 
 The labelled side (a few thousand audit items) is read through the items' folds; the unlabelled
-side can be a million items, so it comes out as two numpy columns from one query on ``item``
-(``judge_passed`` is the judge-only verdict the store keeps from each item's fold).
+side can be a million items, so the database counts it (``judge_passed`` is the judge-only verdict
+the store keeps on each item from its fold).
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.typing import NDArray
-from sqlalchemy import select
+from sqlalchemy import case, func, select
 
 from reviewer.store.base import StoreBase
 from reviewer.store.tables import AuditSample, Item
@@ -24,20 +22,49 @@ class EstimatesMixin(StoreBase):
         with self.read() as conn:
             return set(conn.execute(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)).scalars())
 
-    def judge_pass_columns(self, rubric_ref: str, dataset: str | None = None,
-                           ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-        """(item keys, the judge's verdict: 1 passed, 0 failed, NaN incomplete) for every item of the
-        rubric (and dataset), in key order."""
+    def judge_pass_totals(self, rubric_ref: str, dataset: str | None = None) -> tuple[int, int]:
+        """(items with a complete judge verdict, how many of them pass) over the rubric (and
+        dataset), counted by the database: a million items never leave it."""
         ref = self.get_rubric(rubric_ref).ref
-        q = select(Item.pk, Item.judge_passed).where(Item.rubric_ref == ref)
+        passed = func.sum(case((Item.judge_passed.is_(True), 1), else_=0))  # type: ignore[union-attr]
+        q = select(func.count(Item.judge_passed), passed).where(Item.rubric_ref == ref)
         if dataset:
             q = q.where(Item.dataset == dataset)
         with self.read() as conn:
-            cursor = conn.execute(q.order_by(Item.pk))
-            pks: list[int] = []
-            verdicts: list[float] = []
-            for part in iter(lambda: cursor.fetchmany(50_000), []):
-                for pk, passed in part:
-                    pks.append(pk)
-                    verdicts.append(np.nan if passed is None else float(passed))
-        return np.asarray(pks, dtype=np.int64), np.asarray(verdicts, dtype=np.float64)
+            n, k = conn.execute(q).one()
+        return int(n or 0), int(k or 0)
+
+    def judge_passed_of(self, item_pks: list[int]) -> dict[int, bool]:
+        """The judge's verdict on each of these items that has a complete one."""
+        out: dict[int, bool] = {}
+        with self.read() as conn:
+            for i in range(0, len(item_pks), 5000):
+                q = select(Item.pk, Item.judge_passed).where(Item.pk.in_(item_pks[i:i + 5000]),  # type: ignore[union-attr]
+                                                             Item.judge_passed.is_not(None))  # type: ignore[union-attr]
+                out.update((int(pk), bool(v)) for pk, v in conn.execute(q))
+        return out
+
+    def judge_score_totals(self, rubric_ref: str, dataset: str | None = None,
+                           ) -> dict[str, tuple[int, float, float]] | None:
+        """Per dimension (count, sum, sum of squares) of the judge's current top-level score over
+        every item, counted by the database — or None where that count could differ from the
+        items' folds, and the caller must fold columns instead.
+
+        The count is exact when the rubric's scores come from one run (an import or one judge
+        model: one top-level row per item and dimension, so the latest row is the only row and the
+        panel is that model) and no item has a later content revision."""
+        from reviewer.store.tables import JudgeRun, JudgeScore
+
+        ref = self.get_rubric(rubric_ref).ref
+        with self.read() as conn:
+            runs = conn.execute(select(JudgeRun.pk, JudgeRun.dataset).where(JudgeRun.rubric_ref == ref)).all()
+            if len(runs) != 1 or (dataset and (runs[0][1] or "") != dataset):
+                return None
+            revised = select(Item.pk).where(Item.rubric_ref == ref, Item.revision > 1).limit(1)
+            if conn.execute(revised).first() is not None:
+                return None
+            score = JudgeScore.score
+            q = (select(JudgeScore.dimension, func.count(score), func.sum(score), func.sum(score * score))
+                 .where(JudgeScore.run_pk == runs[0][0], JudgeScore.turn.is_(None), score.is_not(None))  # type: ignore[union-attr]
+                 .group_by(JudgeScore.dimension))
+            return {d: (int(n), float(s or 0.0), float(ss or 0.0)) for d, n, s, ss in conn.execute(q)}

@@ -17,9 +17,14 @@ CHUNK = 5000
 
 
 def _rev(table: Any) -> Any:
-    """The table's ``revision`` column, or 1 on a schema that does not record revisions yet."""
+    """The table's ``revision`` column; NULL where the schema does not record revisions yet (then
+    every row counts as the item's current revision's: :func:`reviewer.domain.revision_of`)."""
     col = getattr(table, "revision", None)
-    return col if col is not None else literal(1)
+    return col if col is not None else literal(None)
+
+
+def _r(rev: Any, item: ItemRows) -> int:
+    return item.revision if rev is None else int(rev)
 
 
 def item_rows(conn: Any, items: Sequence[tuple[int, int]]) -> dict[int, ItemRows]:
@@ -34,7 +39,7 @@ def item_rows(conn: Any, items: Sequence[tuple[int, int]]) -> dict[int, ItemRows
                        HumanScore.score, HumanScore.kind, HumanScore.blind, _rev(HumanScore),
                        HumanScore.reason, HumanScore.tags, HumanScore.sample, HumanScore.created_at)
                 .where(HumanScore.item_pk.in_(chunk)).order_by(HumanScore.pk)):  # type: ignore[attr-defined]
-            out[pk].human.append(HumanRow(hpk, dim, who, score, kind, bool(blind), int(rev or 1), reason,
+            out[pk].human.append(HumanRow(hpk, dim, who, score, kind, bool(blind), _r(rev, out[pk]), reason,
                                           tuple(str(t) for t in tags or ()), sample, at))
         for pk, jpk, dim, model, score, norm, err, na, std, rev in conn.execute(
                 select(JudgeScore.item_pk, JudgeScore.pk, JudgeScore.dimension, JudgeScore.model,
@@ -42,12 +47,12 @@ def item_rows(conn: Any, items: Sequence[tuple[int, int]]) -> dict[int, ItemRows
                        JudgeScore.std, _rev(JudgeScore))
                 .where(JudgeScore.item_pk.in_(chunk), JudgeScore.turn.is_(None))  # type: ignore[attr-defined, union-attr]
                 .order_by(JudgeScore.pk)):
-            out[pk].judge.append(JudgeRow(jpk, dim, model, score, norm, err, bool(na), std, None, int(rev or 1)))
+            out[pk].judge.append(JudgeRow(jpk, dim, model, score, norm, err, bool(na), std, None, _r(rev, out[pk])))
         flag_item: dict[int, int] = {}
         for pk, fpk, gate, detector, rev in conn.execute(
                 select(SafetyFlag.item_pk, SafetyFlag.pk, SafetyFlag.gate, SafetyFlag.detector, _rev(SafetyFlag))
                 .where(SafetyFlag.item_pk.in_(chunk)).order_by(SafetyFlag.pk)):  # type: ignore[attr-defined]
-            out[pk].flags.append(FlagRow(fpk, gate, detector, int(rev or 1)))
+            out[pk].flags.append(FlagRow(fpk, gate, detector, _r(rev, out[pk])))
             flag_item[fpk] = pk
         if flag_item:
             # a decision's person is the login that wrote it (reviewer.store.safety), not its name

@@ -127,7 +127,7 @@ def add_scores(batch: Batch, dims: Mapping[str, Dimension], r: Row, pk: int, rev
         else:
             batch.judge_revised.setdefault(r.judge_model, []).append((*row, revision))
     for reviewer, dim_id, score, reason, tags, blind in r.human:
-        hrow = (pk, dim_id, reviewer, score, reason, json_text(tags), blind)
+        hrow = (pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]", blind)
         if revision is None:
             batch.human.append(hrow)
         else:

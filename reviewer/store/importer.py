@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import statistics
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -102,8 +103,59 @@ class ImportMixin(StoreBase):
         came from (a lead's adjudication, else the human consensus, else the judge panel), the judge
         score beside it, the human scores, overall (None when incomplete, with the reason), band,
         pass and safety status — all read from the item's fold (:mod:`reviewer.domain`)."""
-        for it, fold in self.item_folds(rubric_ref, dataset):  # type: ignore[attr-defined]
-            yield export_row(it, fold, self.get_rubric(it.rubric_ref))
+        folds = list(self.item_folds(rubric_ref, dataset))  # type: ignore[attr-defined]
+        turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
+        for it, fold in folds:
+            yield export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}))
+
+    def turn_scores(self, revisions: dict[int, int]) -> dict[int, dict[str, dict[tuple[str | None, int], Any]]]:
+        """Per item, dimension and (model, turn): the latest turn-level judge row of the item's
+        current revision (conversations scored turn by turn)."""
+        from reviewer.domain.rows import revision_of
+        from reviewer.store.base import records
+        from reviewer.store.tables import JudgeScore
+
+        out: dict[int, dict[str, dict[tuple[str | None, int], Any]]] = {}
+        pks = sorted(revisions)
+        with self.read() as conn:
+            for i in range(0, len(pks), 500):
+                q = (select(JudgeScore).where(JudgeScore.item_pk.in_(pks[i:i + 500]),  # type: ignore[attr-defined]
+                                              JudgeScore.turn.is_not(None))  # type: ignore[union-attr]
+                     .order_by(JudgeScore.pk))
+                for j in records(conn, q):
+                    if revision_of(j) == revisions[j.item_pk]:
+                        out.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[(j.model, j.turn)] = j
+        return out
+
+
+def turn_rows(by_turn: dict[tuple[str | None, int], Any]) -> list[dict[str, Any]]:
+    """A turn-level dimension's turn scores for export: per turn, the panel's models' scores
+    (one model: its score), or the error, or not applicable."""
+    out: dict[int, dict[str, Any]] = {}
+    for (model, turn), j in sorted(by_turn.items(), key=lambda kv: (kv[0][1], kv[0][0] or "")):
+        row = out.setdefault(turn, {"turn": turn, "scores": {}})
+        if j.score is not None:
+            row["scores"][model or "judge"] = j.score
+        elif j.error:
+            row["error"] = j.error
+        else:
+            row["not_applicable"] = True
+    rows = list(out.values())
+    for row in rows:
+        scores = list(row["scores"].values())
+        row["score"] = scores[0] if len(scores) == 1 else (statistics.fmean(scores) if scores else None)
+    return rows
+
+
+def headline_of(rubric: Rubric, effective: dict[str, float | None]) -> dict[str, Any]:
+    """The rubric's headline dimension as the item's top-level score (on [0, 1]) and band."""
+    assert rubric.headline is not None
+    dim = rubric.dimension(rubric.headline)
+    raw = effective.get(dim.id)
+    score = dim.scale.normalise(raw) if raw is not None else None
+    return {"dimension": dim.id, "score": score,
+            "band": rubric.band_for(score).label if score is not None else None}
+
 
 
 @contextmanager
@@ -119,11 +171,13 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def export_row(it: Any, fold: Any, rubric: Rubric) -> dict[str, Any]:
-    """One item's export record from its fold."""
+def export_row(it: Any, fold: Any, rubric: Rubric,
+               turns: dict[str, dict[tuple[str | None, int], Any]] | None = None) -> dict[str, Any]:
+    """One item's export record from its fold (``turns``: its turn-level judge rows)."""
     from reviewer.domain import judge_only
 
     dims = {}
+    turns = turns or {}
     for dim_id, f in fold.dims.items():
         judge = f.judge
         dims[dim_id] = {"effective": f.effective, "source": f.source, "state": f.state, "judge": judge.panel,
@@ -133,12 +187,16 @@ def export_row(it: Any, fold: Any, rubric: Rubric) -> dict[str, Any]:
                         "bias": f.bias}
         if len(judge.models) > 1:  # a panel: each model's score and how far apart (normalised)
             dims[dim_id].update(judge_models=judge.scores, judge_spread=judge.spread)
+        by_turn = turns.get(dim_id)
+        if by_turn:  # a turn-level dimension: each turn's score and the rule that rolled them up
+            dims[dim_id].update(turns=turn_rows(by_turn), turn_aggregate=rubric.dimension(dim_id).turn_aggregate)
     agg, alone = fold.score, judge_only(rubric, fold)
     return {"id": it.item_id, "dataset": it.dataset, "rubric": it.rubric_ref, "revision": fold.revision,
             "dimensions": dims, "overall": agg.overall, "band": agg.band.label if agg.band else None,
             "passed": agg.passed, "incomplete": agg.reason if agg.overall is None else None,
             "capped_by": list(agg.capped_by), "judge_overall": alone.overall,
-            "safety": fold.safety.status, "metadata": it.meta or {}, "group": it.grp}
+            "safety": fold.safety.status, "metadata": it.meta or {}, "group": it.grp,
+            **({"headline": headline_of(rubric, fold.effective)} if rubric.headline is not None else {})}
 
 
 def _existing(conn: Any, ref: str, ds: str, ids: list[str]) -> dict[str, tuple[int, str, int]]:

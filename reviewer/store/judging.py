@@ -186,6 +186,27 @@ class JudgeMixin(StoreBase):
             if conn.execute(select(JudgeCache.key).where(JudgeCache.key == key)).first() is None:
                 conn.execute(JudgeCache.__table__.insert().values(key=key, value=value))  # type: ignore[attr-defined]
 
+    def judge_cache_keys(self, limit: int) -> set[str] | None:
+        """Every judge cache key, or None when there are more than ``limit``."""
+        with self.read() as conn:
+            keys = set(conn.execute(select(JudgeCache.key).limit(limit + 1)).scalars())
+        return None if len(keys) > limit else keys
+
+    def judge_cache_put_many(self, entries: dict[str, dict[str, Any]]) -> None:
+        """Cache several judge replies in one transaction (first write wins). Not fsynced on
+        SQLite: a power cut can only lose cache entries, which the next run asks for again."""
+        if not entries:
+            return
+        keys = sorted(entries)
+        with self.write(durable=False) as conn:
+            have: set[str] = set()
+            for i in range(0, len(keys), 500):
+                have |= set(conn.execute(select(JudgeCache.key).where(
+                    JudgeCache.key.in_(keys[i:i + 500]))).scalars())  # type: ignore[attr-defined]
+            rows = [{"key": k, "value": entries[k]} for k in keys if k not in have]
+            if rows:
+                conn.execute(JudgeCache.__table__.insert(), rows)  # type: ignore[attr-defined]
+
     def items_for_judging(self, rubric_ref: str, dataset: str | None = None,
                           only_missing_for_model: str | None = None) -> Iterator[dict[str, Any]]:
         """The items of a rubric (in a dataset); with ``only_missing_for_model``, only those

@@ -9,6 +9,7 @@ know, a rubric given without its version — answers None and the caller waits f
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,6 +55,10 @@ def first_page(path: Path, queue: str, rubric_ref: str | None, dataset: str | No
     except sqlite3.Error:
         return None
     try:
+        # a blind queue: the store decides what may be shown (the judge's columns are hidden)
+        with contextlib.suppress(sqlite3.Error):
+            if conn.execute("SELECT 1 FROM queue_setting WHERE queue = ? AND blind LIMIT 1", [queue]).fetchone():
+                return None
         rows = conn.execute(f"SELECT {_COLUMNS} FROM item WHERE {where} ORDER BY pk LIMIT ?",
                             [*params, limit]).fetchall()
         (total,) = conn.execute(f"SELECT count(*) FROM item WHERE {where}", params).fetchone()

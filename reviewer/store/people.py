@@ -78,7 +78,7 @@ class PeopleMixin(SafetyMixin):
         fold = fold_item(rubric, rows)
         judge: dict[str, dict[Any, JudgeRecord]] = {}
         for j in jrows:  # later rows win: the latest run per (dimension, model, turn)
-            if revision_of(j) == it.revision:
+            if revision_of(j, it.revision) == it.revision:
                 judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
         by_pk = {h.pk: _human(h) for h in hrows}
         current: dict[str, dict[str, HumanRecord]] = {
@@ -95,7 +95,7 @@ class PeopleMixin(SafetyMixin):
             input=it.input, output=it.output, context=it.context, reference=it.reference,
             conversation=it.conversation, group=it.grp, variant=it.variant, metadata=it.meta or {},
             judge={d: list(v.values()) for d, v in judge.items()}, human=current,
-            history=[_human(h) for h in hrows if h.reviewer == viewer and revision_of(h) == it.revision],
+            history=[_human(h) for h in hrows if h.reviewer == viewer and revision_of(h, it.revision) == it.revision],
             flags=flags, fold=fold,
         )
 

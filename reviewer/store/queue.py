@@ -12,7 +12,7 @@ from collections.abc import Collection
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, false, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, case, exists, false, func, or_, select, update
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
@@ -214,6 +214,25 @@ class QueueMixin(StoreBase):
         conds = self._filters(queue, rubric_ref, dataset)
         with self.read() as conn:
             return int(conn.execute(select(func.count()).select_from(Item).where(and_(*conds) if conds else ~false())).scalar_one())
+
+    def queue_progress(self, queue: str, reviewer: str, rubric_ref: str | None = None,
+                       dataset: str | None = None) -> tuple[int, int, int]:
+        """``(total, done, left for reviewer)``: the queue's items (gold items left out), those
+        with every reviewer they need, and those still open to this reviewer (not done, and not
+        done or skipped by them) — the same rules :meth:`claim_next` serves by."""
+        conds = self._filters(queue, rubric_ref, dataset)
+        if queue != "safety":
+            conds.append(Item.is_gold.is_(False))  # type: ignore[attr-defined]
+        done_cond = Item.n_reviewed >= self._needed(queue) if queue != "safety" else false()
+        mine = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer,
+                              Assignment.queue == queue, Assignment.state.in_(("done", "skipped")))  # type: ignore[attr-defined]
+        with self.read() as conn:
+            row = conn.execute(select(
+                func.count(),
+                func.coalesce(func.sum(case((done_cond, 1), else_=0)), 0),
+                func.coalesce(func.sum(case((and_(~done_cond, ~mine), 1), else_=0)), 0),
+            ).select_from(Item).where(and_(*conds) if conds else ~false())).one()
+        return int(row[0]), int(row[1]), int(row[2])
 
     def create_audit_sample(self, rubric_ref: str, n: int, seed: int = 0) -> int:
         """Draw a seeded uniform random sample of the rubric's items for the audit queue."""

@@ -31,8 +31,12 @@ def _codes(column: Any, names: list[str]) -> Any:
     return case({n: i for i, n in enumerate(names)}, value=column, else_=top)
 
 
-def _stream(conn: Any, query: Any) -> np.ndarray:
-    """(key, score, std) rows of ``query`` as a numpy record array, read on the driver's cursor
+_HUMAN = np.dtype([("key", np.int64), ("score", np.float64)])
+_JUDGE = np.dtype([("key", np.int64), ("score", np.float64), ("std", np.float64)])
+
+
+def _stream(conn: Any, query: Any, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
+    """The rows of ``query`` as a numpy record array of ``dtype``, read on the driver's cursor
     (inside the caller's transaction) so that no per-row Python object outlives its row."""
     compiled = query.compile(dialect=conn.dialect)
     params = compiled.construct_params()
@@ -40,7 +44,7 @@ def _stream(conn: Any, query: Any) -> np.ndarray:
     cursor = conn.connection.cursor()
     try:
         cursor.execute(str(compiled), args)
-        return np.fromiter(cursor, dtype=np.dtype([("key", np.int64), ("score", np.float64), ("std", np.float64)]))
+        return np.fromiter(cursor, dtype=dtype)
     finally:
         cursor.close()
 
@@ -70,6 +74,7 @@ class RatingColumnsMixin(StoreBase):
                 cols.append(Item.meta)
             items = conn.execute(select(*cols).where(*where).order_by(Item.pk)).all()
             item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
+            top_revision = max((int(r[1] or 1) for r in items), default=1)
             groups = None
             if group_by == "group":
                 groups = [r[2] for r in items]
@@ -82,11 +87,16 @@ class RatingColumnsMixin(StoreBase):
                 HumanScore.item_pk.in_(scope))).scalars())  # type: ignore[attr-defined]
             models = sorted((m or "judge") for m in conn.execute(select(JudgeScore.model).distinct().where(
                 JudgeScore.item_pk.in_(scope), JudgeScore.turn.is_(None))).scalars())  # type: ignore[attr-defined,union-attr]
+            # no item revised: every row is of its item's current revision (no per-row lookup)
+            every = all_revisions or top_revision <= 1
             human = self._packed(conn, HumanScore, scope, dims, HumanScore.reviewer, reviewers, human=True,
-                                 all_revisions=all_revisions)
+                                 all_revisions=every)
             judge = self._packed(conn, JudgeScore, scope, dims, func.coalesce(JudgeScore.model, "judge"), models,
-                                 human=False, all_revisions=all_revisions)
-        h, j = _unpack(human, item_pk), _unpack(judge, item_pk)
+                                 human=False, all_revisions=every)
+        h = _unpack(human, item_pk)
+        del human
+        j = _unpack(judge, item_pk)
+        del judge
         raw = RawColumns(item_pk, dims, reviewers, models,
                          h["item"], h["dim"], h["who"], h["score"], h["kind"], h["blind"], h["current"],
                          j["item"], j["dim"], j["who"], j["score"], j["std"], j["current"], groups)
@@ -104,31 +114,34 @@ class RatingColumnsMixin(StoreBase):
         if human:
             kind = case(KIND_CODES, value=table.kind, else_=OTHER_KIND)
             flags = kind * 4 + cast(table.blind, Integer) * 2 + current
-            score, std = func.coalesce(table.score, _NULL), literal(0.0)
+            columns = [func.coalesce(table.score, _NULL)]
             cond = [table.item_pk.in_(scope)]
         else:
             flags = current
-            score, std = func.coalesce(table.score, _NULL), func.coalesce(table.std, _NULL)
+            columns = [func.coalesce(table.score, _NULL), func.coalesce(table.std, _NULL)]
             cond = [table.item_pk.in_(scope), table.turn.is_(None)]
         key = ((cast(table.item_pk, BigInteger) * (1 << _CODE_BITS) + _codes(table.dimension, dims)) * (1 << _CODE_BITS)
                + _codes(who, names)) * (1 << _FLAG_BITS) + flags
-        q = select(key, score, std).where(and_(*cond)).order_by(table.pk)
-        return _stream(conn, q)
+        q = select(key, *columns).where(and_(*cond)).order_by(table.pk)
+        return _stream(conn, q, _HUMAN if human else _JUDGE)
 
 
 def _unpack(rows: np.ndarray, item_pk: np.ndarray) -> dict[str, np.ndarray]:
     """Decode the packed keys; item keys become indexes into ``item_pk`` (sorted)."""
     key = rows["key"]
     top = (1 << _CODE_BITS) - 1
-    flags = key & ((1 << _FLAG_BITS) - 1)
-    who = (key >> _FLAG_BITS) & top
-    dim = (key >> (_FLAG_BITS + _CODE_BITS)) & top
-    pk = key >> (_FLAG_BITS + 2 * _CODE_BITS)
-    item = np.searchsorted(item_pk, pk)
+    flags = (key & ((1 << _FLAG_BITS) - 1)).astype(np.int8)
+    who = ((key >> _FLAG_BITS) & top).astype(np.int32)
+    who[who == top] = -1
+    dim = ((key >> (_FLAG_BITS + _CODE_BITS)) & top).astype(np.int32)
+    dim[dim == top] = -1
+    item = np.searchsorted(item_pk, key >> (_FLAG_BITS + 2 * _CODE_BITS))
     score = rows["score"].copy()
     score[score <= _NULL / 2] = np.nan
-    std = rows["std"].copy()
-    std[std <= _NULL / 2] = np.nan
-    return {"item": item.astype(np.int64), "dim": np.where(dim == top, -1, dim).astype(np.int64),
-            "who": np.where(who == top, -1, who).astype(np.int64), "score": score, "std": std,
-            "kind": (flags >> 2).astype(np.int64), "blind": (flags & 2) > 0, "current": (flags & 1) > 0}
+    if "std" in (rows.dtype.names or ()):
+        std = rows["std"].copy()
+        std[std <= _NULL / 2] = np.nan
+    else:
+        std = np.zeros(0)
+    return {"item": item, "dim": dim, "who": who, "score": score, "std": std,
+            "kind": flags >> 2, "blind": (flags & 2) > 0, "current": (flags & 1) > 0}

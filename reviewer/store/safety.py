@@ -46,7 +46,7 @@ class SafetyMixin(RolesMixin):
             q = q.where(SafetyFlag.item_pk.in_(item_pks))  # type: ignore[attr-defined]
         if only_pending:
             q = q.where(Item.safety.in_(WAITING))  # type: ignore[attr-defined]
-        rows = [f for f in records(conn, q.order_by(SafetyFlag.pk)) if revision_of(f) == f.item_revision]
+        rows = [f for f in records(conn, q.order_by(SafetyFlag.pk)) if revision_of(f, f.item_revision) == f.item_revision]
         pks = [f.pk for f in rows]
         decisions: dict[int, list[Any]] = {}
         if pks:
@@ -106,6 +106,7 @@ class SafetyMixin(RolesMixin):
                 raise UserError(f"flag {flag_id} is not a flag you raised")
             if conn.execute(select(SafetyDecision.pk).where(SafetyDecision.flag_pk == flag_id)).first():
                 raise UserError(f"flag {flag_id} already has a safety decision; it can no longer be withdrawn")
+            self._refuse_stale(conn, flag_id, row[0])
             conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
                 flag_pk=flag_id, reviewer=reviewer, decision="withdraw", reason="withdrawn by the flagger", **signed))
             return self._settle_flag(conn, flag_id, row[0])
@@ -126,9 +127,16 @@ class SafetyMixin(RolesMixin):
             row = conn.execute(select(SafetyFlag.item_pk).where(SafetyFlag.pk == flag_id)).first()
             if row is None:
                 raise UserError(f"no safety flag {flag_id}")
+            self._refuse_stale(conn, flag_id, row[0])
             conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
                 flag_pk=flag_id, reviewer=reviewer, decision=decision, reason=reason.strip(), **signed))
             return self._settle_flag(conn, flag_id, row[0])
+
+    def _refuse_stale(self, conn: Any, flag_id: int, item_pk: int) -> None:
+        """A flag raised on an earlier content revision no longer applies: deciding it is refused."""
+        if not any(f.pk == flag_id for f in self._flags(conn, [item_pk])):
+            raise UserError(f"flag {flag_id} was raised on an earlier version of the item's content and no "
+                            "longer applies; decide the flags of the current version (rubricate review --queue safety)")
 
     def _settle_flag(self, conn: Any, flag_id: int, item_pk: int) -> str:
         """The item's derived safety status onto its row (``safety_flag.status`` is never

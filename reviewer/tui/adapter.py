@@ -10,7 +10,7 @@ from typing import Any
 from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 
-BAND_COLORS = {"High": "green", "Medium": "yellow", "Potential bias": "red"}
+BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,18 @@ class FlagLine:
     decisions: tuple[tuple[str, str, str], ...] = ()
     #: why it was flagged (a reviewer's reason, or the gate's context)
     context: str = ""
+
+
+def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
+             dataset: str | None) -> tuple[int, int, int]:
+    """The queue's ``(total, done, left for this reviewer)``."""
+    return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))  # type: ignore[return-value]
+
+
+def find_item(store: Any, item_id: str) -> int | None:
+    """The key of the item with this exact id (None when there is none)."""
+    rows = store.queue_page("triage", search=item_id, limit=50)
+    return next((r.item_pk for r in rows if r.item_id == item_id), None)
 
 
 def roles(store: Any, reviewer: str) -> set[str]:
@@ -104,6 +116,7 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
         if mine is not None:
             d.my_score, d.my_reason, d.my_tags = mine.score, mine.reason, tuple(mine.tags)
             d.my_blind = mine.first_blind is not None
+            d.blind_score = mine.first_blind
         d.revealed = not blind or mine is not None
         d.peers = {name: rec.score for name, rec in view.human.get(dim.id, {}).items()
                    if name != reviewer and rec.score is not None}
@@ -114,7 +127,8 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
              if states.get(f.pk, f.status) != "withdrawn"]
     return ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
-                     pair_lines, fold=fold, reviewer=reviewer)
+                     pair_lines, fold=fold, reviewer=reviewer,
+                     conversation=[m for m in (view.conversation or []) if isinstance(m, dict)])
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -223,7 +237,8 @@ def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) ->
         for d in report["dimensions"]:
             dim = rubric.dimension(d["dimension"])
             out.append({**d, "rubric": ref, "sample": report["sample"], "dataset": dataset, "pairs": report.get("pairs"),
-                        "scale_min": dim.scale.min, "scale_max": dim.scale.max, "levels": dim.scale.levels})
+                        "scale_min": dim.scale.min, "scale_max": dim.scale.max, "levels": dim.scale.levels,
+                        "pass_rate_estimate": report.get("pass_rate_estimate")})
     return out
 
 

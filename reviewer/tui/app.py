@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import statistics
 import threading
+import time
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import App
 from textual.binding import Binding
@@ -65,6 +68,8 @@ class ReviewApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "rubricate"
+    #: below 110 columns (a laptop over SSH) panels and cards stack instead of sitting side by side
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
         Binding("question_mark,f1", "help", "help", id="app.help"),
         Binding("ctrl+q", "quit", "quit", id="app.quit", priority=True),
@@ -90,6 +95,11 @@ class ReviewApp(App[None]):
         self.write_errors: list[str] = []
         #: the next item, being claimed (or claimed) while the reviewer works on this one
         self._ahead: Future[Any] | None = None
+        #: the queue's (total, done, left for this reviewer), read after each finished item
+        self.progress: tuple[int, int, int] | None = None
+        #: seconds spent on each item finished this session
+        self.durations: list[float] = []
+        self._shown_at: float | None = None
 
     def on_mount(self) -> None:
         if self.settings.keymap:
@@ -100,6 +110,7 @@ class ReviewApp(App[None]):
         if isinstance(self.store, StoreHandle):
             self._open_store()
         self._load_roles()
+        self.load_progress()
 
     @work(thread=True, group="store")
     def _open_store(self) -> None:
@@ -122,11 +133,41 @@ class ReviewApp(App[None]):
             message.no_wrap, message.overflow = True, "ignore"  # one line, however narrow the terminal
             self.call_from_thread(self.exit, message=message, return_code=code)
             return
+        if blind and not self.session.blind:  # a queue set blind is blind for everyone in it
+            self.session = replace(self.session, blind=True)  # before any screen reads the store
         handle.ready.set_result(store)
         # What exists now lives as long as the app: keep it out of the collector's full scans.
         self.call_from_thread(gc.freeze)
-        if blind and not self.session.blind:  # a queue set blind is blind for everyone in it
-            self.call_from_thread(setattr, self, "session", replace(self.session, blind=True))
+
+    @work(thread=True, group="progress")
+    def load_progress(self, after: Future[Any] | None = None) -> None:
+        """Read the queue's progress (once ``after``, the write that closed a lease, has landed)."""
+        if after is not None:
+            with contextlib.suppress(Exception):
+                after.result()
+        s = self.session
+        found = adapter.progress(self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset)
+        self.call_from_thread(self._set_progress, found)
+
+    def _set_progress(self, found: tuple[int, int, int]) -> None:
+        self.progress = found
+        show = getattr(self.screen, "show_progress", None)
+        if show is not None:
+            show()
+
+    def pace(self) -> Text:
+        """Progress and pace for a header: done of total, left for you, this session's count and
+        median time per item."""
+        t = Text()
+        if self.progress is not None:
+            total, done, left = self.progress
+            t.append(f"{done}/{total} done", style="bold")
+            t.append(f" · {left} left for you", style="dim")
+        n = len(self.durations)
+        t.append(f"{' · ' if t else ''}session {n} item{'' if n == 1 else 's'}", style="dim")
+        if self.durations:
+            t.append(f" · median {statistics.median(self.durations):.0f}s/item", style="dim")
+        return t
 
     @work(thread=True, group="roles")
     def _load_roles(self) -> None:
@@ -230,6 +271,7 @@ class ReviewApp(App[None]):
             return
         if remember:
             self.history.append(state.item_pk)
+        self._shown_at = time.monotonic()
         if state.claim is not None and self._ahead is None:
             # through the writer: after the writes that closed the last leases, never before
             self._ahead = self.writer.submit("claim ahead", self._claim,
@@ -245,6 +287,27 @@ class ReviewApp(App[None]):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+
+    @work
+    async def jump(self, *states: ItemState) -> None:
+        """Ask for an item id and open that item (the items on screen are given back)."""
+        from reviewer.tui.screens.jump import JumpDialog
+
+        item_id = await self.push_screen_wait(JumpDialog())
+        if item_id is not None:
+            self._jump_to(item_id, states)
+
+    @work(thread=True, exclusive=True, group="load")
+    def _jump_to(self, item_id: str, states: tuple[ItemState, ...]) -> None:
+        pk = adapter.find_item(self.store, item_id)
+        if pk is None:
+            self.call_from_thread(self.notify, Text(f"no item {item_id!r}"), severity="warning")
+            return
+        for state in states:
+            if state.claim is not None:
+                self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
+        state = adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind)
+        self.call_from_thread(self._show, state, True, None)
 
     @work(thread=True, exclusive=True, group="load")
     def open_pair(self, state: ItemState) -> None:
@@ -299,6 +362,9 @@ class ReviewApp(App[None]):
             if state.claim is not None:
                 closed = self.writer.submit("lease", adapter.close_claim, self.store, state.claim,
                                             "skip" if skip else ("complete" if finished else "release"))
+        if finished and self._shown_at is not None:
+            self.durations.append(time.monotonic() - self._shown_at)
+        self.load_progress(closed)
         ahead, self._ahead = self._ahead, None
         # what was claimed ahead is re-read (in the worker) before it is shown
         self.open_next(closed, ahead)
@@ -376,6 +442,11 @@ def make_app(store: Any, reviewer: str, queue: str = "triage", rubric_ref: str |
              first_page: Future[Any] | None = None) -> ReviewApp:
     """Build the app on an open ``store``, or (``store`` None) on ``db``, which it opens in a
     worker once running; ``first_page`` is :func:`reviewer.tui.firstpage.start`'s future."""
+    if settings is not None and settings.keymap:
+        from reviewer.tui.config import config_path
+        from reviewer.tui.keys import check_keymap
+
+        check_keymap(settings.keymap, config_path())
     return ReviewApp(store, Session(reviewer, queue, rubric_ref, dataset, blind), settings, db, first_page)
 
 

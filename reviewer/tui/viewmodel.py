@@ -62,6 +62,8 @@ class DimState:
     my_blind: bool = False
     #: In blind mode, whether the judge's score is visible yet.
     revealed: bool = True
+    #: The score given blind, before the judge was revealed (kept when revised after).
+    blind_score: float | None = None
     peers: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -108,12 +110,20 @@ class ItemState:
     fold: ItemFold | None = None
     #: Whose scores ``dims`` hold (``my_score``).
     reviewer: str = ""
+    #: Chat messages ``{role, content}`` when the item is a conversation.
+    conversation: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def safety_failed(self) -> bool:
         """The safety cap applies: a flag open, escalated or confirmed (the flags' statuses come
         from the fold; a flag raised on this screen since it was loaded counts too)."""
         return any(f.status not in ("cleared", "withdrawn") for f in self.flags)
+
+    @property
+    def judge_hidden(self) -> bool:
+        """Whether any of the judge's scores is still hidden (blind): then nothing computed from
+        them (overall, band, pass, the flip) may be shown either."""
+        return any(not d.judge_visible for d in self.dims)
 
     def _fold(self) -> ItemFold:
         if self.fold is None:  # a state built by hand (tests): fold what it holds
@@ -166,6 +176,7 @@ class ItemState:
         d.my_score, d.my_reason, d.my_tags = value, None, ()
         if blind:
             d.my_blind = d.revealed = True
+            d.blind_score = value
         return kind, blind
 
 

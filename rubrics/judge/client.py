@@ -28,6 +28,11 @@ REASK = (
     "Your reply could not be used: {problem}. Reply again with only the JSON object, exactly in "
     "the shape asked for, and nothing else."
 )
+#: The re-ask for a reply that must end with a choice on its own line (FlexEval's shape).
+REASK_LAST_LINE = (
+    "Your reply could not be used: {problem}. Reply again: your reasoning, then on the last line "
+    "only the choice, exactly as written in the list, with nothing else on that line."
+)
 
 
 def import_litellm() -> Any:
@@ -269,9 +274,13 @@ class JudgeClient:
         return Completion(text, cost, tokens_in, tokens_out)
 
     async def judge(
-        self, prompt: BuiltPrompt, validate: Callable[[dict[str, Any]], T], sample: int = 0
+        self, prompt: BuiltPrompt, validate: Callable[[dict[str, Any]], T], sample: int = 0,
+        parse: Callable[[str], dict[str, Any]] = extract_json, reask: str = REASK,
     ) -> Outcome[T]:
-        """A validated answer: the reply, then one re-ask if it is unusable, then an error."""
+        """A validated answer: the reply, then one re-ask if it is unusable, then an error.
+
+        ``parse`` turns the reply text into the answer mapping ``validate`` checks (JSON by
+        default; FlexEval's last-line choice for ``judge.reply: last_line``)."""
         out: Outcome[T] = Outcome()
         try:
             first = await self.complete(prompt, sample)
@@ -279,13 +288,13 @@ class JudgeClient:
             return Outcome(error=str(exc), cached=False)
         out.add(first)
         try:
-            out.value = _read(validate, first.text)
+            out.value = _read(validate, first.text, parse)
             return out
         except ReplyError as exc:
             problem = str(exc)
         followup = [
             {"role": "assistant", "content": first.text},
-            {"role": "user", "content": REASK.format(problem=problem)},
+            {"role": "user", "content": reask.format(problem=problem)},
         ]
         try:
             second = await self.complete(prompt, sample, followup)
@@ -294,18 +303,19 @@ class JudgeClient:
             return out
         out.add(second)
         try:
-            out.value = _read(validate, second.text)
+            out.value = _read(validate, second.text, parse)
         except ReplyError as exc:
             out.error = f"unusable reply after one re-ask: {exc}"
             out.raw = f"{first.text}\n--- re-ask reply ---\n{second.text}"
         return out
 
 
-def _read(validate: Callable[[dict[str, Any]], T], text: str) -> T:
+def _read(validate: Callable[[dict[str, Any]], T], text: str,
+          parse: Callable[[str], dict[str, Any]] = extract_json) -> T:
     """The validated answer in a reply; anything that goes wrong reading it is a :class:`ReplyError`
     (a validator tripping over an odd value must not end the run)."""
     try:
-        return validate(extract_json(text))
+        return validate(parse(text))
     except ReplyError:
         raise
     except RecursionError:

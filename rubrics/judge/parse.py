@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rubrics.schema import Scale
@@ -74,6 +74,33 @@ def _trailing_object(text: str) -> str | None:
             return text[start:]
         start = text.find("{", start + 1)
     return None
+
+
+_WRAPPING = " \t\"'`*_"
+
+
+def last_line_choice(choices: Mapping[str, float]) -> Callable[[str], dict[str, Any]]:
+    """FlexEval's reply: reasoning, then the choice alone on the last non-empty line.
+
+    Strict: the last line, with surrounding quotes, asterisks, backticks and a final full stop
+    taken off, must equal one of the choices (case-insensitively). A choice found elsewhere in
+    the reply, or a last line that only contains a choice among other words, is refused
+    (FlexEval itself scans every line from the end for one that starts or ends with a choice,
+    which turns "NO, it is not YES" into an answer; rubricate never guesses)."""
+    names = {name.lower(): name for name in choices}
+
+    def parse(text: str) -> dict[str, Any]:
+        lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+        if not lines:
+            raise ReplyError("the reply is empty; end with one of " + ", ".join(choices))
+        last = lines[-1].strip().strip(_WRAPPING).rstrip(".").strip(_WRAPPING)
+        name = names.get(last.lower())
+        if name is None:
+            raise ReplyError(f"the last line {lines[-1].strip()[:80]!r} is not one of "
+                             + ", ".join(choices))
+        return {"choice": name, "rationale": "\n".join(lines[:-1]).strip()}
+
+    return parse
 
 
 def number_on_scale(value: Any, scale: Scale, what: str = "score") -> float:

@@ -9,7 +9,7 @@ from typing import Any
 
 from rubrics.judge.client import import_litellm
 from rubrics.judge.prompt import BuiltPrompt, build_dimension_prompt
-from rubrics.methods.base import JudgeItem
+from rubrics.methods.base import JudgeItem, turn_views
 from rubrics.schema import Dimension, Rubric
 
 #: Output tokens assumed per judge call in estimates (a JSON answer with a short rationale).
@@ -97,8 +97,7 @@ def dry_run(rubric: Rubric, items: Iterable[JudgeItem], model: str | None,
         combined = [d for d in item_dimensions(rubric) if combinable(rubric, d, has_turns)]
         for dim in item_dimensions(rubric):
             n = max(1, samples or dim.samples)
-            views = ([item.for_turn(i) for i in item.assistant_turns()]
-                     if dim.metric_level == "turn" and has_turns else [item])
+            views = turn_views(item, dim)
             if dim in combined:
                 calls = n if dim is combined[0] else 0
             elif dim.method == "llm_judge":
@@ -110,7 +109,8 @@ def dry_run(rubric: Rubric, items: Iterable[JudgeItem], model: str | None,
             plan.calls[dim.id] = plan.calls.get(dim.id, 0) + calls
             if calls:
                 ex = (examples or {}).get(dim.id, ())
-                plan.tokens_in += calls * estimate_tokens(build_dimension_prompt(views[0], dim, ex))
+                plan.tokens_in += calls * estimate_tokens(build_dimension_prompt(views[0], dim, ex,
+                                                                                 reply=rubric.judge.reply))
                 plan.tokens_out += calls * TOKENS_OUT_PER_CALL
     for dim in rubric.dimensions:
         if dim.method == "argumentation_parity":

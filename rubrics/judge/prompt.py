@@ -22,7 +22,8 @@ from rubrics.judge.cache import digest
 from rubrics.methods.base import JudgeItem, effective_scale, format_conversation
 from rubrics.schema import Dimension, Scale
 
-FILL_WORDS = ("input", "output", "context", "reference", "conversation", "turn", "completion")
+#: FlexEval's fill words (``{content}`` is the current turn, as ``{turn}``) and rubricate's own.
+FILL_WORDS = ("input", "output", "context", "reference", "conversation", "turn", "completion", "content")
 _FILL = re.compile(r"\{(" + "|".join(FILL_WORDS) + r")\}")
 _ANGLES = re.compile(r"<{3,}|>{3,}")
 _HASH_TOKEN = "0" * 16
@@ -81,15 +82,23 @@ def data_blocks(item: JudgeItem, sandbox: Sandbox) -> dict[str, str]:
     conversation = format_conversation(item.conversation) if item.conversation else ""
     if not conversation and item.input:
         conversation = f"user: {item.input}\nassistant: {item.output}"
+    context = item.context or earlier_messages(item)
     blocks = {
         "input": sandbox.wrap("INPUT", item.input) if item.input else "",
         "output": sandbox.wrap("OUTPUT", item.output),
-        "context": sandbox.wrap("CONTEXT", item.context) if item.context else "",
+        "context": sandbox.wrap("CONTEXT", context) if context else "",
         "reference": sandbox.wrap("REFERENCE", item.reference) if item.reference else "",
         "conversation": sandbox.wrap("CONVERSATION", conversation) if conversation else "",
     }
-    blocks["turn"] = blocks["completion"] = blocks["output"]
+    blocks["turn"] = blocks["completion"] = blocks["content"] = blocks["output"]
     return blocks
+
+
+def earlier_messages(item: JudgeItem) -> str:
+    """FlexEval's ``{context}`` for a conversation item: the messages before its last
+    assistant turn (a turn view already carries its own in ``context``)."""
+    spans = item.turn_spans("assistant")
+    return format_conversation(item.conversation[: spans[-1][0]]) if spans else ""
 
 
 def fill(template: str, blocks: Mapping[str, str]) -> tuple[str, set[str]]:
@@ -159,6 +168,11 @@ SYSTEM = (
     "You are a careful, strict evaluator. You score one output of an AI assistant against a "
     "rubric. Reply with one JSON object and nothing else."
 )
+#: FlexEval's reply shape: reasoning first, the choice alone on the last line.
+SYSTEM_LAST_LINE = (
+    "You are a careful, strict evaluator. You classify one output of an AI assistant against a "
+    "rubric. Reason first; then end with the choice alone on the last line."
+)
 
 
 def example_block(examples: Sequence[Mapping[str, Any]], sandbox: Sandbox) -> tuple[str, list[str]]:
@@ -181,6 +195,19 @@ def example_block(examples: Sequence[Mapping[str, Any]], sandbox: Sandbox) -> tu
     return head + "\n\n".join(parts), ids
 
 
+def default_data(item: JudgeItem, dim: Dimension, blocks: Mapping[str, str], used: set[str]) -> str:
+    """The data section for a prompt that names no output fill word.
+
+    A conversation item is judged on its conversation: a conversation-level dimension sees the
+    whole exchange; an item- or turn-level one sees the messages before the output as context
+    (FlexEval's ``{context}``) and the last assistant turn (or the turn) as the output."""
+    if item.conversation and dim.metric_level == "conversation":
+        data = [blocks[k] for k in ("input", "reference") if blocks[k] and k not in used]
+        return "## Data\n" + "\n".join([*data, blocks["conversation"]])
+    data = [blocks[k] for k in ("input", "context", "reference") if blocks[k] and k not in used]
+    return "## Data\n" + "\n".join([*data, blocks["output"]])
+
+
 def _score_text(value: Any) -> str:
     """A score as a number; anything else (never expected) as a placeholder, not as text."""
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -193,20 +220,25 @@ def build_dimension_prompt(
     dim: Dimension,
     examples: Sequence[Mapping[str, Any]] = (),
     sandbox: Sandbox | None = None,
+    reply: str = "structured",
 ) -> BuiltPrompt:
-    """G-Eval's shape for one dimension: definition, anchors, question, data, JSON answer."""
+    """G-Eval's shape for one dimension: definition, anchors, question, data, JSON answer (or,
+    with ``reply="last_line"``, FlexEval's: reasoning, then the choice alone on the last line)."""
     sandbox = sandbox or Sandbox()
     blocks = data_blocks(item, sandbox)
     question, used = fill(dim.prompt or f"How well does the output do on {dim.name}?", blocks)
     sections = [describe_dimension(dim), "## Question\n" + question]
-    if not used & {"output", "turn", "completion", "conversation"}:
-        data = [blocks[k] for k in ("input", "context", "reference") if blocks[k] and k not in used]
-        # A conversation-level dimension judges the whole exchange, not its last reply.
-        whole = dim.metric_level == "conversation" and bool(item.conversation)
-        sections.append("## Data\n" + "\n".join([*data, blocks["conversation" if whole else "output"]]))
+    if not used & {"output", "turn", "completion", "conversation", "content"}:
+        sections.append(default_data(item, dim, blocks, used))
     shown, ids = example_block(examples, sandbox)
     if shown:
         sections.append(shown)
+    if reply == "last_line" and dim.choices:
+        sections.append(
+            "## Answer\nFirst write your reasoning. Then, on the last line, write only one of: "
+            + ", ".join(dim.choices) + " — exactly as written, with nothing else on that line."
+        )
+        return sandbox.finish(SYSTEM_LAST_LINE, "\n\n".join(sections), None, ids)
     sections.append(
         "## Answer\nFind the most serious flaw in the output first, then decide. Reply with only "
         "this JSON object:\n" + answer_shape(dim)
@@ -215,9 +247,10 @@ def build_dimension_prompt(
 
 
 def build_combined_prompt(
-    item: JudgeItem, dims: Sequence[Dimension], sandbox: Sandbox | None = None
+    item: JudgeItem, dims: Sequence[Dimension], sandbox: Sandbox | None = None, reply: str = "structured"
 ) -> BuiltPrompt:
-    """ADR-016's shape: every dimension scored in one call, one JSON object keyed by dimension."""
+    """ADR-016's shape: every dimension scored in one call, one JSON object keyed by dimension
+    (``reply="flat"``: ADR-016's own object, each dimension a number, plus ``notes``)."""
     sandbox = sandbox or Sandbox()
     blocks = data_blocks(item, sandbox)
     # The data appears once below, so fill words inside questions just name it.
@@ -226,8 +259,19 @@ def build_combined_prompt(
         + (f"\nQuestion: {_FILL.sub(lambda m: 'the ' + m.group(1), d.prompt)}" if d.prompt else "")
         for d in dims
     ]
-    data = [blocks[k] for k in ("input", "context", "reference") if blocks[k]]
-    sections.append("## Data\n" + "\n".join([*data, blocks["output"]]))
+    sections.append(default_data(item, dims[0], blocks, set()))
+    if reply == "flat":
+        shape = ", ".join(f'"{d.id}": <number, {scale_text(effective_scale(d))}>' for d in dims)
+        sections.append(
+            "## Answer\nScore every dimension above on its own scale; for each, find the most "
+            "serious flaw first. Reply with only this JSON object:\n{" + shape
+            + ', "notes": "<brief justification of the scores>"}'
+        )
+        flat_props: dict[str, Any] = {d.id: answer_schema(d)["properties"]["score"] for d in dims}
+        flat_props["notes"] = {"type": "string"}
+        flat = {"type": "object", "properties": flat_props, "required": list(flat_props),
+                "additionalProperties": False}
+        return sandbox.finish(SYSTEM, "\n\n".join(sections), flat)
     shapes = ",\n".join(f'  "{d.id}": {answer_shape(d)}' for d in dims)
     sections.append(
         "## Answer\nScore every dimension above on its own scale; for each, find the most serious "

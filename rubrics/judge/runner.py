@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubrics.judge.client import CostCapReached, JudgeClient
+from rubrics.judge.gate_check import llm_gate_check
 from rubrics.judge.plan import combinable, item_dimensions, scoring_order
 from rubrics.methods import claims, pairs
-from rubrics.methods.base import JudgeItem, failed
+from rubrics.methods.base import JudgeItem, failed, turn_views
 from rubrics.methods.deterministic import score_deterministic
 from rubrics.methods.llm_judge import score_combined, score_llm_judge
 from rubrics.methods.semantic import DEFAULT_MODEL, Embedder, score_semantic
+from rubrics.methods.turns import roll_up
 from rubrics.results import SafetyHit, ScoreResult
 from rubrics.safety import check_gates
 from rubrics.schema import Dimension, Rubric
@@ -61,6 +63,8 @@ class Totals:
     tokens_in: int = 0
     tokens_out: int = 0
     status: str = "running"
+    #: Judge checks behind the gates (``safety_llm_check``) whose call failed (no flag opened).
+    gate_check_errors: int = 0
     per_dimension: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def add(self, result: ScoreResult) -> None:
@@ -92,7 +96,7 @@ class Totals:
                           "cost_usd": round(d["cost_usd"], 6)}
         return {"items": self.items, "results": self.results, "errors": self.errors,
                 "not_applicable": self.not_applicable, "safety_hits": self.safety_hits,
-                "cached": self.cached,
+                "cached": self.cached, "gate_check_errors": self.gate_check_errors,
                 "cost_usd": round(self.cost_usd, 6), "tokens_in": self.tokens_in,
                 "tokens_out": self.tokens_out, "status": self.status, "dimensions": dims}
 
@@ -162,6 +166,11 @@ class JudgeRunner:
             return score_deterministic(item, dim)
         if method == "semantic_similarity":
             return await asyncio.to_thread(score_semantic, item, dim, self.embedder(dim))
+        if method == "groundedness" and not item.context.strip():
+            # The wiki: groundedness applies "only when context is supplied".
+            return ScoreResult(item_id=item.id, dimension=dim.id, method=method, model=self.model,
+                               turn=item.turn, not_applicable=True,
+                               rationale="not applicable: no context was supplied to ground the output in")
         if method in ("claim_pipeline", "groundedness"):
             if self.client is not None and dim.params.get("checker") != "embedding":
                 return await claims.score_claims_judge(item, dim, self.client)
@@ -170,17 +179,17 @@ class JudgeRunner:
             if self.client is None:
                 return failed(item, dim, "no judge model: pass --model or set judge.model in the rubric")
             return await score_llm_judge(item, dim, self.client, self.examples.get(dim.id, ()),
-                                         self.samples)
+                                         self.samples, reply=self.rubric.judge.reply)
         return failed(item, dim, f"method {method} cannot score a single item")
-
-    def _views(self, item: JudgeItem, dim: Dimension) -> list[JudgeItem]:
-        turns = item.assistant_turns()
-        if dim.metric_level == "turn" and turns:
-            return [item.for_turn(i) for i in turns]
-        return [item]
 
     def _not_applicable(self, view: JudgeItem, dim: Dimension,
                         done: Mapping[tuple[str, int | None], ScoreResult]) -> ScoreResult | None:
+        if dim.role not in (None, "any") and dim.metric_level != "turn" and view.conversation \
+                and view.last_role() != dim.role:
+            # FlexEval's is_role on an item-level dimension: the item's last message decides.
+            return ScoreResult(item_id=view.id, dimension=dim.id, method=dim.method, model=self.model,
+                               turn=view.turn, not_applicable=True,
+                               rationale=f"not applicable: the last message is not from the {dim.role}")
         cond = dim.depends_on
         if cond is None:
             return None
@@ -198,6 +207,8 @@ class JudgeRunner:
                                                 for i in item.assistant_turns()])
         ref = {"id": item.id, "metadata": dict(item.metadata)}
         hits = [h for t in texts for h in check_gates(self.rubric.safety_gates, t, ref)]
+        if self.rubric.safety_llm_check and self.client is not None:
+            hits += await self._llm_gate_checks(item, list(texts), hits)
         dims = item_dimensions(self.rubric)
         has_turns = bool(item.assistant_turns())
         together = [d for d in dims if combinable(self.rubric, d, has_turns)]
@@ -210,12 +221,18 @@ class JudgeRunner:
         for wave in scoring_order([d for d in dims if d not in together]):
             jobs: list[Any] = []
             for dim in wave:
-                for view in self._views(item, dim):
+                for view in turn_views(item, dim):
                     na = self._not_applicable(view, dim, done)
                     jobs.append(_ready(na) if na is not None
                                 else self._isolated(self._score_dim(view, dim), view, dim))
             for r in await asyncio.gather(*jobs):
                 done[(r.dimension, r.turn)] = r
+                results.append(r)
+            for dim in (d for d in wave if d.metric_level == "turn" and item.conversation):
+                # The item's score from its turns' scores, by the rubric's rule.
+                turns = [r for r in results if r.dimension == dim.id and r.turn is not None]
+                r = roll_up(item, dim, turns, self.model)
+                done[(r.dimension, None)] = r
                 results.append(r)
         if self._has_pairs and item.group is not None:
             self._groups.setdefault((item.dataset, item.group), []).append(_Seen(item, self._overall(results)))
@@ -225,13 +242,27 @@ class JudgeRunner:
             h.item_key = item.key
         return results, hits
 
+    async def _llm_gate_checks(self, item: JudgeItem, texts: list[str], hits: list[SafetyHit]) -> list[SafetyHit]:
+        """The judge's check behind the rules, on each text the rules passed for a gate."""
+        assert self.client is not None
+        caught = {(h.gate, h.matched) for h in hits}
+        jobs = [llm_gate_check(gate, item, text, self.client)
+                for gate in self.rubric.safety_llm_check for text in texts
+                if not any(g == gate and m in text for g, m in caught)]
+        found: list[SafetyHit] = []
+        for more, cost, error in await asyncio.gather(*jobs):
+            found += more
+            self.totals.cost_usd += cost
+            self.totals.gate_check_errors += error
+        return found
+
     async def _combined(self, item: JudgeItem, dims: list[Dimension]) -> list[ScoreResult]:
         """Every dimension of a combined call; a failure anywhere in it is each one's error."""
         if self.client is None:
             return [failed(item, d, "no judge model: pass --model or set judge.model in the rubric")
                     for d in dims]
         try:
-            return await score_combined(item, dims, self.client, self.samples)
+            return await score_combined(item, dims, self.client, self.samples, self.rubric.judge.reply)
         except CostCapReached:
             raise
         except Exception as exc:

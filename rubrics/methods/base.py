@@ -42,9 +42,11 @@ class JudgeItem:
         message of ``conversation``."""
         conversation = tuple(dict(m) for m in (data.get("conversation") or ()))
         output = data.get("output")
-        if output is None:
-            assistant = [m for m in conversation if m.get("role") == "assistant"]
-            output = str(assistant[-1].get("content", "")) if assistant else ""
+        if output is None or (output == "" and conversation):
+            # A conversation item is judged on its conversation: its output is the last
+            # assistant turn (never an empty string).
+            spans = role_spans(conversation, "assistant")
+            output = span_text(conversation, *spans[-1]) if spans else ""
         return cls(
             id=str(data["id"]),
             output=str(output),
@@ -58,6 +60,27 @@ class JudgeItem:
             key=None if data.get("pk") is None else int(data["pk"]),
             dataset=str(data.get("dataset") or ""),
         )
+
+    def turn_spans(self, role: str = "assistant") -> list[tuple[int, int]]:
+        """FlexEval's turns: runs of consecutive messages of one role, as ``(start, end)`` index
+        spans into ``conversation``; only the runs of ``role`` (``any``: every run)."""
+        return role_spans(self.conversation, role)
+
+    def for_span(self, start: int, end: int, ordinal: int) -> JudgeItem:
+        """The view of one turn: its messages are the output (``{turn}``, ``{content}``), the
+        messages before it the context (``{context}``), the conversation up to its end
+        ``{conversation}``; ``turn`` is its ordinal among the turns scored."""
+        return replace(
+            self,
+            output=span_text(self.conversation, start, end),
+            context=format_conversation(self.conversation[:start]),
+            conversation=self.conversation[:end],
+            turn=ordinal,
+        )
+
+    def last_role(self) -> str | None:
+        """The role of the conversation's last message (None without a conversation)."""
+        return str(self.conversation[-1].get("role")) if self.conversation else None
 
     def assistant_turns(self) -> list[int]:
         """Indices (into ``conversation``) of the assistant messages."""
@@ -77,6 +100,33 @@ class JudgeItem:
             conversation=self.conversation[: index + 1],
             turn=ordinal,
         )
+
+
+def role_spans(messages: Sequence[Mapping[str, Any]], role: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each run of consecutive same-role messages whose role is ``role``
+    (``any``: every run)."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(messages) + 1):
+        if i == len(messages) or messages[i].get("role") != messages[start].get("role"):
+            if role == "any" or messages[start].get("role") == role:
+                spans.append((start, i))
+            start = i
+    return spans
+
+
+def span_text(messages: Sequence[Mapping[str, Any]], start: int, end: int) -> str:
+    """The contents of ``messages[start:end]``, one per line."""
+    return "\n".join(str(m.get("content", "")) for m in messages[start:end])
+
+
+def turn_views(item: JudgeItem, dim: Dimension) -> list[JudgeItem]:
+    """What one dimension scores on one item: each turn of the dimension's role (turn level, on
+    an item with a conversation), else the item itself."""
+    if dim.metric_level == "turn" and item.conversation:
+        spans = item.turn_spans(dim.role or "assistant")
+        return [item.for_span(a, b, n) for n, (a, b) in enumerate(spans)]
+    return [item]
 
 
 def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:

@@ -9,12 +9,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubrics.judge.client import JudgeClient, Outcome
+from rubrics.judge.client import REASK, REASK_LAST_LINE, JudgeClient, Outcome
 from rubrics.judge.parse import (
     ReplyError,
     choice_score,
     confidence_of,
     evidence_of,
+    extract_json,
+    last_line_choice,
     number_on_scale,
 )
 from rubrics.judge.prompt import build_combined_prompt, build_dimension_prompt
@@ -104,16 +106,25 @@ async def score_llm_judge(
     client: JudgeClient,
     examples: Sequence[Mapping[str, Any]] = (),
     samples: int | None = None,
+    reply: str = "structured",
 ) -> ScoreResult:
-    """Score one dimension: ``samples`` calls (each with fresh sandbox markers), summarised."""
+    """Score one dimension: ``samples`` calls (each with fresh sandbox markers), summarised.
+
+    ``reply="last_line"`` (FlexEval's shape, choice dimensions): the reply's last line must be
+    one of the choices; anything else is an error after one re-ask, never a guess."""
     n = max(1, samples or dim.samples)
-    prompts = [build_dimension_prompt(item, dim, examples) for _ in range(n)]
+    last_line = reply == "last_line" and bool(dim.choices)
+    prompts = [build_dimension_prompt(item, dim, examples, reply="last_line" if last_line else "structured")
+               for _ in range(n)]
+    parse: Callable[[str], dict[str, Any]] = (
+        last_line_choice(dim.choices) if last_line and dim.choices else extract_json)
+    reask = REASK_LAST_LINE if last_line else REASK
 
     def validate(answer: dict[str, Any]) -> Judgement:
         return parse_judgement(answer, dim)
 
     outcomes = await asyncio.gather(
-        *(client.judge(p, validate, sample=i) for i, p in enumerate(prompts))
+        *(client.judge(p, validate, sample=i, parse=parse, reask=reask) for i, p in enumerate(prompts))
     )
     return summarise(item, dim, client.model, outcomes, prompts[0].prompt_hash,
                      prompts[0].examples_used)
@@ -135,13 +146,39 @@ def _combined_validator(dims: Sequence[Dimension]) -> Callable[[dict[str, Any]],
     return validate
 
 
+def _flat_validator(dims: Sequence[Dimension]) -> Callable[[dict[str, Any]], dict[str, Judgement]]:
+    """ADR-016's flat reply, strictly: exactly the dimension ids (each a number on its scale)
+    and ``notes`` (text) — a missing, extra or misspelt key is an error, not a guess."""
+    wanted = [d.id for d in dims]
+
+    def validate(answer: dict[str, Any]) -> dict[str, Judgement]:
+        missing = [k for k in [*wanted, "notes"] if k not in answer]
+        extra = sorted(k for k in answer if k not in wanted and k != "notes")
+        if missing or extra:
+            parts = ([f"missing {', '.join(missing)}"] if missing else []) + (
+                [f"unexpected {', '.join(extra)}"] if extra else [])
+            raise ReplyError(f"the answer must hold exactly {', '.join(wanted)} and notes ({'; '.join(parts)})")
+        notes = answer["notes"]
+        if not isinstance(notes, str):
+            raise ReplyError("notes must be text")
+        out: dict[str, Judgement] = {}
+        for dim in dims:
+            out[dim.id] = Judgement(score=number_on_scale(answer[dim.id], effective_scale(dim), f'"{dim.id}"'),
+                                    rationale=notes)
+        return out
+
+    return validate
+
+
 async def score_combined(
-    item: JudgeItem, dims: Sequence[Dimension], client: JudgeClient, samples: int | None = None
+    item: JudgeItem, dims: Sequence[Dimension], client: JudgeClient, samples: int | None = None,
+    reply: str = "structured",
 ) -> list[ScoreResult]:
-    """Score several dimensions with one call per sample; each dimension gets its own result."""
+    """Score several dimensions with one call per sample; each dimension gets its own result
+    (``reply="flat"``: ADR-016's flat object with notes)."""
     n = max(1, samples or max(d.samples for d in dims))
-    prompts = [build_combined_prompt(item, dims) for _ in range(n)]
-    validate = _combined_validator(dims)
+    prompts = [build_combined_prompt(item, dims, reply=reply) for _ in range(n)]
+    validate = _flat_validator(dims) if reply == "flat" else _combined_validator(dims)
     outcomes = await asyncio.gather(
         *(client.judge(p, validate, sample=i) for i, p in enumerate(prompts))
     )

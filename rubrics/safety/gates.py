@@ -7,6 +7,7 @@ from typing import Any
 
 from rubrics.results import SafetyHit
 from rubrics.safety.harmful import DETECTORS as HARMFUL
+from rubrics.safety.operations import detect_internal_data, detect_silent_destructive_action
 from rubrics.safety.pii import detect_pii
 from rubrics.safety.policy import detect_false_confirmation, detect_medical_without_disclaimer
 from rubrics.schema import GATE_ALIASES
@@ -19,6 +20,8 @@ GATE_DETECTORS: dict[str, Detector] = {
     **HARMFUL,
     "medical_advice_without_disclaimer": detect_medical_without_disclaimer,
     "false_confirmation": detect_false_confirmation,
+    "silent_destructive_action": detect_silent_destructive_action,
+    "internal_data": detect_internal_data,
 }
 
 

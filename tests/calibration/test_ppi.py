@@ -117,3 +117,14 @@ def test_ranking_changes_where_the_judge_is_biased_per_group() -> None:
     assert [r.group for r in ranked] == ["b", "a", "c"]
     assert {r.group: r.judge_rank for r in ranked} == {"a": 1, "b": 2, "c": 3}
     assert ranked[2].rank_probability > 0.99 and 0.9 < ranked[0].rank_probability <= 1.0
+
+
+def test_moments_from_sums_give_the_same_estimate_as_the_array() -> None:
+    """A store can hand the unlabelled side over as count, sum and sum of squares (SQL)."""
+    y, yhat, yu = _data(21, big_n=50_000, discrete=True)
+    m = ppi.Moments.from_sums(yu.size, float(yu.sum()), float((yu * yu).sum()))
+    a, b = ppi.estimate_mean(y, yhat, yu), ppi.estimate_mean(y, yhat, m)
+    for key in ("judge_only", "ppi", "lam", "effective_labels"):
+        assert getattr(b, key) == pytest.approx(getattr(a, key), rel=1e-9, abs=1e-12)
+    assert b.ppi_ci == pytest.approx(a.ppi_ci, rel=1e-9)
+    assert ppi.labels_for_width(y, yhat, m, 0.02) == ppi.labels_for_width(y, yhat, yu, 0.02)

@@ -146,3 +146,92 @@ def test_audit_flag_must_be_a_boolean(tmp_path: Path, capsys: pytest.CaptureFixt
                               "--db", str(tmp_path / "s.db")], capsys)
     assert code == 1
     assert "bad.jsonl:1" in err and "'audit' must be true or false" in err
+
+
+def test_the_database_count_and_the_folded_columns_agree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The unlabelled side counted in SQL (one run, no revision) equals the one folded from columns."""
+    from reviewer import estimates
+    from reviewer.store import open_store
+
+    path, _ = _write(tmp_path)
+    db = str(tmp_path / "s.db")
+    assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
+    store = open_store(db)
+    rubric = store.get_rubric("general-quality@1.0.0")
+    assert store.judge_score_totals(rubric.ref) is not None
+    folds = estimates.audit_folds(store, rubric, None, "mean")
+    fast = estimates.dimension_estimates(store, rubric, None, folds, 0.95, None)
+    slow = estimates.dimension_estimates(store, rubric, None, folds, 0.95, None, count_in_db=False)
+    for dim, e in fast.items():
+        for key in ("judge_only", "ppi", "lambda", "n_unlabelled", "effective_labels"):
+            assert e[key] == pytest.approx(slow[dim][key], rel=1e-9)
+    store.close()
+
+
+def test_report_leaderboard_corrected_where_the_judge_favours_one_model(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Model b is better, but the judge is lenient with model a only: by the judge a leads, by the
+    corrected pass rates b does, and the report says the order changed."""
+    rng = np.random.default_rng(5)
+    lines = []
+    truth: dict[str, dict[str, list[float]]] = {m: {"y": [], "yhat": [], "yu": []} for m in "abc"}
+    for i in range(900):
+        model = "abc"[i % 3]
+        p_true = {"a": 0.35, "b": 0.6, "c": 0.1}[model]
+        passes = rng.random() < p_true
+        judge_pass = passes or (model == "a" and rng.random() < 0.6)
+        score = 9.0 if judge_pass else 3.0
+        item = {"id": f"q{i}", "output": "x", "metadata": {"model": model},
+                "judge": {"model": "j", "scores": {d: score for d in DIMS}}}
+        if i < 450:
+            item["audit"] = True
+            item["human"] = [{"reviewer": "ana", "scores": {d: 9.0 if passes else 3.0 for d in DIMS}}]
+            truth[model]["y"].append(float(passes))
+            truth[model]["yhat"].append(float(judge_pass))
+        else:
+            truth[model]["yu"].append(float(judge_pass))
+        lines.append(json.dumps(item))
+    path = tmp_path / "items.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    db = str(tmp_path / "s.db")
+    assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
+    code, out, err = run_cli(["report", "--rubric", "general-quality@1.0.0", "--format", "json", "--db", db], capsys)
+    assert code == 0, err
+    board = json.loads(out)["corrected_leaderboard"]
+    rows = {r["group"]: r for r in board["rows"]}
+    assert [r["group"] for r in board["rows"]] == ["b", "a", "c"]
+    assert rows["a"]["judge_rank"] == 1 and rows["b"]["judge_rank"] == 2
+    assert set(board["order_changes"]) == {"a", "b"}
+    for m, t in truth.items():
+        assert rows[m]["ppi"] == pytest.approx(ppi.ppi_mean(t["y"], t["yhat"], t["yu"]), abs=1e-9)
+    assert rows["c"]["rank_probability"] > 0.99
+    code, out, _ = run_cli(["report", "--rubric", "general-quality@1.0.0", "--format", "markdown", "--db", db], capsys)
+    assert "corrected order differs from the judge's for: b, a." in out
+
+
+def test_calibrate_group_by_ranks_corrected_means(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(9)
+    lines, truth = [], {m: {"y": [], "yhat": [], "yu": []} for m in "ab"}
+    for i in range(600):
+        model = "ab"[i % 2]
+        true = float(np.clip(np.rint(rng.normal(6.0 if model == "a" else 7.0, 1.2)), 1, 10))
+        judge = float(np.clip(np.rint(true + (2.0 if model == "a" else 0.0) + rng.normal(0, 0.8)), 1, 10))
+        item = {"id": f"q{i}", "output": "x", "metadata": {"model": model},
+                "judge": {"model": "j", "scores": {d: judge for d in DIMS}}}
+        if i < 200:
+            item["audit"] = True
+            item["human"] = [{"reviewer": "ana", "scores": {d: true for d in DIMS}}]
+            truth[model]["y"].append(true)
+            truth[model]["yhat"].append(judge)
+        else:
+            truth[model]["yu"].append(judge)
+        lines.append(json.dumps(item))
+    path = tmp_path / "items.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    db = str(tmp_path / "s.db")
+    assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
+    rep = _calibrate(db, capsys, "--group-by", "metadata.model", "--sample", "all")
+    ranking = {r["group"]: r for r in rep["dimensions"][0]["estimate"]["ranking"]}
+    assert ranking["b"]["rank"] == 1 and ranking["a"]["judge_rank"] == 1  # the judge flatters a
+    for m, t in truth.items():
+        assert ranking[m]["ppi"] == pytest.approx(ppi.ppi_mean(t["y"], t["yhat"], t["yu"]), abs=1e-9)

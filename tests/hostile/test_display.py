@@ -286,3 +286,39 @@ async def test_queue_and_calibration_screens_with_markup_names(tmp_path: Path,
     assert "[/]item-0" in cells
     assert "[/]item-0" in queue_svg and "[bold]set" in queue_svg
     assert "[/]ana" in detail_svg and "[link=http://evil.example]bob" in detail_svg.replace("&#160;", " ")
+
+
+def test_a_live_judge_run_with_a_markup_model_name(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Proves: `rubricate judge` against the loopback server, with a model named like markup and a
+    reply whose rationale carries escapes, prints the name as typed in its progress and totals
+    (Rich's progress columns read markup by default) and nothing raw; the rationale is stored as
+    the judge wrote it (shown through safe text later)."""
+    import json
+
+    from rubrics.judge.client import release_litellm
+    from tests.judge.loopback import LoopbackServer, Reply
+
+    monkeypatch.setenv("COLUMNS", "200")
+    server = LoopbackServer().start()
+    try:
+        rationale = "fine " + HOSTILE["set_title_bel"] + HOSTILE["clear_screen"]
+        server.reset(default=Reply(json.dumps({"score": 7, "rationale": rationale, "evidence": [],
+                                               "confidence": 0.9})))
+        db = str(tmp_path / "live.db")
+        src = tmp_path / "i.jsonl"
+        src.write_text("".join(json.dumps({"id": f"q{i}", "input": "Q?", "output": "A."}) + "\n" for i in range(2)))
+        open_store(db).import_items(src, GQ)
+        model = "openai/[link=http://evil.example]judge[/link]"
+        code, out, err = run_cli(["judge", "--rubric", GQ, "--model", model, "--api-base", server.url,
+                                  "--api-key", "sk-test", "--db", db], capsys)
+    finally:
+        server.stop()
+        import asyncio
+
+        asyncio.run(release_litellm())
+    assert code == 0, err
+    assert "[link=http://evil.example]judge[/link]" in out and "\x1b]8;" not in out
+    assert raw_controls(out + err) == []
+    stored = [r for r in open_store(db).item_view(1, "x").judge.get("accuracy", []) if r.rationale]
+    assert stored and "\x1b" in stored[-1].rationale  # kept as written: the guard is at display time

@@ -394,6 +394,31 @@ def test_an_integrity_refusal_is_bad_input() -> None:
     assert got == (1, "error: the database refused the change: human_score is append-only")
 
 
+@pytest.mark.parametrize("wrapper,orig,words", [
+    ("InternalError", "RaiseException", "append-only"),
+    ("ProgrammingError", "InsufficientPrivilege", "rubricate db roles"),
+], ids=["pg_trigger", "pg_no_grant"])
+def test_postgres_refusals_are_bad_input(wrapper: str, orig: str, words: str) -> None:
+    """Proves: a PostgreSQL trigger's RAISE or a missing grant is a refused request (exit 1, one
+    line), not "database unavailable" and not an unexpected error."""
+    import psycopg.errors
+    import sqlalchemy.exc
+
+    driver = getattr(psycopg.errors, orig)("human_score is append-only: add a new row instead")
+    exc = getattr(sqlalchemy.exc, wrapper)("UPDATE human_score ...", {}, driver)
+    got = faults.classify(exc)
+    assert got is not None and got[0] == 1 and words in got[1] and "\n" not in got[1]
+
+
+def test_a_programming_error_is_not_hidden_as_a_fault() -> None:
+    """Proves: a bug in our SQL is not dressed up as a database outage (it is reported as a bug)."""
+    import psycopg.errors
+    import sqlalchemy.exc
+
+    exc = sqlalchemy.exc.ProgrammingError("SELECT nope", {}, psycopg.errors.UndefinedColumn("column nope"))
+    assert faults.classify(exc) is None
+
+
 def test_an_unexpected_error_is_one_line_naming_debug(capsys: pytest.CaptureFixture[str]) -> None:
     """Proves: a bug is one line pointing at RUBRICATE_DEBUG=1, exit 1, not a traceback."""
     assert faults.report(RuntimeError("boom\nsecond line")) == 1
@@ -430,3 +455,15 @@ def test_a_config_that_is_not_a_regular_file(which: str, fifo: Path, tmp_path: P
     config = str(fifo) if which == "fifo" else "/dev/zero"
     proc = _exe("review", "--db", str(tmp_path / "x.db"), env={"RUBRICATE_CONFIG": config}, timeout=60)
     assert proc.returncode == 1 and "regular file" in one_line(proc.stderr)
+
+
+@pytest.mark.parametrize("out", ["/dev/full", "/no/such/folder/x.csv"], ids=["output_disk_full", "output_folder_missing"])
+def test_an_output_that_cannot_be_written(out: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Proves: an export whose --out cannot be written (a full disk, a missing folder) is one line,
+    exit 1 (bad input: the path given), not a traceback from the write."""
+    src = tmp_path / "a.jsonl"
+    src.write_text('{"id": "a", "output": "x"}\n')
+    db = str(tmp_path / "o.db")
+    open_store(db).import_items(src, GQ)
+    code, _, err = run_cli(["export", "--db", db, "--out", out], capsys)
+    assert code == 1 and one_line(err).startswith("error: ")

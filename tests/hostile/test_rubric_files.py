@@ -347,3 +347,49 @@ def test_a_version_edited_in_the_database_is_refused(tmp_path: Path, capsys: pyt
     code, _, err = run_cli(["import", str(items), "--rubric", "hostile@1.1.0", "--db", str(db)], capsys)
     assert code == 1 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert "hostile@1.1.0 (stored): its text does not match the content hash" in err
+
+
+# --- the same on both stores (SQLite and PostgreSQL) -----------------------------------------
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    from reviewer.store import open_store
+    from tests.store.conftest import pg_schema_url
+
+    if request.param == "sqlite":
+        yield open_store(str(tmp_path / "s.db"))
+        return
+    for url in pg_schema_url():
+        store = open_store(url)
+        yield store
+        store.close()
+
+
+def test_versions_only_go_up_on_each_store(any_store: Any) -> None:
+    from reviewer.errors import UserError
+
+    for version in ("1.0.0", "2.0.0"):
+        text = _versioned(version)
+        assert any_store.add_rubric(load_rubric_text(text, "r.yaml"), text) is True
+    back = _versioned("1.9.9", "0.5", "0.5")
+    with pytest.raises(UserError, match="versions must increase"):
+        any_store.add_rubric(load_rubric_text(back, "r.yaml"), back)
+    assert [v for _, v, _ in any_store.list_rubrics()] == ["1.0.0", "2.0.0"]
+
+
+def test_a_tampered_version_is_refused_on_each_store(any_store: Any) -> None:
+    """A row whose text and recorded hash disagree (written around the application) is refused
+    when loaded, on SQLite and PostgreSQL alike."""
+    from sqlalchemy import insert, select
+
+    from reviewer.errors import UserError
+    from reviewer.store.tables import RubricVersion
+
+    assert any_store.add_rubric(load_rubric_text(GOOD, "r.yaml"), GOOD) is True
+    with any_store.engine.begin() as conn:
+        good_hash = conn.execute(select(RubricVersion.content_hash)).scalar_one()
+        conn.execute(insert(RubricVersion).values(rubric_id="hostile", version="1.1.0", content_hash=good_hash,
+                                                  yaml_text=_versioned("1.1.0", "0.1", "0.9")))
+    with pytest.raises(UserError, match=r"hostile@1.1.0 \(stored\): its text does not match"):
+        any_store.get_rubric("hostile@1.1.0")
+    assert any_store.get_rubric("hostile@1.0.0").judge.correction_examples == 2  # the honest one loads

@@ -33,6 +33,8 @@ def well_behaved(body: dict[str, Any]) -> str:
     choices = re.search(r"Answer with one of: (.+?)\.\n", prompt)
     if choices:
         first = choices.group(1).split(", ")[0]
+        if "on the last line, write only one of" in prompt:  # FlexEval's reply style
+            return f"Reasoning first.\n{first}"
         return json.dumps({"choice": first, "rationale": "r", "evidence": [], "confidence": 1})
     top = re.findall(r"Scale: ([\d.]+)–([\d.]+)", prompt)
     scores = {m.group(1): float(top[i][1]) for i, m in enumerate(re.finditer(r"\(id: ([\w-]+)\)", prompt))}

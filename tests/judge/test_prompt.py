@@ -94,4 +94,8 @@ def test_conversation_level_dimension_sees_the_whole_exchange() -> None:
     whole = build_dimension_prompt(it, dim(metric_level="conversation")).messages[1]["content"]
     last = build_dimension_prompt(it, dim()).messages[1]["content"]
     assert "first question" in whole and "CONVERSATION-" in whole
-    assert "first question" not in last
+    # Item level: the last assistant turn is the output, the messages before it its context
+    # (the exchange is no longer hidden from an item-level dimension: issue 16).
+    assert "<<<OUTPUT-" in last and "two" in last
+    context = last.split("<<<CONTEXT-")[1].split("<<<END-CONTEXT-")[0]
+    assert "first question" in context and "two" not in context

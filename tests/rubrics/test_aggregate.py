@@ -74,7 +74,7 @@ def test_bands_and_safety_cap() -> None:
     assert score_item(rubric, top).band.label == "High"  # type: ignore[union-attr]
     capped = score_item(rubric, top, safety_failed=True)
     assert capped.overall == 0.0 and not capped.passed
-    assert capped.band is not None and capped.band.label == "Potential bias"
+    assert capped.band is not None and capped.band.label == "Low"  # REVAL's "Potential bias" only on REVAL rubrics
 
 
 def test_missing_weighted_dimension_makes_the_overall_incomplete() -> None:

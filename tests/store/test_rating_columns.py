@@ -21,6 +21,7 @@ WHO = ("ana", "bo", "cy", "lee")
 
 def _history(store: Store, tmp_path: Path, seed: int) -> None:
     rnd = random.Random(seed)
+    store.add_reviewer("lee", "lead")  # adjudications need the lead role (the store's first lead)
     rows = []
     for i in range(25):
         judge = {d: {"score": rnd.randint(1, 10), "samples": [5, 6]} for d in DIMS if rnd.random() < 0.9}
@@ -40,12 +41,17 @@ def _history(store: Store, tmp_path: Path, seed: int) -> None:
         roll = rnd.random()
         if roll < 0.12:
             store.add_human_score(pk, dim, who, None, kind="undo")
-        elif roll < 0.2:
-            store.add_human_score(pk, dim, who, rnd.randint(1, 10), kind="adjudication")
+        elif roll < 0.2:  # lee both scores and adjudicates: an undo may withdraw either
+            store.add_human_score(pk, dim, "lee", rnd.randint(1, 10), kind="adjudication")
         elif roll < 0.35:
             store.add_human_score(pk, dim, who, rnd.randint(1, 10), kind="revision")
         else:
             store.add_human_score(pk, dim, who, rnd.randint(1, 10), blind=rnd.random() < 0.5)
+    # c0's content changes: its earlier scores belong to revision 1 and stop counting
+    rows[0]["output"] = "answer 0, rewritten"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    store.import_items(path, REF, dataset="cols", update_existing=True)
+    store.add_human_score(pks[0], "clarity", "ana", 9)
 
 
 @pytest.mark.parametrize(("sample", "seed"), [("all", 3), ("blind", 3), ("all", 8), ("blind", 11)])
@@ -73,3 +79,6 @@ def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str, s
         assert sorted(map(tuple, dc.revised.tolist())) == moves
     assert checked > 20  # the history left plenty of current scores to compare
     assert "m2" not in rows[4]["judge"].get("accuracy", {})  # its latest call failed: no score from m2
+    assert rows[0]["human"].get("accuracy", {}) == {}  # revision 1's scores left out
+    if sample == "all":
+        assert rows[0]["human"]["clarity"] == {"ana": 9.0}

@@ -76,3 +76,25 @@ async def test_drill_down_adjudicate_and_open_the_item(store: Store) -> None:
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, ItemScreen) and app.screen.state.item_pk == item["item_pk"]
+
+
+async def test_the_corrected_pass_rate_stands_beside_the_judges(store: Store) -> None:
+    """People score the demo's audit items; the screen shows the judge's pass rate and the one
+    corrected with those labels, with its interval — the same figures as `rubricate calibrate`."""
+    from reviewer.calibrate_service import calibrate
+
+    ref = "general-quality@1.0.0"
+    rubric = store.get_rubric(ref)
+    for pk in sorted(store.audit_pks(ref)):
+        for d in rubric.dimensions:
+            store.add_human_score(pk, d.id, REVIEWER, float(d.scale.max if pk % 3 else d.scale.min), sample="audit")
+    expected = calibrate(store, ref)["pass_rate_estimate"]
+    assert expected["ppi"] is not None and expected["n_labelled"] > 0
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        await settle(app, pilot)
+        line = str(screen.query_one("#calibration-estimate").render())
+        assert f"{ref} pass rate: judge {expected['judge_only']:.3f}" in line
+        lo, hi = expected["ppi_ci"]
+        assert f"corrected {expected['ppi']:.3f} [{lo:.3f}, {hi:.3f}]" in line

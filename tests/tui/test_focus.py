@@ -14,10 +14,11 @@ SMALL = (80, 24)
 
 
 def in_view(screen: ItemScreen) -> bool:
-    """Whether the focused card lies inside the right-hand column's visible region."""
+    """Whether the focused card's head (name, judge score) lies inside the cards' visible region
+    (at 80×24 a whole card is taller than the room for it)."""
     card = screen.query_one(f"#card-{screen.focus_index}")
     column = screen.query_one("#item-right")
-    top, bottom = card.region.y, card.region.bottom
+    top, bottom = card.region.y, min(card.region.bottom, card.region.y + 3)
     return bool(column.region.y <= top and bottom <= column.region.bottom)
 
 
@@ -93,3 +94,22 @@ async def test_an_item_claimed_ahead_is_re_read_before_it_is_shown(store: Store)
         shown = app.screen
         assert isinstance(shown, ItemScreen) and shown.state.item_pk == ahead
         assert shown.state.dims[0].my_score == 2.0  # was None: the state read when it was claimed
+
+
+async def test_the_header_shows_progress_and_pace(store: Store) -> None:
+    from textual.widgets import Static
+
+    total = store.queue_count("triage")
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=(130, 42)) as pilot:
+        screen = await start(app, pilot)
+        title = str(screen.query_one("#item-title", Static).render())
+        assert f"/{total} done" in title and "left for you" in title and "session 0 items" in title
+        assert app.progress is not None
+        before = app.progress
+        await pilot.press("enter", "n")  # a score, then the next item: one finished
+        await settle(app, pilot)
+        title = str(app.screen.query_one("#item-title", Static).render())
+        assert "session 1 item" in title and "s/item" in title  # the median time per item
+        assert app.progress[2] == before[2] - 1  # one fewer left for this reviewer
+    assert store.queue_progress("triage", REVIEWER) == app.progress

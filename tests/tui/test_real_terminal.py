@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -86,3 +87,52 @@ def test_hostile_output_in_tmux(tmp_path: Path) -> None:
         tmux("send-keys", "-t", session, "C-q")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def _run(session: str, cmd: str) -> None:
+    tmux("new-session", "-d", "-s", session, "-x", "130", "-y", "40", cmd)
+
+
+def _quit(session: str) -> None:
+    tmux("send-keys", "-t", session, "C-q")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and subprocess.run(
+            ["tmux", "has-session", "-t", session], capture_output=True).returncode == 0:
+        time.sleep(0.2)
+
+
+def test_safety_decision_and_blind_reveal_in_tmux(demo_db: Path, tmp_path: Path) -> None:
+    session = f"rubricate-{uuid.uuid4().hex[:8]}"
+    exe = Path(sys.executable).with_name("rubricate")
+    env = f"env RUBRICATE_CONFIG={tmp_path / 'none.yaml'} TERM=xterm-256color"
+    try:
+        # a safety reviewer escalates the payment card: the cursor stays on it, the screen says so
+        _run(session, f"{env} {exe} review --db {demo_db} --reviewer tess")
+        wait_for(session, "triage")
+        tmux("send-keys", "-t", session, "S")
+        wait_for(session, "payment_card")
+        tmux("send-keys", "-t", session, "Down", "Down", "e")
+        wait_for(session, "why? (required)")
+        tmux("send-keys", "-t", session, "-l", "looks like a real card")
+        tmux("send-keys", "-t", session, "Enter")
+        screen = wait_for(session, "the cursor stays on it")
+        assert "rag-012" in screen.split("the cursor stays on it")[0].splitlines()[-1]
+        assert "escalated" in screen and "0 of 1 person" in screen
+        _quit(session)
+        # blind: no judge anywhere until the reviewer scores; the reveal says what changed
+        _run(session, f"{env} {exe} review --db {demo_db} --reviewer blindy --blind")
+        screen = wait_for(session, "triage")
+        assert "judge" not in screen.split("\n", 2)[1]  # the queue list's columns: no judge, band, pass
+        tmux("send-keys", "-t", session, "g")
+        screen = wait_for(session, "judge hidden until you have scored every dimension")
+        assert not re.search(r"judge \d", screen) and " fail" not in screen  # no judge figure, no verdict
+        tmux("send-keys", "-t", session, "4")
+        tmux("send-keys", "-t", session, "v")
+        screen = wait_for(session, "revealed:")
+        assert "you 4 judge" in screen
+        _quit(session)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    store = open_store(str(demo_db))
+    flag = next(f for f in store.open_flags() if f.item_id == "rag-012")
+    assert [(who, what) for who, what, _ in flag.decisions] == [("tess", "escalate")]

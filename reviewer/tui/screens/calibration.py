@@ -16,12 +16,12 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from reviewer.report_render import pairs_line
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter
+from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.screens.scoring import digit_to_score
 
 if TYPE_CHECKING:
@@ -29,6 +29,21 @@ if TYPE_CHECKING:
 
 STATUS_STYLE = {"trusted": "black on green", "tentative": "black on yellow",
                 "low_confidence": "white on red", "insufficient_data": "black on grey50"}
+
+
+def _pass_rates(rows: list[dict[str, Any]]) -> Text:
+    """Per rubric, the judge's pass rate beside the one corrected with the audit sample."""
+    from reviewer.estimate_render import estimate_line
+
+    out = Text()
+    seen: set[str] = set()
+    for d in rows:
+        est = d.get("pass_rate_estimate")
+        if est is None or d["rubric"] in seen:
+            continue
+        seen.add(d["rubric"])
+        out.append(("\n" if out else "") + estimate_line(f"{d['rubric']} pass rate", est, 3))
+    return out
 
 
 def _num(x: Any, fmt: str = ".2f") -> str:
@@ -40,7 +55,7 @@ def _score(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
-class CalibrationScreen(Screen[None]):
+class CalibrationScreen(AppKeysFirst):
     """Every rubric's dimensions with their trust status."""
 
     BINDINGS = [
@@ -63,9 +78,10 @@ class CalibrationScreen(Screen[None]):
         table: DataTable[Any] = DataTable(id="calibration-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("rubric", "dimension", "n", "alpha [95% CI]", "humans", "κ quad", "bias j−h", "MAE",
                           "status")
+        yield Static(id="calibration-estimate")
         yield table
         yield Static(id="calibration-reason")
-        yield Footer()
+        yield footer()
 
     def on_mount(self) -> None:
         self.load()
@@ -97,6 +113,7 @@ class CalibrationScreen(Screen[None]):
                                f"{', '.join(sorted({d['sample'] for d in rows})) or '—'}"
                                "   enter: open · r: recompute · escape: back"), style="dim")
         self.query_one("#calibration-title", Static).update(title)
+        self.query_one("#calibration-estimate", Static).update(_pass_rates(rows))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """``enter`` on a row (the table takes the key before the screen's binding)."""
@@ -122,7 +139,7 @@ class CalibrationScreen(Screen[None]):
         self.app.push_screen(DimensionDetailScreen(self.rows[table.cursor_row]))
 
 
-class DimensionDetailScreen(Screen[None]):
+class DimensionDetailScreen(AppKeysFirst):
     """One dimension: confusion matrix, reviewers' bias, the largest disagreements."""
 
     BINDINGS = [
@@ -148,7 +165,7 @@ class DimensionDetailScreen(Screen[None]):
         table: DataTable[Any] = DataTable(id="detail-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("item", "judge", "humans", "human spread", "gap", "adjudicated")
         yield table
-        yield Footer()
+        yield footer()
 
     def _head(self) -> Text:
         d = self.row

@@ -12,11 +12,20 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Collapsible, Footer, Static
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Collapsible, Static
 
 from reviewer.safetext import safe, safe_line, safe_text
-from reviewer.tui.screens.scoring import ScoringScreen, digit_to_score, highlight, verdict
+from reviewer.tui.screens.footer import footer
+from reviewer.tui.screens.scoring import (
+    ScoringScreen,
+    digit_to_score,
+    highlight,
+    input_text,
+    output_text,
+    reveal_text,
+    verdict,
+)
 from reviewer.tui.viewmodel import DimState, ItemState
 from reviewer.tui.widgets.dimension_card import DimensionCard
 
@@ -26,19 +35,23 @@ __all__ = ["ItemScreen", "digit_to_score", "highlight"]
 class ItemScreen(ScoringScreen):
     """Score one item. ``j``/``k`` move between dimensions, digits score the focused one."""
 
+    # In the order the footer shows them: what a reviewer presses most comes first (80 columns
+    # show the first few); ``enter`` agrees even when a panel (context) has the focus.
     BINDINGS = [
         *[Binding(str(d), f"score({d})", f"score {d}", show=False, id=f"item.score_{d}")
           for d in range(10)],
-        Binding("enter", "agree", "agree with judge", id="item.agree"),
+        Binding("enter", "agree", "agree", id="item.agree", priority=True),
+        Binding("u", "undo", "undo", id="item.undo"),
+        Binding("n", "next_item", "next", id="item.next"),
         Binding("r", "reason", "reason", id="item.reason"),
+        Binding("v", "reveal", "reveal", id="item.reveal"),
+        Binding("s", "skip", "skip", id="item.skip"),
+        Binding("f", "flag", "flag", id="item.flag"),
+        Binding("c", "context", "context", id="item.context"),
         Binding("j,down", "move(1)", "next dim", show=False, id="item.next_dimension"),
         Binding("k,up", "move(-1)", "prev dim", show=False, id="item.previous_dimension"),
-        Binding("n", "next_item", "next item", id="item.next"),
         Binding("p", "previous_item", "previous", id="item.previous"),
-        Binding("s", "skip", "skip", id="item.skip"),
-        Binding("f", "flag", "flag for safety", id="item.flag"),
-        Binding("u", "undo", "undo", id="item.undo"),
-        Binding("v", "reveal", "reveal judge", id="item.reveal"),
+        Binding("colon", "jump", "go to id", id="item.jump"),
         Binding("w", "pair", "pair view", id="item.pair"),
         Binding("escape", "back", "queue", id="item.back"),
     ]
@@ -48,15 +61,18 @@ class ItemScreen(ScoringScreen):
         self.state = state
         self.focus_index = state.first_unscored()
         self._verdict_flipped = False
+        self._was_hidden = state.judge_hidden
+        #: the evidence quotes highlighted in the output now
+        self._evidence: list[str] = [q for d in state.dims if d.judge_visible for q in d.evidence]
 
     def compose(self) -> ComposeResult:
         s = self.state
         yield Static(self._title(), id="item-title")
         with Horizontal(id="item-body"):
             with VerticalScroll(id="item-left"):
-                yield Static(safe_text(s.input or "(no input)"), id="item-input", classes="panel")
+                yield Static(input_text(s), id="item-input", classes="panel")
                 evidence = [q for d in s.dims if d.judge_visible for q in d.evidence]
-                yield Static(highlight(s.output, evidence), id="item-output", classes="panel")
+                yield Static(output_text(s, evidence), id="item-output", classes="panel")
                 if s.context:
                     with Collapsible(title="context", collapsed=True):
                         yield Static(safe_text(s.context), classes="-source")
@@ -64,11 +80,12 @@ class ItemScreen(ScoringScreen):
                     with Collapsible(title="reference", collapsed=True):
                         yield Static(safe_text(s.reference), classes="-source")
                 yield Static(self._flags_text(), id="item-flags", classes="panel -flagged")
-            with VerticalScroll(id="item-right"):
+            with Vertical(id="item-side"):
                 yield Static(id="item-summary")
-                for i, d in enumerate(s.dims):
-                    yield DimensionCard(d, s.rubric.review.reason_margin, id=f"card-{i}")
-        yield Footer()
+                with VerticalScroll(id="item-right"):
+                    for i, d in enumerate(s.dims):
+                        yield DimensionCard(d, s.rubric.review.reason_margin, id=f"card-{i}")
+        yield footer()
 
     # --- rendering --------------------------------------------------------------------------
     def _title(self) -> Text:
@@ -78,7 +95,14 @@ class ItemScreen(ScoringScreen):
         t.append(safe_line(f"  {s.rubric.ref}  {s.dataset}"), style="dim")
         if s.group:
             t.append(safe_line(f"  group {s.group}/{s.variant or '?'}"), style="dim")
+        t.append("   ")
+        t.append(self.rapp.pace())
         return t
+
+    def show_progress(self) -> None:
+        """The queue's progress has been read again: show it in the header."""
+        if self.is_mounted:
+            self.query_one("#item-title", Static).update(self._title())
 
     def _flags_text(self) -> Text:
         t = Text("safety flags\n", style="bold red")
@@ -99,9 +123,14 @@ class ItemScreen(ScoringScreen):
         judge, eff = self.state.judge_result(), self.state.effective_result()
         t = verdict(self.state)
         t.append(f"\nscored {self.state.scored_count()}/{len(self.state.dims)}", style="dim")
-        if judge.overall is not None and eff.overall is not None and judge.passed != eff.passed:
+        if not self.state.judge_hidden and judge.overall is not None and eff.overall is not None \
+                and judge.passed != eff.passed:
             t.append("   your scores flip the verdict: "
                      + ("fail → pass" if eff.passed else "pass → fail"), style="bold yellow")
+        revealed = reveal_text(self.state)
+        if revealed is not None:
+            t.append("\n")
+            t.append(revealed)
         return t
 
     def _refresh_all(self) -> None:
@@ -113,12 +142,20 @@ class ItemScreen(ScoringScreen):
                 card.refresh_state()
         self.query_one("#item-summary", Static).update(self._summary())
         self._show_flags()
+        evidence = [q for d in self.state.dims if d.judge_visible for q in d.evidence]
+        if evidence != self._evidence:  # a reveal: the judge's quotes are highlighted now
+            self._evidence = evidence
+            self.query_one("#item-output", Static).update(output_text(self.state, evidence))
+        hidden = self.state.judge_hidden
+        if hidden != self._was_hidden:  # the reveal key shows only while something is hidden
+            self._was_hidden = hidden
+            self.refresh_bindings()
         # the focused card is always in view: the next key acts on what the reviewer sees
         self.call_after_refresh(self._scroll_to_focus)
 
     def _scroll_to_focus(self) -> None:
         if self.is_mounted and self.focus_index < len(self.state.dims):
-            self.query_one(f"#card-{self.focus_index}", DimensionCard).scroll_visible(animate=False)
+            self.query_one(f"#card-{self.focus_index}", DimensionCard).scroll_visible(animate=False, top=True)
 
     def _focus_on(self, state: ItemState, d: DimState) -> None:
         self.focus_index = state.dims.index(d)
@@ -138,9 +175,9 @@ class ItemScreen(ScoringScreen):
         self.state, self.focus_index, self._verdict_flipped = state, state.first_unscored(), False
         self.done = []
         self.query_one("#item-title", Static).update(self._title())
-        self.query_one("#item-input", Static).update(safe_text(state.input or "(no input)"))
-        evidence = [q for d in state.dims if d.judge_visible for q in d.evidence]
-        self.query_one("#item-output", Static).update(highlight(state.output, evidence))
+        self.query_one("#item-input", Static).update(input_text(state))
+        self._evidence = [q for d in state.dims if d.judge_visible for q in d.evidence]
+        self.query_one("#item-output", Static).update(output_text(state, self._evidence))
         for collapsible, text in zip(self.query(Collapsible), [t for t in (state.context, state.reference) if t],
                                      strict=True):
             collapsible.collapsed = True
@@ -172,6 +209,7 @@ class ItemScreen(ScoringScreen):
         for d in self.state.dims:
             d.revealed = True
         self._refresh_all()
+        self.refresh_bindings()
 
     def action_next_item(self) -> None:
         """Finish this item and open the next one in the queue."""
@@ -186,6 +224,10 @@ class ItemScreen(ScoringScreen):
                         "(open it from the queue to finish)", severity="warning", markup=False)
         self.rapp.advance(self.state, finished=scored > 0)
 
+    def action_jump(self) -> None:
+        """Go to an item by its id."""
+        self.rapp.jump(self.state)
+
     def action_previous_item(self) -> None:
         """Go back to the item before this one."""
         self.rapp.go_back(self.state)
@@ -195,10 +237,27 @@ class ItemScreen(ScoringScreen):
         self.rapp.advance(self.state, finished=False, skip=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The pair view is offered only on an item that has a group."""
+        """Keys that do nothing on this item are hidden: the pair view without a group, the
+        reveal with nothing hidden, context and reference without either."""
         if action == "pair":
             return self.state.group is not None
+        if action == "reveal":
+            return self.state.judge_hidden
+        if action == "context":
+            return bool(self.state.context or self.state.reference)
         return True
+
+    def action_context(self) -> None:
+        """Open or close the context (and reference) panels; the focus stays on the scoring."""
+        panels = list(self.query(Collapsible))
+        if not panels:
+            return
+        show = all(p.collapsed for p in panels)
+        for p in panels:
+            p.collapsed = not show
+        self.set_focus(None)
+        if show:
+            self.call_after_refresh(panels[0].scroll_visible, animate=False, top=True)
 
     def action_pair(self) -> None:
         """Open this item beside the other items of its group."""

@@ -12,10 +12,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
-from reviewer.safetext import safe, safe_line, safe_text
-from reviewer.tui.screens.scoring import ScoringScreen, highlight, verdict
+from reviewer.safetext import safe, safe_line
+from reviewer.tui.screens.footer import footer
+from reviewer.tui.screens.scoring import ScoringScreen, input_text, output_text, verdict
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
 from reviewer.tui.widgets.dimension_card import DimensionCard
 
@@ -31,7 +32,7 @@ class PairScreen(ScoringScreen):
         Binding("l,right", "side(1)", "side B", show=False, id="pair.side_b"),
         Binding("j,down", "move(1)", "next dim", show=False, id="pair.next_dimension"),
         Binding("k,up", "move(-1)", "prev dim", show=False, id="pair.previous_dimension"),
-        Binding("enter", "agree", "agree with judge", id="pair.agree"),
+        Binding("enter", "agree", "agree", id="pair.agree"),
         Binding("a", "choose(0)", "A better", id="pair.a_better"),
         Binding("b", "choose(1)", "B better", id="pair.b_better"),
         Binding("t", "choose(-1)", "tie", id="pair.tie"),
@@ -67,13 +68,13 @@ class PairScreen(ScoringScreen):
             for i, s in enumerate(self.pair.sides):
                 with VerticalScroll(id=f"pair-{i}", classes="pair-side"):
                     yield Static(id=f"pair-{i}-verdict")
-                    yield Static(safe_text(s.input or "(no input)"), classes="panel")
+                    yield Static(input_text(s), classes="panel")
                     evidence = [q for d in s.dims if d.judge_visible for q in d.evidence]
-                    yield Static(highlight(s.output, evidence), classes="panel")
+                    yield Static(output_text(s, evidence), classes="panel")
                     for j, d in enumerate(s.dims):
                         yield DimensionCard(d, s.rubric.review.reason_margin, id=f"pair-{i}-card-{j}")
         yield Static(id="pair-choice")
-        yield Footer()
+        yield footer()
 
     # --- rendering --------------------------------------------------------------------------
     def _title(self) -> Text:
@@ -87,8 +88,11 @@ class PairScreen(ScoringScreen):
 
     def _choice_text(self) -> Text:
         p, t = self.pair, Text()
-        for line in p.judge_lines:
-            t.append(f"judge on the pair · {safe(line)}\n", style="dim")
+        if any(side.judge_hidden for side in p.sides):
+            t.append("judge on the pair: hidden until you have scored both (blind)\n", style="italic dim")
+        else:
+            for line in p.judge_lines:
+                t.append(f"judge on the pair · {safe(line)}\n", style="dim")
         t.append("your choice: ", style="bold")
         if p.choice is None:
             t.append("none yet", style="italic")
@@ -118,7 +122,7 @@ class PairScreen(ScoringScreen):
 
     def _scroll_to_focus(self) -> None:
         if self.is_mounted:
-            self.query_one(f"#pair-{self.side}-card-{self.focus_index}", DimensionCard).scroll_visible(animate=False)
+            self.query_one(f"#pair-{self.side}-card-{self.focus_index}", DimensionCard).scroll_visible(animate=False, top=True)
 
     def _focus_on(self, state: ItemState, d: DimState) -> None:
         self.side = self.pair.sides.index(state)
@@ -149,13 +153,19 @@ class PairScreen(ScoringScreen):
             for d in s.dims:
                 d.revealed = True
         self._refresh_all()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``a``/``b``/``t`` exist only where the rubric is pairwise (hidden elsewhere); the
+        reveal only while a judge score is hidden."""
+        if action == "choose":
+            return self.pair.rubric.review.pairwise
+        if action == "reveal":
+            return any(side.judge_hidden for side in self.pair.sides)
+        return True
 
     def action_choose(self, choice: int) -> None:
         """A or B is the better one, or (``-1``) a tie; a new choice supersedes the last."""
-        if not self.pair.rubric.review.pairwise:
-            self.notify(safe_line(f"{self.pair.rubric.ref} is not pairwise: score each side instead"),
-                        severity="warning", markup=False)
-            return
         self.pair.choice = choice
         self.rapp.choose_in_pair(self.pair, choice)
         self._refresh_all()

@@ -12,11 +12,11 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
+from reviewer.tui.screens.footer import AppKeysFirst, footer
 
 if TYPE_CHECKING:
     from reviewer.tui.app import ReviewApp
@@ -24,9 +24,11 @@ if TYPE_CHECKING:
 #: Rows added before the first frame of a page; a terminal shows fewer.
 FIRST_ROWS = 60
 COLUMNS = ("item", "dataset", "judge", "band", "pass", "safety", "errors", "status", "held by")
+#: what the judge said: never shown in a blind session
+JUDGE_COLUMNS = ("judge", "band", "pass")
 
 
-class QueueScreen(Screen[None]):
+class QueueScreen(AppKeysFirst):
     """The session's queue, a page at a time."""
 
     AUTO_FOCUS = "#queue-table"
@@ -37,6 +39,7 @@ class QueueScreen(Screen[None]):
         Binding("right_square_bracket", "page(1)", "next page", id="queue.next_page"),
         Binding("left_square_bracket", "page(-1)", "prev page", id="queue.previous_page"),
         Binding("slash", "search", "search", id="queue.search"),
+        Binding("colon", "jump", "go to id", id="queue.jump"),
         Binding("r", "refresh", "refresh", id="queue.refresh"),
         Binding("S", "safety", "safety queue", id="queue.safety"),
         Binding("c", "calibration", "calibration", id="queue.calibration"),
@@ -49,6 +52,7 @@ class QueueScreen(Screen[None]):
         self.rows: list[adapter.QueueLine] = []
         self.search: str | None = None
         self.total: int | None = None
+        self._head = Text()
 
     @property
     def rapp(self) -> ReviewApp:
@@ -59,10 +63,8 @@ class QueueScreen(Screen[None]):
         yield Static(id="queue-title")
         yield Input(placeholder="search item ids and text (enter applies, escape clears)",
                     id="queue-search", classes="-hidden")
-        table: DataTable[Any] = DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns(*COLUMNS)
-        yield table
-        yield Footer()
+        yield DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
+        yield footer()
 
     def on_mount(self) -> None:
         self.load_page()
@@ -91,6 +93,10 @@ class QueueScreen(Screen[None]):
     def _fill(self, rows: list[adapter.QueueLine], total: int | None) -> None:
         self.rows, self.total = rows, total
         table = self.query_one(DataTable)
+        columns = self._columns()
+        if tuple(str(c.label) for c in table.columns.values()) != columns:
+            table.clear(columns=True)
+            table.add_columns(*columns)
         table.clear()
         # A screenful first; the rest of the page after that frame (the table measures each cell)
         self._add_rows(rows[:FIRST_ROWS])
@@ -105,24 +111,41 @@ class QueueScreen(Screen[None]):
                                f"{'blind ' if s.blind else ''}page {page}"), style="dim")
         if total is not None:
             title.append(f"  {total} items", style="dim")
-        title.append("   g: start reviewing · enter: open · ]/[: page · /: search", style="dim")
+        self._head = title
+        self.show_progress()
+
+    def show_progress(self) -> None:
+        """The title with the queue's progress and this session's pace."""
+        if not self.is_mounted:
+            return
+        title = self._head.copy()
+        title.append("   ")
+        title.append(self.rapp.pace())
         self.query_one("#queue-title", Static).update(title)
+
+    def _columns(self) -> tuple[str, ...]:
+        """The table's columns: without the judge's in a blind session."""
+        if self.rapp.session.blind:
+            return tuple(c for c in COLUMNS if c not in JUDGE_COLUMNS)
+        return COLUMNS
 
     def _add_rows(self, lines: list[adapter.QueueLine], page: list[adapter.QueueLine] | None = None) -> None:
         if page is not None and page is not self.rows:
             return  # another page was loaded meanwhile
         table = self.query_one(DataTable)
+        columns = self._columns()
         for r in lines:
             band = safe_text(f" {r.band} ", f"black on {r.band_color}", newlines=False) if r.band else Text("—")
             passed = Text("pass", style="green") if r.passed else (
                 Text("fail", style="red") if r.passed is not None else Text("—"))
-            table.add_row(
-                safe_text(r.item_id, newlines=False), safe_text(r.dataset or "", newlines=False),
-                "—" if r.overall is None else f"{r.overall:.2f}",
-                band, passed, Text("FLAG", style="bold red") if r.flagged else "",
-                str(r.errors or ""), safe_text(r.status, newlines=False), safe_text(r.holder or "", newlines=False),
-                key=str(r.item_pk),
-            )
+            cells = {
+                "item": safe_text(r.item_id, newlines=False), "dataset": safe_text(r.dataset or "", newlines=False),
+                "judge": Text("—" if r.overall is None else f"{r.overall:.2f}"), "band": band, "pass": passed,
+                "safety": Text("FLAG", style="bold red") if r.flagged else Text(""),
+                "errors": Text(str(r.errors or "")), "status": safe_text(r.status, newlines=False),
+                "held by": safe_text(r.holder or "", newlines=False),
+            }
+            table.add_row(*(cells[c] for c in columns), key=str(r.item_pk))
 
     def action_calibration(self) -> None:
         """The calibration screen, for leads."""
@@ -161,6 +184,10 @@ class QueueScreen(Screen[None]):
     def action_start(self) -> None:
         """Claim the next item of the queue and start scoring."""
         self.rapp.open_next()
+
+    def action_jump(self) -> None:
+        """Open an item by its id."""
+        self.rapp.jump()
 
     def action_search(self) -> None:
         """Show the search box."""

@@ -14,16 +14,18 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Label, Static
 
 from reviewer.domain.safety import WAITING
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter
+from reviewer.tui.screens.footer import AppKeysFirst, footer
 
 if TYPE_CHECKING:
     from reviewer.tui.app import ReviewApp
 
+COLUMNS = ("item", "gate", "detector", "matched", "status", "sign-offs")
 DECISIONS = {"clear": "clear (false positive)", "escalate": "escalate", "confirm": "confirm (blocked)"}
 
 
@@ -53,7 +55,7 @@ class DecisionDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class SafetyScreen(Screen[None]):
+class SafetyScreen(AppKeysFirst):
     """Flags waiting for a decision, one row each. After a decision the cursor stays on the flag
     decided (still waiting: more sign-offs needed) or moves to the next one, and says so."""
 
@@ -80,12 +82,10 @@ class SafetyScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="safety-title")
-        table: DataTable[Any] = DataTable(id="safety-table", cursor_type="row")
-        table.add_columns("item", "gate", "detector", "matched", "status", "sign-offs")
-        yield table
+        yield DataTable(id="safety-table", cursor_type="row")
         yield Static(id="safety-said")
         yield Static(id="safety-detail")
-        yield Footer()
+        yield footer()
 
     def on_mount(self) -> None:
         self.load()
@@ -99,7 +99,8 @@ class SafetyScreen(Screen[None]):
     def _fill(self, flags: list[adapter.FlagLine]) -> None:
         self.flags = flags
         table = self.query_one(DataTable)
-        table.clear()
+        table.clear(columns=True)  # columns sized afresh: a status may have grown ("escalated")
+        table.add_columns(*COLUMNS)
         for f in flags:
             table.add_row(*(safe_text(v, newlines=False) for v in (f.item_id, f.gate, f.detector, f.matched[:40].replace("\n", " "),
                                                                    f.status, f.signoffs)), key=str(f.flag_id))
@@ -178,7 +179,7 @@ class SafetyScreen(Screen[None]):
         status = fut.result()
         said = Text.assemble((safe_line(f.item_id), "bold"), safe_line(f": {status}"))
         if status in WAITING:
-            said.append(" — still waiting for more sign-offs; the cursor stays on it", style="yellow")
+            said.append(" — still waiting for a decision; the cursor stays on it", style="yellow")
         else:
             said.append(" — done; the cursor moved to the next flag", style="green")
         self.said = said

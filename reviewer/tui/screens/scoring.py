@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
-from textual.screen import Screen
 
 from reviewer.domain.safety import WAITING
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter
+from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
+from reviewer.tui.widgets.chat import chat_text, output_of, under_review
 
 if TYPE_CHECKING:
     from reviewer.tui.app import ReviewApp
@@ -36,8 +37,12 @@ def digit_to_score(digit: int, dim_scale_min: float, dim_scale_max: float,
 
 def verdict(state: ItemState, sep: str = "   →   ") -> Text:
     """The judge's overall, band and pass/fail, then (after ``sep``) the effective one with this
-    reviewer's scores over the judge's."""
+    reviewer's scores over the judge's. While any judge score is hidden (blind) neither is shown:
+    both are computed from the judge's scores."""
     t = Text()
+    if state.judge_hidden:
+        t.append("judge hidden until you have scored every dimension (blind)", style="italic dim")
+        return t
     for i, (label, r) in enumerate((("judge", state.judge_result()), ("effective", state.effective_result()))):
         if i:
             t.append(sep)
@@ -45,13 +50,61 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
         if r.overall is None:  # incomplete: no band, no pass, and why
             t.append("incomplete", style="bold yellow")
             if r.reason:
-                t.append(f" ({r.reason})", style="dim")
+                t.append(safe_line(f" ({r.reason})"), style="dim")
             continue
         color = r.band.color if r.band and r.band.color else "white"
         t.append(f"{r.overall:.2f} ", style="bold")
         t.append(safe_line(f" {r.band.label if r.band else ''} "), style=f"black on {color}")
         t.append("  pass" if r.passed else "  fail", style="green" if r.passed else "red")
     return t
+
+
+def _num(x: float | None) -> str:
+    """A score as a person reads it: ``7``, ``8.67``."""
+    if x is None:
+        return "—"
+    return f"{x:g}" if float(x).is_integer() else f"{x:.2f}"
+
+
+def reveal_text(state: ItemState) -> Text | None:
+    """After a blind session's reveal: per dimension scored blind, the reviewer's blind score
+    beside the judge's and how far apart they are (and the score since, if revised)."""
+    rows = [d for d in state.dims if d.blind_score is not None and d.judge_visible]
+    if not rows or state.judge_hidden:
+        return None
+    t = Text("revealed: ", style="bold")
+    for i, d in enumerate(rows):
+        if i:
+            t.append(" · ")
+        t.append(d.dim.id, style="bold")
+        t.append(f" you {_num(d.blind_score)} judge ")
+        if d.judge_score is None or d.blind_score is None:
+            t.append("error", style="red")
+            continue
+        gap = d.judge_score - d.blind_score
+        t.append(_num(d.judge_score))
+        same = abs(gap) < 0.005
+        t.append(" (same)" if same else f" ({'+' if gap > 0 else '−'}{_num(abs(gap))})",
+                 style="dim" if same else "yellow")
+        if d.my_score is not None and d.my_score != d.blind_score:
+            t.append(f" → now {_num(d.my_score)}", style="cyan")
+    return t
+
+
+def input_text(state: ItemState) -> Text:
+    """The input panel: the chat before the message under review, else the input."""
+    if state.conversation:
+        _, head = output_of(state.output, state.conversation)
+        return chat_text(state.conversation, under_review(state.conversation) if head is not None else None)
+    return safe_text(state.input or "(no input)")
+
+
+def output_text(state: ItemState, quotes: list[str]) -> Text:
+    """The output panel: the output (for a conversation, its message under review, marked) with
+    the judge's evidence highlighted."""
+    text, head = output_of(state.output, state.conversation)
+    body = highlight(text, quotes)
+    return head + body if head is not None else body
 
 
 def highlight(output: str, quotes: list[str]) -> Text:
@@ -80,7 +133,7 @@ def _values(d: DimState) -> tuple[float | None, str | None, tuple[str, ...], boo
     return d.my_score, d.my_reason, d.my_tags, d.my_blind
 
 
-class ScoringScreen(Screen[None]):
+class ScoringScreen(AppKeysFirst):
     """Digits, agree, undo and reason on the focused dimension of the focused item. ``u`` undoes
     the last action on the screen's items, wherever it was (the focus goes back to it)."""
 

@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from reviewer.safetext import safe, safe_line
 from reviewer.tui.viewmodel import DimState
+from rubrics.schema import Dimension
 
 
 def _fmt(x: float | None) -> str:
@@ -66,6 +67,7 @@ class DimensionCard(Static):
         else:
             judge.append("judge ", style="dim")
             judge.append(_fmt(s.judge_score), style="bold")
+            judge.append(_label(dim, s.judge_score), style="bold")
             if s.std is not None and len(s.samples) > 1:
                 judge.append(f" ± {s.std:.2f} ({', '.join(_fmt(x) for x in s.samples)})", style="dim")
             if s.confidence is not None:
@@ -75,6 +77,7 @@ class DimensionCard(Static):
         mine = Text()
         mine.append("you ", style="dim")
         mine.append(_fmt(s.my_score), style="bold cyan" if s.my_score is not None else "dim")
+        mine.append(_label(dim, s.my_score), style="bold cyan")
         if s.judge_visible and s.agree_level is not None and s.my_score is None:
             mine.append(f"  enter agrees: {_fmt(s.agree_level)}", style="cyan")  # the level enter stores
         if s.my_blind:
@@ -103,3 +106,11 @@ class DimensionCard(Static):
             if anchor.description and marks.strip():
                 out.append(f" — {safe(anchor.description)}", style="dim")
         return out
+
+
+def _label(dim: Dimension, score: float | None) -> str:
+    """On a categorical (nominal) dimension, the label a score stands for (" safe"); else ""."""
+    if score is None or dim.measurement_level != "nominal":
+        return ""
+    label = dim.label_for(score)
+    return f" {label}" if label else ""
