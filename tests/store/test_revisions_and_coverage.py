@@ -183,3 +183,25 @@ def test_review_partial_lets_one_dimension_complete_a_review(store: Store, tmp_p
     assert claim is not None
     store.add_human_score(claim.item_pk, "accuracy", "bo", 3)
     assert store.complete(claim) is True and _item(store, "p").n_reviewed == 2
+
+
+def test_a_pair_choice_belongs_to_the_content_both_sides_had(store: Store, tmp_path: Path) -> None:
+    """A choice made between two answers is not a choice between their replacements: once either
+    side is updated, the choice is history (``pair_choices`` leaves it out unless asked)."""
+    from tests.store.conftest import DEMO
+
+    ref = "reval-issue-framing@1.0.0"
+    store.import_items(DEMO / "reval-issue-framing.jsonl", ref, dataset="demo")
+    (a, _, _), (b, _, _) = store.group_overalls(ref)["frame-01"]
+    store.add_pair_choice(a, "ana", b)
+    assert store.pair_choices(ref, "frame-01") == {"frame-01": {"ana": b}}
+    lines = (DEMO / "reval-issue-framing.jsonl").read_text().splitlines()
+    row = next(json.loads(line) for line in lines if json.loads(line)["id"] == store.item_view(b).item_id)
+    row["output"] = row["output"] + " Edited."
+    row.pop("human", None)
+    row.pop("judge", None)
+    store.import_items(_write(tmp_path / "edit.jsonl", row), ref, dataset="demo", update_existing=True)
+    assert store.pair_choices(ref, "frame-01") == {}
+    assert store.pair_choices(ref, "frame-01", all_revisions=True) == {"frame-01": {"ana": b}}
+    store.add_pair_choice(a, "ana", a)  # chosen again, between the current answers
+    assert store.pair_choices(ref, "frame-01") == {"frame-01": {"ana": a}}
