@@ -205,3 +205,22 @@ def test_a_pair_choice_belongs_to_the_content_both_sides_had(store: Store, tmp_p
     assert store.pair_choices(ref, "frame-01", all_revisions=True) == {"frame-01": {"ana": b}}
     store.add_pair_choice(a, "ana", a)  # chosen again, between the current answers
     assert store.pair_choices(ref, "frame-01") == {"frame-01": {"ana": a}}
+
+
+def test_a_database_from_before_counts_its_imported_reviews_when_opened(db_url: str, tmp_path: Path) -> None:
+    from sqlalchemy import text
+
+    from reviewer.store import open_store
+
+    store = open_store(db_url)
+    store.import_items(_write(tmp_path / "old.jsonl", {"id": "o", "output": "x", "human": [
+        {"reviewer": "ana", "scores": dict.fromkeys(DIMS, 5)}, {"reviewer": "bo", "scores": dict.fromkeys(DIMS, 6)}]}),
+        REF)
+    with store.engine.begin() as conn:  # what an older release left: imported reviews counted nowhere
+        conn.execute(text("UPDATE item SET n_reviewed = 0"))
+        conn.execute(text("DELETE FROM schema_migrations WHERE name = '0007b_coverage'"))
+    store.close()
+    again = open_store(db_url)
+    assert _item(again, "o").n_reviewed == 2
+    assert again.claim_next("triage", "cy") is None  # covered: not served as new
+    again.close()
