@@ -107,7 +107,9 @@ async def test_the_header_shows_progress_and_pace(store: Store) -> None:
         assert f"/{total} done" in title and "left for you" in title and "session 0 items" in title
         assert app.progress is not None
         before = app.progress
-        await pilot.press("enter", "n")  # a score, then the next item: one finished
+        for d in screen.state.dims:  # every dimension scored, then the next item: one finished
+            await pilot.press("5" if d.agree_level is None else str(int(d.agree_level) % 10))
+        await pilot.press("n")
         await settle(app, pilot)
         title = str(app.screen.query_one("#item-title", Static).render())
         assert "session 1 item" in title and "s/item" in title  # the median time per item
