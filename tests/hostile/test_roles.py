@@ -350,10 +350,12 @@ def test_postgres_the_app_role_can_do_its_work(team: tuple[Team, dict[str, Any]]
     t, info = team
     ana = t.as_("ana")
     assert ana.login == t.logins["ana"] and not ana.admin
-    claim = ana.claim_next("triage", "ana")
+    assert ana.claim_next("triage", "ana") is None  # ana reviewed both items in the import
+    mal = t.as_("mal")
+    claim = mal.claim_next("triage", "mal")
     assert claim is not None
-    ana.add_human_score(claim.item_pk, "accuracy", "ana", 6.0)
-    ana.complete(claim)
+    mal.add_human_score(claim.item_pk, "accuracy", "mal", 6.0)
+    mal.complete(claim)
     flag = ana.flag_item(info["pk"], "ana")
     assert t.as_("sue").add_safety_decision(flag, "sue", "escalate", "unsure") == "escalated"
     assert ana.add_human_score(info["pk"], "clarity", "newcomer", 5.0)  # a new name is claimed for ana

@@ -227,7 +227,7 @@ class ItemScreen(ScoringScreen):
         scored = self.state.scored_count()
         if scored and not self.state.review_complete():
             self.notify(f"{scored} of {len(self.state.dims)} dimensions scored: the item stays in progress "
-                        "(it comes back to you to finish)", severity="warning", markup=False)
+                        "(open it from the queue to finish)", severity="warning", markup=False)
         self.rapp.advance(self.state, finished=scored > 0)
 
     def action_jump(self) -> None:
