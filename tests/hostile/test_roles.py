@@ -348,12 +348,12 @@ def test_postgres_the_app_role_cannot_erase_history(team: tuple[Team, dict[str, 
 def test_postgres_the_app_role_can_do_its_work(team: tuple[Team, dict[str, Any]]) -> None:
     """The grants are enough for a reviewer's day: claim, score, flag, decide, choose, release."""
     t, info = team
-    ana = t.as_("ana")
+    ana, mal = t.as_("ana"), t.as_("mal")
     assert ana.login == t.logins["ana"] and not ana.admin
-    claim = ana.claim_next("triage", "ana")
+    claim = mal.claim_next("triage", "mal")  # (ana's imported scores mean she is not served again)
     assert claim is not None
-    ana.add_human_score(claim.item_pk, "accuracy", "ana", 6.0)
-    ana.complete(claim)
+    mal.add_human_score(claim.item_pk, "accuracy", "mal", 6.0)
+    mal.complete(claim)
     flag = ana.flag_item(info["pk"], "ana")
     assert t.as_("sue").add_safety_decision(flag, "sue", "escalate", "unsure") == "escalated"
     assert ana.add_human_score(info["pk"], "clarity", "newcomer", 5.0)  # a new name is claimed for ana
