@@ -161,6 +161,11 @@ def run_report_markdown(rep: dict[str, Any]) -> str:
     for d in rep["dimensions"]:
         lines.append(f"| {md_cell(d['dimension'])} | {fmt(d['mean'])} | {md_cell(d['band'] or '—')} | "
                      f"{fmt(d['pass_rate'])} | {d['judge_errors']} | {d['cost_usd']:.4f} |")
+    for d in rep["dimensions"]:
+        t = d.get("turns")
+        if t:
+            lines.append(f"\n{md_cell(d['dimension'])}: {t['scored']} turns scored, turn mean {fmt(t['mean'])}, "
+                         f"{t['errors']} failed; each item's score is the {t['aggregate']} of its turns")
     incomplete = rep.get("incomplete") or 0
     overall = "Rubric overall mean (not the headline)" if head else "Overall mean"
     lines += ["", f"{overall} {fmt(rep['overall_mean'])} ({md_cell(rep['overall_band'] or '—')})"

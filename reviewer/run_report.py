@@ -26,7 +26,8 @@ def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by
         dims.append({"dimension": dim.id, "mean": mean, "band": band,
                      "pass_rate": statistics.fmean(dim.passes(v) for v in vals) if vals else None,
                      "judge_errors": sum(1 for r in rows if r["dimensions"][dim.id]["judge_error"]),
-                     "cost_usd": costs.get(dim.id, {}).get("cost_usd", 0.0)})
+                     "cost_usd": costs.get(dim.id, {}).get("cost_usd", 0.0),
+                     **_turn_figures(dim, rows)})
     overall = [r["overall"] for r in rows if r["overall"] is not None]
     by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
@@ -46,6 +47,17 @@ def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by
             "safety": dict(Counter(r["safety"] for r in rows)), "leaderboard": board,
             "group_rank_agreement": judge_rank_agreement,
             "corrected_leaderboard": corrected_leaderboard(store, rubric, dataset, group_by, confidence)}
+
+
+def _turn_figures(dim: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """A turn-level dimension's turns over the run: how many were scored, their mean, how many
+    failed, and the rule that rolls them up to each item (nothing for other dimensions)."""
+    if dim.metric_level != "turn":
+        return {}
+    turns = [t for r in rows for t in r["dimensions"][dim.id].get("turns", [])]
+    scores = [t["score"] for t in turns if t.get("score") is not None]
+    return {"turns": {"scored": len(scores), "mean": statistics.fmean(scores) if scores else None,
+                      "errors": sum(1 for t in turns if t.get("error")), "aggregate": dim.turn_aggregate}}
 
 
 def _headline(rubric: Any, rows: list[dict[str, Any]]) -> dict[str, Any] | None:

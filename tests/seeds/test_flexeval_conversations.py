@@ -100,6 +100,11 @@ def test_flexeval_rubrics_score_a_conversation_turn_by_turn(
     # Overall: equal weights 0.5 each on a 0–1 scale: 0.5 × 2/3 + 0.5 × 1/6 = 5/12.
     assert row["overall"] == pytest.approx(5 / 12)
     assert row["band"] == "Low" and row["capped_by"] == []
+    code, out, _ = run_cli(["report", "--rubric", "tutor@1.0.0", "--format", "json", "--db", db], capsys)
+    turns = {d["dimension"]: d["turns"] for d in json.loads(out)["dimensions"]}
+    assert turns[ASKS] == {"scored": 3, "mean": pytest.approx(2 / 3), "errors": 0, "aggregate": "mean"}
+    code, out, _ = run_cli(["report", "--rubric", "tutor@1.0.0", "--format", "markdown", "--db", db], capsys)
+    assert f"{ASKS}: 3 turns scored, turn mean 0.667, 0 failed; each item's score is the mean of its turns" in out
     # Every key an exported row carries is documented in docs/formats.md.
     doc = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text()
     keys = set(row) | {k for d in row["dimensions"].values() for k in d} | {k for t in asks["turns"] for k in t}
