@@ -94,7 +94,8 @@ def _play(store: Store, tmp: Path, item_id: str, first: dict[str, Any],
         elif op[0] == "update":
             stale.extend(flags)
             flags.clear()
-            add_items(store, tmp, [{"id": item_id, "output": f"changed {len(flags)} {len(adjudications)}"}], update=True)
+            # new text every time (two updates with one text would make one revision, not two)
+            add_items(store, tmp, [{"id": item_id, "output": f"changed {next(ids)}"}], update=True)
     return pk, adjudications
 
 
