@@ -74,12 +74,35 @@ async def main():
             nexts.append(await key_to_frame("n", "n", lambda: getattr(app.screen, "state", None) is not shown))
         out["next_p95_ms"] = sorted(nexts)[int(0.95 * 29)] * 1000
         out["key_p95_ms"] = sorted(keys)[int(0.95 * 29)] * 1000
+        # items with a 50 KB output (every 100th): opened by id, then a key on them
+        bigs, big_keys = [], []
+        for k in range(6):
+            pk = 1 + 100 * k
+            t = time.perf_counter()
+            app.open_item(pk)
+            while getattr(getattr(app.screen, "state", None), "item_pk", None) != pk:
+                await asyncio.sleep(0)
+            await pilot._wait_for_screen()
+            app.screen._on_timer_update()
+            bigs.append(time.perf_counter() - t)
+            scr = app.screen
+            before = (scr.focus_index, scr.state.scored_count())
+            big_keys.append(await key_to_frame("enter", "\r",
+                                               lambda: (scr.focus_index, scr.state.scored_count()) != before))
+            await pilot.pause()
+        out["big_open_max_ms"] = max(bigs) * 1000
+        out["big_key_max_ms"] = max(big_keys) * 1000
         app.writer.drain()
         out["rss_end_mb"] = rss_mb()
     print(json.dumps(out))
 
 asyncio.run(main())
 '''
+
+
+#: a 50 KB output with markdown and code, as long answers come (every 100th item has one)
+BIG = ("# Answer\n\nCanberra is the capital of **Australia**.\n\n```python\nprint('Canberra')\n```\n\n"
+       + "- a point about the city, its history and its role in the federation\n" * 800)[:50_000]
 
 
 def build(n: int, folder: Path) -> Path:
@@ -89,7 +112,7 @@ def build(n: int, folder: Path) -> Path:
     with src.open("w") as fh:
         for i in range(n):
             fh.write(json.dumps({"id": f"i{i:06d}", "input": "What is the capital of Australia?",
-                                 "output": "Canberra is the capital of Australia.",
+                                 "output": BIG if i % 100 == 0 else "Canberra is the capital of Australia.",
                                  "judge": {"model": "m", "scores": {"accuracy": 1 + i % 10, "relevance": 7,
                                                                      "completeness": 6, "conciseness": 8, "clarity": 9}}}) + "\n")
     open_store(str(db)).import_items(src, "general-quality@1.0.0")
@@ -113,5 +136,7 @@ with tempfile.TemporaryDirectory() as tmp:
               f"(slowest {worst * 1000:.0f} ms; full store ready {r['store_ready_s'] * 1000:.0f} ms), "
               f"RSS at first frame {r['rss_mb']:.0f} MB, "
               f"next item p95 {r['next_p95_ms']:.1f} ms, key→frame p95 {r['key_p95_ms']:.1f} ms, "
-              f"RSS after 30 items {r['rss_end_mb']:.0f} MB, heavy modules imported: {r['heavy'] or 'none'}")
-print("targets: first frame ≤ 500 ms and ≤ 80 MB; next item and key→frame p95 ≤ 50 ms; RSS flat from 10k to 100k")
+              f"RSS after 30 items {r['rss_end_mb']:.0f} MB, heavy modules imported: {r['heavy'] or 'none'}; "
+              f"50 KB output: open by id max {r['big_open_max_ms']:.1f} ms, key→frame max {r['big_key_max_ms']:.1f} ms")
+print("targets: first frame ≤ 500 ms and ≤ 80 MB; next item and key→frame p95 ≤ 50 ms (50 KB outputs too); "
+      "RSS flat from 10k to 100k")

@@ -69,8 +69,8 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--confidence {confidence:g}: give a level between 0.5 and 1 (0.95 is usual)")
     if target_width is not None and target_width <= 0:
         raise UserError(f"--target-width {target_width:g}: give a positive interval width")
-    if group_by is not None and group_by != "group" and not group_by.startswith("metadata."):
-        raise UserError(f"--group-by {group_by!r}: use 'group' or 'metadata.KEY'")
+    if group_by is not None and group_by not in ("group", "variant") and not group_by.startswith("metadata."):
+        raise UserError(f"--group-by {group_by!r}: use 'group', 'variant' or 'metadata.KEY'")
     cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
     if group_by and group_by.startswith("metadata.") and cols.groups and all(g is None for g in cols.groups):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")

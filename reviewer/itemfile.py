@@ -354,15 +354,18 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
         problem = name_problem(h["reviewer"], "the reviewer name")
         if problem is None and not isinstance(h.get("blind", False), bool):
             problem = "'blind' must be true or false"
+        if problem is None and not isinstance(h.get("aggregate", False), bool):
+            problem = "'aggregate' must be true or false"
         if problem:
             errs.append(f"{at}: item {item_id}: {problem}")
             continue
         who, blind = h["reviewer"], bool(h.get("blind", False))
+        aggregate = h.get("aggregate") is True  # a mean of several people may lie between levels
         for dim_id, value in h["scores"].items():
             kind = type(value)
             if (kind is int or kind is float) and dim_id in dims:  # a plain score: the common case
                 sc = dims[dim_id]
-                if sc.min <= value <= sc.max:  # NaN fails this; infinity lies off every scale
+                if sc.min <= value <= sc.max and (aggregate or sc.is_level(value)):  # NaN fails this
                     human.append((who, dim_id, float(value), None, [], blind))
                     continue
 
@@ -375,7 +378,7 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             if err or score is None:
                 errs.append(err or f"{hwhere()}: no score")
                 continue
-            if h.get("aggregate") is not True and not scales.human[dim_id].is_level(score):
+            if not aggregate and not scales.human[dim_id].is_level(score):
                 errs.append(f"{hwhere()}: score {score:g} is not a level of the scale "
                             f"({_levels(scales.human[dim_id])}); a person scores a level, as in the "
                             "review screen: give one (a mean of several people: mark the entry "

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubrics.errors import RubricError
+from rubrics.errors import RubricError, raise_all
 from rubrics.loader import dump_yaml, load_rubric_text
 from rubrics.yamlsource import Located, parse_yaml
 
@@ -45,6 +45,7 @@ def _slug(name: str) -> str:
 
 
 def _rubrics(located: Located, source: str) -> dict[str, tuple[dict[str, Any], _Origin]]:
+    raise_all(located.problems)  # duplicate keys, keys that are not text: never last-wins
     data = located.data
     if not isinstance(data, dict) or not data:
         raise RubricError(source, 1, "wrong-type", "a FlexEval file maps rubric names to {prompt, choice_scores}")
@@ -131,6 +132,7 @@ def import_flexeval_evals(text: str, source: str, rubric_files: Sequence[tuple[s
     """Canonical YAML for one eval of an ``evals.yaml``, its rubrics read from ``rubric_files``
     (``(text, source)`` pairs, first file wins as in FlexEval)."""
     located = parse_yaml(text, source)
+    raise_all(located.problems)
     evals = located.data
     if not isinstance(evals, dict):
         raise RubricError(source, 1, "wrong-type", "an evals.yaml maps eval names to {metrics: ...}")

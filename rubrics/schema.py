@@ -103,6 +103,8 @@ class Scale:
 
     def is_level(self, raw: float) -> bool:
         """Whether ``raw`` is one of the scale's levels (what a person may enter)."""
+        if self.levels is None and self.is_integer():  # the common case, without building the levels
+            return float(raw).is_integer() and self.min <= raw <= self.max
         return any(abs(raw - v) < 1e-9 for v in self.level_values())
 
     def nearest_level(self, raw: float) -> float:

@@ -32,7 +32,7 @@ def calibrate(
         help="Rubric version, ID@VERSION (default: the only rubric version with items).")] = None,
     dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
     sample: Annotated[str | None, typer.Option(help="all, audit or blind (default: audit if drawn, else all).")] = None,
-    group_by: Annotated[str | None, typer.Option(help="Correlations per group: 'group' or 'metadata.KEY'.")] = None,
+    group_by: Annotated[str | None, typer.Option(help="Correlations per group, and corrected means ranked by group: 'group', 'variant' or 'metadata.KEY'.")] = None,
     human_aggregate: Annotated[str, typer.Option(
         help="mean, median or majority (most common level; ties: see README) of the human scores per item; "
              "nominal dimensions always use majority.")] = "mean",

@@ -165,9 +165,10 @@ def _stored(text: str, content_hash: str, rid: str, version: str) -> Rubric:
     where = f"{rid}@{version} (stored)"
     try:
         rubric = load_rubric_text(text, where)
-    except RubricError:
-        rubric = None
-    if rubric is None or rubric.content_hash != content_hash:
+    except RubricError as exc:  # edited in the database, or stored before a rule it breaks
+        raise UserError(f"{where}: does not pass the rubric rules ({exc.rule}: {exc.message}); "
+                        "refusing to use it: register a fixed version with `rubricate rubric add`") from None
+    if rubric.content_hash != content_hash:
         raise UserError(f"{where}: its text does not match the content hash recorded when it was added "
                         "(edited in the database?); refusing to use it: restore it, or register the "
                         "rubric again under a new version")

@@ -43,3 +43,38 @@ def refresh_coverage(conn: Any, rubric: Any, item_pk: int) -> dict[str, set[str]
     conn.execute(update(Item).where(Item.pk == item_pk, Item.n_reviewed != n).values(n_reviewed=n))
     refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
     return scored
+
+
+def recount_all(conn: Any) -> None:
+    """Every item's ``n_reviewed`` from its human scores (a migration step: databases from before
+    imported reviews counted hold 0 for items people already scored in an import)."""
+    from reviewer.store.tables import RubricVersion
+    from rubrics.loader import load_rubric_text
+
+    texts = {f"{rid}@{v}": t for rid, v, t in conn.execute(
+        select(RubricVersion.rubric_id, RubricVersion.version, RubricVersion.yaml_text))}
+    scored: dict[int, dict[str, set[str]]] = {}
+    refs: dict[int, str] = {}
+    rows = conn.execute(
+        select(HumanScore.item_pk, HumanScore.reviewer, HumanScore.dimension, HumanScore.score, HumanScore.kind,
+               Item.rubric_ref)
+        .join(Item, (Item.pk == HumanScore.item_pk) & (Item.revision == HumanScore.revision))
+        .order_by(HumanScore.pk))
+    for pk, who, dim, score, kind, ref in rows:
+        refs[pk] = ref
+        if kind == "adjudication":
+            continue
+        mine = scored.setdefault(pk, {}).setdefault(who, set())
+        if kind == "undo" or score is None:
+            mine.discard(dim)
+        else:
+            mine.add(dim)
+    rubrics = {ref: load_rubric_text(texts[ref], ref) for ref in set(refs.values()) if ref in texts}
+    for pk, by in scored.items():
+        rubric = rubrics.get(refs[pk])
+        if rubric is None:
+            continue
+        n = sum(1 for dims in by.values() if rubric.review_complete(dims))
+        conn.execute(update(Item).where(Item.pk == pk, Item.n_reviewed < n).values(n_reviewed=n))
+    if scored:
+        refresh_triage_keys(conn, "1 = 1", {})

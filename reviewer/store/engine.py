@@ -158,6 +158,13 @@ def _revisions(conn: Connection) -> None:
         _add_column(conn, table, "revision", "INTEGER NOT NULL DEFAULT 1")
 
 
+def _coverage(conn: Connection) -> None:
+    """Reviews imported before they counted: each item's ``n_reviewed`` from its human scores."""
+    from reviewer.store.coverage import recount_all
+
+    recount_all(conn)
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -170,6 +177,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0007g_history_guards", history_guards),
     ("0007g_roles", people_guards),
     ("0007b_revisions", _revisions),
+    ("0007b_coverage", _coverage),
 ]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import case, func, select
 
 from reviewer.store.base import StoreBase
-from reviewer.store.tables import AuditSample, Item
+from reviewer.store.tables import AuditSample, Item, ItemRevision
 
 
 class EstimatesMixin(StoreBase):
@@ -60,7 +60,9 @@ class EstimatesMixin(StoreBase):
             runs = conn.execute(select(JudgeRun.pk, JudgeRun.dataset).where(JudgeRun.rubric_ref == ref)).all()
             if len(runs) != 1 or (dataset and (runs[0][1] or "") != dataset):
                 return None
-            revised = select(Item.pk).where(Item.rubric_ref == ref, Item.revision > 1).limit(1)
+            # an item's earlier content is kept in item_revision: any row there means a revised item
+            revised = (select(ItemRevision.pk).join(Item, Item.pk == ItemRevision.item_pk)
+                       .where(Item.rubric_ref == ref).limit(1))
             if conn.execute(revised).first() is not None:
                 return None
             score = JudgeScore.score

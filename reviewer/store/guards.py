@@ -225,13 +225,20 @@ def _pg_people(conn: Connection) -> None:
 
 
 #: Tables the application role writes beside the history: queue leases, summaries, runs, cache.
-_APP_UPDATES = ("item", "assignment", "judge_run", "judge_cache", "queue_setting", "reviewer", "audit_sample")
+_APP_UPDATES = ("assignment", "judge_run", "judge_cache", "queue_setting", "reviewer", "audit_sample")
+#: An item's content: what was reviewed. Only the owner changes it (``import --update``, which
+#: keeps the old content as an ``item_revision``); the application role updates the rest (leases,
+#: judge summaries, review counts, triage and safety marks).
+ITEM_CONTENT = frozenset({"pk", "item_id", "dataset", "rubric_ref", "content_hash", "revision", "input", "output",
+                          "context", "reference", "conversation", "grp", "variant", "metadata", "gold",
+                          "is_gold", "created_at"})
 
 
-def roles_statements(app_role: str, logins: list[str], schema: str) -> list[str]:
+def roles_statements(app_role: str, logins: list[str], schema: str, item_columns: list[str]) -> list[str]:
     """The grants that give people an application role owning nothing: SELECT and INSERT on the
     history (no UPDATE, DELETE or TRUNCATE), SELECT/INSERT/UPDATE on the queue's working tables,
-    and one login per person that is a member of it. Run as the tables' owner."""
+    UPDATE on an item's columns but its content (:data:`ITEM_CONTENT`), and one login per person
+    that is a member of it. Run as the tables' owner."""
     for name in [app_role, *logins, schema]:
         if not name or not name.replace("_", "").isalnum() or not name.isascii() or name[0].isdigit():
             raise ValueError(f"{name!r}: a role or schema name is letters, digits and _ (not first a digit)")
@@ -242,6 +249,8 @@ def roles_statements(app_role: str, logins: list[str], schema: str) -> list[str]
         f"GRANT USAGE ON SCHEMA {schema} TO {app_role}",
         f"GRANT SELECT, INSERT ON {', '.join(HISTORY)} TO {app_role}",
         f"GRANT SELECT, INSERT, UPDATE ON {', '.join(_APP_UPDATES)} TO {app_role}",
+        f"GRANT SELECT, INSERT ON item TO {app_role}",
+        f"GRANT UPDATE ({', '.join(c for c in item_columns if c not in ITEM_CONTENT)}) ON item TO {app_role}",
         f"GRANT SELECT ON schema_migrations TO {app_role}",
         f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {app_role}",
     ]

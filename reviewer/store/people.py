@@ -46,6 +46,10 @@ class PeopleMixin(SafetyMixin):
                 reason=reason, tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id,
                 sample=sample, **signed))
             refresh_coverage(conn, self.get_rubric(item[0]), item_pk)  # an undo may un-complete a review
+            rubric = self.get_rubric(item[0])
+            if any(d.id == dimension and d.method == "human" for d in rubric.dimensions):
+                # only people score it: the judge's overall in the queue counts their score too
+                self._refresh_summaries(conn, rubric.ref, {item_pk})  # type: ignore[attr-defined]
             return int(result.inserted_primary_key[0])
 
     def human_rows(self, item_pk: int) -> list[HumanRecord]:

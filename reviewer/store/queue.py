@@ -82,11 +82,14 @@ class QueueMixin(StoreBase):
                 row = self._lease(conn, base + [free, Item.is_gold.is_(True), ~seen], [Item.pk],  # type: ignore[attr-defined]
                                   queue, reviewer, t, lease_seconds)
             if row is None:
-                # what this reviewer finished or skipped on the item's current content, or
-                # reviewed in an import, is not served to them again
+                # what this reviewer finished, skipped or left half-scored (in progress: they open
+                # it from the queue list to finish) on the item's current content, or reviewed in
+                # an import, is not served to them again
                 mine = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer,
                                       Assignment.queue == queue, Assignment.revision == Item.revision,
-                                      Assignment.state.in_(("done", "skipped")))  # type: ignore[attr-defined]
+                                      or_(Assignment.state.in_(("done", "skipped")),  # type: ignore[attr-defined]
+                                          (Assignment.state == "active") & (Item.lease_reviewer.is_(None)  # type: ignore[union-attr]
+                                                                            | (Item.lease_reviewer != reviewer))))
                 imported = exists().where(HumanScore.item_pk == Item.pk, HumanScore.reviewer == reviewer,
                                           HumanScore.kind == "import", HumanScore.revision == Item.revision)
                 conds += [free, ~mine, ~imported]
@@ -174,8 +177,9 @@ class QueueMixin(StoreBase):
     def complete(self, claim: Claim) -> bool:
         """The reviewer is done with the item: the assignment is marked done when their review is
         complete (every dimension a person scores has their score, or any one with ``review:
-        partial``). Otherwise the lease is given up but the assignment stays in progress, the
-        item stays in the queue (for them too), and False is returned."""
+        partial``). Otherwise the lease is given up but the assignment stays in progress: the
+        item stays in the queue for others, the queue does not hand it to this reviewer again
+        (they reopen it from the queue list to finish), and False is returned."""
         return self._end(claim, "done")
 
     def skip(self, claim: Claim) -> None:

@@ -56,7 +56,7 @@ class RatingColumnsMixin(StoreBase):
                        group_by: str | None = None, all_revisions: bool = False) -> RatingColumns:
         """The folded human and judge scores of every item of a rubric version (``sample``
         audit: the audit sample only; blind: first blind scores), with each item's group value
-        when ``group_by`` (``group`` or ``metadata.KEY``) is given. Rows of an item's earlier
+        when ``group_by`` (``group``, ``variant`` or ``metadata.KEY``) is given. Rows of an item's earlier
         content revisions count only with ``all_revisions`` (``calibrate --all-revisions``)."""
         rubric = self.get_rubric(rubric_ref)
         ref = rubric.ref
@@ -70,13 +70,15 @@ class RatingColumnsMixin(StoreBase):
             cols = [Item.pk, Item.revision]
             if group_by == "group":
                 cols.append(Item.grp)
+            elif group_by == "variant":
+                cols.append(Item.variant)
             elif group_by:
                 cols.append(Item.meta)
             items = conn.execute(select(*cols).where(*where).order_by(Item.pk)).all()
             item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
             top_revision = max((int(r[1] or 1) for r in items), default=1)
             groups = None
-            if group_by == "group":
+            if group_by in ("group", "variant"):
                 groups = [r[2] for r in items]
             elif group_by:
                 k = group_by.split(".", 1)[1]

@@ -202,8 +202,11 @@ class RolesMixin(StoreBase):
                             "its file permissions (README, Security model)")
         with self.read() as conn:
             schema = str(conn.execute(text("SELECT current_schema()")).scalar_one())
+            columns = list(conn.execute(text(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = :s AND table_name = 'item' "
+                "ORDER BY ordinal_position"), {"s": schema}).scalars())
         try:
-            return roles_statements(app_role, logins, schema)
+            return roles_statements(app_role, logins, schema, columns)
         except ValueError as exc:
             raise UserError(str(exc)) from None
 

@@ -216,7 +216,7 @@ def test_calibrate_group_by_ranks_corrected_means(tmp_path: Path, capsys: pytest
         model = "ab"[i % 2]
         true = float(np.clip(np.rint(rng.normal(6.0 if model == "a" else 7.0, 1.2)), 1, 10))
         judge = float(np.clip(np.rint(true + (2.0 if model == "a" else 0.0) + rng.normal(0, 0.8)), 1, 10))
-        item = {"id": f"q{i}", "output": "x", "metadata": {"model": model},
+        item = {"id": f"q{i}", "output": "x", "metadata": {"model": model}, "variant": model,
                 "judge": {"model": "j", "scores": {d: judge for d in DIMS}}}
         if i < 200:
             item["audit"] = True
@@ -230,8 +230,27 @@ def test_calibrate_group_by_ranks_corrected_means(tmp_path: Path, capsys: pytest
     path.write_text("\n".join(lines) + "\n")
     db = str(tmp_path / "s.db")
     assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
-    rep = _calibrate(db, capsys, "--group-by", "metadata.model", "--sample", "all")
-    ranking = {r["group"]: r for r in rep["dimensions"][0]["estimate"]["ranking"]}
-    assert ranking["b"]["rank"] == 1 and ranking["a"]["judge_rank"] == 1  # the judge flatters a
-    for m, t in truth.items():
-        assert ranking[m]["ppi"] == pytest.approx(ppi.ppi_mean(t["y"], t["yhat"], t["yu"]), abs=1e-9)
+    for by in ("metadata.model", "variant"):
+        rep = _calibrate(db, capsys, "--group-by", by, "--sample", "all")
+        ranking = {r["group"]: r for r in rep["dimensions"][0]["estimate"]["ranking"]}
+        assert ranking["b"]["rank"] == 1 and ranking["a"]["judge_rank"] == 1  # the judge flatters a
+        for m, t in truth.items():
+            assert ranking[m]["ppi"] == pytest.approx(ppi.ppi_mean(t["y"], t["yhat"], t["yu"]), abs=1e-9)
+
+
+def test_a_revised_item_sends_the_count_back_to_the_fold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """After `import --update` changes an item's content, its old judge scores are history: the
+    database count would still hold them, so the estimate folds columns instead."""
+    from reviewer.store import open_store
+
+    path, _ = _write(tmp_path)
+    db = str(tmp_path / "s.db")
+    assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(json.dumps({"id": "q0499", "output": "a new answer"}) + "\n")
+    assert run_cli(["import", str(changed), "--rubric", "general-quality@1.0.0", "--update", "--db", db], capsys)[0] == 0
+    store = open_store(db)
+    assert store.judge_score_totals("general-quality@1.0.0") is None
+    store.close()
+    e = _calibrate(db, capsys)["dimensions"][0]["estimate"]
+    assert e["n_unlabelled"] == 379  # the changed item has no current judge score

@@ -46,9 +46,12 @@ def test_a_human_only_dimension_nobody_scored_keeps_the_item_incomplete(fstore: 
     row = _export(fstore)["wait"]
     assert row["overall"] is None and row["band"] is None and not row["passed"]
     assert row["incomplete"] == "empathy: waits for a person"
+    assert {r.item_id: r.overall for r in fstore.queue_page("triage", REF)}["wait"] is None
     as_(fstore, "ana").add_human_score(pks["wait"], "empathy", "ana", 5)
     row = _export(fstore)["wait"]
     assert row["overall"] == pytest.approx(1.0) and row["band"] == "High" and row["passed"]
+    # the queue's judge column: the judge's scores, and people's on what only people score
+    assert {r.item_id: r.overall for r in fstore.queue_page("triage", REF)}["wait"] == pytest.approx(1.0)
 
 
 def test_judge_error_on_a_ceiling_dimension_is_incomplete_even_unweighted(fstore: Store, tmp_path: Path) -> None:

@@ -252,3 +252,20 @@ def test_every_bad_line_is_listed(tmp_path: Path, capsys: pytest.CaptureFixture[
     lines = err.strip().splitlines()
     assert code == 1 and len(lines) == 3
     assert [ln.split(f"{path}:")[1].split(":")[0] for ln in lines] == ["1", "2", "3"]
+
+
+def test_a_large_file_cut_at_the_end_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """25 000 good lines and a last one cut mid-object: the forked reader's path (large first
+    imports) refuses the whole file too; not one of the good rows is written."""
+    from reviewer.store.import_batches import PARALLEL_FROM_LINES
+
+    n = PARALLEL_FROM_LINES + 5000
+    path = tmp_path / "big.jsonl"
+    with path.open("wb") as fh:
+        for i in range(n):
+            fh.write(line({"id": f"i{i}", "output": f"answer {i}"}))
+        fh.write(b'{"id": "last", "output": "cut he')
+    db = tmp_path / "db.sqlite"
+    code, err = _import(path, db, capsys)
+    assert code == 1 and f"{path}:{n + 1}: not valid JSON" in err and "ends mid-line" in err
+    assert open_store(str(db)).queue_count("triage") == 0

@@ -317,10 +317,12 @@ def test_postgres_a_login_cannot_make_itself_lead_in_sql(teams: list[Any]) -> No
 
 @pytest.mark.parametrize("team", ["postgres"], indirect=True)
 @pytest.mark.parametrize("op", ["TRUNCATE human_score", "UPDATE human_score SET score = 1",
-                                "DELETE FROM human_score", "DELETE FROM item", "TRUNCATE item"])
+                                "DELETE FROM human_score", "DELETE FROM item", "TRUNCATE item",
+                                "UPDATE item SET output = 'forged'", "UPDATE item SET revision = 9"])
 def test_postgres_the_app_role_cannot_erase_history(team: tuple[Team, dict[str, Any]], op: str) -> None:
-    """The people's logins hold only ``db roles``' grants: no TRUNCATE, UPDATE or DELETE on history,
-    whatever the triggers say (they are dropped here); with the naive GRANT ALL the same works."""
+    """The people's logins hold only ``db roles``' grants: no TRUNCATE, UPDATE or DELETE on history
+    nor on items, no UPDATE of an item's content, whatever the triggers say (they are dropped
+    here); with the naive GRANT ALL the same works."""
     t, _ = team
     raw = Raw("postgres", t.target)
     for (name, table) in raw.conn.execute(
@@ -348,12 +350,13 @@ def test_postgres_the_app_role_cannot_erase_history(team: tuple[Team, dict[str, 
 def test_postgres_the_app_role_can_do_its_work(team: tuple[Team, dict[str, Any]]) -> None:
     """The grants are enough for a reviewer's day: claim, score, flag, decide, choose, release."""
     t, info = team
-    ana = t.as_("ana")
+    ana, mal = t.as_("ana"), t.as_("mal")
     assert ana.login == t.logins["ana"] and not ana.admin
-    claim = ana.claim_next("triage", "ana")
+    assert ana.claim_next("triage", "ana") is None  # ana reviewed both items in the import
+    claim = mal.claim_next("triage", "mal")
     assert claim is not None
-    ana.add_human_score(claim.item_pk, "accuracy", "ana", 6.0)
-    ana.complete(claim)
+    mal.add_human_score(claim.item_pk, "accuracy", "mal", 6.0)
+    mal.complete(claim)
     flag = ana.flag_item(info["pk"], "ana")
     assert t.as_("sue").add_safety_decision(flag, "sue", "escalate", "unsure") == "escalated"
     assert ana.add_human_score(info["pk"], "clarity", "newcomer", 5.0)  # a new name is claimed for ana

@@ -393,3 +393,31 @@ def test_a_tampered_version_is_refused_on_each_store(any_store: Any) -> None:
     with pytest.raises(UserError, match=r"hostile@1.1.0 \(stored\): its text does not match"):
         any_store.get_rubric("hostile@1.1.0")
     assert any_store.get_rubric("hostile@1.0.0").judge.correction_examples == 2  # the honest one loads
+
+
+def test_flexeval_import_refuses_a_duplicate_rubric_name() -> None:
+    """Two FlexEval rubrics under one name: refused (plain YAML kept only the second)."""
+    from rubrics.flexeval import import_flexeval
+
+    text = ("is_polite:\n  prompt: Is it polite? {completion}\n  choice_scores: {'YES': 1, 'NO': 0}\n"
+            "is_polite:\n  prompt: Is it rude? {completion}\n  choice_scores: {'YES': 0, 'NO': 1}\n")
+    assert _safe_load(text)["is_polite"]["prompt"].startswith("Is it rude")
+    with pytest.raises(RubricError, match="duplicate-key"):
+        import_flexeval(text, "flex.yaml")
+
+
+def test_a_stored_version_that_breaks_todays_rules_names_the_rule(any_store: Any) -> None:
+    """A version stored before a rule existed (here: a backtracking regex, written around the
+    checks) is refused with the rule it breaks, not used and not blamed on its hash."""
+    from sqlalchemy import insert
+
+    from reviewer.errors import UserError
+    from reviewer.store.tables import RubricVersion
+
+    old = _versioned("3.0.0").replace("['^Answer:']", "['^(a+)+$']")
+    with any_store.engine.begin() as conn:
+        conn.execute(insert(RubricVersion).values(rubric_id="hostile", version="3.0.0", content_hash="x" * 64,
+                                                  yaml_text=old))
+    with pytest.raises(UserError, match=r"hostile@3.0.0 \(stored\): does not pass the rubric rules "
+                                        r"\(regex-backtracking"):
+        any_store.get_rubric("hostile@3.0.0")

@@ -21,7 +21,8 @@ WHO = ("ana", "bo", "cy", "lee")
 
 def _history(store: Store, tmp_path: Path, seed: int) -> None:
     rnd = random.Random(seed)
-    store.add_reviewer("lee", "lead")  # adjudications need the lead role (the store's first lead)
+    for who in ("lee", *WHO):  # any of them adjudicates below: an adjudication needs the lead role
+        store.add_reviewer(who, "lead")
     rows = []
     for i in range(25):
         judge = {d: {"score": rnd.randint(1, 10), "samples": [5, 6]} for d in DIMS if rnd.random() < 0.9}

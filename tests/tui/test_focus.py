@@ -8,7 +8,7 @@ from reviewer.store import Store
 from reviewer.tui.app import make_app
 from reviewer.tui.screens.item import ItemScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import leases, mine, settle, start
+from tests.tui.test_review_flow import leases, mine, score_all, settle, start
 
 SMALL = (80, 24)
 
@@ -107,7 +107,8 @@ async def test_the_header_shows_progress_and_pace(store: Store) -> None:
         assert f"/{total} done" in title and "left for you" in title and "session 0 items" in title
         assert app.progress is not None
         before = app.progress
-        await pilot.press("enter", "n")  # a score, then the next item: one finished
+        await score_all(app, pilot, screen)  # every dimension, then the next item: one finished
+        await pilot.press("n")
         await settle(app, pilot)
         title = str(app.screen.query_one("#item-title", Static).render())
         assert "session 1 item" in title and "s/item" in title  # the median time per item

@@ -62,8 +62,11 @@ async def test_a_pairwise_group_opens_side_by_side_and_the_choice_is_stored(stor
     assert choice_rows(store, pair.group) == [(REVIEWER, b.item_pk), (REVIEWER, None)]
     assert store.pair_choices(REVAL, pair.group)[pair.group][REVIEWER] is None  # the latest row wins
     with store.read() as conn:
-        state = conn.execute(text("SELECT lease_reviewer FROM item WHERE pk = :p"), {"p": claimed.item_pk}).scalar()
-    assert state is None  # the lease was closed when the reviewer moved on
+        state = conn.execute(text("SELECT state FROM assignment WHERE item_pk = :p AND reviewer = :r ORDER BY pk"),
+                             {"p": claimed.item_pk, "r": REVIEWER}).scalars().first()
+    # one dimension of each side scored: the review stays in progress for this reviewer (it comes
+    # back to them to finish), not done
+    assert state == "active"
 
 
 async def test_w_opens_a_pair_over_an_item_and_escape_returns_to_it(store: Store, tmp_path: Path) -> None:

@@ -47,6 +47,19 @@ async def focus(pilot: Any, screen: ItemScreen, index: int) -> None:
         await pilot.press("k")
 
 
+async def score_all(app: ReviewApp, pilot: Any, screen: Any) -> None:
+    """Score every dimension of the item on ``screen`` (agree where the judge scored, else the
+    scale's lowest level), so the review is complete and the item done for this reviewer."""
+    for i, d in enumerate(screen.state.dims):
+        await focus(pilot, screen, i)
+        if d.agree_level is not None:
+            await pilot.press("enter")
+        else:
+            low = d.dim.scale.levels[0] if d.dim.scale.levels else d.dim.scale.min
+            await pilot.press(str(int(low) % 10))
+        await settle(app, pilot)
+
+
 def mine(store: Store, item_pk: int) -> list[tuple[str, float | None, str]]:
     return [(h.dimension, h.score, h.kind) for h in store.human_rows(item_pk) if h.reviewer == REVIEWER]
 
@@ -175,7 +188,9 @@ async def test_skip_and_next_move_through_the_queue(store: Store) -> None:
         assert isinstance(app.screen, ItemScreen)  # the screen is reused from item to item
         second = app.screen.state
         assert second.item_pk != first.item_pk
-        await pilot.press("enter", "n")
+        before = store.queue_page("triage", search=second.item_id)[0].reviewed
+        await score_all(app, pilot, app.screen)
+        await pilot.press("n")
         await settle(app, pilot)
         third = app.screen.state  # type: ignore[attr-defined]
         assert third.item_pk not in (first.item_pk, second.item_pk)
@@ -183,7 +198,7 @@ async def test_skip_and_next_move_through_the_queue(store: Store) -> None:
         await settle(app, pilot)
         assert app.screen.state.item_pk == second.item_pk  # type: ignore[attr-defined]
     # the skipped item is not served to this reviewer again; the finished one counts as reviewed
-    assert store.queue_page("triage", search=second.item_id)[0].reviewed == 1
+    assert store.queue_page("triage", search=second.item_id)[0].reviewed == before + 1
 
 
 async def test_blind_mode_hides_the_judge_until_scored_and_keeps_both(store: Store) -> None:
@@ -248,7 +263,7 @@ async def test_help_lists_binding_ids_and_keymap_remaps(store: Store, tmp_path: 
         screen = await start(app, pilot)
         await pilot.press("a")
         await settle(app, pilot)
-        assert screen.state.dims[0].my_score == screen.state.dims[0].judge_score
+        assert screen.state.dims[0].my_score == screen.state.dims[0].agree_level
         await pilot.press("question_mark")
         await settle(app, pilot)
         assert type(app.screen).__name__ == "HelpScreen"
@@ -289,7 +304,8 @@ async def test_the_next_item_is_claimed_ahead_and_given_back_on_leaving(store: S
         held = leases(store)
         assert first in held and len(held) == 2  # the one on screen and the one claimed ahead
         ahead = next(pk for pk in held if pk != first)
-        await pilot.press("enter", "n")
+        await score_all(app, pilot, screen)
+        await pilot.press("n")
         await settle(app, pilot)
         assert app.screen.state.item_pk == ahead  # type: ignore[attr-defined]
         assert first not in leases(store) and len(leases(store)) == 2

@@ -154,8 +154,14 @@ class ItemScreen(ScoringScreen):
         self.call_after_refresh(self._scroll_to_focus)
 
     def _scroll_to_focus(self) -> None:
-        if self.is_mounted and self.focus_index < len(self.state.dims):
-            self.query_one(f"#card-{self.focus_index}", DimensionCard).scroll_visible(animate=False, top=True)
+        if not self.is_mounted or self.focus_index >= len(self.state.dims):
+            return
+        card = self.query_one(f"#card-{self.focus_index}", DimensionCard)
+        column = self.query_one("#item-right", VerticalScroll).region
+        head = card.region.y, card.region.y + min(card.region.height, 4)
+        if card.region.height and column.y <= head[0] and head[1] <= column.bottom:
+            return  # its head is in view already: no scroll, no repaint
+        card.scroll_visible(animate=False, top=True)
 
     def _focus_on(self, state: ItemState, d: DimState) -> None:
         self.focus_index = state.dims.index(d)
@@ -221,7 +227,7 @@ class ItemScreen(ScoringScreen):
         scored = self.state.scored_count()
         if scored and not self.state.review_complete():
             self.notify(f"{scored} of {len(self.state.dims)} dimensions scored: the item stays in progress "
-                        "(it comes back to you to finish)", severity="warning", markup=False)
+                        "(open it from the queue to finish)", severity="warning", markup=False)
         self.rapp.advance(self.state, finished=scored > 0)
 
     def action_jump(self) -> None:

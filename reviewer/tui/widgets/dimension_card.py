@@ -72,14 +72,14 @@ class DimensionCard(Static):
                 judge.append(f" ± {s.std:.2f} ({', '.join(_fmt(x) for x in s.samples)})", style="dim")
             if s.confidence is not None:
                 judge.append(f"  confidence {s.confidence:.2f}", style="dim")
-            if s.agree_level is not None:  # what enter will store: a level of the scale
-                judge.append(f"  enter agrees: {_fmt(s.agree_level)}", style="cyan")
             if s.rationale:
                 judge.append("\n" + safe(s.rationale))
         mine = Text()
         mine.append("you ", style="dim")
         mine.append(_fmt(s.my_score), style="bold cyan" if s.my_score is not None else "dim")
         mine.append(_label(dim, s.my_score), style="bold cyan")
+        if s.judge_visible and s.agree_level is not None and s.my_score is None:
+            mine.append(f"  enter agrees: {_fmt(s.agree_level)}", style="cyan")  # the level enter stores
         if s.my_blind:
             mine.append("  (blind)", style="dim")
         if s.my_reason:
