@@ -22,7 +22,7 @@ Stores one judge run per model (several --model values make a panel), opens safe
 
 Example: rubricate judge --rubric general-quality@1.1.0 --model openai/gpt-4o-mini --samples 3
 
-Example: rubricate judge --rubric rag-answer@1.1.0 --model openai/judge-x --api-base http://127.0.0.1:8000/v1
+Example: rubricate judge --rubric rag-answer@1.0.0 --model openai/judge-x --api-base http://127.0.0.1:8000/v1
 
 Example: rubricate judge --report 12
 """

@@ -16,7 +16,7 @@ from rubrics.safety import check_gates
 HERE = Path(__file__).resolve().parent
 FILES = {
     "general-quality.jsonl": "general-quality@1.0.0",
-    "rag-answer.jsonl": "rag-answer@1.1.0",
+    "rag-answer.jsonl": "rag-answer@1.0.0",
     "reval-issue-framing.jsonl": "reval-issue-framing@1.0.0",
 }
 ROLES = {"ana": ("reviewer",), "ben": ("reviewer", "safety"), "chen": ("reviewer", "lead")}

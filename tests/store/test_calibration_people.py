@@ -92,16 +92,16 @@ def test_versions_compare_side_by_side_with_a_banner(tmp_path: Path, capsys: pyt
     assert code == 0 and json.loads(out)["banner"] is None
     code, out, _ = run_cli(["calibrate", "--rubric", REF, "--compare", "general-quality@1.1.0", "--db", db], capsys)
     assert code == 0 and "NOT LIKE FOR LIKE" in out
-    code, _, err = run_cli(["calibrate", "--rubric", REF, "--compare", "rag-answer@1.1.0", "--db", db], capsys)
+    code, _, err = run_cli(["calibrate", "--rubric", REF, "--compare", "rag-answer@1.0.0", "--db", db], capsys)
     assert code == 1 and "are different rubrics" in err and len(err.strip().splitlines()) == 1
 
 
 def test_without_rubric_calibrate_takes_the_only_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "one.db")
-    assert run_cli(["import", str(DEMO / "rag-answer.jsonl"), "--rubric", "rag-answer@1.1.0", "--db", db], capsys)[0] == 0
+    assert run_cli(["import", str(DEMO / "rag-answer.jsonl"), "--rubric", "rag-answer@1.0.0", "--db", db], capsys)[0] == 0
     code, out, _ = run_cli(["calibrate", "--format", "json", "--db", db], capsys)
-    assert code == 0 and json.loads(out)["rubric"] == "rag-answer@1.1.0"
+    assert code == 0 and json.loads(out)["rubric"] == "rag-answer@1.0.0"
     assert run_cli(["import", str(DEMO / "general-quality.jsonl"), "--rubric", REF, "--db", db], capsys)[0] == 0
     code, _, err = run_cli(["calibrate", "--db", db], capsys)
     assert code == 1 and err.strip() == ("error: name the rubric with --rubric ID@VERSION: the store has items for "
-                                         "general-quality@1.0.0, rag-answer@1.1.0")
+                                         "general-quality@1.0.0, rag-answer@1.0.0")

@@ -11,7 +11,7 @@ from reviewer.errors import UserError
 from reviewer.store import Store, open_store
 from tests.store.conftest import DEMO
 
-ALL_DEMO = {"general-quality.jsonl": "general-quality@1.0.0", "rag-answer.jsonl": "rag-answer@1.1.0",
+ALL_DEMO = {"general-quality.jsonl": "general-quality@1.0.0", "rag-answer.jsonl": "rag-answer@1.0.0",
             "reval-issue-framing.jsonl": "reval-issue-framing@1.0.0"}
 
 

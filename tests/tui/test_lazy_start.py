@@ -16,7 +16,7 @@ from reviewer.tui.screens.queue import QueueScreen
 from tests.tui.conftest import REVIEWER
 from tests.tui.test_review_flow import SIZE, settle
 
-REFS = (None, "general-quality@1.0.0", "rag-answer@1.1.0")
+REFS = (None, "general-quality@1.0.0", "rag-answer@1.0.0")
 
 
 @pytest.mark.parametrize("queue", ["triage", "audit", "safety"])
