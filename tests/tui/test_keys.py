@@ -88,7 +88,7 @@ async def test_quick_tags_need_no_function_keys(store: Store) -> None:
 
 
 async def test_context_has_a_key_and_enter_still_agrees(store: Store) -> None:
-    app = make_app(store, REVIEWER, rubric_ref="rag-answer@1.0.0")
+    app = make_app(store, REVIEWER, rubric_ref="rag-answer@1.1.0")
     async with app.run_test(size=(130, 42)) as pilot:
         screen = await start(app, pilot)
         assert screen.state.context
