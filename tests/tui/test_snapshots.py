@@ -13,7 +13,7 @@ from tests.tui.conftest import REVIEWER
 from tests.tui.test_review_flow import settle
 
 PAIRWISE = "reval-issue-framing@1.0.0"
-RAG = "rag-answer@1.0.0"
+RAG = "rag-answer@1.1.0"
 #: screen → (blind session, the keys that lead there from the queue, the session's rubric)
 SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "queue": (False, (), None),
