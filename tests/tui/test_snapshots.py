@@ -13,7 +13,7 @@ from tests.tui.conftest import REVIEWER
 from tests.tui.test_review_flow import settle
 
 PAIRWISE = "reval-issue-framing@1.0.0"
-RAG = "rag-answer@1.1.0"
+RAG = "rag-answer"  # the bundled version, whichever it is
 #: screen → (blind session, the keys that lead there from the queue, the session's rubric)
 SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "queue": (False, (), None),
@@ -49,7 +49,7 @@ def test_screen(screen: str, variant: str, snap_compare: Any, store: Store, monk
         monkeypatch.setenv("NO_COLOR", "1")
     else:
         monkeypatch.delenv("NO_COLOR", raising=False)
-    app = make_app(store, REVIEWER, blind=blind, rubric_ref=rubric)
+    app = make_app(store, REVIEWER, blind=blind, rubric_ref=store.get_rubric(rubric).ref if rubric else None)
 
     async def ready(pilot: Any) -> None:
         await settle(app, pilot)
