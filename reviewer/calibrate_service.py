@@ -134,16 +134,24 @@ def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, data
                    confidence: float, target_width: float | None, group_by: str | None = None) -> None:
     """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.estimates`): they
     need the judge on every item (a report on the whole store hands its columns over)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from reviewer import estimates
 
-    folds = estimates.audit_folds(store, rubric, dataset, how)
+    # The two counts over every item run in the database on their own connections (the driver
+    # lets go of the GIL) while the audit items are folded here: a million items cost ~max, not sum.
+    with ThreadPoolExecutor(2) as pool:
+        scores = pool.submit(store.judge_score_totals, rubric.ref, dataset)
+        verdicts = pool.submit(store.judge_pass_totals, rubric.ref, dataset)
+        folds = estimates.audit_folds(store, rubric, dataset, how)
+        counted, passes = scores.result(), verdicts.result()
     found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols,
-                                          group_by=group_by)
+                                          group_by=group_by, counted=counted)
     for entry in out["dimensions"]:
         e = found.get(entry["dimension"])
         entry["estimate"] = e if e is not None and entry.get("level") != "nominal" else {
             "ppi": None, "reason": "a mean of unordered labels means nothing: no corrected mean on a nominal dimension"}
-    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, folds, confidence, target_width)
+    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, folds, confidence, target_width, passes)
 
 
 def panel_of(by_model: np.ndarray, how: str) -> np.ndarray:

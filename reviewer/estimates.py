@@ -87,7 +87,8 @@ def ranking(groups: Mapping[str, tuple[NDArray[np.float64], NDArray[np.float64],
 
 
 def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: list[tuple[int, Any]] | None,
-              confidence: float = 0.95, target_width: float | None = None) -> dict[str, Any]:
+              confidence: float = 0.95, target_width: float | None = None,
+              totals: tuple[int, int] | None = None) -> dict[str, Any]:
     """``pass_rate_estimate``: the share of items that pass, corrected with people's verdicts.
 
     The population is every item whose judge verdict is complete (an incomplete one has no pass
@@ -97,7 +98,7 @@ def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: list[tuple[in
     items cost one aggregate query."""
     from reviewer.domain import humans_only
 
-    total, passes = store.judge_pass_totals(rubric.ref, dataset)
+    total, passes = totals if totals is not None else store.judge_pass_totals(rubric.ref, dataset)
     if folds is None:
         return refused(passes / total if total else None, total, rubric.ref, confidence)
     judged = store.judge_passed_of([pk for pk, _ in folds])
@@ -127,7 +128,8 @@ def audit_folds(store: Any, rubric: Any, dataset: str | None, how: str) -> list[
 
 def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: list[tuple[int, Any]] | None,
                         confidence: float, target_width: float | None, cols: Any = None,
-                        count_in_db: bool = True, group_by: str | None = None) -> dict[str, dict[str, Any]]:
+                        count_in_db: bool = True, group_by: str | None = None,
+                        counted: Any = ...) -> dict[str, dict[str, Any]]:
     """``estimate`` per dimension (ordered and interval ones; a mean of nominal labels means
     nothing). The labelled side is read through the audit items' folds — people's score is the
     effective one without the judge (a lead's adjudication, else the consensus ``how``), the
@@ -147,7 +149,10 @@ def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: lis
                 labelled[d.id][0].append(float(people))
                 labelled[d.id][1].append(float(f.judge.panel))
                 labelled_pks[d.id].append(pk)
-    totals = store.judge_score_totals(rubric.ref, dataset) if count_in_db and not group_by else None
+    if not count_in_db or group_by:
+        totals = None
+    else:  # ``counted``: :meth:`judge_score_totals` already asked (on another thread)
+        totals = store.judge_score_totals(rubric.ref, dataset) if counted is ... else counted
     if totals is None and (cols is None or (group_by and cols.groups is None)):
         cols = store.rating_columns(rubric.ref, dataset, "all", group_by)
     out: dict[str, dict[str, Any]] = {}
