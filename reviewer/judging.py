@@ -250,6 +250,7 @@ def run(
         writer = _Writer(store, run_id, keep_hits=index == 0, cache=cache)
         try:
             totals = asyncio.run(_run(runner, items, writer))
+            writer.flush()  # inside: a write that fails only now still ends the run as failed
         except KeyboardInterrupt:
             writer.flush()
             runner.totals.status = "interrupted"
@@ -258,7 +259,6 @@ def run(
         except Exception:  # the run still ends with a status, keeping what was scored
             _end_failed(store, run_id, runner, writer)
             raise
-        writer.flush()
         store.finish_judge_run(run_id, totals.status, totals.as_dict())
         summaries.append(RunSummary(run_id, model, totals))
         if totals.status == "cost_cap":
