@@ -100,10 +100,14 @@ class SafetyScreen(AppKeysFirst):
         self.flags = flags
         table = self.query_one(DataTable)
         table.clear(columns=True)  # columns sized afresh: a status may have grown ("escalated")
-        table.add_columns(*COLUMNS)
-        for f in flags:
-            table.add_row(*(safe_text(v, newlines=False) for v in (f.item_id, f.gate, f.detector, f.matched[:40].replace("\n", " "),
-                                                                   f.status, f.signoffs)), key=str(f.flag_id))
+        cells = [[safe_text(v, newlines=False) for v in (f.item_id, f.gate, f.detector,
+                                                         f.matched[:40].replace("\n", " "), f.status, f.signoffs)]
+                 for f in flags]
+        # widths from the content itself, so a row added before the first layout is never cut short
+        for i, label in enumerate(COLUMNS):
+            table.add_column(label, width=max([len(label), *(row[i].cell_len for row in cells)]))
+        for f, row in zip(flags, cells, strict=True):
+            table.add_row(*row, key=str(f.flag_id))
         if self._keep is not None and flags:
             flag_id, row = self._keep
             same = next((i for i, f in enumerate(flags) if f.flag_id == flag_id), None)
