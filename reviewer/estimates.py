@@ -144,7 +144,7 @@ def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: lis
     for pk, fold in folds or ():
         for d in dims:
             f = fold.dims[d.id]
-            people = f.human.adjudication.score if f.human.adjudication is not None else f.consensus
+            people = f.people
             if people is not None and f.judge.panel is not None:
                 labelled[d.id][0].append(float(people))
                 labelled[d.id][1].append(float(f.judge.panel))

@@ -61,7 +61,9 @@ def demo(
     target = db or str(default_demo_path())
     name = reviewer or getpass.getuser()
     summary = build_demo(target, name)
-    typer.echo(f"demo database: {target} ({summary})", err=True)
+    from reviewer.safetext import safe_line
+
+    typer.echo(safe_line(f"demo database: {target} ({summary})"), err=True)
     if not build_only:
         run_tui(target, name, "triage", None, None, False)
 

@@ -148,7 +148,7 @@ def import_flexeval(
         canonical = convert(text, str(file), rubric_id)
     if out:
         out.write_text(canonical, encoding="utf-8")
-        typer.echo(f"wrote {out}")
+        typer.echo(safe_line(f"wrote {out}"))
     else:
         typer.echo(canonical, nl=False)
 

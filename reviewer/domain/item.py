@@ -42,6 +42,12 @@ class DimFold:
     bias: float | None
 
     @property
+    def people(self) -> float | None:
+        """People's score on the dimension, without the judge: the effective score when it comes
+        from a lead's adjudication or the consensus (the human side of a corrected estimate)."""
+        return self.effective if self.source in ("adjudication", "human") else None
+
+    @property
     def why(self) -> str | None:
         """Why there is no effective score, in words (None when there is one)."""
         if self.state == "failed":
