@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 #: Strings written by the systems under evaluation, as an attacker would write them.
 HOSTILE: dict[str, str] = {
@@ -114,3 +117,18 @@ def hostile_run(db: str, model: str = "model" + EVERYTHING) -> int:
             "INSERT INTO judge_run (rubric_ref, model, source, status, started_at) "
             "VALUES ('general-quality@1.0.0', ?, 'import', 'done', '2026-01-01 00:00:00')", (model,))
         return int(cur.lastrowid or 0)
+
+
+def unguarded_raises(exc: type[BaseException], fn: Callable[[], Any]) -> Callable[[], None]:
+    """A table case's "without the guard" check: the unguarded path raises ``exc``."""
+    def check() -> None:
+        with pytest.raises(exc):
+            fn()
+    return check
+
+
+def unguarded_true(value: bool) -> Callable[[], None]:
+    """A table case's "without the guard" check: ``value`` shows the unguarded path's failure."""
+    def check() -> None:
+        assert value
+    return check

@@ -23,6 +23,7 @@ from rubrics.methods.base import JudgeItem
 from rubrics.methods.deterministic import score_deterministic
 from rubrics.schema import Anchor, Dimension, Scale
 from tests.cli import run_cli
+from tests.hostile.harness import unguarded_raises, unguarded_true
 
 GOOD = """\
 id: hostile
@@ -74,99 +75,88 @@ def _safe_load(text: str) -> Any:
     return yaml.safe_load(text)
 
 
-def _unguarded_raises(exc: type[BaseException], fn: Callable[[], Any]) -> Callable[[], None]:
-    def check() -> None:
-        with pytest.raises(exc):
-            fn()
-    return check
-
-
-def _true(value: bool) -> Callable[[], None]:
-    def check() -> None:
-        assert value
-    return check
 
 
 # (case id, what it proves, YAML, expected problems, what the unguarded path did)
 CASES: list[tuple[str, str, str, list[tuple[str, int]], Callable[[], None]]] = [
     ("duplicate-top-key", "a key given twice is refused, not last-wins",
      edit("version: 1.0.0\n", "version: 1.0.0\nversion: 9.0.0\n"), [("duplicate-key", 3)],
-     _true(_safe_load(edit("version: 1.0.0\n", "version: 1.0.0\nversion: 9.0.0\n"))["version"] == "9.0.0")),
+     unguarded_true(_safe_load(edit("version: 1.0.0\n", "version: 1.0.0\nversion: 9.0.0\n"))["version"] == "9.0.0")),
     ("duplicate-dimension-key", "a weight given twice inside a dimension is refused",
      edit("    weight: 0.6\n", "    weight: 0.6\n    weight: 0.9\n"), [("duplicate-key", 12)],
-     _true(_safe_load(edit("    weight: 0.6\n", "    weight: 0.6\n    weight: 0.9\n"))["dimensions"][0]["weight"] == 0.9)),
+     unguarded_true(_safe_load(edit("    weight: 0.6\n", "    weight: 0.6\n    weight: 0.9\n"))["dimensions"][0]["weight"] == 0.9)),
     ("duplicate-rule-key", "a rule key given twice is refused",
      edit("      max_words: 200\n", "      max_words: 200\n      max_words: 2\n"), [("duplicate-key", 23)],
-     _true(_safe_load(edit("      max_words: 200\n", "      max_words: 200\n      max_words: 2\n"))
+     unguarded_true(_safe_load(edit("      max_words: 200\n", "      max_words: 200\n      max_words: 2\n"))
            ["dimensions"][1]["rule"]["max_words"] == 2)),
     ("tag-int-abc", "!!int abc is one line, not a ValueError traceback",
      edit("version: 1.0.0", "version: !!int abc"), [("yaml-tag", 2)],
-     _unguarded_raises(ValueError, lambda: _safe_load("version: !!int abc"))),
+     unguarded_raises(ValueError, lambda: _safe_load("version: !!int abc"))),
     ("tag-python-object", "a !!python/ tag is refused by name",
      edit("name: Hostile", "name: !!python/object/apply:os.system ['true']"), [("yaml-tag", 3)],
-     _unguarded_raises(yaml.YAMLError, lambda: _safe_load("name: !!python/object/apply:os.system ['true']"))),
+     unguarded_raises(yaml.YAMLError, lambda: _safe_load("name: !!python/object/apply:os.system ['true']"))),
     ("tag-custom", "a custom !tag is refused",
      edit("name: Hostile", "name: !secret x"), [("yaml-tag", 3)],
-     _unguarded_raises(yaml.YAMLError, lambda: _safe_load("name: !secret x"))),
+     unguarded_raises(yaml.YAMLError, lambda: _safe_load("name: !secret x"))),
     ("tag-on-mapping", "a tag on a mapping is refused too",
      edit("scale: {min: 1, max: 5}", "scale: !!map {min: 1, max: 5}"), [("yaml-tag", 4)],
-     _true(_safe_load("scale: !!map {min: 1, max: 5}") == {"scale": {"min": 1, "max": 5}})),
+     unguarded_true(_safe_load("scale: !!map {min: 1, max: 5}") == {"scale": {"min": 1, "max": 5}})),
     ("key-reads-as-bool", "an unquoted yes: key (YAML's true) is refused, not stored as 'True'",
      edit("    weight: 0.6\n", "    weight: 0.6\n    yes: 1\n"), [("wrong-type", 12)],
-     _true(True in _safe_load("yes: 1"))),
+     unguarded_true(True in _safe_load("yes: 1"))),
     ("key-reads-as-null", "a ~: key (null) is refused",
      edit("name: Hostile", "name: Hostile\n~: x"), [("wrong-type", 4)],
-     _true(None in _safe_load("~: x"))),
+     unguarded_true(None in _safe_load("~: x"))),
     ("correction-examples-word", "correction_examples: many is wrong-type, not int('many')",
      edit("correction_examples: 2", "correction_examples: many"), [("wrong-type", 5)],
-     _unguarded_raises(ValueError, lambda: int("many"))),
+     unguarded_raises(ValueError, lambda: int("many"))),
     ("correction-examples-fraction", "correction_examples: 2.7 is refused, not cut to 2",
      edit("correction_examples: 2", "correction_examples: 2.7"), [("wrong-type", 5)],
-     _true(int(2.7) == 2)),
+     unguarded_true(int(2.7) == 2)),
     ("correction-examples-huge", "correction_examples beyond the ceiling is refused",
      edit("correction_examples: 2", "correction_examples: 100000"), [("wrong-type", 5)],
-     _true(100000 == 100000)),
+     unguarded_true(100000 == 100000)),
     ("pairwise-quoted-no", "pairwise: 'no' is refused, not read as true",
      edit("pairwise: false", "pairwise: 'no'"), [("wrong-type", 6)],
-     _true(bool("no") is True)),
+     unguarded_true(bool("no") is True)),
     ("pairwise-number", "pairwise: 1 is refused (true or false only)",
      edit("pairwise: false", "pairwise: 1"), [("wrong-type", 6)],
-     _true(bool(1) is True)),
+     unguarded_true(bool(1) is True)),
     ("signoffs-zero", "safety_signoffs: 0 is refused (a clearance needing nobody)",
      edit("safety_signoffs: 2", "safety_signoffs: 0"), [("wrong-type", 6)],
-     _true(0 == 0)),
+     unguarded_true(0 == 0)),
     ("signoffs-text", "safety_signoffs: '2' is refused, not cast",
      edit("safety_signoffs: 2", "safety_signoffs: '2'"), [("wrong-type", 6)],
-     _true(int("2") == 2)),
+     unguarded_true(int("2") == 2)),
     ("samples-huge", "samples: 1000000 (a million calls per item) is refused",
      edit("    threshold: 70\n", "    threshold: 70\n    samples: 1000000\n", ), [("wrong-type", 13)],
-     _true(True)),
+     unguarded_true(True)),
     ("scale-huge", "a 0–10^12 scale is refused before a trillion levels are listed",
      edit("scale: {min: 1, max: 5}", "scale: {min: 0, max: 1000000000000}"), [("scale", 4)],
-     _true(len(range(0, 10**12 + 1)) > 10**11)),
+     unguarded_true(len(range(0, 10**12 + 1)) > 10**11)),
     ("scale-many-levels", "a levels list of 500 is refused",
      edit("scale: {min: 1, max: 5}", "scale: {min: 1, max: 500, levels: [" + ", ".join(map(str, range(1, 501))) + "]}"),
-     [("scale", 4)], _true(True)),
+     [("scale", 4)], unguarded_true(True)),
     ("scale-nan-level", "a .nan level is refused",
      edit("scale: {min: 1, max: 5}", "scale: {min: 1, max: 5, levels: [1, .nan, 5]}"), [("wrong-type", 4)],
-     _true(_safe_load("x: .nan")["x"] != _safe_load("x: .nan")["x"])),
+     unguarded_true(_safe_load("x: .nan")["x"] != _safe_load("x: .nan")["x"])),
     ("rule-unknown-key", "an unknown rule key is refused at save time (it failed every item at judge time)",
      edit("      max_words: 200", "      max_word: 200"), [("rule-key", 22)],
      lambda: _assert_judge_time_error({"max_word": 200})),
     ("rule-count-text", "max_words: abc is refused (a TypeError at judge time before)",
      edit("      max_words: 200", "      max_words: abc"), [("rule-type", 22)],
-     _unguarded_raises(TypeError, lambda: 3 <= "abc")),  # type: ignore[operator]
+     unguarded_raises(TypeError, lambda: 3 <= "abc")),  # type: ignore[operator]
     ("rule-count-negative", "max_words: -1 is refused",
-     edit("      max_words: 200", "      max_words: -1"), [("rule-type", 22)], _true(True)),
+     edit("      max_words: 200", "      max_words: -1"), [("rule-type", 22)], unguarded_true(True)),
     ("rule-phrases-number", "required_phrases: 5 is refused, not checked as the text '5'",
-     edit("      max_words: 200", "      required_phrases: 5"), [("rule-type", 22)], _true(str(5) == "5")),
+     edit("      max_words: 200", "      required_phrases: 5"), [("rule-type", 22)], unguarded_true(str(5) == "5")),
     ("rule-json-text", "json: 'yes' is refused (true or false)",
-     edit("      max_words: 200", "      json: 'yes'"), [("rule-type", 22)], _true(bool("yes"))),
+     edit("      max_words: 200", "      json: 'yes'"), [("rule-type", 22)], unguarded_true(bool("yes"))),
     ("rule-schema-invalid", "a json_schema that is not a JSON Schema is refused",
-     edit("      max_words: 200", "      json_schema: {type: 5}"), [("rule-type", 22)], _true(True)),
+     edit("      max_words: 200", "      json_schema: {type: 5}"), [("rule-type", 22)], unguarded_true(True)),
     ("regex-does-not-compile", "a regex that does not compile is refused at save time",
      edit("['^Answer:']", "['(unclosed']"), [("regex", 23)],
-     _unguarded_raises(regex.error, lambda: regex.compile("(unclosed"))),
+     unguarded_raises(regex.error, lambda: regex.compile("(unclosed"))),
     ("regex-nested-quantifier", "(a+)+ is refused: catastrophic backtracking",
      edit("['^Answer:']", "['^(a+)+$']"), [("regex-backtracking", 23)],
      lambda: _assert_exponential_in_re("^(a+)+$")),
@@ -174,28 +164,28 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]], Callable[[], None]]] = [
      edit("['^Answer:']", "['^(a|ab)*c$']"), [("regex-backtracking", 23)],
      lambda: _assert_times_out("^(a|aa)+$", "a" * 60 + "!")),
     ("regex-nested-in-group", "(x\\w*\\s?)* is refused",
-     edit("['^Answer:']", "['(x\\w*\\s?)*$']"), [("regex-backtracking", 23)], _true(True)),
+     edit("['^Answer:']", "['(x\\w*\\s?)*$']"), [("regex-backtracking", 23)], unguarded_true(True)),
     ("regex-second-of-list", "the bad pattern of a list is named at its own line",
      edit("      regex_must: ['^Answer:']", "      regex_must:\n        - '^Answer:'\n        - '(b+)*$'"),
-     [("regex-backtracking", 25)], _true(True)),
+     [("regex-backtracking", 25)], unguarded_true(True)),
     ("anchor-example-mapping", "an anchor example that is a mapping is refused, not stored",
      edit("      - {range: [1, 2], label: wrong}", "      - {range: [1, 2], label: wrong, example: {a: 1}}"),
-     [("wrong-type", 14)], _true(True)),
+     [("wrong-type", 14)], unguarded_true(True)),
     ("metric-level-list", "metric_level: [item] is refused",
-     edit("    threshold: 70\n", "    threshold: 70\n    metric_level: [item]\n"), [("wrong-type", 13)], _true(True)),
+     edit("    threshold: 70\n", "    threshold: 70\n    metric_level: [item]\n"), [("wrong-type", 13)], unguarded_true(True)),
     ("version-date", "version: 2024-01-01 (YAML reads a date) is refused",
      edit("version: 1.0.0", "version: 2024-01-01"), [("wrong-type", 2)],
-     _true(not isinstance(_safe_load("v: 2024-01-01")["v"], str))),
+     unguarded_true(not isinstance(_safe_load("v: 2024-01-01")["v"], str))),
     ("id-list", "id: [a, b] is refused",
-     edit("id: hostile", "id: [a, b]"), [("wrong-type", 1)], _true(True)),
+     edit("id: hostile", "id: [a, b]"), [("wrong-type", 1)], unguarded_true(True)),
     ("two-unknown-keys", "both unknown keys of one dimension are reported",
      edit("    weight: 0.6\n", "    weigth: 0.6\n    treshold: 70\n"),
-     [("unknown-key", 11), ("unknown-key", 12)], _true(True)),
+     [("unknown-key", 11), ("unknown-key", 12)], unguarded_true(True)),
     ("broken-scale-no-cascade", "a broken top scale is one line, not one per dimension",
-     edit("scale: {min: 1, max: 5}", "scale: {min: 5, max: 1}"), [("scale", 4)], _true(True)),
+     edit("scale: {min: 1, max: 5}", "scale: {min: 5, max: 1}"), [("scale", 4)], unguarded_true(True)),
     ("deep-nesting", "a 5000-deep list is one yaml-syntax line, not a RecursionError",
      GOOD + "description: " + "[" * 5000 + "]" * 5000 + "\n", [("yaml-syntax", None)],  # type: ignore[list-item]
-     _true(True)),
+     unguarded_true(True)),
 ]
 
 ALL_AT_ONCE = edit("pairwise: false", "pairwise: 'no'").replace(

@@ -17,53 +17,40 @@ import yaml
 from reviewer.errors import UserError
 from reviewer.tui.config import load_settings
 from tests.cli import run_cli
-
-
-def _raises(exc: type[BaseException], fn: Callable[[], Any]) -> Callable[[], None]:
-    def check() -> None:
-        with pytest.raises(exc):
-            fn()
-    return check
-
-
-def _true(value: bool) -> Callable[[], None]:
-    def check() -> None:
-        assert value
-    return check
-
+from tests.hostile.harness import unguarded_raises, unguarded_true
 
 CASES: list[tuple[str, str, str, list[tuple[int, str]], Callable[[], None]]] = [
     ("lease-word", "lease_minutes: abc is one line (int('abc') raised ValueError)",
      "lease_minutes: abc\n", [(1, "lease_minutes: Input should be a valid integer")],
-     _raises(ValueError, lambda: int("abc"))),
+     unguarded_raises(ValueError, lambda: int("abc"))),
     ("lease-negative", "a negative lease is refused (it handed the item to the next reviewer at once)",
-     "lease_minutes: -5\n", [(1, "greater than or equal to 1")], _true(int(yaml.safe_load("lease_minutes: -5")["lease_minutes"]) < 0)),
+     "lease_minutes: -5\n", [(1, "greater than or equal to 1")], unguarded_true(int(yaml.safe_load("lease_minutes: -5")["lease_minutes"]) < 0)),
     ("lease-zero", "a zero lease is refused", "lease_minutes: 0\n", [(1, "greater than or equal to 1")],
-     _true(True)),
+     unguarded_true(True)),
     ("lease-huge", "a lease of a year is refused", "lease_minutes: 525600\n", [(1, "less than or equal to 1440")],
-     _true(True)),
+     unguarded_true(True)),
     ("lease-quoted", "lease_minutes: '15' is refused, not cast", "lease_minutes: '15'\n",
-     [(1, "valid integer")], _true(int("15") == 15)),
+     [(1, "valid integer")], unguarded_true(int("15") == 15)),
     ("lease-fraction", "lease_minutes: 2.5 is refused, not cut to 2", "lease_minutes: 2.5\n",
-     [(1, "valid integer")], _true(int(2.5) == 2)),
+     [(1, "valid integer")], unguarded_true(int(2.5) == 2)),
     ("lease-bool", "lease_minutes: true is refused (true is 1 to int())", "lease_minutes: true\n",
-     [(1, "valid integer")], _true(int(True) == 1)),
+     [(1, "valid integer")], unguarded_true(int(True) == 1)),
     ("page-size-list", "page_size: [1] is refused", "page_size: [1]\n", [(1, "page_size: Input should be")],
-     _raises(TypeError, lambda: int([1]))),  # type: ignore[call-overload]
+     unguarded_raises(TypeError, lambda: int([1]))),  # type: ignore[call-overload]
     ("keymap-list", "a keymap entry that is a list is refused, at its own line",
-     "keymap:\n  item.agree: enter\n  item.next: [n]\n", [(3, "keymap.item.next")], _true(True)),
-    ("keymap-not-mapping", "a keymap that is text is refused", "keymap: enter\n", [(1, "keymap")], _true(True)),
+     "keymap:\n  item.agree: enter\n  item.next: [n]\n", [(3, "keymap.item.next")], unguarded_true(True)),
+    ("keymap-not-mapping", "a keymap that is text is refused", "keymap: enter\n", [(1, "keymap")], unguarded_true(True)),
     ("unknown-setting", "an unknown setting is refused by name", "lease_minute: 15\n",
-     [(1, "unknown setting 'lease_minute'")], _true(True)),
+     [(1, "unknown setting 'lease_minute'")], unguarded_true(True)),
     ("duplicate-setting", "a setting given twice is refused (plain YAML kept the last)",
      "lease_minutes: 15\nlease_minutes: 1\n", [(2, "lease_minutes: set twice (first on line 1)")],
-     _true(yaml.safe_load("lease_minutes: 15\nlease_minutes: 1\n")["lease_minutes"] == 1)),
+     unguarded_true(yaml.safe_load("lease_minutes: 15\nlease_minutes: 1\n")["lease_minutes"] == 1)),
     ("all-at-once", "every fault is reported, one line each",
      "lease_minutes: abc\npage_size: -3\nbogus: 1\n",
-     [(1, "lease_minutes"), (2, "page_size"), (3, "unknown setting 'bogus'")], _true(True)),
-    ("not-yaml", "a file that is not YAML is one line", "lease_minutes: [\n", [(2, "not valid YAML")], _true(True)),
+     [(1, "lease_minutes"), (2, "page_size"), (3, "unknown setting 'bogus'")], unguarded_true(True)),
+    ("not-yaml", "a file that is not YAML is one line", "lease_minutes: [\n", [(2, "not valid YAML")], unguarded_true(True)),
     ("tagged", "an explicit python tag is one line", "lease_minutes: !!python/object:os.system x\n",
-     [(1, "not valid YAML")], _raises(yaml.YAMLError, lambda: yaml.safe_load("a: !!python/object:os.system x"))),
+     [(1, "not valid YAML")], unguarded_raises(yaml.YAMLError, lambda: yaml.safe_load("a: !!python/object:os.system x"))),
 ]
 
 
