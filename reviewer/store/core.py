@@ -16,8 +16,8 @@ from reviewer.store.rating_columns import RatingColumnsMixin
 from reviewer.store.ratings import RatingsMixin
 
 
-class Store(EstimatesMixin, FoldMixin, ImportMixin, JudgeMixin, PairsMixin, PeopleMixin, QueueMixin, QueueSettingsMixin,
-            RatingsMixin, RatingColumnsMixin):
+class Store(EstimatesMixin, ImportMixin, PairsMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
+            RatingColumnsMixin, JudgeMixin, FoldMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue."""
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlmodel import col
 
 from reviewer.errors import UserError
+from reviewer.store.base import inserted_pk
 from reviewer.store.roles import RolesMixin
-from reviewer.store.tables import Item, PairChoice
+from reviewer.store.tables import Item, PairChoice, table_of
 
 
 class PairsMixin(RolesMixin):
@@ -24,33 +26,33 @@ class PairsMixin(RolesMixin):
         group; the winner must belong to that group."""
         with self.write() as conn:
             signed = self._sign(conn, reviewer)
-            row = conn.execute(select(Item.grp, Item.rubric_ref).where(Item.pk == item_pk)).first()
+            row = conn.execute(select(col(Item.grp), col(Item.rubric_ref)).where(col(Item.pk) == item_pk)).first()
             if row is None:
                 raise UserError(f"no item with key {item_pk}")
             grp, ref = row
             if grp is None:
                 raise UserError(f"item {item_pk} has no group: there is no pair to choose from")
             if winner_item_pk is not None:
-                winner = conn.execute(select(Item.grp, Item.rubric_ref).where(Item.pk == winner_item_pk)).first()
+                winner = conn.execute(select(col(Item.grp), col(Item.rubric_ref)).where(col(Item.pk) == winner_item_pk)).first()
                 if winner is None or tuple(winner) != (grp, ref):
                     raise UserError(f"item {winner_item_pk} is not in group {grp!r}")
             revision = _group_revision(conn, ref, grp)
-            result = conn.execute(PairChoice.__table__.insert().values(  # type: ignore[attr-defined]
+            result = conn.execute(table_of(PairChoice).insert().values(
                 grp=grp, rubric_ref=ref, reviewer=reviewer, winner_item_pk=winner_item_pk, reason=reason,
                 revision=revision, **signed))
-            return int(result.inserted_primary_key[0])
+            return inserted_pk(result)
 
     def pair_choices(self, rubric_ref: str, group: str | None = None,
                      all_revisions: bool = False) -> dict[str, dict[str, int | None]]:
         """Per group, each reviewer's current choice: the winner's item key, or None for a tie.
         Choices made before either side's content changed are left out unless ``all_revisions``."""
-        q = select(PairChoice.grp, PairChoice.reviewer, PairChoice.winner_item_pk, PairChoice.revision).where(
-            PairChoice.rubric_ref == rubric_ref)
+        q = select(col(PairChoice.grp), col(PairChoice.reviewer), col(PairChoice.winner_item_pk),
+                   col(PairChoice.revision)).where(col(PairChoice.rubric_ref) == rubric_ref)
         if group is not None:
-            q = q.where(PairChoice.grp == group)
+            q = q.where(col(PairChoice.grp) == group)
         out: dict[str, dict[str, int | None]] = {}
         with self.read() as conn:
-            rows = conn.execute(q.order_by(PairChoice.pk)).all()
+            rows = conn.execute(q.order_by(col(PairChoice.pk))).all()
             current = {} if all_revisions else {g: _group_revision(conn, rubric_ref, g) for g in {r[0] for r in rows}}
             for grp, who, winner, revision in rows:
                 if all_revisions or revision == current[grp]:
@@ -62,9 +64,9 @@ class PairsMixin(RolesMixin):
         out: dict[str, list[tuple[int, str | None, float | None]]] = {}
         with self.read() as conn:
             rows: Any = conn.execute(
-                select(Item.grp, Item.pk, Item.variant, Item.judge_overall)
-                .where(Item.rubric_ref == rubric_ref, Item.grp.is_not(None))  # type: ignore[union-attr]
-                .order_by(Item.grp, Item.variant, Item.pk))
+                select(col(Item.grp), col(Item.pk), col(Item.variant), col(Item.judge_overall))
+                .where(col(Item.rubric_ref) == rubric_ref, col(Item.grp).is_not(None))
+                .order_by(col(Item.grp), col(Item.variant), col(Item.pk)))
             for grp, pk, variant, overall in rows:
                 out.setdefault(grp, []).append((pk, variant, overall))
         return out
@@ -73,5 +75,5 @@ class PairsMixin(RolesMixin):
 def _group_revision(conn: Any, rubric_ref: str, grp: str) -> int:
     """A group's content revision: the sum of its items' revisions (it grows whenever any of them
     is updated with new content)."""
-    return int(conn.execute(select(func.coalesce(func.sum(Item.revision), 0)).where(
-        Item.rubric_ref == rubric_ref, Item.grp == grp)).scalar_one())
+    return int(conn.execute(select(func.coalesce(func.sum(col(Item.revision)), 0)).where(
+        col(Item.rubric_ref) == rubric_ref, col(Item.grp) == grp)).scalar_one())

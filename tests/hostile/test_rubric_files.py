@@ -371,13 +371,14 @@ def test_a_tampered_version_is_refused_on_each_store(any_store: Any) -> None:
     """A row whose text and recorded hash disagree (written around the application) is refused
     when loaded, on SQLite and PostgreSQL alike."""
     from sqlalchemy import insert, select
+    from sqlmodel import col
 
     from reviewer.errors import UserError
     from reviewer.store.tables import RubricVersion
 
     assert any_store.add_rubric(load_rubric_text(GOOD, "r.yaml"), GOOD) is True
     with any_store.engine.begin() as conn:
-        good_hash = conn.execute(select(RubricVersion.content_hash)).scalar_one()
+        good_hash = conn.execute(select(col(RubricVersion.content_hash))).scalar_one()
         conn.execute(insert(RubricVersion).values(rubric_id="hostile", version="1.1.0", content_hash=good_hash,
                                                   yaml_text=_versioned("1.1.0", "0.1", "0.9")))
     with pytest.raises(UserError, match=r"hostile@1.1.0 \(stored\): its text does not match"):

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from sqlalchemy import select, text, update
+from sqlmodel import col
 
 
 def claim_all(db: str, reviewer: str, out: str, naive: bool) -> None:
@@ -22,7 +23,7 @@ def claim_all(db: str, reviewer: str, out: str, naive: bool) -> None:
         if naive:
             # The broken way: read a free item, then lease it in a second step without re-checking.
             with store.read() as conn:
-                pk = conn.execute(select(Item.pk).where(Item.lease_reviewer.is_(None), Item.n_reviewed == 0)  # type: ignore[union-attr]
+                pk = conn.execute(select(col(Item.pk)).where(col(Item.lease_reviewer).is_(None), col(Item.n_reviewed) == 0)
                                   .order_by(Item.pk).limit(1)).scalar()
             if pk is None:
                 misses += 1

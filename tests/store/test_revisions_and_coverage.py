@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
+from sqlmodel import col
 
 from reviewer.errors import UserError
 from reviewer.store import Store
@@ -27,7 +28,7 @@ def _write(path: Path, *rows: dict[str, Any]) -> Path:
 
 def _item(store: Store, item_id: str) -> Any:
     with store.read() as conn:
-        return conn.execute(select(Item).where(Item.item_id == item_id)).one()
+        return conn.execute(select(Item).where(col(Item.item_id) == item_id)).one()
 
 
 def test_update_with_new_content_is_a_new_revision_with_no_scores_of_its_own(store: Store, tmp_path: Path) -> None:
@@ -65,7 +66,7 @@ def test_update_with_new_content_is_a_new_revision_with_no_scores_of_its_own(sto
     claim = store.claim_next("triage", "ana")
     assert claim is not None and claim.item_pk == now.pk
     with store.read() as conn:
-        assert conn.execute(select(Assignment.revision).where(Assignment.item_pk == now.pk)).scalar() == 2
+        assert conn.execute(select(col(Assignment.revision)).where(col(Assignment.item_pk) == now.pk)).scalar() == 2
 
 
 def test_calibrate_uses_the_current_revision_unless_asked_for_all(store: Store, tmp_path: Path) -> None:
@@ -130,7 +131,7 @@ def test_imported_reviews_count_and_half_scored_items_stay_in_progress(store: St
         store.add_human_score(claim.item_pk, dim, "cy", 5)
     assert store.complete(claim) is False
     with store.read() as conn:
-        states = conn.execute(select(Assignment.state).where(Assignment.item_pk == claim.item_pk,
+        states = conn.execute(select(col(Assignment.state)).where(col(Assignment.item_pk) == claim.item_pk,
                                                              Assignment.reviewer == "cy")).scalars().all()
     assert states == ["active"] and _item(store, "done").n_reviewed == 1
     # the queue does not hand it to cy again (another reviewer gets it); cy reopens it to finish
