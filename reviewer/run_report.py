@@ -36,7 +36,7 @@ def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by
                      "mean_overall": statistics.fmean(x["overall"] for x in rs if x["overall"] is not None)
                      if any(x["overall"] is not None for x in rs) else None,
                      "pass_rate": statistics.fmean(bool(x["passed"]) for x in rs)} for m, rs in by_model.items()),
-                   key=lambda m: -(m["mean_overall"] or 0))
+                   key=lambda m: -float(m["mean_overall"] or 0))
     judge_rank_agreement = _group_rank_agreement(rows)
     overall_mean = statistics.fmean(overall) if overall else None
     return {"rubric": rubric.ref, "dataset": dataset, "items": len(rows), "headline": _headline(rubric, rows),

@@ -137,7 +137,8 @@ async def test_a_bad_cached_reply_is_an_error_again_without_a_call(server: Loopb
     calls = server.count
     second, totals = await run(rubric(dim()), [item()], client=client(server, cache=cache))
     assert server.count == calls  # from the cache
-    assert second.of("q1").error and "nested too deeply" in second.of("q1").error
+    error = second.of("q1").error
+    assert error is not None and "nested too deeply" in error
     assert totals.status == "done" and first.of("q1").error == second.of("q1").error
 
 

@@ -192,11 +192,11 @@ async def test_skip_and_next_move_through_the_queue(store: Store) -> None:
         await score_all(app, pilot, app.screen)
         await pilot.press("n")
         await settle(app, pilot)
-        third = app.screen.state  # type: ignore[attr-defined]
+        third = app.screen.state
         assert third.item_pk not in (first.item_pk, second.item_pk)
         await pilot.press("p")
         await settle(app, pilot)
-        assert app.screen.state.item_pk == second.item_pk  # type: ignore[attr-defined]
+        assert app.screen.state.item_pk == second.item_pk
     # the skipped item is not served to this reviewer again; the finished one counts as reviewed
     assert store.queue_page("triage", search=second.item_id)[0].reviewed == before + 1
 
@@ -329,7 +329,7 @@ async def test_leases_are_renewed_while_the_reviewer_works(store: Store) -> None
     def until() -> dict[int, str]:
         with store.read() as conn:
             return dict(conn.execute(text("SELECT pk, lease_until FROM item WHERE lease_reviewer = :r"),
-                                     {"r": REVIEWER}).all())  # type: ignore[arg-type]
+                                     {"r": REVIEWER}).all())
 
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
