@@ -7,6 +7,8 @@ import statistics
 from collections import Counter, defaultdict
 from typing import Any
 
+import numpy as np
+
 from calibration.agreement import correlation
 from reviewer.estimates import corrected_leaderboard
 
@@ -92,7 +94,7 @@ def _group_rank_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:
         eff = [m["overall"] for m in members]
         if len(members) < 3 or None in judge or None in eff:
             continue
-        tau = correlation(judge, eff, "kendall")  # type: ignore[arg-type]
+        tau = correlation(np.asarray(judge, float), np.asarray(eff, float), "kendall")  # no None: checked above
         if tau is not None:
             taus.append(tau)
     return {"groups": len(groups), "groups_ranked": len(taus),

@@ -70,7 +70,7 @@ CASES: list[tuple[str, str, str, bytes, str, Callable[[], None]]] = [
      unguarded_true(True)),
     ("evidence-int", "an int where the evidence list belongs is refused (list(5) raised TypeError)",
      "evidence.jsonl", line(judged(evidence=5)), ":1: item a: judge accuracy: 'evidence' must be a list",
-     unguarded_raises(TypeError, lambda: list(5))),  # type: ignore[call-overload]
+     unguarded_raises(TypeError, lambda: list(5))),  # type: ignore[call-overload]  # on purpose: the unguarded call
     ("confidence-text", "confidence 'high' is refused, not stored as null",
      "confidence.jsonl", line(judged(confidence="high")), ":1: item a: judge accuracy: 'confidence' must be a number",
      unguarded_true(True)),

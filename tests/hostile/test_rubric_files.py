@@ -145,7 +145,7 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]], Callable[[], None]]] = [
      lambda: _assert_judge_time_error({"max_word": 200})),
     ("rule-count-text", "max_words: abc is refused (a TypeError at judge time before)",
      edit("      max_words: 200", "      max_words: abc"), [("rule-type", 22)],
-     unguarded_raises(TypeError, lambda: 3 <= "abc")),  # type: ignore[operator]
+     unguarded_raises(TypeError, lambda: 3 <= "abc")),  # type: ignore[operator]  # on purpose: the unguarded comparison
     ("rule-count-negative", "max_words: -1 is refused",
      edit("      max_words: 200", "      max_words: -1"), [("rule-type", 22)], unguarded_true(True)),
     ("rule-phrases-number", "required_phrases: 5 is refused, not checked as the text '5'",
@@ -184,7 +184,7 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]], Callable[[], None]]] = [
     ("broken-scale-no-cascade", "a broken top scale is one line, not one per dimension",
      edit("scale: {min: 1, max: 5}", "scale: {min: 5, max: 1}"), [("scale", 4)], unguarded_true(True)),
     ("deep-nesting", "a 5000-deep list is one yaml-syntax line, not a RecursionError",
-     GOOD + "description: " + "[" * 5000 + "]" * 5000 + "\n", [("yaml-syntax", None)],  # type: ignore[list-item]
+     GOOD + "description: " + "[" * 5000 + "]" * 5000 + "\n", [("yaml-syntax", None)],  # type: ignore[list-item]  # None: no line to expect
      unguarded_true(True)),
 ]
 

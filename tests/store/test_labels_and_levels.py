@@ -42,10 +42,10 @@ dimensions:
 LABELS = {1: "safe", 2: "unsafe", 3: "unsure"}
 
 
-def _rows(as_labels: bool) -> list[dict[str, object]]:
+def _rows(as_labels: bool) -> list[dict[str, Any]]:
     """The irrCAC 3×3 table as judge (rows) against one reviewer (columns) on the nominal
     dimension, and a graded dimension beside it; labels in mixed case when ``as_labels``."""
-    out: list[dict[str, object]] = []
+    out: list[dict[str, Any]] = []
     k = 0
     for i, row in enumerate(REF["contingency_3x3"]["table_rows_rater1_cols_rater2"], start=1):
         for j, count in enumerate(row, start=1):
@@ -133,7 +133,7 @@ def test_new_refusals_are_one_line(argv: list[str], fragment: str, tmp_path: Pat
 
 def test_a_label_that_is_no_anchor_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = _rows(True)[:4]
-    rows[2]["human"][0]["scores"]["verdict"] = "maybe"  # type: ignore[index]
+    rows[2]["human"][0]["scores"]["verdict"] = "maybe"
     db = str(tmp_path / "bad.db")
     rubric = tmp_path / "safety-labels.yaml"
     rubric.write_text(RUBRIC)

@@ -9,7 +9,7 @@ humans disagree (a human score of kind ``adjudication``, written through the app
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.table import Table
 from rich.text import Text
@@ -71,7 +71,7 @@ class CalibrationScreen(AppKeysFirst):
     @property
     def rapp(self) -> ReviewApp:
         """The app, typed."""
-        return self.app  # type: ignore[return-value]
+        return cast("ReviewApp", self.app)  # Screen.app is typed App[Any]; these screens run in ReviewApp
 
     def compose(self) -> ComposeResult:
         yield Static("computing agreement…", id="calibration-title")
@@ -157,7 +157,7 @@ class DimensionDetailScreen(AppKeysFirst):
     @property
     def rapp(self) -> ReviewApp:
         """The app, typed."""
-        return self.app  # type: ignore[return-value]
+        return cast("ReviewApp", self.app)  # Screen.app is typed App[Any]; these screens run in ReviewApp
 
     def compose(self) -> ComposeResult:
         yield Static(self._head(), id="detail-head")

@@ -6,7 +6,7 @@ one page (``page_size`` rows) and ``]``/``[`` fetch the next or previous page by
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import work
@@ -57,7 +57,7 @@ class QueueScreen(AppKeysFirst):
     @property
     def rapp(self) -> ReviewApp:
         """The app, typed."""
-        return self.app  # type: ignore[return-value]
+        return cast("ReviewApp", self.app)  # Screen.app is typed App[Any]; these screens run in ReviewApp
 
     def compose(self) -> ComposeResult:
         yield Static(id="queue-title")

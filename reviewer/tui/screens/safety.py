@@ -7,7 +7,7 @@ Anyone can look; only a reviewer with the ``safety`` role can decide. States and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import work
@@ -78,7 +78,7 @@ class SafetyScreen(AppKeysFirst):
     @property
     def rapp(self) -> ReviewApp:
         """The app, typed."""
-        return self.app  # type: ignore[return-value]
+        return cast("ReviewApp", self.app)  # Screen.app is typed App[Any]; these screens run in ReviewApp
 
     def compose(self) -> ComposeResult:
         yield Static(id="safety-title")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import work
@@ -147,7 +147,7 @@ class ScoringScreen(AppKeysFirst):
     @property
     def rapp(self) -> ReviewApp:
         """The app, typed."""
-        return self.app  # type: ignore[return-value]
+        return cast("ReviewApp", self.app)  # Screen.app is typed App[Any]; these screens run in ReviewApp
 
     @property
     def target(self) -> tuple[ItemState, DimState]:
