@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.calibrate_service import calibrate, dimension_detail
-from reviewer.run_report import run_report
+from reviewer.services.calibrate_service import calibrate, dimension_detail
+from reviewer.services.run_report import run_report
 from reviewer.store import Store
 from reviewer.tui import adapter
 from tests.fold.conftest import REF, add_items, as_
