@@ -94,7 +94,7 @@ def test_run_report_ranks_the_overall_it_prints(db: Path, tmp_path: Path) -> Non
     scores = {"A": (5, 3, 3), "B": (2, 5, 5), "C": (5, 4, 4)}
     load(db, tmp_path, [
         {"id": k, "group": "g", "output": k.lower(), "human": [{"reviewer": "ana", "scores": {"empathy": 3}}],
-         "judge": {"model": "m1", "scores": {d: {"score": s} for d, s in zip(("accuracy", "clarity", "style"), v)}}}
+         "judge": {"model": "m1", "scores": {d: {"score": s} for d, s in zip(("accuracy", "clarity", "style"), v, strict=True)}}}
         for k, v in scores.items()])
     rep = json.loads(cli("report", "--rubric", REF, "--format", "json", db=db))
     assert rep["group_rank_agreement"]["mean_kendall"] == pytest.approx(1.0), rep["group_rank_agreement"]
