@@ -128,7 +128,8 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
     return ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
                      pair_lines, fold=fold, reviewer=reviewer,
-                     conversation=[m for m in (view.conversation or []) if isinstance(m, dict)])
+                     conversation=[m for m in (view.conversation or []) if isinstance(m, dict)],
+                     comments=list(store.comments([item_pk])[item_pk]), revision=fold.revision)
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -184,6 +185,11 @@ def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, va
     return int(store.add_human_score(state.item_pk, d.dim.id, reviewer, value, reason=reason, tags=tags,
                                      blind=blind, judge_score_id=d.judge_score_id, kind=kind,
                                      sample=state.claim.queue if state.claim is not None else None))
+
+
+def add_comment(store: Any, state: ItemState, reviewer: str, text: str) -> int:
+    """Write the reviewer's comment on the item."""
+    return int(store.add_comment(state.item_pk, reviewer, text))
 
 
 def renew_claim(store: Any, state: ItemState, lease_seconds: int) -> None:

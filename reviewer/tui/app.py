@@ -344,6 +344,11 @@ class ReviewApp(App[None]):
             self.session.reviewer, value, kind=kind, blind=blind, reason=reason, tags=tags,
         )
 
+    def write_comment(self, state: ItemState, text: str) -> Future[Any]:
+        """Hand the reviewer's comment on the item to the writer (stored at once, in order)."""
+        return self.writer.submit(f"comment on {state.item_id}", adapter.add_comment, self.store, state,
+                                  self.session.reviewer, text)
+
     def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None:
         """Close the leases of the items on screen (complete, skip or release) and show the next
         item: the one claimed ahead, re-read, when it has arrived."""
