@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from tests.cli import run_cli
 from tests.hostile.harness import EVERYTHING, one_line, raw_controls
@@ -28,7 +29,7 @@ def _db(tmp_path: Path, output: str = "Paris is the capital of France.", dataset
     store = open_store(db)
     try:
         for ds in datasets:
-            store.import_items(src, REF, dataset=ds)
+            import_file(store, src, REF, dataset=ds)
         store.add_reviewer("lee", "lead")
         store.add_reviewer("sam", "safety")
         pk = store.items_by_id("cap", datasets[0])[0][0]

@@ -13,6 +13,7 @@ import pytest
 
 from reviewer.domain.itemlimits import MAX_COMMENT_CHARS
 from reviewer.errors import UserError
+from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
 from tests.hostile.dbs import Raw, refused
 from tests.hostile.harness import unguarded_true
@@ -29,7 +30,7 @@ def _write(path: Path, *rows: dict[str, Any]) -> Path:
 def _item(store: Store, tmp_path: Path, output: str = "Paris is the capital of France.", update: bool = False) -> int:
     row = {"id": "cap", "input": "Capital of France?", "output": output,
            "judge": {"model": "j", "scores": dict.fromkeys(DIMS, 8)}}
-    store.import_items(_write(tmp_path / f"items-{len(output)}.jsonl", row), REF, update_existing=update)
+    import_file(store, _write(tmp_path / f"items-{len(output)}.jsonl", row), REF, update_existing=update)
     return int(next(r.item_pk for r in store.queue_page("triage") if r.item_id == "cap"))
 
 
