@@ -71,11 +71,27 @@ def roles(store: Any, reviewer: str) -> set[str]:
 
 
 def queue_page(store: Any, queue: str, rubric_ref: str | None, dataset: str | None, after: Any,
-               limit: int, search: str | None) -> tuple[list[QueueLine], int | None]:
-    """One page of the queue and the queue's size."""
-    rows = store.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, search=search)
-    total = store.queue_count(queue, rubric_ref, dataset) if after is None and not search else None
-    return lines(rows), total
+               limit: int, filt: Any = None, blind: bool = False) -> tuple[list[QueueLine], int | None, int | None]:
+    """One page of the queue narrowed by ``filt`` (a ``QueueFilter``; in a blind session never
+    by what the judge said); with the first page (``after`` None) the queue's size and how many
+    items the filter keeps (None without a filter)."""
+    if filt is not None and blind and filt.reveals_judge:
+        filt = filt.without_judge()
+    if filt is not None and not filt.active:
+        filt = None
+    rows = store.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, filt=filt)
+    total = matching = None
+    if after is None:
+        total = store.queue_count(queue, rubric_ref, dataset)
+        if filt is not None:
+            matching = store.queue_count(queue, rubric_ref, dataset, filt=filt)
+    return lines(rows), total, matching
+
+
+def queue_values(store: Any, queue: str, rubric_ref: str | None, dataset: str | None) -> tuple[list[str], list[str]]:
+    """The datasets and judge bands in the queue (what the filter dialog offers)."""
+    datasets, bands = store.queue_values(queue, rubric_ref, dataset)
+    return list(datasets), list(bands)
 
 
 def lines(rows: list[Any]) -> list[QueueLine]:

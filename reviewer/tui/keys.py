@@ -19,6 +19,7 @@ def screens() -> dict[str, list[type]]:
     """Each screen's name and the classes whose bindings are in force on it (the app's too)."""
     from reviewer.tui.app import ReviewApp
     from reviewer.tui.screens.calibration import CalibrationScreen, DimensionDetailScreen
+    from reviewer.tui.screens.filter import FilterDialog
     from reviewer.tui.screens.help import HelpScreen
     from reviewer.tui.screens.item import ItemScreen
     from reviewer.tui.screens.pair import PairScreen
@@ -31,7 +32,7 @@ def screens() -> dict[str, list[type]]:
         "safety": [SafetyScreen, ReviewApp], "calibration": [CalibrationScreen, ReviewApp],
         "calibration detail": [DimensionDetailScreen, ReviewApp], "help": [HelpScreen, ReviewApp],
         "reason": [ReasonDialog, ReviewApp], "reason tags": [TagRow, ReasonDialog, ReviewApp],
-        "decision": [DecisionDialog, ReviewApp],
+        "decision": [DecisionDialog, ReviewApp], "filter": [FilterDialog, ReviewApp],
     }
 
 
