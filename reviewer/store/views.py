@@ -74,6 +74,23 @@ class QueueFilter:
 
 
 @dataclass(frozen=True)
+class PairChoiceRecord:
+    """A reviewer's current choice on one pair of a group's items."""
+
+    pk: int
+    group: str
+    reviewer: str
+    #: the two items compared, lower key first
+    item_a_pk: int
+    item_b_pk: int
+    #: the better one's key; None for a tie
+    winner_item_pk: int | None
+    reason: str | None
+    tags: tuple[str, ...]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
 class JudgeRecord:
     """A judge score as stored (the latest per dimension and model)."""
 
