@@ -93,6 +93,26 @@ class PairsMixin(RolesMixin):
             out.setdefault(c.group, {})[c.reviewer] = c.winner_item_pk
         return out
 
+    def pair_choices_by_item(self, rubric_refs: Iterable[str]) -> dict[int, list[dict[str, Any]]]:
+        """For the export: per item key, the current choices on the pairs it is in, as
+        ``{reviewer, partner, winner, reason, tags, created_at}`` (``partner`` and ``winner`` are
+        item ids, ``winner`` null for a tie; ``created_at`` ISO 8601, UTC)."""
+        choices = [c for ref in sorted(set(rubric_refs)) for c in self.pair_choice_rows(ref)]
+        pks = sorted({pk for c in choices for pk in (c.item_a_pk, c.item_b_pk)})
+        ids: dict[int, str] = {}
+        with self.read() as conn:
+            for i in range(0, len(pks), 500):
+                ids.update(conn.execute(select(Item.pk, Item.item_id).where(Item.pk.in_(pks[i:i + 500]))).all())  # type: ignore[union-attr,arg-type]
+        out: dict[int, list[dict[str, Any]]] = {}
+        for c in choices:
+            for me, other in ((c.item_a_pk, c.item_b_pk), (c.item_b_pk, c.item_a_pk)):
+                out.setdefault(me, []).append({
+                    "reviewer": c.reviewer, "partner": ids.get(other),
+                    "winner": None if c.winner_item_pk is None else ids.get(c.winner_item_pk),
+                    "reason": c.reason, "tags": list(c.tags),
+                    "created_at": c.created_at.isoformat() if hasattr(c.created_at, "isoformat") else str(c.created_at)})
+        return out
+
     def group_overalls(self, rubric_ref: str) -> dict[str, list[tuple[int, str | None, float | None]]]:
         """Per group of the rubric, its items as (key, variant, judge overall), by variant."""
         out: dict[str, list[tuple[int, str | None, float | None]]] = {}

@@ -84,3 +84,26 @@ def test_rows_from_before_pairs_were_named_belong_to_the_first_pair(db_url: str,
         with pytest.raises(Exception, match="append-only"), again.write() as conn:
             conn.execute(text(sql))
     again.close()
+
+
+def test_the_export_carries_each_items_pair_choices(store: Store, tmp_path: Path) -> None:
+    a, b, c = trio(store, tmp_path)
+    store.add_pair_choice(a, "ana", b, partner_pk=b, reason="b is <b>fairer</b>", tags=["more_balanced"])
+    store.add_pair_choice(a, "ana", None, partner_pk=c)
+    store.add_pair_choice(b, "ben", c, partner_pk=c, tags=["clearer"])
+    store.add_pair_choice(b, "ben", b, partner_pk=c)  # ben changed his mind: only the latest is exported
+    rows = {r["id"]: r for r in store.export_rows(REF)}
+    by = {i: sorted(((p["reviewer"], p["partner"]), p) for p in rows[i]["pair_choices"]) for i in rows}
+    assert [k for k, _ in by["trio-a"]] == [("ana", "trio-b"), ("ana", "trio-c")]
+    assert [k for k, _ in by["trio-b"]] == [("ana", "trio-a"), ("ben", "trio-c")]
+    assert [k for k, _ in by["trio-c"]] == [("ana", "trio-a"), ("ben", "trio-b")]
+    ab = dict(by["trio-a"])[("ana", "trio-b")]
+    assert ab["winner"] == "trio-b" and ab["reason"] == "b is <b>fairer</b>" and ab["tags"] == ["more_balanced"]
+    assert dict(by["trio-a"])[("ana", "trio-c")]["winner"] is None  # a tie
+    bc = dict(by["trio-b"])[("ben", "trio-c")]
+    assert bc["winner"] == "trio-b" and bc["tags"] == [] and bc["reason"] is None
+    assert "T" in bc["created_at"]  # ISO 8601
+    # an item outside any group has no pair_choices key at all
+    store.import_items(Path(__file__).resolve().parents[2] / "reviewer" / "demo" / "general-quality.jsonl",
+                       "general-quality@1.0.0", dataset="demo")
+    assert all("pair_choices" not in r for r in store.export_rows("general-quality@1.0.0"))
