@@ -111,8 +111,12 @@ class ImportMixin(StoreBase):
         folds = list(self.item_folds(rubric_ref, dataset))  # type: ignore[attr-defined]
         turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
         comments = self.comments(it.pk for it, _ in folds)  # type: ignore[attr-defined]
+        pairs = self.pair_choices_by_item({it.rubric_ref for it, _ in folds if it.grp is not None})  # type: ignore[attr-defined]
         for it, fold in folds:
-            yield export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []))
+            row = export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []))
+            if it.grp is not None:  # grouped items: each current choice on a pair it is in
+                row["pair_choices"] = pairs.get(it.pk, [])
+            yield row
 
     def turn_scores(self, revisions: dict[int, int]) -> dict[int, dict[str, dict[tuple[str | None, int], Any]]]:
         """Per item, dimension and (model, turn): the latest turn-level judge row of the item's

@@ -259,8 +259,9 @@ class AuditSample(SQLModel, table=True):
 
 
 class PairChoice(SQLModel, table=True):
-    """Which item of a group a reviewer judged better (NULL winner: a tie). Append-only: the
-    reviewer's current choice is their latest row."""
+    """Which of two items of a group a reviewer judged better (NULL winner: a tie), with an
+    optional reason and quick tags. Append-only: the reviewer's current choice on a pair is their
+    latest row for it."""
 
     __tablename__ = "pair_choice"
     pk: int | None = Field(default=None, primary_key=True)
@@ -269,6 +270,12 @@ class PairChoice(SQLModel, table=True):
     reviewer: str
     winner_item_pk: int | None = None
     reason: str | None = None
+    #: Quick tags given with the reason (a JSON list; NULL on rows from before they existed).
+    tags: Any = Field(default=None, sa_column=Column(JSON))
+    #: The two items compared (lower key first). NULL on rows from before groups of more than two
+    #: could be cycled through: those belong to the group's first pair (by variant, then key).
+    item_a_pk: int | None = None
+    item_b_pk: int | None = None
     #: The group's content revision: the sum of its items' revisions when the choice was made
     #: (it grows whenever either side's content changes).
     revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})

@@ -192,7 +192,9 @@ class ItemState:
 
 @dataclass
 class PairState:
-    """Two items of one group, side by side, and this reviewer's choice between them."""
+    """Two items of one group, side by side, and this reviewer's choice between them. In a
+    group of more than two, the item it was opened on stays and its partner is cycled through
+    the group's other items (``partners``), a choice per pair."""
 
     group: str
     rubric: Rubric
@@ -201,3 +203,23 @@ class PairState:
     choice: int | None = None
     #: The judge's pair methods on this group, as lines to show (e.g. framing consistency).
     judge_lines: list[str] = field(default_factory=list)
+    #: The item the pair was opened on (it stays when the partner changes).
+    anchor_pk: int | None = None
+    #: The group's other items' keys, by variant: the partners, one on screen at a time.
+    partners: list[int] = field(default_factory=list)
+    #: Which of ``partners`` is on screen.
+    partner_index: int = 0
+    #: Why the reviewer chose as they did (with the current choice), and its quick tags.
+    reason: str | None = None
+    tags: tuple[str, ...] = ()
+
+    @property
+    def partner(self) -> ItemState:
+        """The side that is not the anchor."""
+        return next(s for s in self.sides if s.item_pk != self.anchor_pk) if self.anchor_pk is not None \
+            else self.sides[1]
+
+    @property
+    def anchor(self) -> ItemState:
+        """The side the pair was opened on."""
+        return next(s for s in self.sides if s is not self.partner)
