@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from calibration.agreement import correlation
-from reviewer.estimates import corrected_leaderboard
+from reviewer.services.estimates import corrected_leaderboard
 
 
 def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by: str = "metadata.model",
