@@ -60,7 +60,7 @@ def test_a_wrong_import_breaks_its_contract(tmp_path: Path) -> None:
         target.write_text(target.read_text(encoding="utf-8") + f"\n{line}  # noqa\n", encoding="utf-8")
     out = _lint(tree)
     assert out.returncode != 0
-    for path, line, contract in WRONG:
+    for path, _line, contract in WRONG:
         broken = [ln for ln in out.stdout.splitlines() if ln.endswith("BROKEN")]
         assert any(ln.startswith(contract) for ln in broken), (contract, out.stdout)
         module = path.removesuffix(".py").replace("/", ".")

@@ -109,7 +109,8 @@ def export_cmd(
             writer.writerow(["id", "dataset", "rubric", "dimension", "effective", "source", "judge",
                              "judge_error", "human", "overall", "band", "passed", "safety",
                              "state", "adjudication", "bias", "incomplete"]
-                            + (["effective_label", "judge_label", "human_labels"] if labels else []))
+                            + (["effective_label", "judge_label", "human_labels"] if labels else [])
+                            + ["revision", "human_scores", "comments"])
             for row in rows:
                 for dim, d in row["dimensions"].items():
                     # Cells a spreadsheet would run as a formula get a leading ' (README "Exports").
@@ -119,7 +120,9 @@ def export_cmd(
                         row["id"], row["dataset"], row["rubric"], dim, d["effective"], d["source"],
                         d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
                         row["overall"], row["band"], row["passed"], row["safety"],
-                        d["state"], d["adjudication"], d["bias"], row["incomplete"] or "", *extra)])
+                        d["state"], d["adjudication"], d["bias"], row["incomplete"] or "", *extra,
+                        row["revision"], json.dumps(d["human_scores"], ensure_ascii=False),
+                        json.dumps(row["comments"], ensure_ascii=False))])
     finally:
         if out:
             fh.close()

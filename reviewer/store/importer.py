@@ -110,8 +110,13 @@ class ImportMixin(StoreBase):
         pass and safety status — all read from the item's fold (:mod:`reviewer.domain`)."""
         folds = list(self.item_folds(rubric_ref, dataset))  # type: ignore[attr-defined]
         turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
+        comments = self.comments(it.pk for it, _ in folds)  # type: ignore[attr-defined]
+        pairs = self.pair_choices_by_item({it.rubric_ref for it, _ in folds if it.grp is not None})  # type: ignore[attr-defined]
         for it, fold in folds:
-            yield export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}))
+            row = export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []))
+            if it.grp is not None:  # grouped items: each current choice on a pair it is in
+                row["pair_choices"] = pairs.get(it.pk, [])
+            yield row
 
     def turn_scores(self, revisions: dict[int, int]) -> dict[int, dict[str, dict[tuple[str | None, int], Any]]]:
         """Per item, dimension and (model, turn): the latest turn-level judge row of the item's
@@ -177,9 +182,12 @@ def paused_gc() -> Iterator[None]:
 
 
 def export_row(it: Any, fold: Any, rubric: Rubric,
-               turns: dict[str, dict[tuple[str | None, int], Any]] | None = None) -> dict[str, Any]:
-    """One item's export record from its fold (``turns``: its turn-level judge rows)."""
+               turns: dict[str, dict[tuple[str | None, int], Any]] | None = None,
+               comments: list[Any] | None = None) -> dict[str, Any]:
+    """One item's export record from its fold (``turns``: its turn-level judge rows;
+    ``comments``: its comments, oldest first)."""
     from reviewer.domain import judge_only
+    from reviewer.domain.provenance import comment_records, human_records
 
     dims = {}
     turns = turns or {}
@@ -189,7 +197,7 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
                         "judge_error": judge.error,
                         "human": {w: v.score for w, v in sorted(f.human.votes.items())},
                         "adjudication": f.human.adjudication.score if f.human.adjudication else None,
-                        "bias": f.bias}
+                        "bias": f.bias, "human_scores": human_records(fold, dim_id)}
         if len(judge.models) > 1:  # a panel: each model's score and how far apart (normalised)
             dims[dim_id].update(judge_models=judge.scores, judge_spread=judge.spread)
         by_turn = turns.get(dim_id)
@@ -201,6 +209,7 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
             "passed": agg.passed, "incomplete": agg.reason if agg.overall is None else None,
             "capped_by": list(agg.capped_by), "judge_overall": alone.overall,
             "safety": fold.safety.status, "metadata": it.meta or {}, "group": it.grp,
+            "comments": comment_records(comments or [], fold.revision),
             **({"headline": headline_of(rubric, fold.effective)} if rubric.headline is not None else {})}
 
 
