@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import text
 
 from reviewer.domain import HumanRow, ItemRows, JudgeRow, fold_item, judge_only, scored_by
 from reviewer.services.importing import import_file
 from reviewer.store import Store
-from reviewer.store.tables import Item
 from rubrics.loader import load_rubric_text
 
 REF = "general-quality@1.0.0"
@@ -43,7 +42,7 @@ dimensions:
 
 def _n_reviewed(store: Store, pk: int) -> int:
     with store.read() as conn:
-        return int(conn.execute(select(Item.n_reviewed).where(Item.pk == pk)).scalar_one())
+        return int(conn.execute(text("SELECT n_reviewed FROM item WHERE pk = :pk"), {"pk": pk}).scalar_one())
 
 
 def test_coverage_counts_the_votes_the_fold_keeps(store: Store, tmp_path: Path) -> None:
@@ -93,7 +92,7 @@ def test_import_counts_people_on_human_only_dimensions_into_the_judge_overall(st
     import_file(store, src, rubric.ref)
     with store.read() as conn:
         pk, overall, band, passed = conn.execute(
-            select(Item.pk, Item.judge_overall, Item.judge_band, Item.judge_passed)).one()
+            text("SELECT pk, judge_overall, judge_band, judge_passed FROM item")).one()
     [(_, fold)] = list(store.item_folds(rubric.ref))
     expected = judge_only(rubric, fold)
     assert expected.overall is not None
@@ -101,10 +100,29 @@ def test_import_counts_people_on_human_only_dimensions_into_the_judge_overall(st
                                        expected.passed)
     # a judge run's refresh of the same item writes the same numbers
     with store.write() as conn:
-        store._refresh_summaries(conn, rubric.ref, {pk})  # type: ignore[attr-defined]
+        store._refresh_summaries(conn, rubric.ref, {pk})
     with store.read() as conn:
-        assert conn.execute(select(Item.judge_overall, Item.judge_band, Item.judge_passed)).one() == (
+        assert tuple(conn.execute(text("SELECT judge_overall, judge_band, judge_passed FROM item")).one()) == (
             overall, band, passed)
     # the old import folded the judge rows alone: incomplete, waiting for a person
     judge_alone = judge_only(rubric, fold_item(rubric, ItemRows(0, judge=[JudgeRow(0, "accuracy", None, 5.0)])))
     assert judge_alone.overall is None
+
+
+def test_a_turns_panel_score_follows_the_rubrics_panel_rule() -> None:
+    """Export's per-turn score is the panel's, by the rubric's ``panel_aggregate`` (one rule:
+    :func:`rubrics.aggregate.panel_score`). It used to be the mean whatever the rubric said: 4.0
+    here, where a median panel says 2.0."""
+    from types import SimpleNamespace
+
+    from reviewer.store.importer import turn_rows
+
+    def judged(score: float | None, error: str | None = None) -> SimpleNamespace:
+        return SimpleNamespace(score=score, error=error)
+
+    by_turn = {("a", 0): judged(1.0), ("b", 0): judged(2.0), ("c", 0): judged(9.0),
+               ("a", 1): judged(None, "timeout"), (None, 2): judged(5.0)}
+    median = turn_rows(by_turn, "median")
+    assert [r["score"] for r in median] == [2.0, None, 5.0]
+    assert median[1]["error"] == "timeout" and median[2]["scores"] == {"judge": 5.0}
+    assert turn_rows(by_turn, "mean")[0]["score"] == 4.0
