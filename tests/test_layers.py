@@ -27,6 +27,10 @@ WRONG = [
      "the domain fold is pure"),
     ("calibration/detail.py", "from rubrics.schema import Rubric",
      "calibration does not depend on rubrics"),
+    ("reviewer/services/run_report.py", "import sqlalchemy",
+     "SQL only in the store"),
+    ("reviewer/tui/widgets/chat.py", "import litellm",
+     "the TUI never imports litellm"),
 ]
 
 
