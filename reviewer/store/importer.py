@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import statistics
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -141,22 +140,25 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
         return out
 
 
-def turn_rows(by_turn: dict[tuple[str | None, int], Any]) -> list[dict[str, Any]]:
-    """A turn-level dimension's turn scores for export: per turn, the panel's models' scores
-    (one model: its score), or the error, or not applicable."""
+def turn_rows(by_turn: dict[tuple[str | None, int], Any], how: str = "mean") -> list[dict[str, Any]]:
+    """A turn-level dimension's turn scores for export: per turn, the panel's models' scores and
+    the panel's score on the turn (the one panel rule, ``how``: the rubric's
+    ``judge.panel_aggregate``; one model: its score), or the error, or not applicable."""
+    from reviewer.domain import NO_MODEL
+    from rubrics.aggregate import panel_score
+
     out: dict[int, dict[str, Any]] = {}
     for (model, turn), j in sorted(by_turn.items(), key=lambda kv: (kv[0][1], kv[0][0] or "")):
         row = out.setdefault(turn, {"turn": turn, "scores": {}})
         if j.score is not None:
-            row["scores"][model or "judge"] = j.score
+            row["scores"][model or NO_MODEL] = j.score
         elif j.error:
             row["error"] = j.error
         else:
             row["not_applicable"] = True
     rows = list(out.values())
     for row in rows:
-        scores = list(row["scores"].values())
-        row["score"] = scores[0] if len(scores) == 1 else (statistics.fmean(scores) if scores else None)
+        row["score"] = panel_score(list(row["scores"].values()), how)
     return rows
 
 
@@ -205,7 +207,7 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
             dims[dim_id].update(judge_models=judge.scores, judge_spread=judge.spread)
         by_turn = turns.get(dim_id)
         if by_turn:  # a turn-level dimension: each turn's score and the rule that rolled them up
-            dims[dim_id].update(turns=turn_rows(by_turn), turn_aggregate=rubric.dimension(dim_id).turn_aggregate)
+            dims[dim_id].update(turns=turn_rows(by_turn, rubric.judge.panel_aggregate), turn_aggregate=rubric.dimension(dim_id).turn_aggregate)
     agg, alone = fold.score, judge_only(rubric, fold)
     return {"id": it.item_id, "dataset": it.dataset, "rubric": it.rubric_ref, "revision": fold.revision,
             "dimensions": dims, "overall": agg.overall, "band": agg.band.label if agg.band else None,

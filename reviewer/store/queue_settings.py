@@ -9,13 +9,13 @@ accuracy, and accuracy per week shows drift.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select, update
 from sqlmodel import col
 
+from calibration.gold import gold_accuracy
 from reviewer.errors import UserError
 from reviewer.store.fold import FoldMixin
 from reviewer.store.tables import Item, QueueSetting, now, table_of
@@ -77,38 +77,20 @@ class QueueSettingsMixin(FoldMixin):
 
     def gold_accuracy(self, rubric_ref: str | None = None) -> list[dict[str, Any]]:
         """Per reviewer, over the gold items they scored: how many, mean absolute error, exact and
-        within-one shares, and the error per ISO week (drift: the last week's MAE minus the first's)."""
+        within-one shares, and the error per ISO week (drift: the last week's MAE minus the first's;
+        the statistics are :func:`calibration.gold.gold_accuracy`)."""
         with self.read() as conn:
             q = select(col(Item.pk)).where(col(Item.is_gold).is_(True))
             if rubric_ref:
                 q = q.where(col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
             pks = list(conn.execute(q).scalars())
         # each reviewer's current score per gold item and dimension, from the item's fold
-        current: dict[tuple[int, str, str], tuple[float, Any]] = {}
-        gold: dict[int, dict[str, Any]] = {}
+        seen: list[tuple[str, float, float, Any]] = []
         for it, fold in self.item_folds(item_pks=pks) if pks else ():
             if not isinstance(it.gold, dict):
                 continue
-            gold[it.pk] = it.gold
             for dim, f in fold.dims.items():
-                for who, v in f.human.votes.items():
-                    current[(it.pk, dim, who)] = (v.score, v.created_at)
-        errors: dict[str, list[tuple[float, Any]]] = defaultdict(list)
-        for (pk, dim, who), (score, at) in current.items():
-            expected = gold[pk].get(dim)
-            if isinstance(expected, (int, float)):
-                errors[who].append((abs(score - float(expected)), at))
-        out = []
-        for who in sorted(errors):
-            errs = [e for e, _ in errors[who]]
-            weeks: dict[str, list[float]] = defaultdict(list)
-            for e, at in errors[who]:
-                year, week, _ = at.isocalendar()
-                weeks[f"{year}-W{week:02d}"].append(e)
-            by_week = {w: round(sum(v) / len(v), 6) for w, v in sorted(weeks.items())}
-            first, last = next(iter(by_week.values())), list(by_week.values())[-1]
-            out.append({"reviewer": who, "n": len(errs), "mae": sum(errs) / len(errs),
-                        "exact": sum(e < 1e-9 for e in errs) / len(errs),
-                        "within_one": sum(e <= 1 + 1e-9 for e in errs) / len(errs),
-                        "mae_by_week": by_week, "drift": last - first if len(by_week) > 1 else None})
-        return out
+                expected = it.gold.get(dim)
+                if isinstance(expected, (int, float)):
+                    seen.extend((who, v.score, float(expected), v.created_at) for who, v in f.human.votes.items())
+        return gold_accuracy(seen)

@@ -29,7 +29,7 @@ class RatingsMixin(FoldMixin):
     def rating_rows(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
                     human_aggregate: str = "mean", all_revisions: bool = False) -> list[dict[str, Any]]:
         """Per item, read from its fold (:func:`rating_row`): ``judge[dim][model]`` (latest score,
-        errors left out) and ``judge_std``, ``human[dim][reviewer]`` (current score; with sample
+        errors left out), ``panel[dim]`` (the fold's panel score) and ``judge_std``, ``human[dim][reviewer]`` (current score; with sample
         ``blind`` only the first score given before the judge was shown, and ``revised[dim][reviewer]``
         = (blind score, its revision after the reveal)), ``adjudicated[dim]``, the item's
         ``effective`` scores, ``overall`` and ``safety``, and its group and metadata. Only rows of
