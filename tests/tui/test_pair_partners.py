@@ -101,6 +101,9 @@ async def test_a_reason_goes_with_a_choice_as_plain_text(store: Store, tmp_path:
         await settle(app, pilot)
         assert isinstance(app.screen, PairScreen)
         assert current(store) == {(a, b): (a, "[red]fewer[/red] loaded words", ("more_balanced",))}
+        # enter on the tag row closed the dialog and went no further (before, it reached the pair
+        # view below and agreed there: "nothing to agree with: score it yourself")
+        assert not any("agree" in str(n.message) for n in app._notifications)
         line = choice_line(app)
         assert "because [red]fewer[/red] loaded words [more_balanced]" in line  # as typed, not markup
         # escape in the dialog records nothing; a new choice starts without a reason
