@@ -13,7 +13,7 @@ from sqlmodel import SQLModel
 
 from reviewer.errors import UserError
 from reviewer.store import tables
-from reviewer.store.guards import history_guards, people_guards
+from reviewer.store.guards import comment_guards, history_guards, people_guards
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
 
@@ -187,6 +187,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0007g_roles", people_guards),
     ("0007b_revisions", _revisions),
     ("0007b_coverage", _coverage),
+    ("0008c_comments", comment_guards),
     ("0008p_pair_reason", _pair_reason),
 ]
 

@@ -1,5 +1,6 @@
-"""The store's tables (SQLModel). History tables (``guards.HISTORY``: scores, flags, decisions,
-pair choices, rubric versions, item revisions) are append-only: triggers created by the
+"""The store's tables (SQLModel). History tables (``guards.HISTORY`` and
+``guards.COMMENTS``: scores, flags, decisions, pair choices, rubric versions, item revisions, item
+comments) are append-only: triggers created by the
 migrations refuse UPDATE, DELETE, REPLACE and TRUNCATE on them, on SQLite and PostgreSQL alike."""
 
 from __future__ import annotations
@@ -278,6 +279,23 @@ class PairChoice(SQLModel, table=True):
     #: The group's content revision: the sum of its items' revisions when the choice was made
     #: (it grows whenever either side's content changes).
     revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    actor: str | None = None
+    created_at: datetime = Field(default_factory=now)
+
+
+class ItemComment(SQLModel, table=True):
+    """A person's comment on an item, shown to later reviewers (unless blind). Append-only: a
+    comment is never edited or removed; a correction is a new comment."""
+
+    __tablename__ = "item_comment"
+    pk: int | None = Field(default=None, primary_key=True)
+    item_pk: int = Field(index=True)
+    #: The item's content revision the comment was written on.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    #: The author (a reviewer name, signed like a score).
+    reviewer: str
+    text: str
+    #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
     actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 

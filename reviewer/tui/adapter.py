@@ -144,7 +144,8 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
     return ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
                      pair_lines, fold=fold, reviewer=reviewer,
-                     conversation=[m for m in (view.conversation or []) if isinstance(m, dict)])
+                     conversation=[m for m in (view.conversation or []) if isinstance(m, dict)],
+                     comments=list(store.comments([item_pk])[item_pk]), revision=fold.revision)
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -221,6 +222,11 @@ def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, va
                                      sample=state.claim.queue if state.claim is not None else None))
 
 
+def add_comment(store: Any, state: ItemState, reviewer: str, text: str) -> int:
+    """Write the reviewer's comment on the item."""
+    return int(store.add_comment(state.item_pk, reviewer, text))
+
+
 def renew_claim(store: Any, state: ItemState, lease_seconds: int) -> None:
     """Extend the lease on an item the reviewer has open (the state keeps the new expiry)."""
     state.claim = store.renew(state.claim, lease_seconds=lease_seconds)
@@ -262,7 +268,7 @@ def decide_flag(store: Any, flag_id: int, reviewer: str, decision: str, reason: 
 def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) -> list[dict[str, Any]]:
     """Per dimension of the rubric (or of every rubric with items) the calibration figures, with
     the rubric, sample and scale beside them."""
-    from reviewer.calibrate_service import calibrate
+    from reviewer.services.calibrate_service import calibrate
 
     refs = [store.get_rubric(rubric_ref).ref] if rubric_ref else store.rubrics_with_items()
     out = []
@@ -281,7 +287,7 @@ def calibration_detail(store: Any, rubric_ref: str, dimension: str, dataset: str
                        sample: str | None = None) -> dict[str, Any]:
     """One dimension on the items its calibration row was computed from (same dataset and
     sample): the confusion table, each reviewer's bias (judge − human), the largest disagreements."""
-    from reviewer.calibrate_service import dimension_detail
+    from reviewer.services.calibrate_service import dimension_detail
 
     return dimension_detail(store, rubric_ref, dimension, dataset, sample)
 

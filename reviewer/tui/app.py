@@ -14,7 +14,7 @@ import statistics
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -26,21 +26,11 @@ from textual.binding import Binding
 from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.config import TuiSettings
+from reviewer.tui.host import Session
 from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
 from reviewer.tui.writer import StoreWriter, WriteDone
-
-
-@dataclass(frozen=True)
-class Session:
-    """Who is reviewing what."""
-
-    reviewer: str
-    queue: str = "triage"
-    rubric_ref: str | None = None
-    dataset: str | None = None
-    blind: bool = False
 
 
 class StoreUnavailable(asyncio.CancelledError):
@@ -356,6 +346,11 @@ class ReviewApp(App[None]):
             self.session.reviewer, value, kind=kind, blind=blind, reason=reason, tags=tags,
         )
 
+    def write_comment(self, state: ItemState, text: str) -> Future[Any]:
+        """Hand the reviewer's comment on the item to the writer (stored at once, in order)."""
+        return self.writer.submit(f"comment on {state.item_id}", adapter.add_comment, self.store, state,
+                                  self.session.reviewer, text)
+
     def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None:
         """Close the leases of the items on screen (complete, skip or release) and show the next
         item: the one claimed ahead, re-read, when it has arrived."""
@@ -476,9 +471,9 @@ def make_app(store: Any, reviewer: str, queue: str = "triage", rubric_ref: str |
     worker once running; ``first_page`` is :func:`reviewer.tui.firstpage.start`'s future."""
     if settings is not None and settings.keymap:
         from reviewer.tui.config import config_path
-        from reviewer.tui.keys import check_keymap
+        from reviewer.tui.keymap import check_keymap
 
-        check_keymap(settings.keymap, config_path())
+        check_keymap(settings.keymap, config_path(), ReviewApp)
     return ReviewApp(store, Session(reviewer, queue, rubric_ref, dataset, blind), settings, db, first_page)
 
 

@@ -22,6 +22,7 @@ from reviewer.domain import (
     resolve,
     with_votes,
 )
+from reviewer.domain.comments import Comment, visible_comments
 from rubrics.aggregate import ItemScore
 from rubrics.schema import Dimension, Rubric
 
@@ -112,6 +113,10 @@ class ItemState:
     reviewer: str = ""
     #: Chat messages ``{role, content}`` when the item is a conversation.
     conversation: list[dict[str, Any]] = field(default_factory=list)
+    #: Everyone's comments on the item, oldest first (those written on this screen included).
+    comments: list[Comment] = field(default_factory=list)
+    #: The item's content revision (a comment says which it was written on).
+    revision: int = 1
 
     @property
     def safety_failed(self) -> bool:
@@ -124,6 +129,11 @@ class ItemState:
         """Whether any of the judge's scores is still hidden (blind): then nothing computed from
         them (overall, band, pass, the flip) may be shown either."""
         return any(not d.judge_visible for d in self.dims)
+
+    def shown_comments(self) -> list[Comment]:
+        """The comments this reviewer may read now: blind means blind, so while any of the
+        judge's scores is hidden from them, only their own (:mod:`reviewer.domain.comments`)."""
+        return visible_comments(self.comments, self.reviewer, self.judge_hidden)
 
     def _fold(self) -> ItemFold:
         if self.fold is None:  # a state built by hand (tests): fold what it holds

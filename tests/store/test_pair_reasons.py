@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from reviewer.errors import UserError
+from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
 
 REF = "reval-issue-framing@1.0.0"
@@ -22,7 +23,7 @@ def trio(store: Store, tmp_path: Path) -> list[int]:
     path = tmp_path / "trio.jsonl"
     path.write_text("".join(json.dumps({"id": f"trio-{v}", "group": "trio", "variant": v, "input": "q",
                                         "output": f"answer {v}"}) + "\n" for v in "abc"))
-    store.import_items(path, REF, dataset="trio")
+    import_file(store, path, REF, dataset="trio")
     return [pk for pk, _, _ in store.group_overalls(REF)["trio"]]
 
 
@@ -52,7 +53,7 @@ def test_a_choice_must_name_a_pair_of_the_group(store: Store, tmp_path: Path) ->
         store.add_pair_choice(a, "ana", c, partner_pk=b)
     with pytest.raises(UserError, match="is not another item of group 'trio'"):
         store.add_pair_choice(a, "ana", None, partner_pk=a)
-    store.import_items(Path(__file__).resolve().parents[2] / "reviewer" / "demo" / "reval-issue-framing.jsonl",
+    import_file(store, Path(__file__).resolve().parents[2] / "reviewer" / "demo" / "reval-issue-framing.jsonl",
                        REF, dataset="demo")
     elsewhere = store.group_overalls(REF)["frame-01"][0][0]
     with pytest.raises(UserError, match="is not another item of group 'trio'"):
@@ -104,6 +105,6 @@ def test_the_export_carries_each_items_pair_choices(store: Store, tmp_path: Path
     assert bc["winner"] == "trio-b" and bc["tags"] == [] and bc["reason"] is None
     assert "T" in bc["created_at"]  # ISO 8601
     # an item outside any group has no pair_choices key at all
-    store.import_items(Path(__file__).resolve().parents[2] / "reviewer" / "demo" / "general-quality.jsonl",
+    import_file(store, Path(__file__).resolve().parents[2] / "reviewer" / "demo" / "general-quality.jsonl",
                        "general-quality@1.0.0", dataset="demo")
     assert all("pair_choices" not in r for r in store.export_rows("general-quality@1.0.0"))

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from reviewer.errors import UserError
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.store.queue_filter import like_pattern
 from reviewer.store.views import QueueFilter
@@ -37,7 +38,7 @@ def _load(store: Store, tmp_path: Path) -> dict[str, int]:
         sub = tmp_path / f"{ds}.jsonl"
         sub.write_text("".join(line + "\n" for line in path.read_text().splitlines()
                                if ITEMS[json.loads(line)["id"]][0] == ds))
-        store.import_items(sub, REF, dataset=ds)
+        import_file(store, sub, REF, dataset=ds)
     return {r.item_id: r.item_pk for r in store.queue_page("triage", limit=50)}
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import text
 from textual.widgets import Static
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.tui.app import ReviewApp, make_app
 from reviewer.tui.screens.pair import PairScreen
@@ -31,7 +32,7 @@ def trio(store: Store, tmp_path: Path, name: str = "trio") -> list[int]:
     path.write_text("".join(json.dumps({
         "id": f"{name}-{v}", "group": name, "variant": v, "input": "Summarise the housing proposal.",
         "output": f"Answer {v}: the proposal expands public housing."}) + "\n" for v in "abc"))
-    store.import_items(path, REVAL, dataset=name)
+    import_file(store, path, REVAL, dataset=name)
     return [pk for pk, _, _ in store.group_overalls(REVAL)[name]]
 
 
