@@ -78,6 +78,7 @@ def test_text_is_literal_and_case_insensitive(store: Store, tmp_path: Path) -> N
     assert _ids(store, QueueFilter(text="%")) == ["a2"]
     assert _ids(store, QueueFilter(text="_")) == ["b_1"]
     assert _ids(store, QueueFilter(text="'; DROP TABLE item; --")) == []
+    assert _ids(store, QueueFilter(text="bad \ud800 text")) == []  # a lone surrogate: the driver could not send it
     assert store.queue_count("triage") == len(ITEMS)  # the statement above was only text
     # the old unescaped pattern shows what the escaping prevents
     assert like_pattern("b_1") == "%b\\_1%"
