@@ -175,6 +175,13 @@ def _pair_reason(conn: Connection) -> None:
     _add_column(conn, "pair_choice", "item_b_pk", "INTEGER")
 
 
+
+def _queue_filter_index(conn: Connection) -> None:
+    """The queue list's status filter asks, per item, whether a review of it is under way: an
+    index on the assignments by item answers that without scanning them all."""
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_assignment_item ON assignment (item_pk, state)")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -190,6 +197,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0007b_coverage", _coverage),
     ("0008c_comments", comment_guards),
     ("0008p_pair_reason", _pair_reason),
+    ("0008p_queue_filter_index", _queue_filter_index),
 ]
 
 

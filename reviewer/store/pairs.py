@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import col
 
+from reviewer.domain.provenance import iso
 from reviewer.errors import UserError
 from reviewer.store.base import inserted_pk, records
 from reviewer.store.roles import RolesMixin
@@ -111,7 +112,7 @@ class PairsMixin(RolesMixin):
                     "reviewer": c.reviewer, "partner": ids.get(other),
                     "winner": None if c.winner_item_pk is None else ids.get(c.winner_item_pk),
                     "reason": c.reason, "tags": list(c.tags),
-                    "created_at": c.created_at.isoformat() if hasattr(c.created_at, "isoformat") else str(c.created_at)})
+                    "created_at": iso(c.created_at)})
         return out
 
     def group_overalls(self, rubric_ref: str) -> dict[str, list[tuple[int, str | None, float | None]]]:

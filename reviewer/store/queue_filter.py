@@ -20,7 +20,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, or_
+from sqlalchemy import ColumnElement, and_, exists, false, or_
 from sqlmodel import col
 
 from reviewer.domain import PANEL_APART
@@ -51,7 +51,11 @@ def filter_conditions(filt: QueueFilter | None, needed: Any, t: datetime, dialec
         conds.append(col(Item.judge_spread) >= PANEL_APART)
     if filt.status:
         conds.append(status_condition(filt.status, needed, t))
-    if filt.text:
+    if filt.text and not _storable(filt.text):
+        # a lone UTF-16 surrogate (pasted from a broken source) cannot be sent to the database,
+        # and no stored text holds one (imports refuse them): nothing matches
+        conds.append(false())
+    elif filt.text:
         pattern = like_pattern(filt.text)
         # case-insensitive on both: SQLite's LIKE already is (ASCII), PostgreSQL's is not
         cols = (col(Item.item_id), col(Item.output), col(Item.input))
@@ -77,3 +81,12 @@ def status_condition(status: str, needed: Any, t: datetime) -> ColumnElement[boo
     if status == "new":
         return and_(col(Item.n_reviewed) == 0, ~done, ~held, ~half)
     return and_(~done, or_(col(Item.n_reviewed) > 0, held, half))
+
+
+def _storable(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8 (a lone surrogate cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

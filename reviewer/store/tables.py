@@ -248,7 +248,8 @@ class Assignment(SQLModel, table=True):
     """History of who was served which item in which queue, and how it ended."""
 
     __tablename__ = "assignment"
-    __table_args__ = (Index("ix_assignment_reviewer", "reviewer", "queue", "item_pk"),)
+    __table_args__ = (Index("ix_assignment_reviewer", "reviewer", "queue", "item_pk"),
+                      Index("ix_assignment_item", "item_pk", "state"))
     pk: int = Field(default=None, primary_key=True)
     item_pk: int
     queue: str
