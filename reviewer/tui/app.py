@@ -95,6 +95,10 @@ class ReviewApp(App[None]):
         self.write_errors: list[str] = []
         #: the next item, being claimed (or claimed) while the reviewer works on this one
         self._ahead: Future[Any] | None = None
+        #: work the next frame must not share the CPU with, started once it is painted
+        #: (:meth:`_behind_frame`): the items to exclude from a claim ahead, the progress re-read
+        self._ahead_due: tuple[int, ...] | None = None
+        self._progress_due: tuple[Future[Any] | None] | None = None
         #: the queue's (total, done, left for this reviewer), read after each finished item
         self.progress: tuple[int, int, int] | None = None
         #: seconds spent on each item finished this session
@@ -238,7 +242,7 @@ class ReviewApp(App[None]):
     def _drop_ahead(self, wait: bool = False) -> None:
         """Give back what was claimed ahead (the reviewer is leaving the queue): now if it has
         arrived, else when it does (``wait``: block until then, as quitting may)."""
-        ahead, self._ahead = self._ahead, None
+        ahead, self._ahead, self._ahead_due = self._ahead, None, None
         if ahead is None:
             return
 
@@ -268,14 +272,14 @@ class ReviewApp(App[None]):
                 self.pop_screen()
             if isinstance(self.screen, ItemScreen | PairScreen):
                 self.pop_screen()
+            self._behind_frame()
             return
         if remember:
             self.history.append(state.item_pk)
         self._shown_at = time.monotonic()
         if state.claim is not None and self._ahead is None:
-            # through the writer: after the writes that closed the last leases, never before
-            self._ahead = self.writer.submit("claim ahead", self._claim,
-                                             tuple(s.item_pk for s in _items_of(state, pair)))
+            self._ahead_due = tuple(s.item_pk for s in _items_of(state, pair))
+        self.call_after_refresh(self._behind_frame)
         screen: ItemScreen | PairScreen
         if pair is not None:
             screen = PairScreen(pair)
@@ -287,6 +291,18 @@ class ReviewApp(App[None]):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+
+    def _behind_frame(self) -> None:
+        """Start what the item just shown needs but nobody waits for: the next item's claim and
+        the queue's progress. Started beside the item's first frame, their store reads (pure
+        Python, under the same interpreter lock) would take turns from it and slow it down."""
+        due, self._ahead_due = self._ahead_due, None
+        if due is not None and self._ahead is None:
+            # through the writer: after the writes that closed the last leases, never before
+            self._ahead = self.writer.submit("claim ahead", self._claim, due)
+        progress, self._progress_due = self._progress_due, None
+        if progress is not None:
+            self.load_progress(progress[0])
 
     @work
     async def jump(self, *states: ItemState) -> None:
@@ -364,8 +380,8 @@ class ReviewApp(App[None]):
                                             "skip" if skip else ("complete" if finished else "release"))
         if finished and self._shown_at is not None:
             self.durations.append(time.monotonic() - self._shown_at)
-        self.load_progress(closed)
-        ahead, self._ahead = self._ahead, None
+        self._progress_due = (closed,)  # re-read once the next item is painted
+        ahead, self._ahead, self._ahead_due = self._ahead, None, None
         # what was claimed ahead is re-read (in the worker) before it is shown
         self.open_next(closed, ahead)
 
