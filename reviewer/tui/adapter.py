@@ -1,5 +1,7 @@
 """The TUI's only door to the store. Every function here blocks, so screens call them from
-thread workers (reads) or through the writer (writes), never from the UI thread."""
+thread workers (reads) or through the writer (writes), never from the UI thread. An item loaded
+here has its output (and chat messages) rendered as markdown here too, in the same worker, so the
+UI thread finds the render in the cache (:mod:`reviewer.tui.widgets.markdown`)."""
 
 from __future__ import annotations
 
@@ -7,8 +9,10 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from reviewer.domain import fold_turns
 from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
+from reviewer.tui.widgets import markdown
 
 BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 
@@ -92,6 +96,7 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
     view = store.item_view(item_pk, reviewer)
     rubric = store.get_rubric(view.rubric_ref)
     fold = view.fold
+    turns = fold_turns((r for recs in view.judge.values() for r in recs), rubric.judge.panel_aggregate)
     dims, pair_lines = [], []
     for dim in rubric.dimensions:
         if dim.is_pair:
@@ -99,7 +104,7 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
             continue
         recs = [r for r in view.judge.get(dim.id, []) if r.turn is None]
         f = fold.dims[dim.id]
-        d = DimState(dim=dim)
+        d = DimState(dim=dim, turns=turns.get(dim.id, []))
         if recs:
             ok = [r for r in recs if r.score is not None]
             last = recs[-1]
@@ -125,10 +130,12 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
     flags = [FlagState(f.pk, f.gate, f.detector, f.matched, f.start, f.end, f.context, states.get(f.pk, f.status),
                        [f"{who}: {what} ({why})" for who, what, why in f.decisions]) for f in view.flags
              if states.get(f.pk, f.status) != "withdrawn"]
-    return ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
-                     view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
-                     pair_lines, fold=fold, reviewer=reviewer,
-                     conversation=[m for m in (view.conversation or []) if isinstance(m, dict)])
+    state = ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
+                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
+                      pair_lines, fold=fold, reviewer=reviewer,
+                      conversation=[m for m in (view.conversation or []) if isinstance(m, dict)])
+    markdown.warm(state.output, *(str(m.get("content", "")) for m in state.conversation))
+    return state
 
 
 def _pair_line(name: str, rec: Any) -> str:
