@@ -238,19 +238,12 @@ class _Builder:
 
 def _highlighted(code: str, language: str) -> Text:
     """``code`` (already made safe) highlighted by Pygments for ``language``; plain when no lexer
-    knows the name."""
+    knows the name (Rich's ``Syntax`` finds the lexer, and finds none for an unknown name)."""
     if not language:
-        return Text(code)
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-
-    try:
-        lexer = get_lexer_by_name(language)
-    except ClassNotFound:
         return Text(code)
     from rich.syntax import Syntax
 
-    text = Syntax(code, lexer, theme="monokai", background_color="default").highlight(code)
+    text = Syntax(code, language, theme="monokai", background_color="default").highlight(code)
     text.rstrip()
     text.end = ""
     return text
