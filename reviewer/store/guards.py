@@ -8,7 +8,7 @@ statement. On PostgreSQL row triggers refuse UPDATE and DELETE (an ``ON CONFLICT
 an UPDATE) and a statement trigger refuses TRUNCATE; :func:`roles_sql` gives the application
 role that owns nothing.
 
-People: reviewer names follow :func:`reviewer.itemlimits.name_problem` (non-empty, no control or
+People: reviewer names follow :func:`reviewer.domain.itemlimits.name_problem` (non-empty, no control or
 invisible characters, no edge spaces); an adjudication needs a reviewer with
 the lead role and a safety decision one with the safety role, on both databases. On PostgreSQL
 the database also binds a reviewer name to its database login: a login other than the tables'
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
-from reviewer.itemlimits import _CONTROL, MAX_NAME_CHARS
+from reviewer.domain.itemlimits import _CONTROL, MAX_NAME_CHARS
 
 #: Tables whose rows are never changed or removed once written.
 HISTORY = ("human_score", "judge_score", "safety_flag", "safety_decision", "pair_choice",
@@ -33,7 +33,7 @@ _UNIQUE = {"rubric_version": ("rubric_id", "version")}
 SIGNED = ("human_score", "safety_decision", "pair_choice")
 
 def _bad_ranges() -> list[tuple[int, int]]:
-    """The code point ranges a name may not hold: those of :mod:`reviewer.itemlimits`' rule."""
+    """The code point ranges a name may not hold: those of :mod:`reviewer.domain.itemlimits`' rule."""
     bad = [c for c in range(1, 0x10000) if _CONTROL.match(chr(c))]
     ranges: list[tuple[int, int]] = []
     for c in bad:

@@ -234,7 +234,7 @@ def decide_flag(store: Any, flag_id: int, reviewer: str, decision: str, reason: 
 def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) -> list[dict[str, Any]]:
     """Per dimension of the rubric (or of every rubric with items) the calibration figures, with
     the rubric, sample and scale beside them."""
-    from reviewer.calibrate_service import calibrate
+    from reviewer.services.calibrate_service import calibrate
 
     refs = [store.get_rubric(rubric_ref).ref] if rubric_ref else store.rubrics_with_items()
     out = []
@@ -253,7 +253,7 @@ def calibration_detail(store: Any, rubric_ref: str, dimension: str, dataset: str
                        sample: str | None = None) -> dict[str, Any]:
     """One dimension on the items its calibration row was computed from (same dataset and
     sample): the confusion table, each reviewer's bias (judge − human), the largest disagreements."""
-    from reviewer.calibrate_service import dimension_detail
+    from reviewer.services.calibrate_service import dimension_detail
 
     return dimension_detail(store, rubric_ref, dimension, dataset, sample)
 

@@ -14,7 +14,7 @@ import statistics
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -26,21 +26,11 @@ from textual.binding import Binding
 from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.config import TuiSettings
+from reviewer.tui.host import Session
 from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
 from reviewer.tui.writer import StoreWriter, WriteDone
-
-
-@dataclass(frozen=True)
-class Session:
-    """Who is reviewing what."""
-
-    reviewer: str
-    queue: str = "triage"
-    rubric_ref: str | None = None
-    dataset: str | None = None
-    blind: bool = False
 
 
 class StoreUnavailable(asyncio.CancelledError):
@@ -460,9 +450,9 @@ def make_app(store: Any, reviewer: str, queue: str = "triage", rubric_ref: str |
     worker once running; ``first_page`` is :func:`reviewer.tui.firstpage.start`'s future."""
     if settings is not None and settings.keymap:
         from reviewer.tui.config import config_path
-        from reviewer.tui.keys import check_keymap
+        from reviewer.tui.keymap import check_keymap
 
-        check_keymap(settings.keymap, config_path())
+        check_keymap(settings.keymap, config_path(), ReviewApp)
     return ReviewApp(store, Session(reviewer, queue, rubric_ref, dataset, blind), settings, db, first_page)
 
 

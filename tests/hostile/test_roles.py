@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from reviewer.errors import UserError
+from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
 from reviewer.store.roles import os_login
 from tests.cli import run_cli
@@ -69,7 +70,7 @@ def _items(store: Store, tmp: Path, ref: str = REF) -> int:
     src = tmp / f"i-{uuid.uuid4().hex[:6]}.jsonl"
     src.write_text(json.dumps({"id": "r-1", "output": "an answer", "human": [
         {"reviewer": "ana", "scores": {"accuracy": 6}}]}) + "\n")
-    store.import_items(src, ref)
+    import_file(store, src, ref)
     return int(store.queue_page("triage", rubric_ref=ref)[0].item_pk)
 
 
@@ -398,7 +399,7 @@ def test_an_import_with_a_bad_reviewer_name_is_refused_whole(tmp_path: Path, nam
     store = open_store(str(tmp_path / "imp.db"))
     try:
         with pytest.raises(UserError, match=r"bad.jsonl:2: item b: the reviewer name") as err:
-            store.import_items(src, REF)
+            import_file(store, src, REF)
         assert "\x1b" not in str(err.value) and "\u202e" not in str(err.value)
         assert store.queue_count("triage") == 0
     finally:

@@ -6,7 +6,7 @@ one page (``page_size`` rows) and ``]``/``[`` fetch the next or previous page by
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -16,10 +16,8 @@ from textual.widgets import DataTable, Input, Static
 
 from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
+from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst, footer
-
-if TYPE_CHECKING:
-    from reviewer.tui.app import ReviewApp
 
 #: Rows added before the first frame of a page; a terminal shows fewer.
 FIRST_ROWS = 60
@@ -55,9 +53,9 @@ class QueueScreen(AppKeysFirst):
         self._head = Text()
 
     @property
-    def rapp(self) -> ReviewApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
+    def rapp(self) -> ReviewHost:
+        """The app, as a screen may use it (:mod:`reviewer.tui.host`)."""
+        return host_of(self.app)
 
     def compose(self) -> ComposeResult:
         yield Static(id="queue-title")

@@ -50,7 +50,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     scores z-normalised onto the pooled human scale before anything is computed;
     ``all_revisions``: scores given on items' earlier content revisions count too). With
     ``estimates`` each dimension gets its corrected mean (``estimate``) and the report the
-    corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.estimates`."""
+    corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.services.estimates`."""
     bounds = bounds or TrustBounds()
     rubric = store.get_rubric(rubric_ref)
     if sample is None:
@@ -132,11 +132,11 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
 
 def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
                    confidence: float, target_width: float | None, group_by: str | None = None) -> None:
-    """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.estimates`): they
+    """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.services.estimates`): they
     need the judge on every item (a report on the whole store hands its columns over)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from reviewer import estimates
+    from reviewer.services import estimates
 
     # The two counts over every item run in the database on their own connections (the driver
     # lets go of the GIL) while the audit items are folded here: a million items cost ~max, not sum.

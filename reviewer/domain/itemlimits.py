@@ -1,4 +1,4 @@
-"""Limits on what one row of an item file may hold, beyond the shape :mod:`reviewer.itemfile` checks.
+"""Limits on what one row of an item file may hold, beyond the shape :mod:`reviewer.io.itemfile` checks.
 
 Every message says what is wrong and what to do, for ``FILE:LINE: item ID: ...`` lines. The checks
 are cheap on ordinary rows: the depth and surrogate walks only run when the raw line could hold
