@@ -1,7 +1,5 @@
 """The TUI's only door to the store. Every function here blocks, so screens call them from
-thread workers (reads) or through the writer (writes), never from the UI thread. An item loaded
-here has its output (and chat messages) rendered as markdown here too, in the same worker, so the
-UI thread finds the render in the cache (:mod:`reviewer.tui.widgets.markdown`)."""
+thread workers (reads) or through the writer (writes), never from the UI thread."""
 
 from __future__ import annotations
 
@@ -12,7 +10,6 @@ from typing import Any
 from reviewer.domain import fold_turns
 from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
-from reviewer.tui.widgets import markdown
 
 BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 
@@ -130,12 +127,10 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
     flags = [FlagState(f.pk, f.gate, f.detector, f.matched, f.start, f.end, f.context, states.get(f.pk, f.status),
                        [f"{who}: {what} ({why})" for who, what, why in f.decisions]) for f in view.flags
              if states.get(f.pk, f.status) != "withdrawn"]
-    state = ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
-                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
-                      pair_lines, fold=fold, reviewer=reviewer,
-                      conversation=[m for m in (view.conversation or []) if isinstance(m, dict)])
-    markdown.warm(state.output, *(str(m.get("content", "")) for m in state.conversation))
-    return state
+    return ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
+                     view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
+                     pair_lines, fold=fold, reviewer=reviewer,
+                     conversation=[m for m in (view.conversation or []) if isinstance(m, dict)])
 
 
 def _pair_line(name: str, rec: Any) -> str:

@@ -16,7 +16,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual import work
@@ -30,7 +30,10 @@ from reviewer.tui.host import Session
 from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
+from reviewer.tui.widgets import markdown
 from reviewer.tui.writer import StoreWriter, WriteDone
+
+_S = TypeVar("_S", bound=ItemState | None)
 
 
 class StoreUnavailable(asyncio.CancelledError):
@@ -177,8 +180,8 @@ class ReviewApp(App[None]):
         """Claim and load the session's next item (and its pair, for a pairwise rubric)."""
         s = self.session
         lease = self.settings.lease_minutes * 60
-        state = adapter.claim_next(self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset,
-                                   lease_seconds=lease, blind=s.blind, exclude=exclude)
+        state = _warmed(adapter.claim_next(self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset,
+                                           lease_seconds=lease, blind=s.blind, exclude=exclude))
         return state, self._pair_for(state, lease)
 
     def _pair_for(self, state: ItemState | None, lease: int | None) -> PairState | None:
@@ -208,7 +211,7 @@ class ReviewApp(App[None]):
         """Re-read an item claimed a while ago (its scores may have changed since), keeping its
         lease; a pair's sides likewise."""
         s = self.session
-        fresh = adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim)
+        fresh = _warmed(adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim))
         if pair is None:
             return fresh, None
         sides = [fresh if side.item_pk == state.item_pk else
@@ -248,7 +251,7 @@ class ReviewApp(App[None]):
     @work(thread=True, exclusive=True, group="load")
     def open_item(self, item_pk: int, remember: bool = True) -> None:
         """Show one item picked from the queue list."""
-        state = adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind)
+        state = _warmed(adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind))
         self.call_from_thread(self._show, state, remember, self._pair_for(state, None))
 
     def _show(self, state: ItemState | None, remember: bool = True, pair: PairState | None = None) -> None:
@@ -312,7 +315,7 @@ class ReviewApp(App[None]):
         for state in states:
             if state.claim is not None:
                 self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
-        state = adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind)
+        state = _warmed(adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind))
         self.call_from_thread(self._show, state, True, None)
 
     @work(thread=True, exclusive=True, group="load")
@@ -434,6 +437,15 @@ class ReviewApp(App[None]):
 def _items_of(state: ItemState | None, pair: PairState | None) -> list[ItemState]:
     """The items one claim put on screen: the pair's sides, or the item alone."""
     return list(pair.sides) if pair is not None else [state] if state is not None else []
+
+
+def _warmed(state: _S) -> _S:
+    """``state`` with its output and chat rendered as markdown into the render cache — in the
+    worker that loaded it, so the UI thread finds the render ready (a 50 KB output takes tens of
+    milliseconds to parse)."""
+    if isinstance(state, ItemState):
+        markdown.warm(state.output, *(str(m.get("content", "")) for m in state.conversation))
+    return state
 
 
 def _fresh(state: ItemState, margin_s: float = 60) -> bool:

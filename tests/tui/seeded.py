@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from rubrics.results import ScoreResult
 
@@ -50,15 +51,15 @@ def seed(store: Store, tmp: Path) -> dict[str, int]:
         {"id": "md-1", "output": MARKDOWN, "input": "What is the capital of Australia?"},
         {"id": "evil-1", "output": HOSTILE_MD, "input": "Say something"},
     ]))
-    store.import_items(src, GQ, dataset="md")
+    import_file(store, src, GQ, dataset="md")
     capped = tmp / "capped.jsonl"
     capped.write_text(json.dumps({"id": "capped-1", "output": "Sydney is the capital of Australia.",
                                   "input": "What is the capital of Australia?",
                                   "judge": {"model": "m", "scores": {"accuracy": 3, **scores}}}) + "\n")
-    store.import_items(capped, GQ, dataset="capped")
+    import_file(store, capped, GQ, dataset="capped")
     chat = tmp / "chat.jsonl"
     chat.write_text(json.dumps({"id": "chat-1", "conversation": CHAT}) + "\n")
-    store.import_items(chat, FLEX, dataset="chat")
+    import_file(store, chat, FLEX, dataset="chat")
     keys = {i: store.queue_page("triage", search=i)[0].item_pk for i in ("md-1", "evil-1", "capped-1", "chat-1")}
     run = store.create_judge_run(GQ, "m")
     store.record_results(run, [
