@@ -24,13 +24,22 @@ from reviewer.domain.item import (
     resolve,
     with_votes,
 )
-from reviewer.domain.judge import NO_MODEL, PANEL_APART, JudgeDim, bias, fold_judge, spread
+from reviewer.domain.judge import (
+    NO_MODEL,
+    PANEL_APART,
+    JudgeDim,
+    TurnScore,
+    bias,
+    fold_judge,
+    fold_turns,
+    spread,
+)
 from reviewer.domain.rows import DecisionRow, FlagRow, HumanRow, ItemRows, JudgeRow, revision_of
 from reviewer.domain.safety import FlagState, SafetyState, flag_status, item_safety, safety_status
 
 __all__ = [
     "AGGREGATES", "NO_MODEL", "PANEL_APART", "DecisionRow", "DimFold", "FlagRow", "FlagState", "HumanDim", "HumanRow",
-    "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "SafetyState", "Vote", "bias", "complete_reviews", "consensus",
-    "flag_status", "fold_human", "fold_item", "fold_judge", "humans_only", "item_safety", "judge_only", "resolve",
-    "revision_of", "safety_status", "scored_by", "spread", "with_votes",
+    "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "SafetyState", "TurnScore", "Vote", "bias", "complete_reviews",
+    "consensus", "flag_status", "fold_human", "fold_item", "fold_judge", "fold_turns", "humans_only", "item_safety",
+    "judge_only", "resolve", "revision_of", "safety_status", "scored_by", "spread", "with_votes",
 ]

@@ -14,6 +14,7 @@ from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.tui.app import make_app
 from tests.tui.conftest import REVIEWER
+from tests.tui.seeded import seed
 from tests.tui.test_review_flow import settle
 
 PAIRWISE = "reval-issue-framing@1.0.0"
@@ -81,6 +82,40 @@ def test_screen(screen: str, variant: str, snap_compare: Any, store: Store, monk
                    dataset=dataset)
 
     async def ready(pilot: Any) -> None:
+        await settle(app, pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(app, pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=ready)
+
+
+#: screens of items added to the demo (tests/tui/seeded.py) → (the item opened, keys pressed on it)
+SEEDED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "markdown": ("md-1", ()),  # rendered: heading, emphasis, link with its address, code highlighted
+    "markdown_raw": ("md-1", ("m",)),  # the same output as written
+    "conversation_turns": ("chat-1", ()),  # turn scores beside the turns, the safety cap named
+}
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("screen", sorted(SEEDED))
+def test_seeded_screen(screen: str, variant: str, snap_compare: Any, store: Store, tmp_path: Path,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    item, keys = SEEDED[screen]
+    size, no_color = VARIANTS[variant]
+    monkeypatch.setenv("RUBRICATE_CONFIG", "/nonexistent/rubricate/config.yaml")
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    pks = seed(store, tmp_path)
+    store.flag_item(pks["chat-1"], REVIEWER, "asks a minor for personal details")
+    app = make_app(store, REVIEWER)
+
+    async def ready(pilot: Any) -> None:
+        await settle(app, pilot)
+        app.open_item(pks[item])
         await settle(app, pilot)
         for key in keys:
             await pilot.press(key)
