@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import select, update
+from sqlmodel import col
 
 from reviewer.store.queue import refresh_triage_keys
 from reviewer.store.tables import HumanScore, Item
@@ -21,9 +22,9 @@ def scored_dimensions(conn: Any, item_pk: int) -> dict[str, set[str]]:
     """Per person, the dimensions they hold a current score on (on the item's current content;
     an undo takes one back; a lead's adjudication settles a dimension but is not a review)."""
     rows = conn.execute(
-        select(HumanScore.reviewer, HumanScore.dimension, HumanScore.score, HumanScore.kind)
-        .join(Item, (Item.pk == HumanScore.item_pk) & (Item.revision == HumanScore.revision))
-        .where(HumanScore.item_pk == item_pk).order_by(HumanScore.pk)).all()
+        select(col(HumanScore.reviewer), col(HumanScore.dimension), col(HumanScore.score), col(HumanScore.kind))
+        .join(Item, (col(Item.pk) == col(HumanScore.item_pk)) & (col(Item.revision) == col(HumanScore.revision)))
+        .where(col(HumanScore.item_pk) == item_pk).order_by(col(HumanScore.pk))).all()
     out: dict[str, set[str]] = {}
     for who, dim, score, kind in rows:
         if kind == "adjudication":
@@ -40,7 +41,7 @@ def refresh_coverage(conn: Any, rubric: Any, item_pk: int) -> dict[str, set[str]
     what :func:`scored_dimensions` found."""
     scored = scored_dimensions(conn, item_pk)
     n = sum(1 for dims in scored.values() if rubric.review_complete(dims))
-    conn.execute(update(Item).where(Item.pk == item_pk, Item.n_reviewed != n).values(n_reviewed=n))
+    conn.execute(update(Item).where(col(Item.pk) == item_pk, col(Item.n_reviewed) != n).values(n_reviewed=n))
     refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
     return scored
 
@@ -52,14 +53,14 @@ def recount_all(conn: Any) -> None:
     from rubrics.loader import load_rubric_text
 
     texts = {f"{rid}@{v}": t for rid, v, t in conn.execute(
-        select(RubricVersion.rubric_id, RubricVersion.version, RubricVersion.yaml_text))}
+        select(col(RubricVersion.rubric_id), col(RubricVersion.version), col(RubricVersion.yaml_text)))}
     scored: dict[int, dict[str, set[str]]] = {}
     refs: dict[int, str] = {}
     rows = conn.execute(
-        select(HumanScore.item_pk, HumanScore.reviewer, HumanScore.dimension, HumanScore.score, HumanScore.kind,
-               Item.rubric_ref)
-        .join(Item, (Item.pk == HumanScore.item_pk) & (Item.revision == HumanScore.revision))
-        .order_by(HumanScore.pk))
+        select(col(HumanScore.item_pk), col(HumanScore.reviewer), col(HumanScore.dimension),
+               col(HumanScore.score), col(HumanScore.kind), col(Item.rubric_ref))
+        .join(Item, (col(Item.pk) == col(HumanScore.item_pk)) & (col(Item.revision) == col(HumanScore.revision)))
+        .order_by(col(HumanScore.pk)))
     for pk, who, dim, score, kind, ref in rows:
         refs[pk] = ref
         if kind == "adjudication":
@@ -75,6 +76,6 @@ def recount_all(conn: Any) -> None:
         if rubric is None:
             continue
         n = sum(1 for dims in by.values() if rubric.review_complete(dims))
-        conn.execute(update(Item).where(Item.pk == pk, Item.n_reviewed < n).values(n_reviewed=n))
+        conn.execute(update(Item).where(col(Item.pk) == pk, col(Item.n_reviewed) < n).values(n_reviewed=n))
     if scored:
         refresh_triage_keys(conn, "1 = 1", {})

@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlmodel import col
 
 from reviewer.errors import FileErrors, UserError
-from reviewer.store.base import StoreBase
+from reviewer.store.comments import CommentsMixin
+from reviewer.store.fold import FoldMixin
 from reviewer.store.import_batches import (
     PARALLEL_FROM_LINES,
     ItemSource,
@@ -22,13 +24,14 @@ from reviewer.store.import_batches import (
     can_fork,
 )
 from reviewer.store.import_writer import RowWriter
+from reviewer.store.pairs import PairsMixin
 from reviewer.store.tables import Item
 from rubrics.schema import Rubric
 
 Progress = Callable[[int, int], None]
 
 
-class ImportMixin(StoreBase):
+class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
     """Items in, effective scores out."""
 
     def import_items(self, source: ItemSource, rubric_ref: str, dataset: str | None = None,
@@ -60,14 +63,14 @@ class ImportMixin(StoreBase):
     def _stream(self, conn: Any, source: ItemSource, rubric: Rubric, ds: str, update_existing: bool,
                 progress: Progress | None, errs: list[str], summary: Any) -> None:
         """Read, check and write chunk by chunk; after the first bad line only check."""
-        scope = (Item.rubric_ref == rubric.ref, Item.dataset == ds)
-        fresh = conn.execute(select(Item.pk).where(*scope).limit(1)).first() is None
+        scope = (col(Item.rubric_ref) == rubric.ref, col(Item.dataset) == ds)
+        fresh = conn.execute(select(col(Item.pk)).where(*scope).limit(1)).first() is None
         sqlite = self.dialect == "sqlite"
         total = source.count_lines()
         if sqlite:
             # Four index b-trees grow at once; SQLite's 2 MB default page cache thrashes on them.
             conn.exec_driver_sql("PRAGMA cache_size=-131072")
-        next_pk = [(conn.execute(select(func.max(Item.pk))).scalar() or 0) + 1]
+        next_pk = [(conn.execute(select(func.max(col(Item.pk)))).scalar() or 0) + 1]
 
         def reserve(n: int) -> list[int]:
             if not sqlite:  # PostgreSQL: ids from the table's own sequence
@@ -108,10 +111,10 @@ class ImportMixin(StoreBase):
         came from (a lead's adjudication, else the human consensus, else the judge panel), the judge
         score beside it, the human scores, overall (None when incomplete, with the reason), band,
         pass and safety status — all read from the item's fold (:mod:`reviewer.domain`)."""
-        folds = list(self.item_folds(rubric_ref, dataset))  # type: ignore[attr-defined]
+        folds = list(self.item_folds(rubric_ref, dataset))
         turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
-        comments = self.comments(it.pk for it, _ in folds)  # type: ignore[attr-defined]
-        pairs = self.pair_choices_by_item({it.rubric_ref for it, _ in folds if it.grp is not None})  # type: ignore[attr-defined]
+        comments = self.comments(it.pk for it, _ in folds)
+        pairs = self.pair_choices_by_item({it.rubric_ref for it, _ in folds if it.grp is not None})
         for it, fold in folds:
             row = export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []))
             if it.grp is not None:  # grouped items: each current choice on a pair it is in
@@ -129,9 +132,9 @@ class ImportMixin(StoreBase):
         pks = sorted(revisions)
         with self.read() as conn:
             for i in range(0, len(pks), 500):
-                q = (select(JudgeScore).where(JudgeScore.item_pk.in_(pks[i:i + 500]),  # type: ignore[attr-defined]
-                                              JudgeScore.turn.is_not(None))  # type: ignore[union-attr]
-                     .order_by(JudgeScore.pk))
+                q = (select(JudgeScore).where(col(JudgeScore.item_pk).in_(pks[i:i + 500]),
+                                              col(JudgeScore.turn).is_not(None))
+                     .order_by(col(JudgeScore.pk)))
                 for j in records(conn, q):
                     if revision_of(j) == revisions[j.item_pk]:
                         out.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[(j.model, j.turn)] = j
@@ -215,6 +218,6 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
 
 def _existing(conn: Any, ref: str, ds: str, ids: list[str]) -> dict[str, tuple[int, str, int]]:
     """(pk, content hash, revision) of the ids already stored in this rubric and dataset."""
-    q = select(Item.item_id, Item.pk, Item.content_hash, Item.revision).where(
-        Item.rubric_ref == ref, Item.dataset == ds, Item.item_id.in_(ids))  # type: ignore[attr-defined]
+    q = select(col(Item.item_id), col(Item.pk), col(Item.content_hash), col(Item.revision)).where(
+        col(Item.rubric_ref) == ref, col(Item.dataset) == ds, col(Item.item_id).in_(ids))
     return {a: (b, c, d) for a, b, c, d in conn.execute(q)}

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, exists, false, or_
+from sqlmodel import col
 
 from reviewer.domain import PANEL_APART
 from reviewer.errors import UserError
@@ -43,11 +44,11 @@ def filter_conditions(filt: QueueFilter | None, needed: Any, t: datetime, dialec
         return []
     conds: list[ColumnElement[bool]] = []
     if filt.dataset:
-        conds.append(Item.dataset == filt.dataset)
+        conds.append(col(Item.dataset) == filt.dataset)
     if filt.band:
-        conds.append(Item.judge_band == filt.band)
+        conds.append(col(Item.judge_band) == filt.band)
     if filt.disagreement:
-        conds.append(Item.judge_spread >= PANEL_APART)  # type: ignore[operator]
+        conds.append(col(Item.judge_spread) >= PANEL_APART)
     if filt.status:
         conds.append(status_condition(filt.status, needed, t))
     if filt.text and not _storable(filt.text):
@@ -57,11 +58,11 @@ def filter_conditions(filt: QueueFilter | None, needed: Any, t: datetime, dialec
     elif filt.text:
         pattern = like_pattern(filt.text)
         # case-insensitive on both: SQLite's LIKE already is (ASCII), PostgreSQL's is not
-        cols = (Item.item_id, Item.output, Item.input)
+        cols = (col(Item.item_id), col(Item.output), col(Item.input))
         if dialect == "postgresql":
-            conds.append(or_(*(c.ilike(pattern, escape=ESCAPE) for c in cols)))  # type: ignore[attr-defined]
+            conds.append(or_(*(c.ilike(pattern, escape=ESCAPE) for c in cols)))
         else:
-            conds.append(or_(*(c.like(pattern, escape=ESCAPE) for c in cols)))  # type: ignore[attr-defined]
+            conds.append(or_(*(c.like(pattern, escape=ESCAPE) for c in cols)))
     return conds
 
 
@@ -70,16 +71,16 @@ def status_condition(status: str, needed: Any, t: datetime) -> ColumnElement[boo
     if status not in STATUSES:
         raise UserError(f"unknown status {status!r}; use {', '.join(STATUSES)}")
     if status == "flagged":
-        return Item.flagged.is_(True)  # type: ignore[attr-defined,no-any-return]
-    done = Item.n_reviewed >= needed
+        return col(Item.flagged).is_(True)
+    done: ColumnElement[bool] = col(Item.n_reviewed) >= needed
     if status == "done":
-        return done  # type: ignore[return-value]
-    held = and_(Item.lease_until.is_not(None), Item.lease_until > t)  # type: ignore[union-attr,operator]
-    half = exists().where(Assignment.item_pk == Item.pk, Assignment.state == "active",
-                          Assignment.revision == Item.revision)
+        return done
+    held = and_(col(Item.lease_until).is_not(None), col(Item.lease_until) > t)
+    half = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.state) == "active",
+                          col(Assignment.revision) == col(Item.revision))
     if status == "new":
-        return and_(Item.n_reviewed == 0, ~done, ~held, ~half)
-    return and_(~done, or_(Item.n_reviewed > 0, held, half))  # type: ignore[operator]
+        return and_(col(Item.n_reviewed) == 0, ~done, ~held, ~half)
+    return and_(~done, or_(col(Item.n_reviewed) > 0, held, half))
 
 
 def _storable(text: str) -> bool:

@@ -56,7 +56,7 @@ class FlagLine:
 def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
              dataset: str | None) -> tuple[int, int, int]:
     """The queue's ``(total, done, left for this reviewer)``."""
-    return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))  # type: ignore[return-value]
+    return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))
 
 
 def find_item(store: Any, item_id: str) -> int | None:

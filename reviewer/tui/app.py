@@ -197,8 +197,8 @@ class ReviewApp(App[None]):
         if after is not None:
             with contextlib.suppress(Exception):  # a failed write was already reported
                 after.result()
-        state, pair = self._claim()
-        self.call_from_thread(self._show, state, True, pair)
+        claimed, pair = self._claim()
+        self.call_from_thread(self._show, claimed, True, pair)
 
     def _refreshed(self, state: ItemState, pair: PairState | None) -> tuple[ItemState, PairState | None]:
         """Re-read an item claimed a while ago (its scores may have changed since), keeping its

@@ -80,7 +80,9 @@ async def test_dataset_band_and_disagreement_from_the_dialog(store: Store) -> No
         await pilot.press("enter")  # in the text box: applies
         await settle(app, pilot)
         want = store.queue_page("triage", filt=QueueFilter(dataset="demo", band=band), limit=500)
-        assert ids(app) == [r.item_id for r in want] and {r.band for r in app.screen.rows} == {band}
+        listed = app.screen
+        assert isinstance(listed, QueueScreen)
+        assert ids(app) == [r.item_id for r in want] and {r.band for r in listed.rows} == {band}
         assert f"band {band}" in filter_line(app) and "dataset demo" in filter_line(app)
         # the demo's judge is one model: no panel disagrees, and the list says so with 0 matches
         dialog = await open_dialog(app, pilot)
@@ -124,7 +126,9 @@ async def test_a_filtered_list_is_paged_by_the_store(store: Store) -> None:
     app = make_app(store, REVIEWER, settings=TuiSettings(page_size=10))
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        app.screen.set_filter(QueueFilter(status="new", dataset="demo"))  # type: ignore[attr-defined]
+        listed = app.screen
+        assert isinstance(listed, QueueScreen)
+        listed.set_filter(QueueFilter(status="new", dataset="demo"))
         await settle(app, pilot)
         every = [r.item_id for r in store.queue_page("triage", filt=QueueFilter(status="new", dataset="demo"),
                                                      limit=500)]

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.tui.app import make_app
 from tests.tui.conftest import REVIEWER
@@ -48,7 +49,7 @@ def _trio(store: Store, tmp_path: Path) -> None:
         "id": f"trio-{v}", "group": "trio", "variant": v, "input": "Summarise the housing proposal.",
         "output": f"Answer {v}: the proposal expands public housing; critics cite the cost."}) + "\n"
         for v in "abc"))
-    store.import_items(path, PAIRWISE, dataset="trio")
+    import_file(store, path, PAIRWISE, dataset="trio")
 
 
 #: screen → (what it adds to the demo store, the session's dataset)
