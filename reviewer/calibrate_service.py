@@ -122,8 +122,11 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     if per_model:
         out["per_model"] = per_model
     if estimates:
+        # the audit items' labels come from these columns when they hold every current score of
+        # the audit items (not a blind sample's first scores, nor earlier revisions')
+        own = cols if sample in ("all", "audit") and not all_revisions else None
         _add_estimates(store, rubric, out, cols if sample == "all" else None, dataset, human_aggregate,
-                       confidence, target_width, group_by)
+                       confidence, target_width, group_by, own, sample)
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
@@ -131,19 +134,22 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
 
 
 def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
-                   confidence: float, target_width: float | None, group_by: str | None = None) -> None:
+                   confidence: float, target_width: float | None, group_by: str | None = None,
+                   own: Any = None, sample: str = "all") -> None:
     """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.estimates`): they
-    need the judge on every item (a report on the whole store hands its columns over)."""
+    need the judge on every item (a report on the whole store hands its columns over). ``own``:
+    the report's columns (sample ``sample``) when the audit items' labels may be read from them."""
     from concurrent.futures import ThreadPoolExecutor
 
     from reviewer import estimates
 
     # The two counts over every item run in the database on their own connections (the driver
-    # lets go of the GIL) while the audit items are folded here: a million items cost ~max, not sum.
+    # lets go of the GIL) while the audit items' labels are gathered here: a million items cost
+    # ~max, not sum.
     with ThreadPoolExecutor(2) as pool:
         scores = pool.submit(store.judge_score_totals, rubric.ref, dataset)
         verdicts = pool.submit(store.judge_pass_totals, rubric.ref, dataset)
-        folds = estimates.audit_folds(store, rubric, dataset, how)
+        folds = _audit_labels(store, rubric, dataset, how, own, sample)
         counted, passes = scores.result(), verdicts.result()
     found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols,
                                           group_by=group_by, counted=counted)
@@ -152,6 +158,21 @@ def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, data
         entry["estimate"] = e if e is not None and entry.get("level") != "nominal" else {
             "ppi": None, "reason": "a mean of unordered labels means nothing: no corrected mean on a nominal dimension"}
     out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, folds, confidence, target_width, passes)
+
+
+def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: Any, sample: str) -> Any:
+    """The audit items' labels (:mod:`reviewer.estimate_labels`), None without an audit sample:
+    from the report's own columns when it has them, else from columns of the audit sample."""
+    from reviewer.estimate_labels import labels_of_columns
+
+    audit = store.audit_pks(rubric.ref)
+    if not audit:
+        return None
+    if own is None:
+        own, sample = store.rating_columns(rubric.ref, dataset, "audit"), "audit"
+    mask = (np.ones(own.item_pk.size, dtype=bool) if sample == "audit"
+            else np.isin(own.item_pk, np.asarray(sorted(audit), dtype=np.int64)))
+    return labels_of_columns(store, rubric, own, mask, how)
 
 
 def panel_of(by_model: np.ndarray, how: str) -> np.ndarray:

@@ -22,6 +22,17 @@ class EstimatesMixin(StoreBase):
         with self.read() as conn:
             return set(conn.execute(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)).scalars())
 
+    def items_with_flags(self, item_pks: list[int]) -> set[int]:
+        """Which of these items have a safety flag (of any revision, whatever its status)."""
+        from reviewer.store.tables import SafetyFlag
+
+        out: set[int] = set()
+        with self.read() as conn:
+            for i in range(0, len(item_pks), 5000):
+                q = select(SafetyFlag.item_pk).distinct().where(SafetyFlag.item_pk.in_(item_pks[i:i + 5000]))  # type: ignore[attr-defined]
+                out.update(int(pk) for pk in conn.execute(q).scalars())
+        return out
+
     def judge_pass_totals(self, rubric_ref: str, dataset: str | None = None) -> tuple[int, int]:
         """(items with a complete judge verdict, how many of them pass) over the rubric (and
         dataset), counted by the database: a million items never leave it."""
