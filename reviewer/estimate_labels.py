@@ -74,7 +74,7 @@ def labels_of_columns(store: Any, rubric: Any, cols: RatingColumns, audit: NDArr
         dims[d.id] = (cols.item_pk[ok], people[d.id][ok], panel[ok])
     rows = np.flatnonzero(audit)
     pks = cols.item_pk[rows]
-    flagged = store.items_with_flags(pks.tolist())
+    flagged = store.flagged_items(rubric.ref) & set(pks.tolist())
     passed = np.zeros(rows.size, dtype=bool)
     complete = np.zeros(rows.size, dtype=bool)
     plain = ~np.isin(pks, np.asarray(sorted(flagged), dtype=np.int64))

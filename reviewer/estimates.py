@@ -102,7 +102,7 @@ def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: Labels | list
         return refused(passes / total if total else None, total, rubric.ref, confidence)
     labels = folds if isinstance(folds, Labels) else labels_of_folds(rubric, folds)
     pks, people_passed = labels.verdicts
-    judged = store.judge_passed_of([int(pk) for pk in pks])
+    judged = store.audit_judge_passed(rubric.ref)  # labels are of audit items only
     y: list[float] = []
     yhat: list[float] = []
     for pk, passed in zip(pks.tolist(), people_passed.tolist(), strict=True):

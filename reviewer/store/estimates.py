@@ -22,16 +22,22 @@ class EstimatesMixin(StoreBase):
         with self.read() as conn:
             return set(conn.execute(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)).scalars())
 
-    def items_with_flags(self, item_pks: list[int]) -> set[int]:
-        """Which of these items have a safety flag (of any revision, whatever its status)."""
+    def flagged_items(self, rubric_ref: str) -> set[int]:
+        """Keys of the rubric's items that have a safety flag (of any revision, whatever its status)."""
         from reviewer.store.tables import SafetyFlag
 
-        out: set[int] = set()
+        ref = self.get_rubric(rubric_ref).ref
+        q = select(SafetyFlag.item_pk).distinct().join(Item, Item.pk == SafetyFlag.item_pk).where(Item.rubric_ref == ref)
         with self.read() as conn:
-            for i in range(0, len(item_pks), 5000):
-                q = select(SafetyFlag.item_pk).distinct().where(SafetyFlag.item_pk.in_(item_pks[i:i + 5000]))  # type: ignore[attr-defined]
-                out.update(int(pk) for pk in conn.execute(q).scalars())
-        return out
+            return {int(pk) for pk in conn.execute(q).scalars()}
+
+    def audit_judge_passed(self, rubric_ref: str) -> dict[int, bool]:
+        """The judge's verdict on each item of the rubric's audit sample that has a complete one."""
+        ref = self.get_rubric(rubric_ref).ref
+        audit = select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)
+        q = select(Item.pk, Item.judge_passed).where(Item.pk.in_(audit), Item.judge_passed.is_not(None))  # type: ignore[union-attr]
+        with self.read() as conn:
+            return {int(pk): bool(v) for pk, v in conn.execute(q)}
 
     def judge_pass_totals(self, rubric_ref: str, dataset: str | None = None) -> tuple[int, int]:
         """(items with a complete judge verdict, how many of them pass) over the rubric (and
