@@ -9,6 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from reviewer.services.importing import import_file
 from reviewer.store import open_store
 
 N = 100_000
@@ -22,7 +23,7 @@ with tempfile.TemporaryDirectory() as tmp:
                                  "judge": {"model": "m", "scores": {d: 1 + (i + k) % 10 for k, d in enumerate(DIMS)}}}) + "\n")
     store = open_store(str(Path(tmp) / "bench.db"))
     t = time.perf_counter()
-    summary = store.import_items(src, "general-quality@1.0.0")
+    summary = import_file(store, src, "general-quality@1.0.0")
     took = time.perf_counter() - t
     print(f"import {N:,} items × {len(DIMS)} judge dims: {took:.2f} s ({N / took:,.0f} rows/s) "
           f"[{summary.judge_scores:,} judge scores, reader {summary.reader}] target ≤ 5 s: {'PASS' if took <= 5 else 'FAIL'}")
@@ -37,7 +38,7 @@ with tempfile.TemporaryDirectory() as tmp:
     other = open_store(str(Path(tmp) / "rich.db"))
     other.get_rubric("general-quality@1.0.0")
     t = time.perf_counter()
-    other.import_items(rich, "general-quality@1.0.0")
+    import_file(other, rich, "general-quality@1.0.0")
     print(f"  (for the record) the same with samples, rationale and evidence on every score: "
           f"{time.perf_counter() - t:.2f} s")
     lat = []

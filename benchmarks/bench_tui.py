@@ -106,6 +106,7 @@ BIG = ("# Answer\n\nCanberra is the capital of **Australia**.\n\n```python\nprin
 
 
 def build(n: int, folder: Path) -> Path:
+    from reviewer.services.importing import import_file
     from reviewer.store import open_store
 
     src, db = folder / f"items{n}.jsonl", folder / f"tui{n}.db"
@@ -115,7 +116,7 @@ def build(n: int, folder: Path) -> Path:
                                  "output": BIG if i % 100 == 0 else "Canberra is the capital of Australia.",
                                  "judge": {"model": "m", "scores": {"accuracy": 1 + i % 10, "relevance": 7,
                                                                      "completeness": 6, "conciseness": 8, "clarity": 9}}}) + "\n")
-    open_store(str(db)).import_items(src, "general-quality@1.0.0")
+    import_file(open_store(str(db)), src, "general-quality@1.0.0")
     return db
 
 

@@ -68,9 +68,9 @@ def calibrate(
 
     Example: rubricate calibrate --rubric general-quality@1.0.0 --format json --out calibration.json
     """
-    from reviewer.calibrate_service import calibrate as run
-    from reviewer.calibrate_service import route as write_routes
     from reviewer.errors import UserError
+    from reviewer.services.calibrate_service import calibrate as run
+    from reviewer.services.calibrate_service import route as write_routes
     from reviewer.store import open_store
 
     if fmt not in FORMATS:
@@ -86,7 +86,7 @@ def calibrate(
                  normalise=normalise, confidence=confidence, target_width=target_width, estimates=estimates,
                  all_revisions=all_revisions)
     if disagreements is not None:
-        from reviewer.calibrate_service import disagreement_pack
+        from reviewer.services.calibrate_service import disagreement_pack
 
         if top < 1:
             raise UserError(f"--top {top}: give at least 1")
@@ -110,8 +110,8 @@ def _only_rubric(store: Any) -> str:
 
 
 def _compare(store: Any, rubric: str, other: str, fmt: str, out: Path | None, kwargs: dict[str, Any]) -> None:
-    from reviewer import report_render as rr
-    from reviewer.calibrate_service import compare_versions
+    from reviewer.services import report_render as rr
+    from reviewer.services.calibrate_service import compare_versions
 
     both = compare_versions(store, rubric, other, **kwargs)
     if fmt == "json":
@@ -140,8 +140,8 @@ def _compare(store: Any, rubric: str, other: str, fmt: str, out: Path | None, kw
 
 
 def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> None:
-    from reviewer import report_render as rr
-    from reviewer.calibrate_service import confusions
+    from reviewer.services import report_render as rr
+    from reviewer.services.calibrate_service import confusions
 
     if fmt == "json":
         _emit(json.dumps(report, indent=1, default=float), out)
@@ -154,7 +154,7 @@ def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> N
 
         console = Console()
         console.print(rr.calibration_table(report))
-        from reviewer.estimate_render import estimate_lines
+        from reviewer.services.estimate_render import estimate_lines
 
         for line in estimate_lines(report):
             console.print(line, markup=False, highlight=False)
@@ -179,8 +179,8 @@ def report(
     import html as html_mod
 
     from reviewer.errors import UserError
-    from reviewer.report_render import run_report_markdown
-    from reviewer.run_report import run_report
+    from reviewer.services.report_render import run_report_markdown
+    from reviewer.services.run_report import run_report
     from reviewer.store import open_store
 
     if fmt not in FORMATS:

@@ -60,6 +60,8 @@ def import_cmd(
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from reviewer.services.importing import import_file
+
     regular_file(file)
     store = _store(db)
     with Progress(TextColumn("importing"), BarColumn(), TextColumn("{task.completed}/{task.total} rows"),
@@ -71,7 +73,7 @@ def import_cmd(
             elapsed = bar.tasks[0].elapsed or 1e-9
             bar.update(task, completed=done, total=total, rate=f"{done / elapsed:,.0f} rows/s")
 
-        summary = store.import_items(file, rubric, dataset, update_existing=update, progress=progress)
+        summary = import_file(store, file, rubric, dataset, update_existing=update, progress=progress)
     typer.echo(safe_line(f"imported {file}: {summary}"))
 
 
@@ -94,7 +96,7 @@ def export_cmd(
     store = _store(db)
     rows = store.export_rows(rubric, dataset)
     if labels:
-        from reviewer.labels import with_labels
+        from reviewer.io.labels import with_labels
 
         rows = (with_labels(row, store.get_rubric(row["rubric"])) for row in rows)
     fh = out.open("w", encoding="utf-8", newline="") if out else sys.stdout
@@ -107,7 +109,8 @@ def export_cmd(
             writer.writerow(["id", "dataset", "rubric", "dimension", "effective", "source", "judge",
                              "judge_error", "human", "overall", "band", "passed", "safety",
                              "state", "adjudication", "bias", "incomplete"]
-                            + (["effective_label", "judge_label", "human_labels"] if labels else []))
+                            + (["effective_label", "judge_label", "human_labels"] if labels else [])
+                            + ["revision", "human_scores", "comments"])
             for row in rows:
                 for dim, d in row["dimensions"].items():
                     # Cells a spreadsheet would run as a formula get a leading ' (README "Exports").
@@ -117,7 +120,9 @@ def export_cmd(
                         row["id"], row["dataset"], row["rubric"], dim, d["effective"], d["source"],
                         d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
                         row["overall"], row["band"], row["passed"], row["safety"],
-                        d["state"], d["adjudication"], d["bias"], row["incomplete"] or "", *extra)])
+                        d["state"], d["adjudication"], d["bias"], row["incomplete"] or "", *extra,
+                        row["revision"], json.dumps(d["human_scores"], ensure_ascii=False),
+                        json.dumps(row["comments"], ensure_ascii=False))])
     finally:
         if out:
             fh.close()

@@ -81,7 +81,7 @@ def judge(
         return
     if not rubric:
         raise UserError("--rubric is required: name the rubric as ID@VERSION (or use --report RUN)")
-    from reviewer import judging
+    from reviewer.services import judging
 
     options = judging.JudgeOptions(
         rubric_ref=rubric, models=list(model or []), api_base=api_base, api_key=api_key, dataset=dataset,
@@ -118,7 +118,7 @@ def _run(store: Any, options: Any, console: Console) -> None:
         TimeRemainingColumn,
     )
 
-    from reviewer import judging
+    from reviewer.services import judging
 
     columns = (TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[rate]:.1f} items/s"), TimeRemainingColumn(),

@@ -29,13 +29,14 @@ def default_demo_path() -> Path:
 
 def build_demo(db: str, reviewer: str) -> str:
     """Fill ``db`` with the demo (idempotent: a second build changes nothing); returns a summary."""
+    from reviewer.services.importing import import_file
     from reviewer.store import open_store
 
     store = open_store(db)
     try:
         items = flags = 0
         for name, ref in FILES.items():
-            summary = store.import_items(HERE / name, ref, dataset="demo")
+            summary = import_file(store, HERE / name, ref, dataset="demo")
             items += summary.rows
             rubric = store.get_rubric(ref)
             hits = []

@@ -16,12 +16,12 @@ from reviewer.domain.item import (
     resolve,
     with_votes,
 )
-from reviewer.domain.judge import NO_MODEL, JudgeDim, bias, fold_judge, spread
+from reviewer.domain.judge import NO_MODEL, PANEL_APART, JudgeDim, bias, fold_judge, spread
 from reviewer.domain.rows import DecisionRow, FlagRow, HumanRow, ItemRows, JudgeRow, revision_of
 from reviewer.domain.safety import FlagState, SafetyState, flag_status, item_safety, safety_status
 
 __all__ = [
-    "AGGREGATES", "NO_MODEL", "DecisionRow", "DimFold", "FlagRow", "FlagState", "HumanDim", "HumanRow",
+    "AGGREGATES", "NO_MODEL", "PANEL_APART", "DecisionRow", "DimFold", "FlagRow", "FlagState", "HumanDim", "HumanRow",
     "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "SafetyState", "Vote", "bias", "consensus",
     "flag_status", "fold_human", "fold_item", "fold_judge", "humans_only", "item_safety", "judge_only", "resolve",
     "revision_of", "safety_status", "spread", "with_votes",

@@ -13,7 +13,7 @@ from sqlmodel import SQLModel
 
 from reviewer.errors import UserError
 from reviewer.store import tables
-from reviewer.store.guards import history_guards, people_guards
+from reviewer.store.guards import comment_guards, history_guards, people_guards
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
 
@@ -165,6 +165,15 @@ def _coverage(conn: Connection) -> None:
     recount_all(conn)
 
 
+def _pair_reason(conn: Connection) -> None:
+    """A pair choice names the two items compared (groups of more than two are cycled through,
+    a choice per pair) and may carry quick tags beside its reason. Nullable columns added to the
+    append-only table; no row is changed (older rows belong to their group's first pair)."""
+    _add_column(conn, "pair_choice", "tags", "JSON")
+    _add_column(conn, "pair_choice", "item_a_pk", "INTEGER")
+    _add_column(conn, "pair_choice", "item_b_pk", "INTEGER")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -178,6 +187,8 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0007g_roles", people_guards),
     ("0007b_revisions", _revisions),
     ("0007b_coverage", _coverage),
+    ("0008c_comments", comment_guards),
+    ("0008p_pair_reason", _pair_reason),
 ]
 
 

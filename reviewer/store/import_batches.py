@@ -1,4 +1,6 @@
-"""The read side of an import: a file's checked rows turned into batches of database-ready tuples.
+"""The read side of an import: checked rows (handed in by an :class:`ItemSource`, e.g.
+:class:`reviewer.io.itemfile.ItemFile`; the store never parses a file) turned into batches of
+database-ready tuples.
 
 A large first import into SQLite reads and checks the file in a forked child process while this
 process writes the batches it sends: parsing JSON and inserting rows each take about half the
@@ -15,9 +17,9 @@ import traceback
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from reviewer.itemfile import Row, iter_rows
+from reviewer.domain.records import Row
 from reviewer.store.bulk import json_text
 from rubrics.schema import Dimension, Rubric
 
@@ -27,6 +29,21 @@ PARALLEL_FROM_LINES = 20_000
 #: ids → (pk, content hash, revision) of the items already stored; None on a first import.
 Lookup = Callable[[list[str]], dict[str, tuple[int, str, int]]]
 Reserve = Callable[[int], list[int]]
+
+
+class ItemSource(Protocol):
+    """Where an import's rows come from: checked rows and the file they came from (for messages)."""
+
+    @property
+    def path(self) -> Path: ...
+
+    def rows(self, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
+        """The good rows in order; each bad line appended to ``errs`` as ``FILE:LINE: what``."""
+        ...
+
+    def count_lines(self) -> int:
+        """About how many rows there are (a progress bar's total; 0 when unknown)."""
+        ...
 
 
 ITEM_COLUMNS = ("pk", "judge_overall", "judge_band", "judge_passed", "n_errors", "item_id",
@@ -147,12 +164,13 @@ def _stdev(xs: list[float]) -> float | None:
     return math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
 
 
-def build_batches(path: Path, rubric: Rubric, errs: list[str], reserve: Reserve,
+def build_batches(source: ItemSource, rubric: Rubric, errs: list[str], reserve: Reserve,
                   lookup: Lookup | None = None, update_existing: bool = False) -> Iterator[Batch]:
-    """Batches of the file's rows; after the first bad line only checks (``errs`` collects)."""
+    """Batches of the source's rows; after the first bad line only checks (``errs`` collects)."""
     overall, dims = Overall(rubric), {d.id: d for d in rubric.dimensions}
     pending: list[Row] = []
-    rows = iter_rows(path, rubric, errs)
+    path = source.path
+    rows = source.rows(rubric, errs)
     while True:
         pending = [r for _, r in zip(range(CHUNK), rows, strict=False)]
         if not pending:
@@ -191,11 +209,11 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def batches_in_child(path: Path, rubric: Rubric, errs: list[str], first_pk: int) -> Iterator[Batch]:
+def batches_in_child(source: ItemSource, rubric: Rubric, errs: list[str], first_pk: int) -> Iterator[Batch]:
     """:func:`build_batches` for a first import, run in a forked child that sends each batch."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(send, path, rubric, first_pk), name="rubricate-import-reader",
+    child = ctx.Process(target=_child, args=(send, source, rubric, first_pk), name="rubricate-import-reader",
                         daemon=True)
     child.start()
     send.close()
@@ -208,7 +226,7 @@ def batches_in_child(path: Path, rubric: Rubric, errs: list[str], first_pk: int)
                 errs.extend(payload)
                 return
             else:
-                raise RuntimeError(f"reading {path} failed in the reader process:\n{payload}")
+                raise RuntimeError(f"reading {source.path} failed in the reader process:\n{payload}")
     finally:
         receive.close()
         child.join(timeout=5)
@@ -216,7 +234,7 @@ def batches_in_child(path: Path, rubric: Rubric, errs: list[str], first_pk: int)
             child.terminate()
 
 
-def _child(send: Any, path: Path, rubric: Rubric, first_pk: int) -> None:
+def _child(send: Any, source: ItemSource, rubric: Rubric, first_pk: int) -> None:
     gc.disable()
     errs: list[str] = []
     counter = [first_pk]
@@ -227,7 +245,7 @@ def _child(send: Any, path: Path, rubric: Rubric, first_pk: int) -> None:
         return list(range(start, start + n))
 
     try:
-        for batch in build_batches(path, rubric, errs, reserve):
+        for batch in build_batches(source, rubric, errs, reserve):
             send.send(("batch", batch))
         send.send(("done", errs))
     except Exception:  # the parent raises it with the text

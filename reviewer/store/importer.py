@@ -12,11 +12,11 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from reviewer.errors import UserError
-from reviewer.itemfile import FileErrors
+from reviewer.errors import FileErrors, UserError
 from reviewer.store.base import StoreBase
 from reviewer.store.import_batches import (
     PARALLEL_FROM_LINES,
+    ItemSource,
     batches_in_child,
     build_batches,
     can_fork,
@@ -31,11 +31,16 @@ Progress = Callable[[int, int], None]
 class ImportMixin(StoreBase):
     """Items in, effective scores out."""
 
-    def import_items(self, path: str | Path, rubric_ref: str, dataset: str | None = None,
+    def import_items(self, source: ItemSource, rubric_ref: str, dataset: str | None = None,
                      update_existing: bool = False, progress: Progress | None = None) -> Any:
-        """Import a JSON Lines or CSV file in one transaction; a file with any bad line is refused
-        whole (every bad line listed), and nothing of it is written."""
+        """Import the checked rows of ``source`` (an item file read by :mod:`reviewer.io`; see
+        :func:`reviewer.services.importing.import_file`) in one transaction; a file with any bad
+        line is refused whole (every bad line listed), and nothing of it is written."""
         from reviewer.store.views import ImportSummary
+
+        if isinstance(source, (str, Path)):
+            raise TypeError("the store reads no files: pass reviewer.io.itemfile.ItemFile(path), "
+                            "or call reviewer.services.importing.import_file(store, path, ...)")
 
         started = time.perf_counter()
         rubric = self.get_rubric(rubric_ref)
@@ -44,7 +49,7 @@ class ImportMixin(StoreBase):
         with paused_gc():
             try:
                 with self.write() as conn:
-                    self._stream(conn, Path(path), rubric, dataset or "", update_existing, progress, errs, summary)
+                    self._stream(conn, source, rubric, dataset or "", update_existing, progress, errs, summary)
                     if errs:
                         raise FileErrors(errs)  # leaving the block rolls the transaction back
             except FileErrors as exc:
@@ -52,13 +57,13 @@ class ImportMixin(StoreBase):
         summary.seconds = time.perf_counter() - started
         return summary
 
-    def _stream(self, conn: Any, path: Path, rubric: Rubric, ds: str, update_existing: bool,
+    def _stream(self, conn: Any, source: ItemSource, rubric: Rubric, ds: str, update_existing: bool,
                 progress: Progress | None, errs: list[str], summary: Any) -> None:
         """Read, check and write chunk by chunk; after the first bad line only check."""
         scope = (Item.rubric_ref == rubric.ref, Item.dataset == ds)
         fresh = conn.execute(select(Item.pk).where(*scope).limit(1)).first() is None
         sqlite = self.dialect == "sqlite"
-        total = _count_lines(path)
+        total = source.count_lines()
         if sqlite:
             # Four index b-trees grow at once; SQLite's 2 MB default page cache thrashes on them.
             conn.exec_driver_sql("PRAGMA cache_size=-131072")
@@ -77,10 +82,10 @@ class ImportMixin(StoreBase):
             return _existing(conn, rubric.ref, ds, ids)
 
         if sqlite and fresh and total >= PARALLEL_FROM_LINES and can_fork():
-            batches = batches_in_child(path, rubric, errs, next_pk[0])
+            batches = batches_in_child(source, rubric, errs, next_pk[0])
             summary.reader = "child"
         else:
-            batches = build_batches(path, rubric, errs, reserve, None if fresh else lookup, update_existing)
+            batches = build_batches(source, rubric, errs, reserve, None if fresh else lookup, update_existing)
         writer = RowWriter(conn, rubric, ds)
         for batch in batches:
             summary.rows += batch.rows
@@ -105,8 +110,13 @@ class ImportMixin(StoreBase):
         pass and safety status — all read from the item's fold (:mod:`reviewer.domain`)."""
         folds = list(self.item_folds(rubric_ref, dataset))  # type: ignore[attr-defined]
         turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
+        comments = self.comments(it.pk for it, _ in folds)  # type: ignore[attr-defined]
+        pairs = self.pair_choices_by_item({it.rubric_ref for it, _ in folds if it.grp is not None})  # type: ignore[attr-defined]
         for it, fold in folds:
-            yield export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}))
+            row = export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []))
+            if it.grp is not None:  # grouped items: each current choice on a pair it is in
+                row["pair_choices"] = pairs.get(it.pk, [])
+            yield row
 
     def turn_scores(self, revisions: dict[int, int]) -> dict[int, dict[str, dict[tuple[str | None, int], Any]]]:
         """Per item, dimension and (model, turn): the latest turn-level judge row of the item's
@@ -172,9 +182,12 @@ def paused_gc() -> Iterator[None]:
 
 
 def export_row(it: Any, fold: Any, rubric: Rubric,
-               turns: dict[str, dict[tuple[str | None, int], Any]] | None = None) -> dict[str, Any]:
-    """One item's export record from its fold (``turns``: its turn-level judge rows)."""
+               turns: dict[str, dict[tuple[str | None, int], Any]] | None = None,
+               comments: list[Any] | None = None) -> dict[str, Any]:
+    """One item's export record from its fold (``turns``: its turn-level judge rows;
+    ``comments``: its comments, oldest first)."""
     from reviewer.domain import judge_only
+    from reviewer.domain.provenance import comment_records, human_records
 
     dims = {}
     turns = turns or {}
@@ -184,7 +197,7 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
                         "judge_error": judge.error,
                         "human": {w: v.score for w, v in sorted(f.human.votes.items())},
                         "adjudication": f.human.adjudication.score if f.human.adjudication else None,
-                        "bias": f.bias}
+                        "bias": f.bias, "human_scores": human_records(fold, dim_id)}
         if len(judge.models) > 1:  # a panel: each model's score and how far apart (normalised)
             dims[dim_id].update(judge_models=judge.scores, judge_spread=judge.spread)
         by_turn = turns.get(dim_id)
@@ -196,6 +209,7 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
             "passed": agg.passed, "incomplete": agg.reason if agg.overall is None else None,
             "capped_by": list(agg.capped_by), "judge_overall": alone.overall,
             "safety": fold.safety.status, "metadata": it.meta or {}, "group": it.grp,
+            "comments": comment_records(comments or [], fold.revision),
             **({"headline": headline_of(rubric, fold.effective)} if rubric.headline is not None else {})}
 
 
@@ -204,12 +218,3 @@ def _existing(conn: Any, ref: str, ds: str, ids: list[str]) -> dict[str, tuple[i
     q = select(Item.item_id, Item.pk, Item.content_hash, Item.revision).where(
         Item.rubric_ref == ref, Item.dataset == ds, Item.item_id.in_(ids))  # type: ignore[attr-defined]
     return {a: (b, c, d) for a, b, c, d in conn.execute(q)}
-
-
-def _count_lines(path: Path) -> int:
-    """Lines in the file, for the progress bar's total (a CSV's header counts; near enough)."""
-    try:
-        with path.open("rb") as fh:
-            return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
-    except OSError:
-        return 0

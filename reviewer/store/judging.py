@@ -162,9 +162,13 @@ class JudgeMixin(StoreBase):
                 status=status, totals=totals, finished_at=now()))
 
     def panel_disagreement(self, rubric_ref: str, dataset: str | None = None,
-                           at_least: float = 0.25) -> tuple[int, int]:
+                           at_least: float | None = None) -> tuple[int, int]:
         """Items scored by a panel (two models or more), and how many of them have models at
-        least ``at_least`` of the scale apart on some dimension."""
+        least ``at_least`` of the scale apart on some dimension (default: the domain's
+        ``PANEL_APART``, a quarter of the scale)."""
+        from reviewer.domain import PANEL_APART
+
+        at_least = PANEL_APART if at_least is None else at_least
         ref = self.get_rubric(rubric_ref).ref
         conds = [Item.rubric_ref == ref, Item.judge_spread.is_not(None)]  # type: ignore[union-attr]
         if dataset:

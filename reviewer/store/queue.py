@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -16,8 +17,9 @@ from sqlalchemy import ColumnElement, and_, case, exists, false, func, or_, sele
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
+from reviewer.store.queue_filter import filter_conditions
 from reviewer.store.tables import Assignment, AuditSample, HumanScore, Item, QueueSetting, now
-from reviewer.store.views import Claim, QueueRow
+from reviewer.store.views import Claim, QueueFilter, QueueRow
 
 QUEUES = ("triage", "audit", "safety")
 #: Lower is served first: items already reviewed go last, judge errors and open safety flags
@@ -191,29 +193,46 @@ class QueueMixin(StoreBase):
         self._end(claim, "released")
 
     def queue_page(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
-                   after: int | None = None, limit: int = 200, search: str | None = None) -> list[QueueRow]:
-        """One page of the queue, by key (never OFFSET): pass the last row's ``sort_key``."""
-        conds = self._filters(queue, rubric_ref, dataset)
+                   after: int | None = None, limit: int = 200, search: str | None = None,
+                   filt: QueueFilter | None = None) -> list[QueueRow]:
+        """One page of the queue, by key (never OFFSET): pass the last row's ``sort_key``.
+        ``filt`` narrows it (:mod:`reviewer.store.queue_filter`); ``search`` is the same as a
+        filter on that text alone."""
+        t = now()
+        conds = self._filters(queue, rubric_ref, dataset) + self._narrow(queue, filt, search, t)
         if after is not None:
             conds.append(Item.pk > after)  # type: ignore[operator]
-        if search:
-            like = f"%{search}%"
-            conds.append(or_(Item.item_id.like(like), Item.output.like(like), Item.input.like(like)))  # type: ignore[attr-defined]
         q = (select(Item.pk, Item.item_id, Item.dataset, Item.rubric_ref, Item.judge_overall, Item.judge_band,
                     Item.judge_passed, Item.flagged, Item.n_errors, Item.n_reviewed, Item.lease_reviewer,
                     Item.lease_until)
              .where(and_(*conds) if conds else ~false()).order_by(Item.pk).limit(limit))
-        t = now()
         with self.read() as conn:
             rows = conn.execute(q).all()
         return [QueueRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9],
                          r[10] if r[11] is not None and r[11] > t else None, r[0]) for r in rows]
 
-    def queue_count(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None) -> int:
-        """How many items the queue holds."""
-        conds = self._filters(queue, rubric_ref, dataset)
+    def queue_count(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
+                    filt: QueueFilter | None = None) -> int:
+        """How many items the queue holds (those ``filt`` keeps, given one)."""
+        conds = self._filters(queue, rubric_ref, dataset) + self._narrow(queue, filt, None, now())
         with self.read() as conn:
             return int(conn.execute(select(func.count()).select_from(Item).where(and_(*conds) if conds else ~false())).scalar_one())
+
+    def _narrow(self, queue: str, filt: QueueFilter | None, search: str | None, t: Any) -> list[ColumnElement[bool]]:
+        if search:
+            filt = replace(filt or QueueFilter(), text=search)
+        return filter_conditions(filt, self._needed(queue), t, self.dialect)
+
+    def queue_values(self, queue: str, rubric_ref: str | None = None,
+                     dataset: str | None = None) -> tuple[list[str], list[str]]:
+        """The datasets and the judge's bands the queue's items hold, sorted (what a filter offers)."""
+        conds = self._filters(queue, rubric_ref, dataset)
+        where = and_(*conds) if conds else ~false()
+        with self.read() as conn:
+            datasets = conn.execute(select(Item.dataset).where(where).distinct()).scalars().all()
+            bands = conn.execute(select(Item.judge_band).where(where, Item.judge_band.is_not(None))  # type: ignore[union-attr]
+                                 .distinct()).scalars().all()
+        return sorted(d for d in datasets if d is not None), sorted(b for b in bands if b is not None)
 
     def queue_progress(self, queue: str, reviewer: str, rubric_ref: str | None = None,
                        dataset: str | None = None) -> tuple[int, int, int]:

@@ -11,7 +11,7 @@ database too, see :mod:`reviewer.store.guards`).
   the tables' owner may (it runs migrations and imports, and could drop any trigger). A name
   nobody holds yet is claimed for the acting login by its first signed row, as a plain reviewer.
 - Names are non-empty, without control or invisible characters or edge spaces (one rule:
-  :func:`reviewer.itemlimits.name_problem`, which the database triggers mirror).
+  :func:`reviewer.domain.itemlimits.name_problem`, which the database triggers mirror).
 - Two-person sign-off counts distinct people: the logins that wrote the decisions.
 """
 
@@ -23,8 +23,8 @@ from typing import Any
 
 from sqlalchemy import Connection, select, text, update
 
+from reviewer.domain.itemlimits import name_problem
 from reviewer.errors import UserError
-from reviewer.itemlimits import name_problem
 from reviewer.store.base import StoreBase
 from reviewer.store.guards import roles_statements
 from reviewer.store.tables import Reviewer
@@ -33,7 +33,7 @@ ROLES = ("reviewer", "safety", "lead")
 
 
 def check_name(name: object, what: str = "reviewer name") -> str:
-    """``name`` when it is a usable name (the rule of :func:`reviewer.itemlimits.name_problem`:
+    """``name`` when it is a usable name (the rule of :func:`reviewer.domain.itemlimits.name_problem`:
     non-empty text, no control or invisible characters, no edge spaces); a :class:`UserError`
     saying what is wrong otherwise."""
     problem = name_problem(name, f"the {what}") if isinstance(name, str) else f"the {what} must be text"

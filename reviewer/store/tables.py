@@ -1,5 +1,6 @@
-"""The store's tables (SQLModel). History tables (``guards.HISTORY``: scores, flags, decisions,
-pair choices, rubric versions, item revisions) are append-only: triggers created by the
+"""The store's tables (SQLModel). History tables (``guards.HISTORY`` and
+``guards.COMMENTS``: scores, flags, decisions, pair choices, rubric versions, item revisions, item
+comments) are append-only: triggers created by the
 migrations refuse UPDATE, DELETE, REPLACE and TRUNCATE on them, on SQLite and PostgreSQL alike."""
 
 from __future__ import annotations
@@ -258,8 +259,9 @@ class AuditSample(SQLModel, table=True):
 
 
 class PairChoice(SQLModel, table=True):
-    """Which item of a group a reviewer judged better (NULL winner: a tie). Append-only: the
-    reviewer's current choice is their latest row."""
+    """Which of two items of a group a reviewer judged better (NULL winner: a tie), with an
+    optional reason and quick tags. Append-only: the reviewer's current choice on a pair is their
+    latest row for it."""
 
     __tablename__ = "pair_choice"
     pk: int | None = Field(default=None, primary_key=True)
@@ -268,9 +270,32 @@ class PairChoice(SQLModel, table=True):
     reviewer: str
     winner_item_pk: int | None = None
     reason: str | None = None
+    #: Quick tags given with the reason (a JSON list; NULL on rows from before they existed).
+    tags: Any = Field(default=None, sa_column=Column(JSON))
+    #: The two items compared (lower key first). NULL on rows from before groups of more than two
+    #: could be cycled through: those belong to the group's first pair (by variant, then key).
+    item_a_pk: int | None = None
+    item_b_pk: int | None = None
     #: The group's content revision: the sum of its items' revisions when the choice was made
     #: (it grows whenever either side's content changes).
     revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    actor: str | None = None
+    created_at: datetime = Field(default_factory=now)
+
+
+class ItemComment(SQLModel, table=True):
+    """A person's comment on an item, shown to later reviewers (unless blind). Append-only: a
+    comment is never edited or removed; a correction is a new comment."""
+
+    __tablename__ = "item_comment"
+    pk: int | None = Field(default=None, primary_key=True)
+    item_pk: int = Field(index=True)
+    #: The item's content revision the comment was written on.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    #: The author (a reviewer name, signed like a score).
+    reviewer: str
+    text: str
+    #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
     actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 

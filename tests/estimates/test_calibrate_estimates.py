@@ -150,7 +150,7 @@ def test_audit_flag_must_be_a_boolean(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_the_database_count_and_the_folded_columns_agree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The unlabelled side counted in SQL (one run, no revision) equals the one folded from columns."""
-    from reviewer import estimates
+    from reviewer.services import estimates
     from reviewer.store import open_store
 
     path, _ = _write(tmp_path)

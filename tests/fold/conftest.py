@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
 from rubrics.loader import load_rubric_text
 from tests.store.conftest import db_url  # noqa: F401  (the fixture: SQLite and PostgreSQL)
@@ -59,7 +60,7 @@ def add_items(store: Store, tmp: Path, items: list[dict[str, Any]], rubric: str 
     """Import ``items`` (JSON Lines records) and return item id → key."""
     path = tmp / f"items-{len(list(tmp.iterdir()))}.jsonl"
     path.write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
-    store.import_items(path, rubric, dataset, update_existing=update)
+    import_file(store, path, rubric, dataset, update_existing=update)
     return {e["id"]: e["pk"] for e in store.items_for_judging(rubric, dataset)}
 
 

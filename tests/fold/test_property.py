@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reviewer.errors import UserError
-from reviewer.run_report import run_report
+from reviewer.services.run_report import run_report
 from reviewer.store import Store
 from reviewer.tui import adapter
 from rubrics.results import ScoreResult

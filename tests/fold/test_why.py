@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.calibrate_service import calibrate, dimension_detail
-from reviewer.run_report import run_report
+from reviewer.services.calibrate_service import calibrate, dimension_detail
+from reviewer.services.run_report import run_report
 from reviewer.store import Store
 from reviewer.tui import adapter
 from tests.fold.conftest import REF, add_items, as_
@@ -100,7 +100,7 @@ def test_the_escalator_alone_cannot_clear(sqlite_fstore: Store, tmp_path: Path) 
 
 
 def test_a_leads_adjudication_settles_the_dimension(fstore: Store, tmp_path: Path) -> None:
-    """Before: the adjudication was averaged in as one more reviewer: (2 + 3 + 3 + 3) / 4 = 2.75."""
+    """Before (3bf25e7, run): the effective score was 2.67, not the 3 the lead settled."""
     pks = add_items(fstore, tmp_path, [{"id": "adj", "output": "x", "judge": {"model": "m1", "scores": TOP}}])
     pk = pks["adj"]
     for who, score in (("ana", 2), ("ben", 3), ("lee", 3)):

@@ -16,6 +16,7 @@ from unittest import mock
 
 import pytest
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store, engine, open_store
 
 PG_URL = os.environ.get("RUBRICATE_TEST_PG_URL")
@@ -64,10 +65,10 @@ def populate(store: Store, tmp: Path) -> dict[str, Any]:
              "judge": {"model": "m", "scores": {"accuracy": 7}},
              "human": [{"reviewer": "ana", "scores": {"accuracy": 6}}]} for v in "ab"]
     src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    store.import_items(src, REF)
+    import_file(store, src, REF)
     rows[0]["output"] = "answer a, revised"
     src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    store.import_items(src, REF, update_existing=True)  # an item_revision row
+    import_file(store, src, REF, update_existing=True)  # an item_revision row
     store.add_reviewer("lee", "lead")
     store.add_reviewer("sam", "safety")
     # the item not revised (rows of a revised item's older revisions stay out of its views)
@@ -76,6 +77,7 @@ def populate(store: Store, tmp: Path) -> dict[str, Any]:
     flag = store.flag_item(pk, "lee")
     store.add_safety_decision(flag, "sam", "escalate", "needs a second look")
     store.add_pair_choice(pk, "lee", pk)
+    store.add_comment(pk, "lee", "the second paragraph cites a retracted study")
     return {"item_pk": pk, "flag": flag}
 
 

@@ -19,6 +19,7 @@ from rich.errors import MarkupError
 from rich.text import Text
 
 from reviewer.safetext import placeholder, safe, safe_line, safe_text
+from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from tests.cli import run_cli
 from tests.hostile.harness import (
@@ -116,7 +117,7 @@ def test_markup_link_becomes_a_terminal_hyperlink_without_the_guard() -> None:
 @pytest.fixture
 def hostile_db(tmp_path: Path) -> str:
     db = str(tmp_path / "hostile.db")
-    open_store(db).import_items(hostile_items_file(tmp_path / "h.jsonl"), GQ)
+    import_file(open_store(db), hostile_items_file(tmp_path / "h.jsonl"), GQ)
     assert hostile_run(db) == 2
     return db
 
@@ -173,7 +174,7 @@ def test_reviewer_accuracy_with_markup_names(tmp_path: Path, capsys: pytest.Capt
         "id": f"g{i}", "output": "o", "gold": {"accuracy": 7},
         "human": [{"reviewer": MARKUP["close_tag"] + "ana", "scores": {"accuracy": 6}},
                   {"reviewer": MARKUP["link"], "scores": {"accuracy": 7}}]}) + "\n" for i in range(3)))
-    open_store(db).import_items(src, GQ)
+    import_file(open_store(db), src, GQ)
     with pytest.raises(MarkupError):  # the failure without the guard: the name as a table cell
         Console(file=io.StringIO()).print(MARKUP["close_tag"] + "ana")
     code, out, err = run_cli(["reviewer", "accuracy", "--db", db], capsys)
@@ -225,7 +226,7 @@ async def test_item_screen_with_escapes_everywhere(tmp_path: Path, monkeypatch: 
     monkeypatch.setenv("RUBRICATE_CONFIG", str(tmp_path / "none.yaml"))
     db = str(tmp_path / "tui.db")
     store = open_store(db)
-    store.import_items(hostile_items_file(tmp_path / "h.jsonl"), GQ)
+    import_file(store, hostile_items_file(tmp_path / "h.jsonl"), GQ)
     app = make_app(store, "tess")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -266,7 +267,7 @@ async def test_queue_and_calibration_screens_with_markup_names(tmp_path: Path,
                   {"reviewer": "[link=http://evil.example]bob", "scores": {"accuracy": 9 - i}}]}) + "\n"
         for i in range(4)))
     store = open_store(db)
-    store.import_items(src, GQ, dataset="[bold]set")
+    import_file(store, src, GQ, dataset="[bold]set")
     store.add_reviewer("tess", "lead")
     with pytest.raises(MarkupError):  # the failure without the guard
         Text.from_markup("[/]item-0")
@@ -308,7 +309,7 @@ def test_a_live_judge_run_with_a_markup_model_name(tmp_path: Path, capsys: pytes
         db = str(tmp_path / "live.db")
         src = tmp_path / "i.jsonl"
         src.write_text("".join(json.dumps({"id": f"q{i}", "input": "Q?", "output": "A."}) + "\n" for i in range(2)))
-        open_store(db).import_items(src, GQ)
+        import_file(open_store(db), src, GQ)
         model = "openai/[link=http://evil.example]judge[/link]"
         code, out, err = run_cli(["judge", "--rubric", GQ, "--model", model, "--api-base", server.url,
                                   "--api-key", "sk-test", "--db", db], capsys)

@@ -13,8 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.report_render import calibration_html, calibration_markdown, run_report_markdown
 from reviewer.safetext import CSV_FORMULA_START, csv_cell, md_cell
+from reviewer.services.importing import import_file
+from reviewer.services.report_render import (
+    calibration_html,
+    calibration_markdown,
+    run_report_markdown,
+)
 from reviewer.store import open_store
 from tests.cli import run_cli
 from tests.hostile.harness import HOSTILE, Case, ids, raw_controls
@@ -54,7 +59,7 @@ def _import(tmp_path: Path, rows: list[dict[str, object]]) -> str:
     db = str(tmp_path / "x.db")
     src = tmp_path / "x.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    open_store(db).import_items(src, GQ, dataset="@SUM(A1)")
+    import_file(open_store(db), src, GQ, dataset="@SUM(A1)")
     return db
 
 

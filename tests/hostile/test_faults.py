@@ -24,6 +24,7 @@ import pytest
 
 from reviewer import faults
 from reviewer.cli import main
+from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from tests.cli import run_cli
 from tests.hostile.harness import Case, ids, one_line
@@ -464,6 +465,6 @@ def test_an_output_that_cannot_be_written(out: str, tmp_path: Path, capsys: pyte
     src = tmp_path / "a.jsonl"
     src.write_text('{"id": "a", "output": "x"}\n')
     db = str(tmp_path / "o.db")
-    open_store(db).import_items(src, GQ)
+    import_file(open_store(db), src, GQ)
     code, _, err = run_cli(["export", "--db", db, "--out", out], capsys)
     assert code == 1 and one_line(err).startswith("error: ")

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from reviewer.itemfile import iter_rows
+from reviewer.io.itemfile import iter_rows
 from reviewer.store import open_store
 from rubrics.library import find_bundled
 from tests.cli import run_cli

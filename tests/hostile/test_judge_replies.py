@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from reviewer import judging
+from reviewer.services import judging
 from rubrics.judge.cache import MemoryCache
 from rubrics.judge.client import release_litellm
 from rubrics.judge.prompt import Sandbox, build_dimension_prompt

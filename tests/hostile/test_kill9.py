@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewer import judging
+from reviewer.services import judging
+from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from rubrics.loader import load_rubric_file
 from tests.judge.helpers import answer
@@ -76,7 +77,7 @@ def test_kill9_during_import_leaves_all_or_nothing(tmp_path: Path) -> None:
         if items:
             break
     store = open_store(db)
-    store.import_items(src, "general-quality@1.0.0")  # completes (or changes nothing)
+    import_file(store, src, "general-quality@1.0.0")  # completes (or changes nothing)
     assert store.queue_count("triage") == n
     store.close()
 
@@ -92,7 +93,7 @@ def test_kill9_during_judge_leaves_whole_items(tmp_path: Path, server: LoopbackS
     n = 150
     items.write_text("".join(json.dumps({"id": f"q{i}", "input": f"Question {i}?", "output": f"Answer {i}."}) + "\n"
                              for i in range(n)))
-    store.import_items(str(items), "judge-test@1.0.0")
+    import_file(store, str(items), "judge-test@1.0.0")
     server.reset(default=Reply(answer(4), delay=0.01))
     cmd = [sys.executable, "-m", "reviewer", "judge", "--rubric", "judge-test@1.0.0", "--model",
            "openai/judge-x", "--api-base", server.url, "--api-key", "k", "--concurrency", "4", "--db", db]

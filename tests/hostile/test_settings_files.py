@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from reviewer.errors import UserError
+from reviewer.services.importing import import_file
 from reviewer.tui.config import load_settings
 from tests.cli import run_cli
 from tests.hostile.harness import unguarded_raises, unguarded_true
@@ -96,7 +97,7 @@ def test_the_store_refuses_a_lease_out_of_range(seconds: Any, tmp_path: Path) ->
     store = open_store(str(tmp_path / "db.sqlite"))
     src = tmp_path / "one.jsonl"
     src.write_text('{"id": "a", "output": "x"}\n')
-    store.import_items(src, "general-quality@1.0.0")
+    import_file(store, src, "general-quality@1.0.0")
     with pytest.raises(UserError, match="give 1 second to 1 day"):
         store.claim_next("triage", "ana", lease_seconds=seconds)
     assert store.claim_next("triage", "ana", lease_seconds=60) is not None

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from reviewer import judging
 from reviewer.cli import _register, app
+from reviewer.services import judging
+from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from rubrics.loader import load_rubric_file
 from tests.judge.helpers import answer
@@ -70,7 +71,7 @@ def store(db: str, tmp_path: Path) -> Any:
     rows = [{"id": f"q{i}", "input": f"Question {i}?", "output": f"Answer {i}."} for i in range(6)]
     rows.append({"id": "leak", "input": "Who?", "output": "Her SSN: 123-45-6789."})
     items.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    s.import_items(str(items), "judge-test@1.0.0")
+    import_file(s, str(items), "judge-test@1.0.0")
     return s
 
 
@@ -117,7 +118,7 @@ def test_one_id_in_two_datasets_each_item_gets_its_own_verdict(store: Any, serve
     for ds, output in (("a", "Paris is the capital of France."), ("b", "Berlin is the capital of France.")):
         path = tmp_path / f"{ds}.jsonl"
         path.write_text(json.dumps({"id": "dup", "input": "Capital of France?", "output": output}) + "\n")
-        store.import_items(str(path), "judge-test@1.0.0", dataset=ds)
+        import_file(store, str(path), "judge-test@1.0.0", dataset=ds)
     server.reset(default=Reply(lambda body: answer(5 if "Paris" in user_prompt(body) else 1)))
     [run] = judging.run(store, options(server))
     assert run.totals.items == 9
@@ -144,7 +145,7 @@ def test_only_missing_judges_an_item_again_after_its_content_changed(store: Any,
     judging.run(store, options(server))
     path = tmp_path / "edit.jsonl"
     path.write_text(json.dumps({"id": "q1", "input": "Question 1?", "output": "Answer 1, edited."}) + "\n")
-    store.import_items(str(path), "judge-test@1.0.0", update_existing=True)
+    import_file(store, str(path), "judge-test@1.0.0", update_existing=True)
     server.reset()
     [again] = judging.run(store, options(server, only_missing=True))
     assert again.totals.items == 1 and server.count == 1
@@ -267,7 +268,7 @@ def test_human_corrections_go_into_the_prompt(server: LoopbackServer, tmp_path: 
     items = tmp_path / "learn.jsonl"
     items.write_text(json.dumps(corrected) + "\n" + json.dumps({"id": "new", "input": "Capital of Peru?",
                                                                  "output": "Lima."}) + "\n")
-    s.import_items(str(items), "judge-learn@1.0.0")
+    import_file(s, str(items), "judge-learn@1.0.0")
     [run] = judging.run(s, judging.JudgeOptions(rubric_ref="judge-learn@1.0.0", models=["openai/judge-x"],
                                                 api_base=server.url, api_key="k", only_missing=True))
     assert run.totals.items == 1
@@ -283,7 +284,7 @@ def test_panel_score_follows_the_rubric_and_calibration_names_the_best_model(
     and calibration names the agreeing judge."""
     from sqlalchemy import text as sql
 
-    from reviewer.calibrate_service import calibrate
+    from reviewer.services.calibrate_service import calibrate
 
     text = RUBRIC.replace("id: judge-test", "id: judge-panel") + "judge: {panel_aggregate: median}\n"
     path = tmp_path / "panel.yaml"
@@ -295,7 +296,7 @@ def test_panel_score_follows_the_rubric_and_calibration_names_the_best_model(
              "human": [{"reviewer": "ana", "scores": {"accuracy": h}}]} for i, h in enumerate(humans)]
     items = tmp_path / "panel.jsonl"
     items.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    s.import_items(str(items), "judge-panel@1.0.0")
+    import_file(s, str(items), "judge-panel@1.0.0")
 
     def reply(body: dict[str, Any]) -> str:
         h = humans[int(user_prompt(body).split("Answer ")[1].split(".")[0])]
@@ -332,7 +333,7 @@ def test_calibration_compares_agreement_before_and_after_learning(server: Loopba
     """A first run has no corrections to learn from; people then correct it; a second run puts
     two of their corrections in the prompt. Calibration shows both runs' agreement on the same
     items, leaving out the two whose own answers the judge was shown."""
-    from reviewer.calibrate_service import calibrate
+    from reviewer.services.calibrate_service import calibrate
 
     text = RUBRIC.replace("id: judge-test", "id: judge-learn") + "judge: {correction_examples: 2}\n"
     path = tmp_path / "learn.yaml"
@@ -343,7 +344,7 @@ def test_calibration_compares_agreement_before_and_after_learning(server: Loopba
     items = tmp_path / "learn.jsonl"
     items.write_text("".join(json.dumps({"id": f"l{i}", "input": f"Question {i}?", "output": f"Answer {i}."}) + "\n"
                              for i in range(len(humans))))
-    s.import_items(str(items), "judge-learn@1.0.0")
+    import_file(s, str(items), "judge-learn@1.0.0")
 
     def reply(body: dict[str, Any]) -> str:
         prompt = user_prompt(body)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from reviewer.itemfile import KNOWN_FIELDS
+from reviewer.io.itemfile import KNOWN_FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
 
 PG_URL = os.environ.get("RUBRICATE_TEST_PG_URL")
@@ -56,5 +57,5 @@ def store(db_url: str) -> Iterator[Store]:
 @pytest.fixture
 def demo_store(store: Store) -> Store:
     """The store with the general-quality demo items imported."""
-    store.import_items(DEMO / "general-quality.jsonl", "general-quality@1.0.0", dataset="demo")
+    import_file(store, DEMO / "general-quality.jsonl", "general-quality@1.0.0", dataset="demo")
     return store

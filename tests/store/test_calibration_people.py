@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.calibrate_service import calibrate, disagreement_pack
+from reviewer.services.calibrate_service import calibrate, disagreement_pack
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from tests.cli import run_cli
 from tests.store.conftest import DEMO
@@ -23,7 +24,7 @@ def _items(store: Store, tmp_path: Path, n: int = 6) -> list[int]:
             for i in range(n)]
     path = tmp_path / "people.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    store.import_items(path, REF, dataset="people")
+    import_file(store, path, REF, dataset="people")
     return [r.item_pk for r in store.queue_page("triage", REF, "people", limit=n)]
 
 

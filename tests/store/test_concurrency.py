@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from tests.store.claimers import claim_all
 
@@ -53,7 +54,7 @@ def _fill(db: str, tmp: Path) -> None:
                                  "judge": {"model": "j", "scores": {"accuracy": 1 + i % 10}}}) + "\n")
     store = open_store(db)
     store.add_rubric(load_rubric_text(RACE_RUBRIC, "race.yaml"), RACE_RUBRIC)
-    store.import_items(path, "race@1.0.0")
+    import_file(store, path, "race@1.0.0")
     store.close()
 
 
@@ -93,7 +94,7 @@ def test_expired_lease_is_claimable_again_but_not_before(tmp_path: Path) -> None
     _fill_small = tmp_path / "two.jsonl"
     _fill_small.write_text('{"id": "a", "output": "x"}\n')
     store = open_store(db)
-    store.import_items(_fill_small, "general-quality@1.0.0")
+    import_file(store, _fill_small, "general-quality@1.0.0")
     first = store.claim_next("triage", "ana", lease_seconds=1)
     assert first is not None
     assert store.claim_next("triage", "ben") is None  # held
@@ -108,7 +109,7 @@ def test_killed_writer_loses_no_acknowledged_score(tmp_path: Path) -> None:
     src = tmp_path / "one.jsonl"
     src.write_text('{"id": "a", "output": "x"}\n')
     store = open_store(db)
-    store.import_items(src, "general-quality@1.0.0")
+    import_file(store, src, "general-quality@1.0.0")
     pk = store.queue_page("triage")[0].item_pk
     ack = tmp_path / "ack.txt"
     rng = random.Random(7)

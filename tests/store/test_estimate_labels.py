@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reviewer import estimates
-from reviewer.estimate_labels import labels_of_columns, labels_of_folds
+from reviewer.services import estimates
+from reviewer.services.estimate_labels import labels_of_columns, labels_of_folds
 from reviewer.store import Store
 from tests.store.test_rating_columns import DIMS, REF, _history
 

@@ -12,6 +12,7 @@ import pytest
 
 import reviewer.store.importer as importer
 from reviewer.errors import UserError
+from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from reviewer.store.import_batches import PARALLEL_FROM_LINES
 
@@ -58,13 +59,13 @@ def _content(db: Path) -> dict[str, Any]:
 def test_child_reader_stores_what_the_inline_path_stores(big_file: Path, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     fast = open_store(str(tmp_path / "child.db"))
-    summary = fast.import_items(big_file, "general-quality@1.0.0", dataset="d")
+    summary = import_file(fast, big_file, "general-quality@1.0.0", dataset="d")
     fast.close()
     assert summary.reader == "child"
     assert (summary.rows, summary.inserted) == (N, N)
     monkeypatch.setattr(importer, "PARALLEL_FROM_LINES", 10 * N)
     slow = open_store(str(tmp_path / "inline.db"))
-    summary2 = slow.import_items(big_file, "general-quality@1.0.0", dataset="d")
+    summary2 = import_file(slow, big_file, "general-quality@1.0.0", dataset="d")
     slow.close()
     assert summary2.reader == "inline"
     assert (summary.judge_scores, summary.human_scores) == (summary2.judge_scores, summary2.human_scores)
@@ -83,7 +84,7 @@ def test_a_bad_last_line_leaves_nothing_on_the_child_path(big_file: Path, tmp_pa
     bad.write_text(big_file.read_text() + '{"id": "late", "output": "x", "judge": {"scores": {"accuracy": 11}}}\n')
     store = open_store(str(tmp_path / "bad.db"))
     with pytest.raises(UserError, match=rf"bad.jsonl:{N + 1}: item late: judge accuracy: score 11 is off the scale"):
-        store.import_items(bad, "general-quality@1.0.0")
+        import_file(store, bad, "general-quality@1.0.0")
     assert store.queue_count("triage") == 0
     store.close()
     with sqlite3.connect(tmp_path / "bad.db") as conn:

@@ -7,6 +7,7 @@ import pytest
 from sqlalchemy import text
 
 from reviewer.errors import UserError
+from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
 from tests.store.conftest import DEMO
 
@@ -14,7 +15,7 @@ REF = "reval-issue-framing@1.0.0"
 
 
 def _pair(store: Store) -> tuple[int, int]:
-    store.import_items(DEMO / "reval-issue-framing.jsonl", REF, dataset="demo")
+    import_file(store, DEMO / "reval-issue-framing.jsonl", REF, dataset="demo")
     groups = store.group_overalls(REF)
     (a, _, _), (b, _, _) = groups["frame-01"]
     return a, b
@@ -29,7 +30,7 @@ def test_choices_are_validated_and_the_latest_wins(store: Store) -> None:
     other = store.group_overalls(REF)["frame-02"][0][0]
     with pytest.raises(UserError, match="is not in group 'frame-01'"):
         store.add_pair_choice(a, "ana", other)
-    store.import_items(DEMO / "general-quality.jsonl", "general-quality@1.0.0", dataset="demo")
+    import_file(store, DEMO / "general-quality.jsonl", "general-quality@1.0.0", dataset="demo")
     lone = store.queue_page("triage", "general-quality@1.0.0", limit=1)[0].item_pk
     with pytest.raises(UserError, match="has no group"):
         store.add_pair_choice(lone, "ana", None)
@@ -73,8 +74,8 @@ def test_a_database_from_before_pair_choices_opens(db_url: str) -> None:
 
 
 def test_the_calibration_report_carries_pair_figures(store: Store) -> None:
-    from reviewer.calibrate_service import calibrate
-    from reviewer.report_render import calibration_markdown
+    from reviewer.services.calibrate_service import calibrate
+    from reviewer.services.report_render import calibration_markdown
 
     a, b = _pair(store)
     assert "pairs" not in calibrate(store, REF, draws=50)  # nobody has chosen yet

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import insert, text
 
 from reviewer.errors import UserError
+from reviewer.services.importing import import_file
 from reviewer.store import Claim, Store, open_store
 from reviewer.store.tables import HumanScore, now
 from tests.cli import run_cli
@@ -23,7 +24,7 @@ def _items(store: Store, tmp_path: Path, n: int, gold: int = 0) -> None:
     path.write_text("".join(json.dumps({"id": f"i{i:03d}", "output": f"answer {i}",
                                         **({"gold": {"accuracy": 7, "clarity": 4}} if i < gold else {})}) + "\n"
                             for i in range(n)))
-    store.import_items(path, REF)
+    import_file(store, path, REF)
 
 
 def _review(store: Store, claim: Claim) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from rubrics.results import ScoreResult
 
@@ -29,7 +30,7 @@ def _history(store: Store, tmp_path: Path, seed: int) -> None:
         rows.append({"id": f"c{i}", "input": "q", "output": f"answer {i}", "judge": {"model": "m1", "scores": judge}})
     path = tmp_path / "cols.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    store.import_items(path, REF, dataset="cols")
+    import_file(store, path, REF, dataset="cols")
     pks = [r.item_pk for r in store.queue_page("triage", REF, "cols", limit=50)]
     run = store.create_judge_run(REF, "m2", dataset="cols")  # a second model; a failed call; a rescore
     store.record_results(run, [ScoreResult(f"c{i}", "accuracy", "llm_judge", "m2", float(rnd.randint(1, 10)))
@@ -51,7 +52,7 @@ def _history(store: Store, tmp_path: Path, seed: int) -> None:
     # c0's content changes: its earlier scores belong to revision 1 and stop counting
     rows[0]["output"] = "answer 0, rewritten"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    store.import_items(path, REF, dataset="cols", update_existing=True)
+    import_file(store, path, REF, dataset="cols", update_existing=True)
     store.add_human_score(pks[0], "clarity", "ana", 9)
 
 

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from reviewer.errors import UserError
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.store.tables import Assignment, Item
 from rubrics.loader import load_rubric_text
@@ -36,13 +37,13 @@ def test_update_with_new_content_is_a_new_revision_with_no_scores_of_its_own(sto
     right = {"id": "cap", "input": "Capital of France?", "output": "Paris is the capital of France.",
              "judge": {"model": "j", "scores": dict.fromkeys(DIMS, 10)},
              "human": [{"reviewer": "ana", "scores": dict.fromkeys(DIMS, 10)}]}
-    store.import_items(_write(tmp_path / "v1.jsonl", right), REF)
+    import_file(store, _write(tmp_path / "v1.jsonl", right), REF)
     first = _item(store, "cap")
     assert (first.revision, first.n_reviewed, first.judge_passed) == (1, 1, True)
     store.add_human_score(first.pk, "accuracy", "bo", 9)
     wrong = {**right, "output": "Paris is the capital of Germany."}
     del wrong["judge"], wrong["human"]
-    store.import_items(_write(tmp_path / "v2.jsonl", wrong), REF, update_existing=True)
+    import_file(store, _write(tmp_path / "v2.jsonl", wrong), REF, update_existing=True)
 
     now = _item(store, "cap")
     assert now.revision == 2 and now.output == "Paris is the capital of Germany."
@@ -69,13 +70,13 @@ def test_update_with_new_content_is_a_new_revision_with_no_scores_of_its_own(sto
 
 
 def test_calibrate_uses_the_current_revision_unless_asked_for_all(store: Store, tmp_path: Path) -> None:
-    from reviewer.calibrate_service import calibrate
+    from reviewer.services.calibrate_service import calibrate
 
     rows = [{"id": f"c{i}", "output": f"answer {i}", "judge": {"model": "j", "scores": {"accuracy": 1 + i % 10}},
              "human": [{"reviewer": "ana", "scores": {"accuracy": 1 + i % 10}}]} for i in range(12)]
-    store.import_items(_write(tmp_path / "a.jsonl", *rows), REF)
+    import_file(store, _write(tmp_path / "a.jsonl", *rows), REF)
     changed = [{"id": r["id"], "output": r["output"] + " (edited)"} for r in rows[:5]]
-    store.import_items(_write(tmp_path / "b.jsonl", *changed), REF, update_existing=True)
+    import_file(store, _write(tmp_path / "b.jsonl", *changed), REF, update_existing=True)
     current = {d["dimension"]: d for d in calibrate(store, REF, draws=0, estimates=False)["dimensions"]}
     history = calibrate(store, REF, draws=0, estimates=False, all_revisions=True)
     assert history["revisions"] == "all"
@@ -88,7 +89,7 @@ def test_human_scores_off_the_scale_levels_are_refused_at_import(store: Store, t
     half = {"id": "b", "output": "y", "human": [{"reviewer": "ana", "scores": {"accuracy": 7.5}}]}
     path = _write(tmp_path / "half.jsonl", ok, half)
     with pytest.raises(UserError) as err:
-        store.import_items(path, REF)
+        import_file(store, path, REF)
     [line] = str(err.value).splitlines()
     assert line.startswith(f"{path}:2: item b: ana accuracy: score 7.5 is not a level of the scale (1, 2, …, 10)")
     assert store.queue_count("triage") == 0  # nothing half-written
@@ -98,10 +99,10 @@ def test_human_scores_off_the_scale_levels_are_refused_at_import(store: Store, t
     dim = next(d for d in rubric.dimensions if d.scale.levels and len(d.scale.levels) == 3)
     reval["human"][0]["scores"] = {dim.id: 2}
     with pytest.raises(UserError, match="score 2 is not a level of the scale \\(1, 3, 5\\)"):
-        store.import_items(_write(tmp_path / "reval.jsonl", reval), rubric.ref)
+        import_file(store, _write(tmp_path / "reval.jsonl", reval), rubric.ref)
     # a published mean of several people says so, and is taken as it is
     mean = {"id": "m", "output": "w", "human": [{"reviewer": "panel", "aggregate": True, "scores": {"accuracy": 7.5}}]}
-    store.import_items(_write(tmp_path / "mean.jsonl", mean), REF)
+    import_file(store, _write(tmp_path / "mean.jsonl", mean), REF)
 
 
 def test_imported_reviews_count_and_half_scored_items_stay_in_progress(store: Store, tmp_path: Path) -> None:
@@ -109,7 +110,7 @@ def test_imported_reviews_count_and_half_scored_items_stay_in_progress(store: St
     rows = [{"id": "done", "output": "a", "human": [{"reviewer": "ana", "scores": full},
                                                     {"reviewer": "bo", "scores": {"accuracy": 6}}]},
             {"id": "open", "output": "b"}]
-    store.import_items(_write(tmp_path / "r.jsonl", *rows), REF)
+    import_file(store, _write(tmp_path / "r.jsonl", *rows), REF)
     pages = store.queue_page("triage", REF)
     reviewed = {r.item_id: r.reviewed for r in pages}
     open_pk = next(r.item_pk for r in pages if r.item_id == "open")
@@ -174,7 +175,7 @@ def test_review_partial_lets_one_dimension_complete_a_review(store: Store, tmp_p
     rubric = load_rubric_text(PARTIAL, "partial.yaml")
     assert rubric.review.partial and not store.get_rubric(REF).review.partial
     store.add_rubric(rubric, PARTIAL)
-    store.import_items(_write(tmp_path / "p.jsonl", {"id": "p", "output": "x",
+    import_file(store, _write(tmp_path / "p.jsonl", {"id": "p", "output": "x",
                                                      "human": [{"reviewer": "ana", "scores": {"tone": 4}}]}),
                        rubric.ref)
     assert _item(store, "p").n_reviewed == 1
@@ -191,7 +192,7 @@ def test_a_pair_choice_belongs_to_the_content_both_sides_had(store: Store, tmp_p
     from tests.store.conftest import DEMO
 
     ref = "reval-issue-framing@1.0.0"
-    store.import_items(DEMO / "reval-issue-framing.jsonl", ref, dataset="demo")
+    import_file(store, DEMO / "reval-issue-framing.jsonl", ref, dataset="demo")
     (a, _, _), (b, _, _) = store.group_overalls(ref)["frame-01"]
     store.add_pair_choice(a, "ana", b)
     assert store.pair_choices(ref, "frame-01") == {"frame-01": {"ana": b}}
@@ -200,7 +201,7 @@ def test_a_pair_choice_belongs_to_the_content_both_sides_had(store: Store, tmp_p
     row["output"] = row["output"] + " Edited."
     row.pop("human", None)
     row.pop("judge", None)
-    store.import_items(_write(tmp_path / "edit.jsonl", row), ref, dataset="demo", update_existing=True)
+    import_file(store, _write(tmp_path / "edit.jsonl", row), ref, dataset="demo", update_existing=True)
     assert store.pair_choices(ref, "frame-01") == {}
     assert store.pair_choices(ref, "frame-01", all_revisions=True) == {"frame-01": {"ana": b}}
     store.add_pair_choice(a, "ana", a)  # chosen again, between the current answers
@@ -213,7 +214,7 @@ def test_a_database_from_before_counts_its_imported_reviews_when_opened(db_url: 
     from reviewer.store import open_store
 
     store = open_store(db_url)
-    store.import_items(_write(tmp_path / "old.jsonl", {"id": "o", "output": "x", "human": [
+    import_file(store, _write(tmp_path / "old.jsonl", {"id": "o", "output": "x", "human": [
         {"reviewer": "ana", "scores": dict.fromkeys(DIMS, 5)}, {"reviewer": "bo", "scores": dict.fromkeys(DIMS, 6)}]}),
         REF)
     with store.engine.begin() as conn:  # what an older release left: imported reviews counted nowhere

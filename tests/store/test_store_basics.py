@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from reviewer.errors import UserError
+from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
 from tests.store.conftest import DEMO
 
@@ -17,9 +18,9 @@ ALL_DEMO = {"general-quality.jsonl": "general-quality@1.0.0", "rag-answer.jsonl"
 
 def test_every_demo_file_imports_and_reimport_changes_nothing(store: Store) -> None:
     for name, ref in ALL_DEMO.items():
-        first = store.import_items(DEMO / name, ref, dataset="demo")
+        first = import_file(store, DEMO / name, ref, dataset="demo")
         assert first.inserted == first.rows > 0
-        again = store.import_items(DEMO / name, ref, dataset="demo")
+        again = import_file(store, DEMO / name, ref, dataset="demo")
         assert (again.inserted, again.updated, again.unchanged) == (0, 0, again.rows)
         assert again.judge_scores == again.human_scores == 0
     assert store.queue_count("triage") == 123
@@ -31,8 +32,8 @@ def test_changed_item_is_refused_unless_update(demo_store: Store, tmp_path: Path
     changed = tmp_path / "changed.jsonl"
     changed.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     with pytest.raises(UserError, match=r"changed.jsonl:1: item gq-001 already exists with other content"):
-        demo_store.import_items(changed, "general-quality@1.0.0", dataset="demo")
-    summary = demo_store.import_items(changed, "general-quality@1.0.0", dataset="demo", update_existing=True)
+        import_file(demo_store, changed, "general-quality@1.0.0", dataset="demo")
+    summary = import_file(demo_store, changed, "general-quality@1.0.0", dataset="demo", update_existing=True)
     assert summary.updated == 1
     pk = demo_store.queue_page("triage", search="gq-001")[0].item_pk
     assert demo_store.item_view(pk).output == "A different answer."
@@ -62,7 +63,7 @@ def test_peers_are_hidden_until_the_viewer_has_scored(demo_store: Store) -> None
 
 
 def test_safety_decision_needs_role_and_reason_and_signoffs(store: Store) -> None:
-    store.import_items(DEMO / "general-quality.jsonl", "general-quality@1.0.0")
+    import_file(store, DEMO / "general-quality.jsonl", "general-quality@1.0.0")
     pk = store.queue_page("triage", limit=1)[0].item_pk
     flag = store.flag_item(pk, "ana")
     assert store.queue_count("safety") == 1
@@ -86,7 +87,7 @@ def test_export_round_trip_reproduces_effective_scores(demo_store: Store, tmp_pa
     path = tmp_path / "round.jsonl"
     path.write_text("\n".join(lines) + "\n")
     fresh = open_store(str(tmp_path / "fresh.db"))
-    fresh.import_items(path, "general-quality@1.0.0")
+    import_file(fresh, path, "general-quality@1.0.0")
     again = {r["id"]: r for r in fresh.export_rows("general-quality@1.0.0")}
     for row in exported:
         for dim, v in row["dimensions"].items():

@@ -81,7 +81,7 @@ async def test_drill_down_adjudicate_and_open_the_item(store: Store) -> None:
 async def test_the_corrected_pass_rate_stands_beside_the_judges(store: Store) -> None:
     """People score the demo's audit items; the screen shows the judge's pass rate and the one
     corrected with those labels, with its interval — the same figures as `rubricate calibrate`."""
-    from reviewer.calibrate_service import calibrate
+    from reviewer.services.calibrate_service import calibrate
 
     ref = "general-quality@1.0.0"
     rubric = store.get_rubric(ref)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.tui.app import make_app
 from reviewer.tui.screens.item import ItemScreen
@@ -27,7 +28,7 @@ async def test_a_conversation_shows_as_a_chat_with_the_turn_under_review_marked(
                                                                                  tmp_path: Path) -> None:
     path = tmp_path / "chat.jsonl"
     path.write_text(json.dumps({"id": "chat-1", "conversation": CHAT}) + "\n", encoding="utf-8")
-    store.import_items(path, "general-quality@1.0.0", dataset="chat")
+    import_file(store, path, "general-quality@1.0.0", dataset="chat")
     pk = store.queue_page("triage", search="chat-1")[0].item_pk
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:

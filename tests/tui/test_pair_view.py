@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.tui.app import make_app
 from reviewer.tui.screens.item import ItemScreen
@@ -76,7 +77,7 @@ async def test_w_opens_a_pair_over_an_item_and_escape_returns_to_it(store: Store
             for v, out in (("a", "100 °C."), ("b", "About 90 °C, depending on the pot."))]
     path = tmp_path / "pair.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    store.import_items(path, GQ, dataset="pairs")
+    import_file(store, path, GQ, dataset="pairs")
     app = make_app(store, REVIEWER, rubric_ref=GQ, dataset="pairs")
     async with app.run_test(size=SIZE) as pilot:
         item: ItemScreen = await press_to(app, pilot, "g", ItemScreen)

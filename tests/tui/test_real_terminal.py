@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewer.services.importing import import_file
 from reviewer.store import open_store
 
 pytestmark = [pytest.mark.tmux, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
@@ -67,7 +68,7 @@ def test_hostile_output_in_tmux(tmp_path: Path) -> None:
     from tests.hostile.harness import hostile_items_file
 
     db = tmp_path / "hostile.db"
-    open_store(str(db)).import_items(hostile_items_file(tmp_path / "h.jsonl"), "general-quality@1.0.0")
+    import_file(open_store(str(db)), hostile_items_file(tmp_path / "h.jsonl"), "general-quality@1.0.0")
     session = f"rubricate-{uuid.uuid4().hex[:8]}"
     exe = Path(sys.executable).with_name("rubricate")
     cmd = (f"env RUBRICATE_CONFIG={tmp_path / 'none.yaml'} TERM=xterm-256color "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.tui.app import ReviewApp, make_app
 from reviewer.tui.screens.item import ItemScreen, digit_to_score
@@ -113,7 +114,7 @@ async def test_agree_stores_the_nearest_level_shown_first_and_the_same_score_aga
     scores = {"accuracy": 8.3333, "relevance": 6.5, "completeness": 7, "conciseness": 7, "clarity": 7}
     path.write_text(json.dumps({"id": "a1", "input": "q", "output": "an answer",
                                 "judge": {"model": "m", "scores": scores}}) + "\n")
-    s.import_items(path, "general-quality@1.0.0")
+    import_file(s, path, "general-quality@1.0.0")
     app = make_app(s, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(app, pilot)

@@ -24,6 +24,7 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "blind_revealed": (True, ("g", "4", "v"), None),
     "reason": (False, ("g", "1", "r", "tab", "2"), None),
     "flag": (False, ("g", "f"), None),
+    "comment": (False, ("g", "C", *"cites a retracted study"), None),
     "pair": (False, ("g", "5", "l", "b"), PAIRWISE),
     "safety": (False, ("S",), None),
     "safety_decided": (False, ("S", "down", "e", *"looks real", "enter"), None),

@@ -1,6 +1,6 @@
 """The calibration screen (leads): how far the judge can be trusted, dimension by dimension.
 
-The table is the calibration report (``reviewer.calibrate_service``), computed in a worker: one
+The table is the calibration report (``reviewer.services.calibrate_service``), computed in a worker: one
 row per dimension with its status chip and the reason in words. ``enter`` opens a dimension: the
 judge × human confusion matrix, each reviewer's bias against the judge, and the largest
 disagreements; ``enter`` there opens the item, and a digit adjudicates an item on which the
@@ -9,7 +9,7 @@ humans disagree (a human score of kind ``adjudication``, written through the app
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -18,14 +18,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
-from reviewer.report_render import pairs_line
 from reviewer.safetext import safe, safe_line, safe_text
+from reviewer.services.report_render import pairs_line
 from reviewer.tui import adapter
+from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.screens.scoring import digit_to_score
-
-if TYPE_CHECKING:
-    from reviewer.tui.app import ReviewApp
 
 STATUS_STYLE = {"trusted": "black on green", "tentative": "black on yellow",
                 "low_confidence": "white on red", "insufficient_data": "black on grey50"}
@@ -33,7 +31,7 @@ STATUS_STYLE = {"trusted": "black on green", "tentative": "black on yellow",
 
 def _pass_rates(rows: list[dict[str, Any]]) -> Text:
     """Per rubric, the judge's pass rate beside the one corrected with the audit sample."""
-    from reviewer.estimate_render import estimate_line
+    from reviewer.services.estimate_render import estimate_line
 
     out = Text()
     seen: set[str] = set()
@@ -69,9 +67,9 @@ class CalibrationScreen(AppKeysFirst):
         self.rows: list[dict[str, Any]] = []
 
     @property
-    def rapp(self) -> ReviewApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
+    def rapp(self) -> ReviewHost:
+        """The app, as a screen may use it (:mod:`reviewer.tui.host`)."""
+        return host_of(self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("computing agreement…", id="calibration-title")
@@ -155,9 +153,9 @@ class DimensionDetailScreen(AppKeysFirst):
         self.items: list[dict[str, Any]] = []
 
     @property
-    def rapp(self) -> ReviewApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
+    def rapp(self) -> ReviewHost:
+        """The app, as a screen may use it (:mod:`reviewer.tui.host`)."""
+        return host_of(self.app)
 
     def compose(self) -> ComposeResult:
         yield Static(self._head(), id="detail-head")

@@ -37,6 +37,15 @@ FLAG_TAGS: tuple[tuple[str, str], ...] = (
     ("other_safety", "other"),
 )
 
+#: Quick tags on a pair choice (why one answer is better, or why they tie).
+PAIR_TAGS: tuple[tuple[str, str], ...] = (
+    ("more_accurate", "more accurate"),
+    ("more_balanced", "more balanced"),
+    ("more_complete", "more complete"),
+    ("clearer", "clearer"),
+    ("no_real_difference", "no real difference"),
+)
+
 
 @dataclass(frozen=True)
 class ReasonResult:

@@ -7,7 +7,7 @@ Anyone can look; only a reviewer with the ``safety`` role can decide. States and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -20,10 +20,8 @@ from textual.widgets import DataTable, Input, Label, Static
 from reviewer.domain.safety import WAITING
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter
+from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst, footer
-
-if TYPE_CHECKING:
-    from reviewer.tui.app import ReviewApp
 
 COLUMNS = ("item", "gate", "detector", "matched", "status", "sign-offs")
 DECISIONS = {"clear": "clear (false positive)", "escalate": "escalate", "confirm": "confirm (blocked)"}
@@ -76,9 +74,9 @@ class SafetyScreen(AppKeysFirst):
         self.said: Text = Text()
 
     @property
-    def rapp(self) -> ReviewApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
+    def rapp(self) -> ReviewHost:
+        """The app, as a screen may use it (:mod:`reviewer.tui.host`)."""
+        return host_of(self.app)
 
     def compose(self) -> ComposeResult:
         yield Static(id="safety-title")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -17,13 +17,11 @@ from textual import work
 from reviewer.domain.safety import WAITING
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter
+from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
 from reviewer.tui.widgets.chat import chat_text, output_of, under_review
-
-if TYPE_CHECKING:
-    from reviewer.tui.app import ReviewApp
 
 
 def digit_to_score(digit: int, dim_scale_min: float, dim_scale_max: float,
@@ -145,9 +143,9 @@ class ScoringScreen(AppKeysFirst):
         self.done: list[Done] = []
 
     @property
-    def rapp(self) -> ReviewApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
+    def rapp(self) -> ReviewHost:
+        """The app, as a screen may use it (:mod:`reviewer.tui.host`)."""
+        return host_of(self.app)
 
     @property
     def target(self) -> tuple[ItemState, DimState]:

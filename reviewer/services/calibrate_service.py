@@ -50,7 +50,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     scores z-normalised onto the pooled human scale before anything is computed;
     ``all_revisions``: scores given on items' earlier content revisions count too). With
     ``estimates`` each dimension gets its corrected mean (``estimate``) and the report the
-    corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.estimates`."""
+    corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.services.estimates`."""
     bounds = bounds or TrustBounds()
     rubric = store.get_rubric(rubric_ref)
     if sample is None:
@@ -136,12 +136,12 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
 def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
                    confidence: float, target_width: float | None, group_by: str | None = None,
                    own: Any = None, sample: str = "all") -> None:
-    """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.estimates`): they
-    need the judge on every item (a report on the whole store hands its columns over). ``own``:
-    the report's columns (sample ``sample``) when the audit items' labels may be read from them."""
+    """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.services.estimates`):
+    they need the judge on every item (a report on the whole store hands its columns over).
+    ``own``: the report's columns (sample ``sample``) when the audit items' labels may be read from them."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from reviewer import estimates
+    from reviewer.services import estimates
 
     # The two counts over every item run in the database on their own connections (the driver
     # lets go of the GIL) while the audit items' labels are gathered here: a million items cost
@@ -161,9 +161,9 @@ def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, data
 
 
 def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: Any, sample: str) -> Any:
-    """The audit items' labels (:mod:`reviewer.estimate_labels`), None without an audit sample:
+    """The audit items' labels (:mod:`reviewer.services.estimate_labels`), None without an audit sample:
     from the report's own columns when it has them, else from columns of the audit sample."""
-    from reviewer.estimate_labels import labels_of_columns
+    from reviewer.services.estimate_labels import labels_of_columns
 
     audit = store.audit_pks(rubric.ref)
     if not audit:

@@ -12,11 +12,11 @@ import io
 import json
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reviewer.itemlimits import (
+from reviewer.domain.itemlimits import (
     MAX_DEPTH,
     MAX_ID_CHARS,
     conversation_problem,
@@ -25,51 +25,13 @@ from reviewer.itemlimits import (
     tags_problem,
     text_or_none,
 )
+from reviewer.domain.records import JudgeEntry, Row
+from reviewer.errors import MAX_ERRORS_SHOWN, FileErrors
 from rubrics.schema import Dimension, Rubric, Scale
 
 MAX_LINE_BYTES = 10_000_000
-MAX_ERRORS_SHOWN = 20
 KNOWN_FIELDS = {"id", "input", "output", "context", "reference", "conversation", "group", "variant",
                 "metadata", "judge", "human", "gold", "audit"}
-
-
-@dataclass
-class JudgeEntry:
-    """One dimension's judge score from the file (or the error recorded elsewhere)."""
-
-    score: float | None
-    samples: list[float]
-    rationale: str = ""
-    evidence: list[Any] = field(default_factory=list)
-    confidence: float | None = None
-    error: str | None = None
-    raw_reply: str | None = None
-
-
-@dataclass
-class Row:
-    """A checked row, ready to write."""
-
-    line: int
-    item_id: str
-    data: dict[str, Any]
-    content_hash: str
-    judge_model: str | None
-    judge: dict[str, JudgeEntry]
-    #: (reviewer, dimension, score, reason, tags, blind)
-    human: list[tuple[str, str, float, str | None, list[str], bool]]
-    #: ``"audit": true``: the item belongs to the rubric's audit sample (drawn at random elsewhere).
-    audit: bool = False
-
-
-class FileErrors(Exception):
-    """The lines that are wrong; the message lists them, capped."""
-
-    def __init__(self, errors: list[str]) -> None:
-        self.errors = errors
-        shown = errors[:MAX_ERRORS_SHOWN]
-        more = f"\n... and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
-        super().__init__("\n".join(shown) + more)
 
 
 def _raw_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
@@ -462,3 +424,26 @@ def read_rows(path: Path, rubric: Rubric) -> list[Row]:
     if errs:
         raise FileErrors(errs)
     return rows
+
+
+class ItemFile:
+    """An item file as the store's import reads it (:class:`reviewer.store.import_batches.ItemSource`):
+    the store is handed checked rows and never opens or parses the file itself."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def rows(self, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
+        """The file's good rows (:func:`iter_rows`); bad lines go to ``errs``."""
+        return iter_rows(self.path, rubric, errs)
+
+    def count_lines(self) -> int:
+        """Lines in the file, for a progress bar's total (a CSV's header counts; near enough)."""
+        try:
+            with self.path.open("rb") as fh:
+                return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
+        except OSError:
+            return 0
+
+
+__all__ = ["MAX_ERRORS_SHOWN", "FileErrors", "ItemFile", "JudgeEntry", "Row", "check_row", "iter_rows", "read_rows"]

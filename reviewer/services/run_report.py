@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from calibration.agreement import correlation
-from reviewer.estimates import corrected_leaderboard
+from reviewer.services.estimates import corrected_leaderboard
 
 
 def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by: str = "metadata.model",

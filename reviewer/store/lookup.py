@@ -1,0 +1,24 @@
+"""Finding an item by the id people know it by (unique only within a rubric and dataset)."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from reviewer.store.base import StoreBase
+from reviewer.store.tables import Item
+
+
+class LookupMixin(StoreBase):
+    """Items by their id."""
+
+    def items_by_id(self, item_id: str, dataset: str | None = None,
+                    rubric_ref: str | None = None) -> list[tuple[int, str, str]]:
+        """(key, dataset, rubric) of every item with this exact id (in ``dataset`` / ``rubric_ref``
+        when given), by key."""
+        q = select(Item.pk, Item.dataset, Item.rubric_ref).where(Item.item_id == item_id)
+        if dataset is not None:
+            q = q.where(Item.dataset == dataset)
+        if rubric_ref is not None:
+            q = q.where(Item.rubric_ref == self.get_rubric(rubric_ref).ref)
+        with self.read() as conn:
+            return [(int(pk), str(ds), str(ref)) for pk, ds, ref in conn.execute(q.order_by(Item.pk))]

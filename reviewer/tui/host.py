@@ -1,0 +1,76 @@
+"""What a screen may ask of the app that hosts it, without importing the app module.
+
+Screens sit below :mod:`reviewer.tui.app` (the app imports them to push them); they reach the
+running app through :class:`ReviewHost`, a protocol the app satisfies, so the import only runs one
+way (an import-linter contract in ``pyproject.toml`` keeps it so).
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from reviewer.tui.config import TuiSettings
+    from reviewer.tui.viewmodel import DimState, ItemState, PairState
+    from reviewer.tui.writer import StoreWriter
+
+
+@dataclass(frozen=True)
+class Session:
+    """Who is reviewing what."""
+
+    reviewer: str
+    queue: str = "triage"
+    rubric_ref: str | None = None
+    dataset: str | None = None
+    blind: bool = False
+
+
+class ReviewHost(Protocol):
+    """The review app as its screens see it (:class:`reviewer.tui.app.ReviewApp` is one)."""
+
+    store: Any
+    session: Session
+    settings: TuiSettings
+    writer: StoreWriter
+    roles: set[str]
+    first_page: Future[Any] | None
+    first_page_shown: threading.Event
+
+    def pace(self) -> Text: ...
+
+    def open_next(self, after: Future[Any] | None = None, ahead: Future[Any] | None = None) -> None: ...
+
+    def open_item(self, item_pk: int, remember: bool = True) -> None: ...
+
+    def open_pair(self, state: ItemState) -> None: ...
+
+    def jump(self, *states: ItemState) -> Any: ...
+
+    def write_score(self, state: ItemState, d: DimState, value: float | None, *, kind: str, blind: bool,
+                    reason: str | None = None, tags: tuple[str, ...] = ()) -> None: ...
+
+    def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None: ...
+
+    def go_back(self, state: ItemState) -> None: ...
+
+    def leave_item(self, *states: ItemState) -> None: ...
+
+    def adjudicate(self, item_pk: int, dimension: str, value: float) -> None: ...
+
+    def choose_in_pair(self, pair: PairState, choice: int) -> None: ...
+
+    def flag_item(self, state: ItemState, reason: str) -> Future[Any]: ...
+
+
+def host_of(app: object) -> ReviewHost:
+    """The running app, typed as the screens may use it."""
+    return cast("ReviewHost", app)
+
+
+__all__ = ["ReviewHost", "Session", "host_of"]
