@@ -63,6 +63,10 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--normalise {normalise!r}: use none or z")
     if human_aggregate not in AGGREGATES:
         raise UserError(f"--human-aggregate {human_aggregate!r}: use mean, median or majority")
+    if normalise == "z" and human_aggregate == "majority":
+        raise UserError("--human-aggregate majority with --normalise z: z-normalised scores are no longer the "
+                        "scale's levels, so no label is the most common; use mean or median with --normalise z, "
+                        "or drop --normalise")
     if draws < 0:
         raise UserError(f"--bootstrap {draws}: give a number of draws ≥ 0 (0 skips the intervals)")
     if not 0.5 <= confidence < 1.0:
@@ -258,27 +262,29 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
     return len(priorities)
 
 
-def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def confusions(store: Any, report: dict[str, Any], cols: Any = None) -> dict[str, Any]:
     """Per dimension the judge × human confusion table on the dimension's levels (human: the
-    report's aggregate, the majority on nominal dimensions)
-    (``rows``: the report's rating rows, when the caller has read them already)."""
+    report's aggregate — :func:`reviewer.domain.human.consensus` — the majority on nominal
+    dimensions), from the rating columns of the report's dataset and sample (``cols``: those
+    columns, when the caller has read them already)."""
     from calibration.agreement import table
+    from reviewer.domain.columns import consensus_columns
 
     rubric = store.get_rubric(report["rubric"])
-    if rows is None:
-        rows = store.rating_rows(rubric.ref, report["dataset"], report["sample"])
+    if cols is None:
+        cols = store.rating_columns(rubric.ref, report["dataset"], report["sample"])
     out = {}
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
             continue
         # the human side as the report took it: the majority on a nominal dimension
         how = "majority" if dim.measurement_level == "nominal" else report.get("human_aggregate") or "mean"
-        pairs = [(_panel(r, dim.id, rubric.judge.panel_aggregate), consensus(list(r["human"][dim.id].values()), how))
-                 for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
-        if pairs:
+        dc = cols.dims[dim.id]
+        judge, human = panel_of(dc.judge, rubric.judge.panel_aggregate), consensus_columns(dc.humans, how)
+        both = ~np.isnan(judge) & ~np.isnan(human)
+        if both.any():
             levels = list(dim.scale.level_values())
-            j, h = np.array(pairs).T
-            out[dim.id] = {"levels": levels, "table": table(j, h, levels).tolist()}
+            out[dim.id] = {"levels": levels, "table": table(judge[both], human[both], levels).tolist()}
     return out
 
 
@@ -318,7 +324,7 @@ def dimension_detail(store: Any, rubric_ref: str, dimension: str, dataset: str |
     bias (judge − human) and MAE against the judge, and the largest disagreements."""
     rubric = store.get_rubric(rubric_ref)
     sample, rows = _rows_for(store, rubric.ref, dataset, sample)
-    conf = confusions(store, {"rubric": rubric.ref, "dataset": dataset, "sample": sample}, rows).get(dimension)
+    conf = confusions(store, {"rubric": rubric.ref, "dataset": dataset, "sample": sample}).get(dimension)
     per: dict[str, list[float]] = {}
     for r in rows:
         j = _panel(r, dimension, rubric.judge.panel_aggregate)
