@@ -6,7 +6,7 @@ import gc
 import statistics
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 
 from reviewer.errors import FileErrors, UserError
 from reviewer.store.base import StoreBase
+from reviewer.store.guards import BulkGuardError, set_checked_inserts
 from reviewer.store.import_batches import (
     PARALLEL_FROM_LINES,
     ItemSource,
@@ -54,6 +55,8 @@ class ImportMixin(StoreBase):
                         raise FileErrors(errs)  # leaving the block rolls the transaction back
             except FileErrors as exc:
                 raise UserError(str(exc)) from None
+            except BulkGuardError as exc:
+                raise UserError(f"import refused, nothing written: {exc}") from None
         summary.seconds = time.perf_counter() - started
         return summary
 
@@ -87,15 +90,18 @@ class ImportMixin(StoreBase):
         else:
             batches = build_batches(source, rubric, errs, reserve, None if fresh else lookup, update_existing)
         writer = RowWriter(conn, rubric, ds)
-        for batch in batches:
-            summary.rows += batch.rows
-            summary.inserted += len(batch.items)
-            summary.updated += len(batch.changed)
-            summary.unchanged += batch.unchanged
-            if not errs:
-                writer.put(batch)
-            if progress:
-                progress(summary.rows, max(total, summary.rows))
+        # a large file: SQLite's per-row insert guards checked once over the rows written instead
+        guarded = set_checked_inserts(conn) if total >= PARALLEL_FROM_LINES else nullcontext()
+        with guarded:
+            for batch in batches:
+                summary.rows += batch.rows
+                summary.inserted += len(batch.items)
+                summary.updated += len(batch.changed)
+                summary.unchanged += batch.unchanged
+                if not errs:
+                    writer.put(batch)
+                if progress:
+                    progress(summary.rows, max(total, summary.rows))
         if errs:
             return
         from reviewer.store.queue import refresh_triage_keys
