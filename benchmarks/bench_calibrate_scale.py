@@ -199,7 +199,7 @@ def bench(work: Path, n: int, dense: bool) -> None:
         ok = took <= limit and (rss <= 1024 or bool(extra))
         print(f"{label + ':':30s} {took:6.2f} s  (CPU {cpu:5.1f} s, peak RSS {rss:5.0f} MB)  target ≤ {limit:g} s"
               + (" and ≤ 1 GB" if not extra else "") + f": {verdict(ok, not dense)}")
-    print(f"  sample {report['sample']}, {report['bootstrap']} bootstrap draws in the first run")
+    print(f"  figures of the last run (sample {report['sample']}; the default bootstrap gives the same points):")
     for d in report["dimensions"]:  # type: ignore[attr-defined]
         print(f"  {d['dimension']:10s} {d['level']:8s} n={d['n']:,} alpha={d['alpha']:.3f} kappa={d['kappa']:.3f} "
               f"ac1={d['gwet_ac1']:.3f} aggregate={d['human_aggregate']}"
