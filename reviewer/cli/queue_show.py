@@ -5,20 +5,19 @@ it is incomplete), what capped it, its safety flags and their status, and its co
 
 Everything comes from the item's fold (:mod:`reviewer.domain`, through the export record of
 :func:`reviewer.store.importer.export_row`); nothing here derives a rule. Every piece of stored
-text is shown through :mod:`reviewer.safetext` (never raw, never markup); ``--json`` escapes
-everything beyond ASCII.
+text is shown through :mod:`reviewer.safetext` (never raw, never markup); ``--json`` writes the
+characters a terminal would act on as JSON escapes (:func:`reviewer.safetext.json_text`).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
 
 from reviewer.cli.data_cmds import DbOption, _store, queue_app
 from reviewer.errors import UserError
-from reviewer.safetext import safe, safe_line
+from reviewer.safetext import json_text, safe, safe_line
 
 
 def find_item(store: Any, item_id: str, dataset: str | None, rubric: str | None) -> int:
@@ -155,7 +154,7 @@ def queue_show(
     item: Annotated[str, typer.Argument(help="The item's id (as in the item file).")],
     dataset: Annotated[str | None, typer.Option(help="The item's dataset, when the id is in several.")] = None,
     rubric: Annotated[str | None, typer.Option(help="The item's rubric, ID@VERSION, when the id is in several.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON object (non-ASCII escaped) instead of text.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object instead of text.")] = False,
     db: DbOption = None,
 ) -> None:
     """Show one item's whole state: content, judge and people's scores (time, reason, tags),
@@ -166,6 +165,6 @@ def queue_show(
     store = _store(db)
     rec = item_record(store, find_item(store, item, dataset, rubric))
     if as_json:
-        typer.echo(json.dumps(rec, ensure_ascii=True, default=str, indent=2))
+        typer.echo(json_text(rec, default=str, indent=2))
         return
     typer.echo("\n".join(item_lines(rec)))

@@ -6,7 +6,15 @@ bias (:mod:`.judge`); safety status over all flags (:mod:`.safety`); effective s
 with its incomplete rule (:mod:`.item`). Every view of an item reads it through :func:`fold_item`.
 """
 
-from reviewer.domain.human import AGGREGATES, HumanDim, Vote, consensus, fold_human
+from reviewer.domain.human import (
+    AGGREGATES,
+    HumanDim,
+    Vote,
+    complete_reviews,
+    consensus,
+    fold_human,
+    scored_by,
+)
 from reviewer.domain.item import (
     DimFold,
     ItemFold,
@@ -16,13 +24,22 @@ from reviewer.domain.item import (
     resolve,
     with_votes,
 )
-from reviewer.domain.judge import NO_MODEL, PANEL_APART, JudgeDim, bias, fold_judge, spread
+from reviewer.domain.judge import (
+    NO_MODEL,
+    PANEL_APART,
+    JudgeDim,
+    TurnScore,
+    bias,
+    fold_judge,
+    fold_turns,
+    spread,
+)
 from reviewer.domain.rows import DecisionRow, FlagRow, HumanRow, ItemRows, JudgeRow, revision_of
 from reviewer.domain.safety import FlagState, SafetyState, flag_status, item_safety, safety_status
 
 __all__ = [
     "AGGREGATES", "NO_MODEL", "PANEL_APART", "DecisionRow", "DimFold", "FlagRow", "FlagState", "HumanDim", "HumanRow",
-    "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "SafetyState", "Vote", "bias", "consensus",
-    "flag_status", "fold_human", "fold_item", "fold_judge", "humans_only", "item_safety", "judge_only", "resolve",
-    "revision_of", "safety_status", "spread", "with_votes",
+    "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "SafetyState", "TurnScore", "Vote", "bias", "complete_reviews",
+    "consensus", "flag_status", "fold_human", "fold_item", "fold_judge", "fold_turns", "humans_only", "item_safety",
+    "judge_only", "resolve", "revision_of", "safety_status", "scored_by", "spread", "with_votes",
 ]

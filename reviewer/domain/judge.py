@@ -4,13 +4,15 @@ Per (dimension, model) the latest row counts (a later run's answer replaces an e
 The panel score is the mean (or median, ``judge.panel_aggregate``) of the models that gave a
 score. **Spread** is the panel's disagreement on a dimension: highest minus lowest of the models'
 *normalised* scores (0–1), None with fewer than two scores. **Bias** is always judge minus human.
-Turn-level rows (conversations) are not the item's score and are left out here.
+Turn-level rows (conversations) are not the item's score and are left out of :func:`fold_judge`;
+:func:`fold_turns` folds them per turn, by the same panel rule.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from reviewer.domain.rows import JudgeRow
 from rubrics.aggregate import panel_score, panel_spread
@@ -85,4 +87,38 @@ def fold_judge(rows: Iterable[JudgeRow], dims: dict[str, Dimension], how: str = 
                  (scale.normalise(r.score) if scale is not None and r.score is not None else None) for r in ok]
         out[dim_id] = JudgeDim(models, panel_score([r.score for r in ok if r.score is not None], how),
                                spread(n for n in norms if n is not None))
+    return out
+
+
+@dataclass(frozen=True)
+class TurnScore:
+    """The judge on one turn of a turn-level dimension (a conversation scored turn by turn)."""
+
+    #: the turn's ordinal among the dimension's role's turns, from 0
+    turn: int
+    #: model → its score on this turn
+    scores: dict[str, float] = field(default_factory=dict)
+    #: the panel's score on this turn, by the same rule as an item's (None when no model scored)
+    score: float | None = None
+    error: str | None = None
+    not_applicable: bool = False
+
+
+def fold_turns(rows: Iterable[Any], how: str = "mean") -> dict[str, list[TurnScore]]:
+    """Per dimension, its turns in order: each model's latest row per turn and the panel's score
+    (``rows`` oldest first, with ``dimension``, ``model``, ``turn``, ``score``, ``error``,
+    ``not_applicable``; rows without a turn are the item's and left out)."""
+    latest: dict[str, dict[int, dict[str, Any]]] = {}
+    for r in rows:
+        if r.turn is not None:
+            latest.setdefault(r.dimension, {}).setdefault(int(r.turn), {})[r.model or NO_MODEL] = r
+    out: dict[str, list[TurnScore]] = {}
+    for dim_id, turns in latest.items():
+        out[dim_id] = []
+        for turn in sorted(turns):
+            models = turns[turn]
+            scores = {m: float(r.score) for m, r in models.items() if r.score is not None}
+            error = None if scores else next((r.error for r in models.values() if r.error), None)
+            out[dim_id].append(TurnScore(turn, scores, panel_score(list(scores.values()), how), error,
+                                         not scores and error is None))
     return out

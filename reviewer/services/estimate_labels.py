@@ -62,7 +62,7 @@ def labels_of_columns(store: Any, rubric: Any, cols: RatingColumns, audit: NDArr
     (:func:`reviewer.domain.resolve` on people's scores alone) asked once per distinct pattern of
     which dimensions are scored and pass: the verdict and whether it is complete depend on nothing
     else when no safety flag caps. Items with a safety flag are folded one by one."""
-    from reviewer.services.calibrate_service import panel_of
+    from reviewer.domain.columns import panel_of
 
     people = {d.id: people_columns(cols.dims[d.id], how) for d in rubric.dimensions}
     dims = {}

@@ -8,12 +8,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from reviewer.domain.comments import Comment
 from reviewer.domain.itemlimits import comment_problem
 from reviewer.errors import UserError
+from reviewer.store.base import inserted_pk
 from reviewer.store.roles import RolesMixin
-from reviewer.store.tables import Item, ItemComment
+from reviewer.store.tables import Item, ItemComment, table_of
 
 
 def comment_rows(conn: Any, item_pks: Iterable[int]) -> dict[int, list[Comment]]:
@@ -21,9 +23,9 @@ def comment_rows(conn: Any, item_pks: Iterable[int]) -> dict[int, list[Comment]]
     pks = sorted(set(item_pks))
     out: dict[int, list[Comment]] = {pk: [] for pk in pks}
     for i in range(0, len(pks), 5000):
-        q = (select(ItemComment.pk, ItemComment.item_pk, ItemComment.reviewer, ItemComment.text,
-                    ItemComment.revision, ItemComment.created_at)
-             .where(ItemComment.item_pk.in_(pks[i:i + 5000])).order_by(ItemComment.pk))  # type: ignore[attr-defined]
+        q = (select(col(ItemComment.pk), col(ItemComment.item_pk), col(ItemComment.reviewer), col(ItemComment.text),
+                    col(ItemComment.revision), col(ItemComment.created_at))
+             .where(col(ItemComment.item_pk).in_(pks[i:i + 5000])).order_by(col(ItemComment.pk)))
         for pk, item_pk, who, text, rev, at in conn.execute(q):
             out[item_pk].append(Comment(pk, item_pk, who, text, int(rev or 1), at))
     return out
@@ -39,12 +41,12 @@ class CommentsMixin(RolesMixin):
             raise UserError(problem)
         with self.write() as conn:
             signed = self._sign(conn, reviewer)
-            revision = conn.execute(select(Item.revision).where(Item.pk == item_pk)).scalar()
+            revision = conn.execute(select(col(Item.revision)).where(col(Item.pk) == item_pk)).scalar()
             if revision is None:
                 raise UserError(f"no item with key {item_pk}")
-            result = conn.execute(ItemComment.__table__.insert().values(  # type: ignore[attr-defined]
+            result = conn.execute(table_of(ItemComment).insert().values(
                 item_pk=item_pk, revision=revision, reviewer=reviewer, text=text.strip(), **signed))
-            return int(result.inserted_primary_key[0])
+            return inserted_pk(result)
 
     def comments(self, item_pks: Iterable[int]) -> dict[int, list[Comment]]:
         """Per item key, its comments oldest first (of every content revision: each says which)."""

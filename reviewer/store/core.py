@@ -18,9 +18,12 @@ from reviewer.store.rating_columns import RatingColumnsMixin
 from reviewer.store.ratings import RatingsMixin
 
 
-class Store(CommentsMixin, EstimatesMixin, FoldMixin, ImportMixin, JudgeMixin, LookupMixin, PairsMixin, PeopleMixin, QueueMixin, QueueSettingsMixin,
-            RatingsMixin, RatingColumnsMixin):
-    """Items, judge and human scores side by side, safety flags, and the shared queue."""
+class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
+            RatingColumnsMixin, FoldMixin, CommentsMixin, PairsMixin, JudgeMixin):
+    """Items, judge and human scores side by side, safety flags, and the shared queue.
+
+    A mixin that calls another's methods inherits it (so mypy checks the call), and comes before
+    it here; the last ones are those the others build on."""
 
 
 def open_store(db: str | None = None, login: str | None = None) -> Store:

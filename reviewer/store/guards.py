@@ -120,9 +120,9 @@ def comment_guards(conn: Connection) -> None:
     """``0008c_comments``: the comment table (for databases made before it), append-only like the
     other history, and signed like a score: a printable author name; on PostgreSQL the author
     bound to the login and ``actor = current_user`` (the ``0007g_roles`` function)."""
-    from reviewer.store.tables import ItemComment
+    from reviewer.store.tables import ItemComment, table_of
 
-    ItemComment.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    table_of(ItemComment).create(conn, checkfirst=True)
     guard_tables(conn, COMMENTS)
     for t in COMMENTS:
         if conn.dialect.name == "sqlite":

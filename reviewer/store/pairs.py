@@ -14,11 +14,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlmodel import col
 
+from reviewer.domain.provenance import iso
 from reviewer.errors import UserError
-from reviewer.store.base import records
+from reviewer.store.base import inserted_pk, records
 from reviewer.store.roles import RolesMixin
-from reviewer.store.tables import Item, PairChoice
+from reviewer.store.tables import Item, PairChoice, table_of
 from reviewer.store.views import PairChoiceRecord
 
 
@@ -34,7 +36,7 @@ class PairsMixin(RolesMixin):
         tags = [str(t) for t in tags]
         with self.write() as conn:
             signed = self._sign(conn, reviewer)
-            row = conn.execute(select(Item.grp, Item.rubric_ref).where(Item.pk == item_pk)).first()
+            row = conn.execute(select(col(Item.grp), col(Item.rubric_ref)).where(col(Item.pk) == item_pk)).first()
             if row is None:
                 raise UserError(f"no item with key {item_pk}")
             grp, ref = row
@@ -53,21 +55,21 @@ class PairsMixin(RolesMixin):
             if winner_item_pk is not None and winner_item_pk not in (item_pk, partner_pk):
                 raise UserError(f"item {winner_item_pk} is not one of the pair compared ({item_pk}, {partner_pk})")
             a, b = sorted((item_pk, partner_pk))
-            result = conn.execute(PairChoice.__table__.insert().values(  # type: ignore[attr-defined]
+            result = conn.execute(table_of(PairChoice).insert().values(
                 grp=grp, rubric_ref=ref, reviewer=reviewer, winner_item_pk=winner_item_pk, reason=reason or None,
                 tags=tags, item_a_pk=a, item_b_pk=b, revision=_group_revision(conn, ref, grp), **signed))
-            return int(result.inserted_primary_key[0])
+            return inserted_pk(result)
 
     def pair_choice_rows(self, rubric_ref: str, group: str | None = None,
                          all_revisions: bool = False) -> list[PairChoiceRecord]:
         """Each reviewer's current choice on each pair (their latest row for it), oldest first.
         Choices made before any item of the group changed are left out unless ``all_revisions``."""
-        q = select(PairChoice).where(PairChoice.rubric_ref == rubric_ref)
+        q = select(PairChoice).where(col(PairChoice.rubric_ref) == rubric_ref)
         if group is not None:
-            q = q.where(PairChoice.grp == group)
+            q = q.where(col(PairChoice.grp) == group)
         latest: dict[tuple[str, int, int, str], PairChoiceRecord] = {}
         with self.read() as conn:
-            rows = records(conn, q.order_by(PairChoice.pk))
+            rows = records(conn, q.order_by(col(PairChoice.pk)))
             groups = sorted({r.grp for r in rows})
             current = {} if all_revisions else {g: _group_revision(conn, rubric_ref, g) for g in groups}
             first = {g: m[:2] for g, m in _members(conn, rubric_ref, groups).items()}
@@ -102,7 +104,7 @@ class PairsMixin(RolesMixin):
         ids: dict[int, str] = {}
         with self.read() as conn:
             for i in range(0, len(pks), 500):
-                ids.update(conn.execute(select(Item.pk, Item.item_id).where(Item.pk.in_(pks[i:i + 500]))).all())  # type: ignore[union-attr,arg-type]
+                ids.update(conn.execute(select(col(Item.pk), col(Item.item_id)).where(col(Item.pk).in_(pks[i:i + 500]))).all())
         out: dict[int, list[dict[str, Any]]] = {}
         for c in choices:
             for me, other in ((c.item_a_pk, c.item_b_pk), (c.item_b_pk, c.item_a_pk)):
@@ -110,7 +112,7 @@ class PairsMixin(RolesMixin):
                     "reviewer": c.reviewer, "partner": ids.get(other),
                     "winner": None if c.winner_item_pk is None else ids.get(c.winner_item_pk),
                     "reason": c.reason, "tags": list(c.tags),
-                    "created_at": c.created_at.isoformat() if hasattr(c.created_at, "isoformat") else str(c.created_at)})
+                    "created_at": iso(c.created_at)})
         return out
 
     def group_overalls(self, rubric_ref: str) -> dict[str, list[tuple[int, str | None, float | None]]]:
@@ -118,9 +120,9 @@ class PairsMixin(RolesMixin):
         out: dict[str, list[tuple[int, str | None, float | None]]] = {}
         with self.read() as conn:
             rows: Any = conn.execute(
-                select(Item.grp, Item.pk, Item.variant, Item.judge_overall)
-                .where(Item.rubric_ref == rubric_ref, Item.grp.is_not(None))  # type: ignore[union-attr]
-                .order_by(Item.grp, Item.variant, Item.pk))
+                select(col(Item.grp), col(Item.pk), col(Item.variant), col(Item.judge_overall))
+                .where(col(Item.rubric_ref) == rubric_ref, col(Item.grp).is_not(None))
+                .order_by(col(Item.grp), col(Item.variant), col(Item.pk)))
             for grp, pk, variant, overall in rows:
                 out.setdefault(grp, []).append((pk, variant, overall))
         return out
@@ -130,9 +132,9 @@ def _members(conn: Any, rubric_ref: str, groups: list[str]) -> dict[str, list[in
     """The keys of each group's items, by variant then key."""
     out: dict[str, list[int]] = {g: [] for g in groups}
     for i in range(0, len(groups), 500):
-        for grp, pk in conn.execute(select(Item.grp, Item.pk).where(
-                Item.rubric_ref == rubric_ref, Item.grp.in_(groups[i:i + 500]))  # type: ignore[union-attr]
-                .order_by(Item.grp, Item.variant, Item.pk)):
+        for grp, pk in conn.execute(select(col(Item.grp), col(Item.pk)).where(
+                col(Item.rubric_ref) == rubric_ref, col(Item.grp).in_(groups[i:i + 500]))
+                .order_by(col(Item.grp), col(Item.variant), col(Item.pk))):
             out[grp].append(pk)
     return out
 
@@ -140,5 +142,5 @@ def _members(conn: Any, rubric_ref: str, groups: list[str]) -> dict[str, list[in
 def _group_revision(conn: Any, rubric_ref: str, grp: str) -> int:
     """A group's content revision: the sum of its items' revisions (it grows whenever any of them
     is updated with new content)."""
-    return int(conn.execute(select(func.coalesce(func.sum(Item.revision), 0)).where(
-        Item.rubric_ref == rubric_ref, Item.grp == grp)).scalar_one())
+    return int(conn.execute(select(func.coalesce(func.sum(col(Item.revision)), 0)).where(
+        col(Item.rubric_ref) == rubric_ref, col(Item.grp) == grp)).scalar_one())

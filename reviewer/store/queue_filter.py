@@ -20,7 +20,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, or_
+from sqlalchemy import ColumnElement, and_, exists, false, or_
+from sqlmodel import col
 
 from reviewer.domain import PANEL_APART
 from reviewer.errors import UserError
@@ -43,21 +44,25 @@ def filter_conditions(filt: QueueFilter | None, needed: Any, t: datetime, dialec
         return []
     conds: list[ColumnElement[bool]] = []
     if filt.dataset:
-        conds.append(Item.dataset == filt.dataset)
+        conds.append(col(Item.dataset) == filt.dataset)
     if filt.band:
-        conds.append(Item.judge_band == filt.band)
+        conds.append(col(Item.judge_band) == filt.band)
     if filt.disagreement:
-        conds.append(Item.judge_spread >= PANEL_APART)  # type: ignore[operator]
+        conds.append(col(Item.judge_spread) >= PANEL_APART)
     if filt.status:
         conds.append(status_condition(filt.status, needed, t))
-    if filt.text:
+    if filt.text and not _storable(filt.text):
+        # a lone UTF-16 surrogate (pasted from a broken source) cannot be sent to the database,
+        # and no stored text holds one (imports refuse them): nothing matches
+        conds.append(false())
+    elif filt.text:
         pattern = like_pattern(filt.text)
         # case-insensitive on both: SQLite's LIKE already is (ASCII), PostgreSQL's is not
-        cols = (Item.item_id, Item.output, Item.input)
+        cols = (col(Item.item_id), col(Item.output), col(Item.input))
         if dialect == "postgresql":
-            conds.append(or_(*(c.ilike(pattern, escape=ESCAPE) for c in cols)))  # type: ignore[attr-defined]
+            conds.append(or_(*(c.ilike(pattern, escape=ESCAPE) for c in cols)))
         else:
-            conds.append(or_(*(c.like(pattern, escape=ESCAPE) for c in cols)))  # type: ignore[attr-defined]
+            conds.append(or_(*(c.like(pattern, escape=ESCAPE) for c in cols)))
     return conds
 
 
@@ -66,13 +71,22 @@ def status_condition(status: str, needed: Any, t: datetime) -> ColumnElement[boo
     if status not in STATUSES:
         raise UserError(f"unknown status {status!r}; use {', '.join(STATUSES)}")
     if status == "flagged":
-        return Item.flagged.is_(True)  # type: ignore[attr-defined,no-any-return]
-    done = Item.n_reviewed >= needed
+        return col(Item.flagged).is_(True)
+    done: ColumnElement[bool] = col(Item.n_reviewed) >= needed
     if status == "done":
-        return done  # type: ignore[return-value]
-    held = and_(Item.lease_until.is_not(None), Item.lease_until > t)  # type: ignore[union-attr,operator]
-    half = exists().where(Assignment.item_pk == Item.pk, Assignment.state == "active",
-                          Assignment.revision == Item.revision)
+        return done
+    held = and_(col(Item.lease_until).is_not(None), col(Item.lease_until) > t)
+    half = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.state) == "active",
+                          col(Assignment.revision) == col(Item.revision))
     if status == "new":
-        return and_(Item.n_reviewed == 0, ~done, ~held, ~half)
-    return and_(~done, or_(Item.n_reviewed > 0, held, half))  # type: ignore[operator]
+        return and_(col(Item.n_reviewed) == 0, ~done, ~held, ~half)
+    return and_(~done, or_(col(Item.n_reviewed) > 0, held, half))
+
+
+def _storable(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8 (a lone surrogate cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -7,6 +7,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from reviewer.domain import fold_turns
 from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 
@@ -56,7 +57,7 @@ class FlagLine:
 def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
              dataset: str | None) -> tuple[int, int, int]:
     """The queue's ``(total, done, left for this reviewer)``."""
-    return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))  # type: ignore[return-value]
+    return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))
 
 
 def find_item(store: Any, item_id: str) -> int | None:
@@ -108,6 +109,7 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
     view = store.item_view(item_pk, reviewer)
     rubric = store.get_rubric(view.rubric_ref)
     fold = view.fold
+    turns = fold_turns((r for recs in view.judge.values() for r in recs), rubric.judge.panel_aggregate)
     dims, pair_lines = [], []
     for dim in rubric.dimensions:
         if dim.is_pair:
@@ -115,7 +117,7 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
             continue
         recs = [r for r in view.judge.get(dim.id, []) if r.turn is None]
         f = fold.dims[dim.id]
-        d = DimState(dim=dim)
+        d = DimState(dim=dim, turns=turns.get(dim.id, []))
         if recs:
             ok = [r for r in recs if r.score is not None]
             last = recs[-1]

@@ -16,7 +16,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual import work
@@ -26,11 +26,14 @@ from textual.binding import Binding
 from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.config import TuiSettings
-from reviewer.tui.host import Session
+from reviewer.tui.host import ReviewHost, Session
 from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
+from reviewer.tui.widgets import markdown
 from reviewer.tui.writer import StoreWriter, WriteDone
+
+_S = TypeVar("_S", bound=ItemState | None)
 
 
 class StoreUnavailable(asyncio.CancelledError):
@@ -85,6 +88,10 @@ class ReviewApp(App[None]):
         self.write_errors: list[str] = []
         #: the next item, being claimed (or claimed) while the reviewer works on this one
         self._ahead: Future[Any] | None = None
+        #: work the next frame must not share the CPU with, started once it is painted
+        #: (:meth:`_behind_frame`): the items to exclude from a claim ahead, the progress re-read
+        self._ahead_due: tuple[int, ...] | None = None
+        self._progress_due: tuple[Future[Any] | None] | None = None
         #: the queue's (total, done, left for this reviewer), read after each finished item
         self.progress: tuple[int, int, int] | None = None
         #: seconds spent on each item finished this session
@@ -173,8 +180,8 @@ class ReviewApp(App[None]):
         """Claim and load the session's next item (and its pair, for a pairwise rubric)."""
         s = self.session
         lease = self.settings.lease_minutes * 60
-        state = adapter.claim_next(self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset,
-                                   lease_seconds=lease, blind=s.blind, exclude=exclude)
+        state = _warmed(adapter.claim_next(self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset,
+                                           lease_seconds=lease, blind=s.blind, exclude=exclude))
         return state, self._pair_for(state, lease)
 
     def _pair_for(self, state: ItemState | None, lease: int | None) -> PairState | None:
@@ -197,14 +204,14 @@ class ReviewApp(App[None]):
         if after is not None:
             with contextlib.suppress(Exception):  # a failed write was already reported
                 after.result()
-        state, pair = self._claim()
-        self.call_from_thread(self._show, state, True, pair)
+        claimed, pair = self._claim()
+        self.call_from_thread(self._show, claimed, True, pair)
 
     def _refreshed(self, state: ItemState, pair: PairState | None) -> tuple[ItemState, PairState | None]:
         """Re-read an item claimed a while ago (its scores may have changed since), keeping its
         lease; a pair's sides likewise."""
         s = self.session
-        fresh = adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim)
+        fresh = _warmed(adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim))
         if pair is None:
             return fresh, None
         sides = [fresh if side.item_pk == state.item_pk else
@@ -228,7 +235,7 @@ class ReviewApp(App[None]):
     def _drop_ahead(self, wait: bool = False) -> None:
         """Give back what was claimed ahead (the reviewer is leaving the queue): now if it has
         arrived, else when it does (``wait``: block until then, as quitting may)."""
-        ahead, self._ahead = self._ahead, None
+        ahead, self._ahead, self._ahead_due = self._ahead, None, None
         if ahead is None:
             return
 
@@ -244,7 +251,7 @@ class ReviewApp(App[None]):
     @work(thread=True, exclusive=True, group="load")
     def open_item(self, item_pk: int, remember: bool = True) -> None:
         """Show one item picked from the queue list."""
-        state = adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind)
+        state = _warmed(adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind))
         self.call_from_thread(self._show, state, remember, self._pair_for(state, None))
 
     def _show(self, state: ItemState | None, remember: bool = True, pair: PairState | None = None) -> None:
@@ -258,16 +265,16 @@ class ReviewApp(App[None]):
                 self.pop_screen()
             if isinstance(self.screen, ItemScreen | PairScreen):
                 self.pop_screen()
+            self._behind_frame()
             return
         if remember:
             self.history.append(state.item_pk)
         self._shown_at = time.monotonic()
         if state.claim is not None and self._ahead is None:
-            # through the writer: after the writes that closed the last leases, never before
             # the whole group of a pair stays out: its other items are cycled through beside it
             group = tuple(pair.partners) if pair is not None else ()
-            self._ahead = self.writer.submit("claim ahead", self._claim,
-                                             tuple(s.item_pk for s in _items_of(state, pair)) + group)
+            self._ahead_due = tuple(s.item_pk for s in _items_of(state, pair)) + group
+        self.call_after_refresh(self._behind_frame)
         screen: ItemScreen | PairScreen
         if pair is not None:
             screen = PairScreen(pair)
@@ -279,6 +286,18 @@ class ReviewApp(App[None]):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+
+    def _behind_frame(self) -> None:
+        """Start what the item just shown needs but nobody waits for: the next item's claim and
+        the queue's progress. Started beside the item's first frame, their store reads (pure
+        Python, under the same interpreter lock) would take turns from it and slow it down."""
+        due, self._ahead_due = self._ahead_due, None
+        if due is not None and self._ahead is None:
+            # through the writer: after the writes that closed the last leases, never before
+            self._ahead = self.writer.submit("claim ahead", self._claim, due)
+        progress, self._progress_due = self._progress_due, None
+        if progress is not None:
+            self.load_progress(progress[0])
 
     @work
     async def jump(self, *states: ItemState) -> None:
@@ -298,7 +317,7 @@ class ReviewApp(App[None]):
         for state in states:
             if state.claim is not None:
                 self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
-        state = adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind)
+        state = _warmed(adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind))
         self.call_from_thread(self._show, state, True, None)
 
     @work(thread=True, exclusive=True, group="load")
@@ -361,8 +380,8 @@ class ReviewApp(App[None]):
                                             "skip" if skip else ("complete" if finished else "release"))
         if finished and self._shown_at is not None:
             self.durations.append(time.monotonic() - self._shown_at)
-        self.load_progress(closed)
-        ahead, self._ahead = self._ahead, None
+        self._progress_due = (closed,)  # re-read once the next item is painted
+        ahead, self._ahead, self._ahead_due = self._ahead, None, None
         # what was claimed ahead is re-read (in the worker) before it is shown
         self.open_next(closed, ahead)
 
@@ -457,6 +476,15 @@ def _items_of(state: ItemState | None, pair: PairState | None) -> list[ItemState
     return list(pair.sides) if pair is not None else [state] if state is not None else []
 
 
+def _warmed(state: _S) -> _S:
+    """``state`` with its output and chat rendered as markdown into the render cache — in the
+    worker that loaded it, so the UI thread finds the render ready (a 50 KB output takes tens of
+    milliseconds to parse)."""
+    if isinstance(state, ItemState):
+        markdown.warm(state.output, *(str(m.get("content", "")) for m in state.conversation))
+    return state
+
+
 def _fresh(state: ItemState, margin_s: float = 60) -> bool:
     """Whether the lease on an item claimed ahead still has ``margin_s`` to run."""
     until = state.claim.until
@@ -475,6 +503,11 @@ def make_app(store: Any, reviewer: str, queue: str = "triage", rubric_ref: str |
 
         check_keymap(settings.keymap, config_path(), ReviewApp)
     return ReviewApp(store, Session(reviewer, queue, rubric_ref, dataset, blind), settings, db, first_page)
+
+
+def _hosts(app: ReviewApp) -> ReviewHost:
+    """Never called: mypy checks here that the app is what its screens take it for."""
+    return app
 
 
 __all__ = ["ReviewApp", "Session", "make_app"]

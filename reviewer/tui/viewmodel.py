@@ -18,6 +18,7 @@ from reviewer.domain import (
     JudgeDim,
     JudgeRow,
     SafetyState,
+    TurnScore,
     judge_only,
     resolve,
     with_votes,
@@ -66,6 +67,8 @@ class DimState:
     #: The score given blind, before the judge was revealed (kept when revised after).
     blind_score: float | None = None
     peers: dict[str, float] = field(default_factory=dict)
+    #: A turn-level dimension: the judge's score on each turn (:func:`reviewer.domain.fold_turns`).
+    turns: list[TurnScore] = field(default_factory=list)
 
     @property
     def judge_visible(self) -> bool:

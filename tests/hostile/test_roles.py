@@ -128,7 +128,10 @@ def _make(backend: str, tmp: Path, stack: ExitStack, skip: tuple[str, ...] = ())
         owner = open_without(pg_url(target), skip)
         owner.apply_team_roles(owner.team_roles(f"g_app_{name}", list(logins.values())))
     t = Team(backend, target, logins, owner)
-    stack.callback(lambda: [s.close() for s in t.stores])
+    def close_stores() -> None:
+        for s in t.stores:
+            s.close()
+    stack.callback(close_stores)
     return t, _setup(owner, logins, tmp)
 
 

@@ -103,7 +103,7 @@ def test_the_export_carries_each_items_pair_choices(store: Store, tmp_path: Path
     assert dict(by["trio-a"])[("ana", "trio-c")]["winner"] is None  # a tie
     bc = dict(by["trio-b"])[("ben", "trio-c")]
     assert bc["winner"] == "trio-b" and bc["tags"] == [] and bc["reason"] is None
-    assert "T" in bc["created_at"]  # ISO 8601
+    assert "T" in bc["created_at"] and bc["created_at"].endswith("+00:00")  # ISO 8601, UTC, as the comments
     # an item outside any group has no pair_choices key at all
     import_file(store, Path(__file__).resolve().parents[2] / "reviewer" / "demo" / "general-quality.jsonl",
                        "general-quality@1.0.0", dataset="demo")

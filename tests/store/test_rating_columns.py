@@ -106,5 +106,5 @@ def test_confusion_tables_from_columns_equal_the_per_row_tables(store: Store, tm
                  for r in rows if r["judge"].get(dim) and r["human"].get(dim)]
         levels = list(rubric.dimension(dim).scale.level_values())
         j, h = np.array(pairs).T
-        assert got[dim] == {"levels": levels, "table": table(j, h, levels).tolist()}
+        assert got[dim] == {"levels": levels, "table": table(j, h, levels).tolist(), "n": len(pairs)}
         assert sum(map(sum, got[dim]["table"])) == len(pairs) > 5

@@ -16,6 +16,7 @@ from reviewer.store import Store
 from reviewer.tui.app import make_app
 from reviewer.tui.config import TuiSettings
 from reviewer.tui.screens.comment import CommentDialog
+from reviewer.tui.screens.help import HelpScreen
 from tests.hostile.harness import EVERYTHING, raw_controls
 from tests.tui.conftest import REVIEWER
 from tests.tui.test_review_flow import SIZE, settle, start
@@ -42,10 +43,11 @@ async def test_c_writes_a_comment_that_is_stored_and_shown_at_once(store: Store)
         assert _panel(screen)[0] is False  # no comment yet: no panel
         await pilot.press("C")
         await settle(app, pilot)
-        assert isinstance(app.screen, CommentDialog)
+        dialog = app.screen
+        assert isinstance(dialog, CommentDialog)
         await pilot.press("enter")  # empty: refused, the dialog stays
         await settle(app, pilot)
-        assert isinstance(app.screen, CommentDialog)
+        assert app.screen_stack[-1] is dialog  # still on top
         await pilot.press(*"cites a retracted study")
         await pilot.press("enter")
         await settle(app, pilot)
@@ -117,7 +119,9 @@ async def test_the_comment_key_is_in_help_footer_and_keymap(store: Store) -> Non
         assert isinstance(app.screen, CommentDialog)
         await pilot.press("escape", "question_mark")
         await settle(app, pilot)
-        rows = app.screen.rows  # type: ignore[attr-defined]
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        rows = help_screen.rows
         assert ("o", "comment", "item.comment") in rows
     with pytest.raises(UserError, match="'n' would be both item.next and item.comment"):
         make_app(store, REVIEWER, settings=TuiSettings(keymap={"item.comment": "n"}))

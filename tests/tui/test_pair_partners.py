@@ -102,6 +102,9 @@ async def test_a_reason_goes_with_a_choice_as_plain_text(store: Store, tmp_path:
         await settle(app, pilot)
         assert isinstance(app.screen, PairScreen)
         assert current(store) == {(a, b): (a, "[red]fewer[/red] loaded words", ("more_balanced",))}
+        # enter on the tag row closed the dialog and went no further (before, it reached the pair
+        # view below and agreed there: "nothing to agree with: score it yourself")
+        assert not any("agree" in str(n.message) for n in app._notifications)
         line = choice_line(app)
         assert "because [red]fewer[/red] loaded words [more_balanced]" in line  # as typed, not markup
         # escape in the dialog records nothing; a new choice starts without a reason
@@ -155,3 +158,26 @@ async def test_a_group_of_two_has_no_partner_key(store: Store) -> None:
         await pilot.press("o")
         await settle(app, pilot)
         assert app.screen is screen
+
+
+async def test_a_hostile_reason_is_stored_as_given_and_shown_inert(store: Store, tmp_path: Path) -> None:
+    from textual.widgets import Input
+
+    from tests.hostile.harness import HOSTILE, raw_controls
+
+    a, b, _ = trio(store, tmp_path)
+    raw = HOSTILE["osc8_hyperlink"] + " [link=http://evil.example]x[/link]"
+    assert raw_controls(raw)  # the case carries escapes
+    app = make_app(store, REVIEWER, rubric_ref=REVAL)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pair(app, pilot, a)
+        await pilot.press("b", "e")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ReasonDialog)
+        app.screen.query_one(Input).value = raw
+        await pilot.press("enter")
+        await settle(app, pilot)
+        shown = app.screen.query_one("#pair-choice", Static).render()
+        assert raw_controls(str(shown)) == [] and "[link=http://evil.example]x[/link]" in str(shown)
+        assert not any("link" in str(s.style) for s in getattr(shown, "spans", []))
+    assert current(store)[(a, b)] == (b, raw.strip(), ())  # stored exactly as given

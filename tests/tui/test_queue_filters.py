@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.widgets import Checkbox, DataTable, Input, Select, Static
 
 from reviewer.store import Store
@@ -79,7 +80,9 @@ async def test_dataset_band_and_disagreement_from_the_dialog(store: Store) -> No
         await pilot.press("enter")  # in the text box: applies
         await settle(app, pilot)
         want = store.queue_page("triage", filt=QueueFilter(dataset="demo", band=band), limit=500)
-        assert ids(app) == [r.item_id for r in want] and {r.band for r in app.screen.rows} == {band}
+        listed = app.screen
+        assert isinstance(listed, QueueScreen)
+        assert ids(app) == [r.item_id for r in want] and {r.band for r in listed.rows} == {band}
         assert f"band {band}" in filter_line(app) and "dataset demo" in filter_line(app)
         # the demo's judge is one model: no panel disagrees, and the list says so with 0 matches
         dialog = await open_dialog(app, pilot)
@@ -123,7 +126,9 @@ async def test_a_filtered_list_is_paged_by_the_store(store: Store) -> None:
     app = make_app(store, REVIEWER, settings=TuiSettings(page_size=10))
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        app.screen.set_filter(QueueFilter(status="new", dataset="demo"))  # type: ignore[attr-defined]
+        listed = app.screen
+        assert isinstance(listed, QueueScreen)
+        listed.set_filter(QueueFilter(status="new", dataset="demo"))
         await settle(app, pilot)
         every = [r.item_id for r in store.queue_page("triage", filt=QueueFilter(status="new", dataset="demo"),
                                                      limit=500)]
@@ -152,3 +157,31 @@ async def test_a_blind_session_has_no_judge_filters(store: Store) -> None:
         assert screen.filt == QueueFilter(dataset="demo")
         assert any(BLIND_NOTE in str(n.message) for n in app._notifications)
         assert "band" not in filter_line(app) and len(ids(app)) == min(store.queue_count("triage"), 200)
+
+
+async def test_hostile_filter_text_is_shown_inert(store: Store) -> None:
+    """Escapes, bidi overrides and Rich markup typed (or pasted) as the filter text reach the
+    store as plain text and the screen as visible placeholders, never as markup or raw bytes."""
+    from tests.hostile.harness import HOSTILE, MARKUP, raw_controls
+
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for raw in [*HOSTILE.values(), *MARKUP.values()]:
+            await pilot.press("slash")
+            box = app.screen.query_one("#queue-search", Input)
+            box.value = raw
+            await pilot.press("enter")
+            await settle(app, pilot)
+            screen = app.screen
+            assert isinstance(screen, QueueScreen) and screen.filt.text == raw.strip()
+            line = app.screen.query_one("#queue-filter", Static).render()
+            assert isinstance(line, Text) or hasattr(line, "plain")
+            shown = str(line)
+            assert raw_controls(shown) == [], repr(raw)
+            if raw in MARKUP.values():
+                assert raw.strip() in shown  # the brackets as typed, not a style or a link
+                assert not any(s.style and "link" in str(s.style) for s in getattr(line, "spans", []))
+            # the same rows the store gives for the text as a literal
+            assert ids(app) == [r.item_id for r in store.queue_page("triage", filt=QueueFilter(text=raw.strip()),
+                                                                    limit=app.settings.page_size)]

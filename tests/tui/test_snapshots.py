@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.tui.app import make_app
 from tests.tui.conftest import REVIEWER
+from tests.tui.seeded import seed
 from tests.tui.test_review_flow import settle
 
 PAIRWISE = "reval-issue-framing@1.0.0"
@@ -31,7 +36,25 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "help": (False, ("g", "question_mark"), None),
     "calibration": (False, ("c",), None),
     "calibration_dimension": (False, ("c", "enter"), None),
+    "filter_dialog": (False, ("f",), None),
+    "queue_filtered": (False, ("f", "shift+tab", "shift+tab", "shift+tab", "enter", *["down"] * 4, "enter",
+                               "ctrl+s"), None),
+    "pair_partners": (False, ("g", "o", "a", "e", *"fewer loaded words", "tab", "2", "enter"), PAIRWISE),
 }
+
+
+def _trio(store: Store, tmp_path: Path) -> None:
+    """A group of three under the pairwise rubric, alone in the session's dataset."""
+    path = tmp_path / "trio.jsonl"
+    path.write_text("".join(json.dumps({
+        "id": f"trio-{v}", "group": "trio", "variant": v, "input": "Summarise the housing proposal.",
+        "output": f"Answer {v}: the proposal expands public housing; critics cite the cost."}) + "\n"
+        for v in "abc"))
+    import_file(store, path, PAIRWISE, dataset="trio")
+
+
+#: screen → (what it adds to the demo store, the session's dataset)
+SETUP: dict[str, tuple[Callable[[Store, Path], None], str]] = {"pair_partners": (_trio, "trio")}
 #: variant → (terminal size, NO_COLOR)
 VARIANTS: dict[str, tuple[tuple[int, int], bool]] = {
     "160x50": ((160, 50), False),
@@ -42,17 +65,57 @@ VARIANTS: dict[str, tuple[tuple[int, int], bool]] = {
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 @pytest.mark.parametrize("screen", sorted(SCREENS))
-def test_screen(screen: str, variant: str, snap_compare: Any, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_screen(screen: str, variant: str, snap_compare: Any, store: Store, monkeypatch: pytest.MonkeyPatch,
+                tmp_path: Path) -> None:
     blind, keys, rubric = SCREENS[screen]
+    dataset = None
+    if screen in SETUP:
+        setup, dataset = SETUP[screen]
+        setup(store, tmp_path)
     size, no_color = VARIANTS[variant]
     monkeypatch.setenv("RUBRICATE_CONFIG", "/nonexistent/rubricate/config.yaml")  # the help names it
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")
     else:
         monkeypatch.delenv("NO_COLOR", raising=False)
-    app = make_app(store, REVIEWER, blind=blind, rubric_ref=store.get_rubric(rubric).ref if rubric else None)
+    app = make_app(store, REVIEWER, blind=blind, rubric_ref=store.get_rubric(rubric).ref if rubric else None,
+                   dataset=dataset)
 
     async def ready(pilot: Any) -> None:
+        await settle(app, pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(app, pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=ready)
+
+
+#: screens of items added to the demo (tests/tui/seeded.py) → (the item opened, keys pressed on it)
+SEEDED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "markdown": ("md-1", ()),  # rendered: heading, emphasis, link with its address, code highlighted
+    "markdown_raw": ("md-1", ("m",)),  # the same output as written
+    "conversation_turns": ("chat-1", ()),  # turn scores beside the turns, the safety cap named
+}
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("screen", sorted(SEEDED))
+def test_seeded_screen(screen: str, variant: str, snap_compare: Any, store: Store, tmp_path: Path,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    item, keys = SEEDED[screen]
+    size, no_color = VARIANTS[variant]
+    monkeypatch.setenv("RUBRICATE_CONFIG", "/nonexistent/rubricate/config.yaml")
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    pks = seed(store, tmp_path)
+    store.flag_item(pks["chat-1"], REVIEWER, "asks a minor for personal details")
+    app = make_app(store, REVIEWER)
+
+    async def ready(pilot: Any) -> None:
+        await settle(app, pilot)
+        app.open_item(pks[item])
         await settle(app, pilot)
         for key in keys:
             await pilot.press(key)

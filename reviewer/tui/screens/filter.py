@@ -40,7 +40,8 @@ class FilterDialog(ModalScreen[QueueFilter | None]):
     def compose(self) -> ComposeResult:
         c = self.current
         with Vertical(id="filter-box"):
-            yield Label(Text("Filter the queue list", style="bold"))
+            yield Label(Text.assemble(("Filter the queue list", "bold"),
+                                      ("   tab: next field · enter: apply · esc: cancel", "dim")))
             yield Label(Text("dataset", style="dim"))
             yield Select([(safe_text(d or "(none)", newlines=False), d) for d in self.datasets],
                          prompt="any dataset", value=c.dataset if c.dataset in self.datasets else Select.NULL,
@@ -54,10 +55,9 @@ class FilterDialog(ModalScreen[QueueFilter | None]):
                 yield Label(Text("judge's band", style="dim"))
                 yield Select([(safe_text(b, newlines=False), b) for b in self.bands], prompt="any band",
                              value=c.band if c.band in self.bands else Select.NULL, id="filter-band")
-                yield Checkbox("only where the judge panel disagrees (models a quarter of the scale apart)",
-                               c.disagreement, id="filter-disagreement")
+                yield Checkbox("only where the judge panel disagrees", c.disagreement, id="filter-disagreement")
             yield Label(Text("text in the item id, input or output (matched literally)", style="dim"))
-            yield Input(c.text or "", placeholder="text (enter applies, escape cancels)", id="filter-text")
+            yield Input(c.text or "", placeholder="any text", id="filter-text")
 
     def on_mount(self) -> None:
         self.query_one("#filter-text", Input).focus()

@@ -22,6 +22,7 @@ from reviewer.tui.screens.comment import CommentDialog
 from reviewer.tui.screens.footer import footer
 from reviewer.tui.screens.scoring import (
     ScoringScreen,
+    cap_text,
     digit_to_score,
     highlight,
     input_text,
@@ -52,6 +53,7 @@ class ItemScreen(ScoringScreen):
         Binding("f", "flag", "flag", id="item.flag"),
         Binding("c", "context", "context", id="item.context"),
         Binding("C", "comment", "comment", id="item.comment"),
+        Binding("m", "raw", "raw/markdown", id="item.raw"),
         Binding("j,down", "move(1)", "next dim", show=False, id="item.next_dimension"),
         Binding("k,up", "move(-1)", "prev dim", show=False, id="item.previous_dimension"),
         Binding("p", "previous_item", "previous", id="item.previous"),
@@ -66,17 +68,20 @@ class ItemScreen(ScoringScreen):
         self.focus_index = state.first_unscored()
         self._verdict_flipped = False
         self._was_hidden = state.judge_hidden
-        #: the evidence quotes highlighted in the output now
-        self._evidence: list[str] = [q for d in state.dims if d.judge_visible for q in d.evidence]
+        #: the output shown as written (``m``) rather than rendered as markdown; per item
+        self.raw = False
+        #: which dimensions' judge side (evidence, turn scores) the texts show now
+        self._shown_judge = self._judge_shown()
 
     def compose(self) -> ComposeResult:
         s = self.state
         yield Static(self._title(), id="item-title")
         with Horizontal(id="item-body"):
             with VerticalScroll(id="item-left"):
-                yield Static(input_text(s), id="item-input", classes="panel")
-                evidence = [q for d in s.dims if d.judge_visible for q in d.evidence]
-                yield Static(output_text(s, evidence), id="item-output", classes="panel")
+                yield Static(input_text(s, self.raw), id="item-input", classes="panel")
+                output = Static(output_text(s, self._evidence(), self.raw), id="item-output", classes="panel")
+                output.border_title = self._mode()
+                yield output
                 if s.context:
                     with Collapsible(title="context", collapsed=True):
                         yield Static(safe_text(s.context), classes="-source")
@@ -108,6 +113,25 @@ class ItemScreen(ScoringScreen):
         """The queue's progress has been read again: show it in the header."""
         if self.is_mounted:
             self.query_one("#item-title", Static).update(self._title())
+
+    def _mode(self) -> str:
+        return "output · as written (m: markdown)" if self.raw else "output · markdown (m: as written)"
+
+    def _judge_shown(self) -> tuple[bool, ...]:
+        return tuple(d.judge_visible for d in self.state.dims)
+
+    def _evidence(self) -> list[str]:
+        """The judge's evidence quotes that may be shown (not while blind)."""
+        return [q for d in self.state.dims if d.judge_visible for q in d.evidence]
+
+    def _show_texts(self) -> None:
+        """Put the input (or chat) and the output in their panels, rendered or raw, with the
+        evidence and (conversations) the turn scores the judge may show."""
+        self._shown_judge = self._judge_shown()
+        output = self.query_one("#item-output", Static)
+        output.border_title = self._mode()
+        output.update(output_text(self.state, self._evidence(), self.raw))
+        self.query_one("#item-input", Static).update(input_text(self.state, self.raw))
 
     def _flags_text(self) -> Text:
         t = Text("safety flags\n", style="bold red")
@@ -151,6 +175,10 @@ class ItemScreen(ScoringScreen):
                 and judge.passed != eff.passed:
             t.append("   your scores flip the verdict: "
                      + ("fail → pass" if eff.passed else "pass → fail"), style="bold yellow")
+        capped = cap_text(self.state)
+        if capped is not None:
+            t.append("\n")
+            t.append(capped)
         revealed = reveal_text(self.state)
         if revealed is not None:
             t.append("\n")
@@ -167,10 +195,8 @@ class ItemScreen(ScoringScreen):
         self.query_one("#item-summary", Static).update(self._summary())
         self._show_flags()
         self._show_comments()
-        evidence = [q for d in self.state.dims if d.judge_visible for q in d.evidence]
-        if evidence != self._evidence:  # a reveal: the judge's quotes are highlighted now
-            self._evidence = evidence
-            self.query_one("#item-output", Static).update(output_text(self.state, evidence))
+        if self._judge_shown() != self._shown_judge:  # a reveal: quotes and turn scores shown now
+            self._show_texts()
         hidden = self.state.judge_hidden
         if hidden != self._was_hidden:  # the reveal key shows only while something is hidden
             self._was_hidden = hidden
@@ -206,9 +232,8 @@ class ItemScreen(ScoringScreen):
         self.state, self.focus_index, self._verdict_flipped = state, state.first_unscored(), False
         self.done = []
         self.query_one("#item-title", Static).update(self._title())
-        self.query_one("#item-input", Static).update(input_text(state))
-        self._evidence = [q for d in state.dims if d.judge_visible for q in d.evidence]
-        self.query_one("#item-output", Static).update(output_text(state, self._evidence))
+        self.raw = False
+        self._show_texts()
         for collapsible, text in zip(self.query(Collapsible), [t for t in (state.context, state.reference) if t],
                                      strict=True):
             collapsible.collapsed = True
@@ -234,6 +259,11 @@ class ItemScreen(ScoringScreen):
         """Focus the next or previous dimension."""
         self.focus_index = (self.focus_index + step) % len(self.state.dims)
         self._refresh_all()
+
+    def action_raw(self) -> None:
+        """Show this item's output (and chat) as written, or rendered as markdown again."""
+        self.raw = not self.raw
+        self._show_texts()
 
     def action_reveal(self) -> None:
         """Show the judge's side of every dimension already scored blind (or all, on request)."""

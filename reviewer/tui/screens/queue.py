@@ -254,6 +254,7 @@ class QueueScreen(AppKeysFirst):
         self.page_starts = [None]
         self.matching = None
         self._show_filter()
+        self.refresh_bindings()
         self.load_page()
 
     def action_filter(self) -> None:
@@ -275,6 +276,12 @@ class QueueScreen(AppKeysFirst):
 
         blind = self.rapp.session.blind
         self.app.push_screen(FilterDialog(self.filt, datasets, [] if blind else bands, blind), done)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``x`` is offered only while a filter is in force."""
+        if action == "clear_filter":
+            return self.filt.active
+        return True
 
     def action_clear_filter(self) -> None:
         """Show the whole queue again."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -119,9 +120,12 @@ class ReasonDialog(ModalScreen[ReasonResult | None]):
             self.tags.append(tag)
         self._show_tags()
 
-    def key_enter(self) -> None:
-        """Enter on the tag row saves as in the reason box."""
+    def key_enter(self, event: events.Key) -> None:
+        """Enter on the tag row saves as in the reason box. The key stops here: left to go on,
+        it reached the screen below once this one was gone (and agreed there)."""
         if self.query_one(TagRow).has_focus:
+            event.stop()
+            event.prevent_default()
             self._submit(self.query_one(Input).value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -15,13 +15,15 @@ from rich.text import Text
 from textual import work
 
 from reviewer.domain.safety import WAITING
-from reviewer.safetext import safe, safe_line, safe_text
+from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
-from reviewer.tui.widgets.chat import chat_text, output_of, under_review
+from reviewer.tui.widgets.chat import chat_text, output_of, turn_badges, under_review
+from reviewer.tui.widgets.markdown import highlight as highlight_evidence
+from reviewer.tui.widgets.markdown import shown
 
 
 def digit_to_score(digit: int, dim_scale_min: float, dim_scale_max: float,
@@ -89,30 +91,52 @@ def reveal_text(state: ItemState) -> Text | None:
     return t
 
 
-def input_text(state: ItemState) -> Text:
-    """The input panel: the chat before the message under review, else the input."""
+def input_text(state: ItemState, raw: bool = False) -> Text:
+    """The input panel: the chat before the message under review (each message rendered as
+    markdown, or ``raw`` as written, with the judge's turn scores beside their turns), else the
+    input."""
     if state.conversation:
+        badges = turn_badges(state.conversation, state.dims)
         _, head = output_of(state.output, state.conversation)
-        return chat_text(state.conversation, under_review(state.conversation) if head is not None else None)
+        marked = under_review(state.conversation) if head is not None else None
+        return chat_text(state.conversation, marked, raw, badges)
     return safe_text(state.input or "(no input)")
 
 
-def output_text(state: ItemState, quotes: list[str]) -> Text:
-    """The output panel: the output (for a conversation, its message under review, marked) with
-    the judge's evidence highlighted."""
-    text, head = output_of(state.output, state.conversation)
-    body = highlight(text, quotes)
+def output_text(state: ItemState, quotes: list[str], raw: bool = False) -> Text:
+    """The output panel: the output (for a conversation, its message under review, marked) as
+    markdown, or ``raw`` as written, with the judge's evidence highlighted either way."""
+    badges = turn_badges(state.conversation, state.dims) if state.conversation else None
+    text, head = output_of(state.output, state.conversation, badges)
+    body = highlight_evidence(shown(text, raw), quotes, raw)
     return head + body if head is not None else body
 
 
 def highlight(output: str, quotes: list[str]) -> Text:
-    """The output with the judge's evidence quotes highlighted (both made safe: control characters
-    shown as placeholders, never read as markup)."""
-    text = safe_text(output)
-    for quote in quotes:
-        if isinstance(quote, str) and len(quote) >= 4:
-            text.highlight_words([safe(quote)], style="black on yellow")
-    return text
+    """The output as written with the judge's evidence quotes highlighted (both made safe:
+    control characters shown as placeholders, never read as markup)."""
+    return highlight_evidence(safe_text(output), quotes)
+
+
+def cap_text(state: ItemState) -> Text | None:
+    """Which ceiling or cap set the overall, as the domain fold's aggregate says
+    (``ItemScore.capped_by``): the effective overall's, and the judge's when it differs. None
+    when nothing capped, or while the judge is hidden (both are computed from its scores)."""
+    if state.judge_hidden:
+        return None
+    judge, eff = state.judge_result(), state.effective_result()
+    t = Text()
+    for label, r in (("effective", eff), ("judge", judge)):
+        if not r.capped_by or r.overall is None or (label == "judge" and r.capped_by == eff.capped_by):
+            continue
+        if t:
+            t.append("\n")
+        t.append(f"{label} capped at {r.overall:.2f}", style="bold yellow")
+        if r.uncapped is not None:
+            t.append(f" (from {r.uncapped:.2f})", style="dim")
+        t.append(" by ")
+        t.append(safe_line("; ".join(r.capped_by)))
+    return t or None
 
 
 @dataclass

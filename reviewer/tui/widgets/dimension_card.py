@@ -72,6 +72,12 @@ class DimensionCard(Static):
                 judge.append(f" ± {s.std:.2f} ({', '.join(_fmt(x) for x in s.samples)})", style="dim")
             if s.confidence is not None:
                 judge.append(f"  confidence {s.confidence:.2f}", style="dim")
+            if s.turns:  # a turn-level dimension: each turn's score and the rule that rolled them up
+                judge.append(f"\n{dim.turn_aggregate} of turns:", style="dim")
+                for t in s.turns:
+                    judge.append(f"  {t.turn + 1}: ", style="dim")
+                    judge.append(_fmt(t.score) if t.score is not None else ("error" if t.error else "n/a"),
+                                 style="bold" if t.score is not None else "dim")
             if s.rationale:
                 judge.append("\n" + safe(s.rationale))
         mine = Text()
