@@ -8,6 +8,7 @@ mae, pass_agreement, status`` — and more keys beside them, never renamed ones.
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -69,6 +70,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by not in ("group", "variant") and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group', 'variant' or 'metadata.KEY'")
+    counts = _count_in_background(store, rubric.ref, dataset) if estimates else None
     cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
     if group_by and group_by.startswith("metadata.") and cols.groups and all(g is None for g in cols.groups):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
@@ -124,31 +126,40 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         # the audit items (not a blind sample's first scores, nor earlier revisions')
         own = cols if sample in ("all", "audit") and not all_revisions else None
         _add_estimates(store, rubric, out, cols if sample == "all" else None, dataset, human_aggregate,
-                       confidence, target_width, group_by, own, sample)
+                       confidence, target_width, group_by, own, sample, counts)
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
     return out
 
 
-def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
-                   confidence: float, target_width: float | None, group_by: str | None = None,
-                   own: Any = None, sample: str = "all") -> None:
-    """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.services.estimates`):
-    they need the judge on every item (a report on the whole store hands its columns over).
-    ``own``: the report's columns (sample ``sample``) when the audit items' labels may be read from them."""
+def _count_in_background(store: Any, ref: str, dataset: str | None) -> tuple[Future[Any], Future[Any]]:
+    """The corrected estimates' two counts over every item (:meth:`judge_score_totals`,
+    :meth:`judge_pass_totals`), started on their own connections: the database counts (the driver
+    lets go of the GIL) while the rating rows are read and folded here — a million items cost
+    ~max, not sum."""
     from concurrent.futures import ThreadPoolExecutor
 
+    pool = ThreadPoolExecutor(2)
+    try:
+        return (pool.submit(store.judge_score_totals, ref, dataset), pool.submit(store.judge_pass_totals, ref, dataset))
+    finally:
+        pool.shutdown(wait=False)  # the two run to the end; nothing more is submitted
+
+
+def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
+                   confidence: float, target_width: float | None, group_by: str | None = None,
+                   own: Any = None, sample: str = "all",
+                   counts: tuple[Future[Any], Future[Any]] | None = None) -> None:
+    """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.services.estimates`):
+    they need the judge on every item (a report on the whole store hands its columns over).
+    ``own``: the report's columns (sample ``sample``) when the audit items' labels may be read from
+    them; ``counts``: :func:`_count_in_background`'s, when started already."""
     from reviewer.services import estimates
 
-    # The two counts over every item run in the database on their own connections (the driver
-    # lets go of the GIL) while the audit items' labels are gathered here: a million items cost
-    # ~max, not sum.
-    with ThreadPoolExecutor(2) as pool:
-        scores = pool.submit(store.judge_score_totals, rubric.ref, dataset)
-        verdicts = pool.submit(store.judge_pass_totals, rubric.ref, dataset)
-        folds = _audit_labels(store, rubric, dataset, how, own, sample)
-        counted, passes = scores.result(), verdicts.result()
+    scores, verdicts = counts or _count_in_background(store, rubric.ref, dataset)
+    folds = _audit_labels(store, rubric, dataset, how, own, sample)
+    counted, passes = scores.result(), verdicts.result()
     found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols,
                                           group_by=group_by, counted=counted)
     for entry in out["dimensions"]:
