@@ -88,6 +88,24 @@ def safe_text(text: object, style: str = "", *, newlines: bool = True) -> Text:
     return Text(safe(text, newlines=newlines), style=style, end="")
 
 
+def json_text(value: Any, **kwargs: Any) -> str:
+    """``json.dumps(value)`` with text kept readable (no ``ensure_ascii``) but every character
+    :func:`safe` would replace written as a ``\\uXXXX`` escape (JSON escapes the C0 controls
+    itself): the same value once parsed, and no raw ESC, C1, bidi or invisible character on a
+    terminal that shows the file."""
+    import json
+
+    return _UNSAFE.sub(_json_escape, json.dumps(value, ensure_ascii=False, **kwargs))
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # a surrogate pair, as JSON writes characters beyond the BMP
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
 def csv_cell(value: Any) -> Any:
     """A CSV cell a spreadsheet will not run: a string starting with ``= + - @``, tab, CR or LF
     gets a leading ``'`` (numbers are left alone). Control characters are kept as they are (CSV

@@ -77,7 +77,7 @@ def score_item(rubric: Rubric, raw: Mapping[str, float | None], safety_failed: b
     if not scored or total_w <= 0:
         return ItemScore(None, None, None, passes=passes, passed=False,
                          reason="no weighted dimension applies to this item")
-    values = {d.id: float(raw[d.id]) for d in scored}  # type: ignore[arg-type]
+    values = {d.id: float(raw[d.id]) for d in scored}  # type: ignore[arg-type]  # not missing: every scored dimension has a number
     uncapped = sum(d.weight * d.scale.normalise(values[d.id]) for d in scored) / total_w
     same_scale = all(d.scale.min == rubric.scale.min and d.scale.max == rubric.scale.max for d in scored)
     overall, reasons = uncapped, []

@@ -68,7 +68,7 @@ class Builder:
     def fail(self, path: tuple[str | int, ...], rule: str, message: str,
              key: tuple[str | int, ...] | None = None) -> RubricError:
         err = RubricError(self.source, self.loc.line(*path), rule, message)
-        err.keypath = key if key is not None else path  # type: ignore[attr-defined]
+        err.keypath = key if key is not None else path
         return err
 
     def record(self, err: RubricError) -> None:
@@ -262,7 +262,7 @@ class Builder:
         if value not in MEASUREMENT_LEVELS:
             raise self.fail((*path, "level"), "level",
                             f"level {value!r} is unknown; use one of {', '.join(MEASUREMENT_LEVELS)}")
-        return value  # type: ignore[no-any-return]
+        return next(lv for lv in MEASUREMENT_LEVELS if lv == value)  # the level, typed
 
     def ceilings(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> tuple[Ceiling, ...]:
         ceiling = d.get("ceiling") or []

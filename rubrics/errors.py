@@ -10,6 +10,9 @@ class RubricError(ValueError):
     name and what to do about it.
     """
 
+    #: Where in the rubric's data the problem is (set by the builder, which skips what lies under it).
+    keypath: tuple[str | int, ...] = ()
+
     def __init__(self, path: str, line: int | None, rule: str, message: str) -> None:
         self.path = path
         self.line = line

@@ -89,7 +89,8 @@ def canonical_form(rubric: Rubric) -> dict[str, Any]:
                 dim.pop(key, None)
     if not data["review"].get("partial"):  # added later: rubrics without it keep their hash
         data["review"].pop("partial", None)
-    return json.loads(json.dumps(data, sort_keys=True, default=str))  # type: ignore[no-any-return]
+    canonical: dict[str, Any] = json.loads(json.dumps(data, sort_keys=True, default=str))
+    return canonical
 
 
 def _with_hash(rubric: Rubric) -> Rubric:

@@ -21,8 +21,8 @@ import re
 from collections.abc import Mapping
 
 # Python's own pattern parser (sre_parse); private, but the only full parser of its syntax.
-from re import _constants as sre_c  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
+from re import _constants as sre_c  # type: ignore[attr-defined]  # private: typeshed does not declare it
+from re import _parser as sre_parse  # type: ignore[attr-defined]  # private: typeshed does not declare it
 from typing import Any
 
 import regex

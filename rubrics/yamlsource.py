@@ -29,12 +29,12 @@ class _NoAliasLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         if self.check_event(AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
+            event = self.peek_event()  # type: ignore[no-untyped-call]  # unannotated in types-PyYAML
             raise RubricError(
                 self.name, event.start_mark.line + 1, "yaml-alias",
                 "YAML aliases (*name) are not allowed in a rubric; write the value out",
             )
-        event = self.peek_event()  # type: ignore[no-untyped-call]
+        event = self.peek_event()  # type: ignore[no-untyped-call]  # unannotated in types-PyYAML
         if isinstance(event, (ScalarEvent, CollectionStartEvent)) and event.tag is not None:
             raise RubricError(
                 self.name, event.start_mark.line + 1 if event.start_mark else None, "yaml-tag",

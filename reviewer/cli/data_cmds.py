@@ -12,7 +12,7 @@ import typer
 
 from reviewer.cli import app, rubric_app
 from reviewer.faults import regular_file
-from reviewer.safetext import csv_cell, safe_line, safe_text
+from reviewer.safetext import csv_cell, json_text, safe_line, safe_text
 
 DbOption = Annotated[
     str | None,
@@ -103,12 +103,13 @@ def export_cmd(
     try:
         if fmt == "jsonl":
             for row in rows:
-                fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+                fh.write(json_text(row, default=str) + "\n")
         else:
             writer = csv.writer(fh)
             writer.writerow(["id", "dataset", "rubric", "dimension", "effective", "source", "judge",
                              "judge_error", "human", "overall", "band", "passed", "safety",
-                             "state", "adjudication", "bias", "incomplete"]
+                             "state", "adjudication", "bias", "incomplete", "revision", "human_scores",
+                             "comments"]
                             + (["effective_label", "judge_label", "human_labels"] if labels else []))
             for row in rows:
                 for dim, d in row["dimensions"].items():
@@ -119,7 +120,8 @@ def export_cmd(
                         row["id"], row["dataset"], row["rubric"], dim, d["effective"], d["source"],
                         d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
                         row["overall"], row["band"], row["passed"], row["safety"],
-                        d["state"], d["adjudication"], d["bias"], row["incomplete"] or "", *extra)])
+                        d["state"], d["adjudication"], d["bias"], row["incomplete"] or "",
+                        row["revision"], json_text(d["human_scores"]), json_text(row["comments"]), *extra)])
     finally:
         if out:
             fh.close()

@@ -6,7 +6,15 @@ bias (:mod:`.judge`); safety status over all flags (:mod:`.safety`); effective s
 with its incomplete rule (:mod:`.item`). Every view of an item reads it through :func:`fold_item`.
 """
 
-from reviewer.domain.human import AGGREGATES, HumanDim, Vote, consensus, fold_human
+from reviewer.domain.human import (
+    AGGREGATES,
+    HumanDim,
+    Vote,
+    complete_reviews,
+    consensus,
+    fold_human,
+    scored_by,
+)
 from reviewer.domain.item import (
     DimFold,
     ItemFold,
@@ -18,6 +26,7 @@ from reviewer.domain.item import (
 )
 from reviewer.domain.judge import (
     NO_MODEL,
+    PANEL_APART,
     JudgeDim,
     TurnScore,
     bias,
@@ -29,8 +38,8 @@ from reviewer.domain.rows import DecisionRow, FlagRow, HumanRow, ItemRows, Judge
 from reviewer.domain.safety import FlagState, SafetyState, flag_status, item_safety, safety_status
 
 __all__ = [
-    "AGGREGATES", "NO_MODEL", "DecisionRow", "DimFold", "FlagRow", "FlagState", "HumanDim", "HumanRow",
-    "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "SafetyState", "TurnScore", "Vote", "bias", "consensus",
-    "flag_status", "fold_human", "fold_item", "fold_judge", "fold_turns", "humans_only", "item_safety", "judge_only", "resolve",
-    "revision_of", "safety_status", "spread", "with_votes",
+    "AGGREGATES", "NO_MODEL", "PANEL_APART", "DecisionRow", "DimFold", "FlagRow", "FlagState", "HumanDim", "HumanRow",
+    "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "SafetyState", "TurnScore", "Vote", "bias", "complete_reviews",
+    "consensus", "flag_status", "fold_human", "fold_item", "fold_judge", "fold_turns", "humans_only", "item_safety",
+    "judge_only", "resolve", "revision_of", "safety_status", "scored_by", "spread", "with_votes",
 ]

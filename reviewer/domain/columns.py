@@ -232,3 +232,15 @@ def fold(raw: RawColumns, sample: str = "all") -> RatingColumns:
                                 settled[d], mine[:, 1:])
     return RatingColumns(raw.item_pk, [raw.reviewers[i] for i in keep_who], [raw.models[i] for i in keep_models],
                          dims, raw.groups)
+
+
+def panel_of(by_model: NDArray[np.float64], how: str) -> NDArray[np.float64]:
+    """The panel's score per item (items × models, NaN where a model did not score): the mean
+    or median of the models that scored it (:func:`rubrics.aggregate.panel_score`, the rule
+    :func:`reviewer.domain.judge.fold_judge` applies per item, vectorised);
+    NaN where none did."""
+    out = np.full(by_model.shape[0], np.nan)
+    some = (~np.isnan(by_model)).any(axis=1)
+    if some.any():
+        out[some] = (np.nanmedian if how == "median" else np.nanmean)(by_model[some], axis=1)
+    return out

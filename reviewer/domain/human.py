@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from reviewer.domain.rows import HumanRow
+from rubrics.schema import Rubric
 
 AGGREGATES = ("mean", "median", "majority")
 
@@ -96,6 +97,24 @@ def fold_human(rows: Iterable[HumanRow]) -> dict[str, HumanDim]:
             elif hd.adjudication is None or vote.pk > hd.adjudication.pk:
                 out[dim] = hd = replace(hd, adjudication=vote)
     return out
+
+
+def scored_by(humans: dict[str, HumanDim]) -> dict[str, set[str]]:
+    """Per person, the dimensions they hold a current vote on (``humans``: :func:`fold_human`'s
+    result): what coverage counts a review from. A lead's adjudication settles a dimension but is
+    not a vote, so it is not a review."""
+    out: dict[str, set[str]] = {}
+    for dim, hd in humans.items():
+        for who in hd.votes:
+            out.setdefault(who, set()).add(dim)
+    return out
+
+
+def complete_reviews(rubric: Rubric, humans: dict[str, HumanDim]) -> int:
+    """How many people have a complete review of the item: a current vote on every dimension a
+    person scores (``review: partial: true``: on any one; :meth:`Rubric.review_complete`). The
+    queues serve an item until this reaches the number they ask for."""
+    return sum(1 for dims in scored_by(humans).values() if rubric.review_complete(dims))
 
 
 def with_vote(dim: HumanDim | None, reviewer: str, score: float | None, kind: str = "score") -> HumanDim:

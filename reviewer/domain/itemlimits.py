@@ -16,6 +16,8 @@ MAX_ID_CHARS = 512
 MAX_NAME_CHARS = 200
 MAX_TAGS = 50
 MAX_TAG_CHARS = 100
+#: A comment on an item: a few paragraphs at most.
+MAX_COMMENT_CHARS = 4000
 #: Control and invisible formatting characters: never in an id, a name or a tag.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -76,6 +78,20 @@ def tags_problem(value: Any) -> str | None:
         problem = name_problem(tag, "a tag", MAX_TAG_CHARS)
         if problem is not None or not isinstance(tag, str):
             return problem or "a tag must be text"
+    return None
+
+
+def comment_problem(value: Any) -> str | None:
+    """A comment: non-empty text of at most :data:`MAX_COMMENT_CHARS` characters that UTF-8 can
+    store (control characters are kept as written and shown as placeholders wherever it is shown)."""
+    if not isinstance(value, str):
+        return f"a comment must be text, not {_kind(value)}"
+    if not value.strip():
+        return "the comment is empty; type what later reviewers should know"
+    if len(value) > MAX_COMMENT_CHARS:
+        return f"the comment is {len(value)} characters; at most {MAX_COMMENT_CHARS}"
+    if _SURROGATE.search(value):
+        return "the comment holds a lone surrogate (broken text encoding); retype it"
     return None
 
 

@@ -20,6 +20,9 @@ from rubrics.schema import Dimension
 
 #: How a row with no model name is keyed among a panel's models.
 NO_MODEL = "judge"
+#: A panel disagrees on an item when its models are at least this far apart (normalised, 0–1) on
+#: some dimension: a quarter of the scale (``judge`` says so after a run; the queue list filters by it).
+PANEL_APART = 0.25
 
 
 @dataclass(frozen=True)

@@ -226,7 +226,9 @@ def _check_gold(gold: Any, scales: dict[str, Scale], errs: list[str], where: str
         if dim_id not in scales:
             errs.append(f"{where}: unknown dimension {dim_id!r}")
             continue
-        _, _, err = _check_score(scales[dim_id], value, lambda d=dim_id: f"{where} {d}")
+        def gwhere(d: str = dim_id) -> str:
+            return f"{where} {d}"
+        _, _, err = _check_score(scales[dim_id], value, gwhere)
         if err:
             errs.append(err)
 
@@ -362,7 +364,7 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
     # Membership of the audit sample is not content: marking an item later changes no revision.
     content = {k: v for k, v in obj.items() if k != "audit"}
     digest = hashlib.sha256(_CANONICAL.encode(content).encode()).hexdigest()
-    return Row(n, str(item_id), obj, digest, model, judge, human, audit)
+    return Row(n, str(item_id), obj, digest, model, judge, human, bool(audit))  # audit is not None here
 
 
 def _audit_flag(value: Any) -> bool | None:

@@ -14,12 +14,13 @@ import numpy as np
 
 from calibration.alpha import LEVELS, Level
 from calibration.consensus import AGGREGATES
+from calibration.detail import best_model, confusion, reviewer_offsets
 from calibration.report import DimensionInput, TrustBounds, dimension_report, dimension_reports
 from calibration.reviewers import adjudicated, anchoring, judge_spread, per_reviewer, z_normalise
 from calibration.routing import DimSignal, item_priority
 from reviewer.domain import bias, consensus, spread
+from reviewer.domain.columns import panel_of
 from reviewer.errors import UserError
-from rubrics.aggregate import panel_score
 
 SAMPLES = ("all", "audit", "blind")
 #: Bootstrap draws for every interval: ``calibrate``, the TUI's calibration screen and its
@@ -27,18 +28,11 @@ SAMPLES = ("all", "audit", "blind")
 DRAWS = 1000
 
 
-def _panel(row: dict[str, Any], dim_id: str, how: str) -> float | None:
-    """A rating row's judge score on a dimension: the panel's (``how``: the rubric's
-    ``judge.panel_aggregate``) over the models that scored it; None when none did."""
-    return panel_score(list(row["judge"].get(dim_id, {}).values()), how)
-
-
-def best_model(per_model: dict[str, dict[str, Any]]) -> str | None:
-    """The panel model whose scores agree best with the humans on a dimension (highest alpha;
-    ties go to the lower MAE, then the name); None when no model's alpha could be computed."""
-    ranked = [(-f["alpha"], f["mae"] if f.get("mae") is not None else np.inf, m)
-              for m, f in per_model.items() if f.get("alpha") is not None]
-    return min(ranked)[2] if ranked else None
+def _panel(row: dict[str, Any], dim_id: str) -> float | None:
+    """A rating row's judge panel score on a dimension, as the item's fold took it
+    (:mod:`reviewer.domain.judge`); None when no model scored it."""
+    panel: dict[str, float | None] = row["panel"]
+    return panel.get(dim_id)
 
 
 def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: str | None = None,
@@ -154,17 +148,6 @@ def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, data
     out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, folds, confidence, target_width, passes)
 
 
-def panel_of(by_model: np.ndarray, how: str) -> np.ndarray:
-    """The panel's score per item (items × models, NaN where a model did not score): the mean
-    or median of the models that scored it (:func:`rubrics.aggregate.panel_score`, vectorised);
-    NaN where none did."""
-    out = np.full(by_model.shape[0], np.nan)
-    some = (~np.isnan(by_model)).any(axis=1)
-    if some.any():
-        out[some] = (np.nanmedian if how == "median" else np.nanmean)(by_model[some], axis=1)
-    return out
-
-
 def _before_after(item_pk: np.ndarray, scores: dict[int, tuple[float | None, float | None]],
                   seen: set[int], humans: np.ndarray, base: dict[str, Any], bounds: TrustBounds,
                   draws: int, seed: int) -> dict[str, Any]:
@@ -226,7 +209,7 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
             if dim.is_pair:
                 continue
             scale = dim.judge_scale or dim.scale
-            score = _panel(row, dim.id, rubric.judge.panel_aggregate)
+            score = _panel(row, dim.id)
             apart = spread(scale.normalise(x) for x in row["judge"].get(dim.id, {}).values())
             signals[dim.id] = DimSignal(
                 status.get(dim.id, "insufficient_data"),
@@ -241,8 +224,6 @@ def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | 
     """Per dimension the judge × human confusion table on the dimension's levels (human: the
     report's aggregate, the majority on nominal dimensions)
     (``rows``: the report's rating rows, when the caller has read them already)."""
-    from calibration.agreement import table
-
     rubric = store.get_rubric(report["rubric"])
     if rows is None:
         rows = store.rating_rows(rubric.ref, report["dataset"], report["sample"])
@@ -252,12 +233,11 @@ def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | 
             continue
         # the human side as the report took it: the majority on a nominal dimension
         how = "majority" if dim.measurement_level == "nominal" else report.get("human_aggregate") or "mean"
-        pairs = [(_panel(r, dim.id, rubric.judge.panel_aggregate), consensus(list(r["human"][dim.id].values()), how))
+        pairs = [(_panel(r, dim.id), consensus(list(r["human"][dim.id].values()), how))
                  for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
         if pairs:
-            levels = list(dim.scale.level_values())
             j, h = np.array(pairs).T
-            out[dim.id] = {"levels": levels, "table": table(j, h, levels).tolist()}
+            out[dim.id] = confusion(j, h, list(dim.scale.level_values()))
     return out
 
 
@@ -277,7 +257,7 @@ def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
     rubric = store.get_rubric(rubric_ref)
     out = []
     for r in rows if rows is not None else store.rating_rows(rubric.ref, None, "all"):
-        j, humans = _panel(r, dimension, rubric.judge.panel_aggregate), r["human"].get(dimension)
+        j, humans = _panel(r, dimension), r["human"].get(dimension)
         if j is None or not humans:
             continue
         h = [float(v) for v in humans.values()]
@@ -298,20 +278,17 @@ def dimension_detail(store: Any, rubric_ref: str, dimension: str, dataset: str |
     rubric = store.get_rubric(rubric_ref)
     sample, rows = _rows_for(store, rubric.ref, dataset, sample)
     conf = confusions(store, {"rubric": rubric.ref, "dataset": dataset, "sample": sample}, rows).get(dimension)
-    per: dict[str, list[float]] = {}
+    per: dict[str, list[tuple[float, float]]] = {}
     for r in rows:
-        j = _panel(r, dimension, rubric.judge.panel_aggregate)
+        j = _panel(r, dimension)
         if j is None:
             continue
         for who, score in r["human"].get(dimension, {}).items():
-            per.setdefault(who, []).append(j - score)
-    reviewers = [{"reviewer": who, "n": len(d), "bias": float(np.mean(d)), "mae": float(np.mean(np.abs(d)))}
-                 for who, d in sorted(per.items())]
-    levels = list(rubric.dimension(dimension).scale.level_values())
-    table = conf["table"] if conf else [[0] * len(levels) for _ in levels]
-    return {"levels": conf["levels"] if conf else levels, "table": table, "sample": sample,
-            "n": int(sum(sum(row) for row in table)),
-            "reviewers": reviewers, "disagreements": disagreements(store, rubric.ref, dimension, rows=rows)}
+            per.setdefault(who, []).append((j, score))
+    if conf is None:
+        conf = confusion([], [], list(rubric.dimension(dimension).scale.level_values()))
+    return {"levels": conf["levels"], "table": conf["table"], "sample": sample, "n": conf["n"],
+            "reviewers": reviewer_offsets(per), "disagreements": disagreements(store, rubric.ref, dimension, rows=rows)}
 
 
 def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[str, Any]]:

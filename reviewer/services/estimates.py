@@ -136,7 +136,7 @@ def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: lis
     judge's is the panel — and the unlabelled side is every other item's panel score: counted by
     the database when it can be (:meth:`judge_score_totals`), else folded from the columns
     ``cols`` (``rating_columns`` of every item; read here when not given)."""
-    from reviewer.services.calibrate_service import panel_of
+    from reviewer.domain.columns import panel_of
 
     dims = [d for d in rubric.dimensions if not d.is_pair and d.measurement_level != "nominal"]
     labelled: dict[str, tuple[list[float], list[float]]] = {d.id: ([], []) for d in dims}
@@ -179,7 +179,7 @@ def _ranking(cols: Any, dim_id: str, how: str, pks: list[int], y: NDArray[np.flo
              yhat: NDArray[np.float64], confidence: float) -> list[dict[str, Any]]:
     """Corrected means per group of ``cols.groups`` (labelled items by key, the rest from the
     columns) and the corrected ranking."""
-    from reviewer.services.calibrate_service import panel_of
+    from reviewer.domain.columns import panel_of
 
     panel = panel_of(cols.dims[dim_id].judge, how)
     group_of = {int(pk): "unknown" if g is None else str(g) for pk, g in zip(cols.item_pk, cols.groups, strict=True)}

@@ -7,6 +7,8 @@ import statistics
 from collections import Counter, defaultdict
 from typing import Any
 
+import numpy as np
+
 from calibration.agreement import correlation
 from reviewer.services.estimates import corrected_leaderboard
 
@@ -36,7 +38,7 @@ def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by
                      "mean_overall": statistics.fmean(x["overall"] for x in rs if x["overall"] is not None)
                      if any(x["overall"] is not None for x in rs) else None,
                      "pass_rate": statistics.fmean(bool(x["passed"]) for x in rs)} for m, rs in by_model.items()),
-                   key=lambda m: -(m["mean_overall"] or 0))
+                   key=lambda m: -float(m["mean_overall"] or 0))
     judge_rank_agreement = _group_rank_agreement(rows)
     overall_mean = statistics.fmean(overall) if overall else None
     return {"rubric": rubric.ref, "dataset": dataset, "items": len(rows), "headline": _headline(rubric, rows),
@@ -92,7 +94,7 @@ def _group_rank_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:
         eff = [m["overall"] for m in members]
         if len(members) < 3 or None in judge or None in eff:
             continue
-        tau = correlation(judge, eff, "kendall")  # type: ignore[arg-type]
+        tau = correlation(np.asarray(judge, float), np.asarray(eff, float), "kendall")  # no None: checked above
         if tau is not None:
             taus.append(tau)
     return {"groups": len(groups), "groups_ranked": len(taus),

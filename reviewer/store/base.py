@@ -8,10 +8,11 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, CursorResult, Engine, select
+from sqlmodel import col
 
 from reviewer.errors import UserError
-from reviewer.store.tables import RubricVersion
+from reviewer.store.tables import RubricVersion, table_of
 from rubrics.errors import RubricError
 from rubrics.library import find_bundled, parse_ref
 from rubrics.loader import load_rubric_text
@@ -87,8 +88,8 @@ class StoreBase:
                             "validated (the file changed while it was read?); run the command again")
         with self.write() as conn:
             rows = conn.execute(
-                select(RubricVersion.version, RubricVersion.content_hash, RubricVersion.yaml_text)
-                .where(RubricVersion.rubric_id == rubric.id)
+                select(col(RubricVersion.version), col(RubricVersion.content_hash), col(RubricVersion.yaml_text))
+                .where(col(RubricVersion.rubric_id) == rubric.id)
             ).all()
             for version, content_hash, text in rows:
                 if version == rubric.version:
@@ -111,7 +112,7 @@ class StoreBase:
                         f"{rubric.source or rubric.ref}: version {rubric.version} of {rubric.id} is not above "
                         f"the latest registered version {latest[0]}; versions must increase: number it "
                         f"above {latest[0]}")
-            conn.execute(RubricVersion.__table__.insert().values(  # type: ignore[attr-defined]
+            conn.execute(table_of(RubricVersion).insert().values(
                 rubric_id=rubric.id, version=rubric.version, content_hash=rubric.content_hash,
                 yaml_text=yaml_text))
         return True
@@ -124,8 +125,8 @@ class StoreBase:
             return self._rubric_cache[ref]
         rid, version = parse_ref(ref)
         with self.read() as conn:
-            q = select(RubricVersion.version, RubricVersion.yaml_text, RubricVersion.content_hash).where(
-                RubricVersion.rubric_id == rid)
+            q = select(col(RubricVersion.version), col(RubricVersion.yaml_text), col(RubricVersion.content_hash)).where(
+                col(RubricVersion.rubric_id) == rid)
             rows = conn.execute(q).all()
         rows = [r for r in rows if version is None or r[0] == version]
         if rows:
@@ -144,8 +145,8 @@ class StoreBase:
     def list_rubrics(self) -> list[tuple[str, str, str]]:
         """(id, version, hash) of every registered version."""
         with self.read() as conn:
-            rows = conn.execute(select(RubricVersion.rubric_id, RubricVersion.version,
-                                       RubricVersion.content_hash)).all()
+            rows = conn.execute(select(col(RubricVersion.rubric_id), col(RubricVersion.version),
+                                       col(RubricVersion.content_hash))).all()
         return sorted((a, b, c) for a, b, c in rows)
 
 
@@ -158,6 +159,15 @@ def records(conn: Connection, query: Any) -> list[SimpleNamespace]:
             data["meta"] = data.pop("metadata")
         out.append(SimpleNamespace(**data))
     return out
+
+
+def inserted_pk(result: CursorResult[Any]) -> int:
+    """The primary key of the row a one-row INSERT just wrote (SQLAlchemy types the key as
+    optional: it is absent only for statements that are not one-row inserts)."""
+    key = result.inserted_primary_key
+    if key is None or key[0] is None:
+        raise RuntimeError("the INSERT reported no primary key")
+    return int(key[0])
 
 
 def _stored(text: str, content_hash: str, rid: str, version: str) -> Rubric:

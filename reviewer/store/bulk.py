@@ -16,11 +16,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import JSON, Connection, Table
+from sqlalchemy.sql.schema import CallableColumnDefault, ScalarElementColumnDefault
 
 _PLACEHOLDER = {"qmark": "?", "format": "%s", "pyformat": "%s"}
 #: Default values that can sit in the SQL text as they are: no quote, no percent sign.
 _SAFE_TEXT = re.compile(r"[\w .:+-]*")
-_EMPTY = {list: "[]", dict: "{}"}
+_EMPTY: dict[type, str] = {list: "[]", dict: "{}"}
 
 
 def json_text(value: Any) -> str:
@@ -79,7 +80,12 @@ def bulk_insert(conn: Connection, table: Table, columns: Sequence[str], rows: Se
         default = column.default
         if default is None:
             continue
-        raw = default.arg(None) if default.is_callable else default.arg  # type: ignore[attr-defined]
+        if isinstance(default, CallableColumnDefault):
+            raw = default.arg(None)  # type: ignore[arg-type]  # no execution context here; the defaults used (now) take none
+        elif isinstance(default, ScalarElementColumnDefault):
+            raw = default.arg
+        else:  # pragma: no cover - the tables have constant and Python-function defaults only
+            raise RuntimeError(f"bulk_insert cannot compute the default of {table.name}.{column.name}")
         fixed.append((column.name, _db_value(conn, column, raw)))
     for name, value in fixed:
         names.append(name)

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from reviewer.store.comments import CommentsMixin
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.estimates import EstimatesMixin
 from reviewer.store.fold import FoldMixin
 from reviewer.store.importer import ImportMixin
 from reviewer.store.judging import JudgeMixin
+from reviewer.store.lookup import LookupMixin
 from reviewer.store.pairs import PairsMixin
 from reviewer.store.people import PeopleMixin
 from reviewer.store.queue import QueueMixin
@@ -16,9 +18,12 @@ from reviewer.store.rating_columns import RatingColumnsMixin
 from reviewer.store.ratings import RatingsMixin
 
 
-class Store(EstimatesMixin, FoldMixin, ImportMixin, JudgeMixin, PairsMixin, PeopleMixin, QueueMixin, QueueSettingsMixin,
-            RatingsMixin, RatingColumnsMixin):
-    """Items, judge and human scores side by side, safety flags, and the shared queue."""
+class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
+            RatingColumnsMixin, FoldMixin, CommentsMixin, PairsMixin, JudgeMixin):
+    """Items, judge and human scores side by side, safety flags, and the shared queue.
+
+    A mixin that calls another's methods inherits it (so mypy checks the call), and comes before
+    it here; the last ones are those the others build on."""
 
 
 def open_store(db: str | None = None, login: str | None = None) -> Store:

@@ -12,37 +12,37 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import select, update
+from sqlmodel import col
 
+from reviewer.domain import HumanDim, HumanRow, complete_reviews, fold_human, scored_by
 from reviewer.store.queue import refresh_triage_keys
 from reviewer.store.tables import HumanScore, Item
 
 
-def scored_dimensions(conn: Any, item_pk: int) -> dict[str, set[str]]:
-    """Per person, the dimensions they hold a current score on (on the item's current content;
-    an undo takes one back; a lead's adjudication settles a dimension but is not a review)."""
+def _humans(conn: Any, item_pk: int) -> dict[str, HumanDim]:
+    """People's side of the item's fold (its current content revision's human rows)."""
     rows = conn.execute(
-        select(HumanScore.reviewer, HumanScore.dimension, HumanScore.score, HumanScore.kind)
-        .join(Item, (Item.pk == HumanScore.item_pk) & (Item.revision == HumanScore.revision))
-        .where(HumanScore.item_pk == item_pk).order_by(HumanScore.pk)).all()
-    out: dict[str, set[str]] = {}
-    for who, dim, score, kind in rows:
-        if kind == "adjudication":
-            continue
-        if kind == "undo" or score is None:
-            out.get(who, set()).discard(dim)
-        else:
-            out.setdefault(who, set()).add(dim)
-    return out
+        select(col(HumanScore.pk), col(HumanScore.reviewer), col(HumanScore.dimension), col(HumanScore.score), col(HumanScore.kind))
+        .join(Item, (col(Item.pk) == col(HumanScore.item_pk)) & (col(Item.revision) == col(HumanScore.revision)))
+        .where(col(HumanScore.item_pk) == item_pk).order_by(col(HumanScore.pk))).all()
+    return fold_human(HumanRow(pk, dim, who, score, kind) for pk, who, dim, score, kind in rows)
+
+
+def scored_dimensions(conn: Any, item_pk: int) -> dict[str, set[str]]:
+    """Per person, the dimensions they hold a current score on (on the item's current content),
+    as the item's fold has them (:func:`reviewer.domain.scored_by`: an undo takes back the latest
+    standing row; a lead's adjudication settles a dimension but is not a review)."""
+    return scored_by(_humans(conn, item_pk))
 
 
 def refresh_coverage(conn: Any, rubric: Any, item_pk: int) -> dict[str, set[str]]:
-    """Recount the item's complete reviews into ``n_reviewed`` (and its triage key); returns
-    what :func:`scored_dimensions` found."""
-    scored = scored_dimensions(conn, item_pk)
-    n = sum(1 for dims in scored.values() if rubric.review_complete(dims))
-    conn.execute(update(Item).where(Item.pk == item_pk, Item.n_reviewed != n).values(n_reviewed=n))
+    """Recount the item's complete reviews (:func:`reviewer.domain.complete_reviews`) into
+    ``n_reviewed`` (and its triage key); returns what :func:`scored_dimensions` finds."""
+    humans = _humans(conn, item_pk)
+    n = complete_reviews(rubric, humans)
+    conn.execute(update(Item).where(col(Item.pk) == item_pk, col(Item.n_reviewed) != n).values(n_reviewed=n))
     refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
-    return scored
+    return scored_by(humans)
 
 
 def recount_all(conn: Any) -> None:
@@ -52,29 +52,23 @@ def recount_all(conn: Any) -> None:
     from rubrics.loader import load_rubric_text
 
     texts = {f"{rid}@{v}": t for rid, v, t in conn.execute(
-        select(RubricVersion.rubric_id, RubricVersion.version, RubricVersion.yaml_text))}
-    scored: dict[int, dict[str, set[str]]] = {}
+        select(col(RubricVersion.rubric_id), col(RubricVersion.version), col(RubricVersion.yaml_text)))}
+    rows_of: dict[int, list[HumanRow]] = {}
     refs: dict[int, str] = {}
     rows = conn.execute(
-        select(HumanScore.item_pk, HumanScore.reviewer, HumanScore.dimension, HumanScore.score, HumanScore.kind,
-               Item.rubric_ref)
-        .join(Item, (Item.pk == HumanScore.item_pk) & (Item.revision == HumanScore.revision))
-        .order_by(HumanScore.pk))
-    for pk, who, dim, score, kind, ref in rows:
-        refs[pk] = ref
-        if kind == "adjudication":
-            continue
-        mine = scored.setdefault(pk, {}).setdefault(who, set())
-        if kind == "undo" or score is None:
-            mine.discard(dim)
-        else:
-            mine.add(dim)
+        select(col(HumanScore.item_pk), col(HumanScore.pk), col(HumanScore.reviewer), col(HumanScore.dimension), col(HumanScore.score),
+               col(HumanScore.kind), col(Item.rubric_ref))
+        .join(Item, (col(Item.pk) == col(HumanScore.item_pk)) & (col(Item.revision) == col(HumanScore.revision)))
+        .order_by(col(HumanScore.pk)))
+    for item_pk, pk, who, dim, score, kind, ref in rows:
+        refs[item_pk] = ref
+        rows_of.setdefault(item_pk, []).append(HumanRow(pk, dim, who, score, kind))
     rubrics = {ref: load_rubric_text(texts[ref], ref) for ref in set(refs.values()) if ref in texts}
-    for pk, by in scored.items():
+    for pk, hr in rows_of.items():
         rubric = rubrics.get(refs[pk])
         if rubric is None:
             continue
-        n = sum(1 for dims in by.values() if rubric.review_complete(dims))
-        conn.execute(update(Item).where(Item.pk == pk, Item.n_reviewed < n).values(n_reviewed=n))
-    if scored:
+        n = complete_reviews(rubric, fold_human(hr))
+        conn.execute(update(Item).where(col(Item.pk) == pk, col(Item.n_reviewed) < n).values(n_reviewed=n))
+    if rows_of:
         refresh_triage_keys(conn, "1 = 1", {})

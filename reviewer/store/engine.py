@@ -7,13 +7,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, select, text
-from sqlmodel import SQLModel
+from sqlmodel import SQLModel, col
 
 from reviewer.errors import UserError
 from reviewer.store import tables
-from reviewer.store.guards import history_guards, people_guards
+from reviewer.store.guards import comment_guards, history_guards, people_guards
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
 
@@ -51,7 +52,7 @@ def make_engine(db: str) -> Engine:
         engine = create_engine(url, connect_args={"timeout": timeout, "check_same_thread": False})
 
         @event.listens_for(engine, "connect")
-        def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
             # Transactions are begun by hand (BEGIN IMMEDIATE for read-then-write): pysqlite's
             # own implicit BEGIN would be deferred and produce "database is locked".
             dbapi_conn.isolation_level = None
@@ -63,7 +64,7 @@ def make_engine(db: str) -> Engine:
             cur.close()
 
         @event.listens_for(engine, "begin")
-        def _begin(conn):  # type: ignore[no-untyped-def]
+        def _begin(conn: Connection) -> None:
             conn.exec_driver_sql(conn.info.pop("begin_sql", "BEGIN IMMEDIATE"))
 
         return engine
@@ -115,7 +116,7 @@ def _triage_key(conn: Connection) -> None:
 
 def _queue_settings(conn: Connection) -> None:
     """Per-queue settings (reviewers per item, gold rate, blind) and the item's gold flag."""
-    tables.QueueSetting.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    tables.table_of(tables.QueueSetting).create(conn, checkfirst=True)
     _add_column(conn, "item", "is_gold", "BOOLEAN NOT NULL DEFAULT " + ("0" if conn.dialect.name == "sqlite" else "false"))
 
 
@@ -165,6 +166,22 @@ def _coverage(conn: Connection) -> None:
     recount_all(conn)
 
 
+def _pair_reason(conn: Connection) -> None:
+    """A pair choice names the two items compared (groups of more than two are cycled through,
+    a choice per pair) and may carry quick tags beside its reason. Nullable columns added to the
+    append-only table; no row is changed (older rows belong to their group's first pair)."""
+    _add_column(conn, "pair_choice", "tags", "JSON")
+    _add_column(conn, "pair_choice", "item_a_pk", "INTEGER")
+    _add_column(conn, "pair_choice", "item_b_pk", "INTEGER")
+
+
+
+def _queue_filter_index(conn: Connection) -> None:
+    """The queue list's status filter asks, per item, whether a review of it is under way: an
+    index on the assignments by item answers that without scanning them all."""
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_assignment_item ON assignment (item_pk, state)")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -178,6 +195,9 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0007g_roles", people_guards),
     ("0007b_revisions", _revisions),
     ("0007b_coverage", _coverage),
+    ("0008c_comments", comment_guards),
+    ("0008p_pair_reason", _pair_reason),
+    ("0008p_queue_filter_index", _queue_filter_index),
 ]
 
 
@@ -186,13 +206,13 @@ def migrate(engine: Engine) -> list[str]:
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":  # one migrator at a time across processes
             conn.execute(text("SELECT pg_advisory_xact_lock(4242)"))
-        tables.SchemaMigration.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
-        done = set(conn.execute(select(tables.SchemaMigration.name)).scalars())  # type: ignore[call-overload]
+        tables.table_of(tables.SchemaMigration).create(conn, checkfirst=True)
+        done = set(conn.execute(select(col(tables.SchemaMigration.name))).scalars())
         applied = []
         for name, step in MIGRATIONS:
             if name in done:
                 continue
             step(conn)
-            conn.execute(tables.SchemaMigration.__table__.insert().values(name=name))  # type: ignore[attr-defined]
+            conn.execute(tables.table_of(tables.SchemaMigration).insert().values(name=name))
             applied.append(name)
     return applied

@@ -8,6 +8,7 @@ the store keeps on each item from its fold).
 from __future__ import annotations
 
 from sqlalchemy import case, func, select
+from sqlmodel import col
 
 from reviewer.store.base import StoreBase
 from reviewer.store.tables import AuditSample, Item, ItemRevision
@@ -20,16 +21,16 @@ class EstimatesMixin(StoreBase):
         """The item keys of the rubric's audit sample (drawn here or imported as ``"audit": true``)."""
         ref = self.get_rubric(rubric_ref).ref
         with self.read() as conn:
-            return set(conn.execute(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)).scalars())
+            return set(conn.execute(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)).scalars())
 
     def judge_pass_totals(self, rubric_ref: str, dataset: str | None = None) -> tuple[int, int]:
         """(items with a complete judge verdict, how many of them pass) over the rubric (and
         dataset), counted by the database: a million items never leave it."""
         ref = self.get_rubric(rubric_ref).ref
-        passed = func.sum(case((Item.judge_passed.is_(True), 1), else_=0))  # type: ignore[union-attr]
-        q = select(func.count(Item.judge_passed), passed).where(Item.rubric_ref == ref)
+        passed = func.sum(case((col(Item.judge_passed).is_(True), 1), else_=0))
+        q = select(func.count(col(Item.judge_passed)), passed).where(col(Item.rubric_ref) == ref)
         if dataset:
-            q = q.where(Item.dataset == dataset)
+            q = q.where(col(Item.dataset) == dataset)
         with self.read() as conn:
             n, k = conn.execute(q).one()
         return int(n or 0), int(k or 0)
@@ -39,8 +40,8 @@ class EstimatesMixin(StoreBase):
         out: dict[int, bool] = {}
         with self.read() as conn:
             for i in range(0, len(item_pks), 5000):
-                q = select(Item.pk, Item.judge_passed).where(Item.pk.in_(item_pks[i:i + 5000]),  # type: ignore[union-attr]
-                                                             Item.judge_passed.is_not(None))  # type: ignore[union-attr]
+                q = select(col(Item.pk), col(Item.judge_passed)).where(col(Item.pk).in_(item_pks[i:i + 5000]),
+                                                             col(Item.judge_passed).is_not(None))
                 out.update((int(pk), bool(v)) for pk, v in conn.execute(q))
         return out
 
@@ -57,16 +58,16 @@ class EstimatesMixin(StoreBase):
 
         ref = self.get_rubric(rubric_ref).ref
         with self.read() as conn:
-            runs = conn.execute(select(JudgeRun.pk, JudgeRun.dataset).where(JudgeRun.rubric_ref == ref)).all()
+            runs = conn.execute(select(col(JudgeRun.pk), col(JudgeRun.dataset)).where(col(JudgeRun.rubric_ref) == ref)).all()
             if len(runs) != 1 or (dataset and (runs[0][1] or "") != dataset):
                 return None
             # an item's earlier content is kept in item_revision: any row there means a revised item
-            revised = (select(ItemRevision.pk).join(Item, Item.pk == ItemRevision.item_pk)
-                       .where(Item.rubric_ref == ref).limit(1))
+            revised = (select(col(ItemRevision.pk)).join(Item, col(Item.pk) == col(ItemRevision.item_pk))
+                       .where(col(Item.rubric_ref) == ref).limit(1))
             if conn.execute(revised).first() is not None:
                 return None
-            score = JudgeScore.score
-            q = (select(JudgeScore.dimension, func.count(score), func.sum(score), func.sum(score * score))
-                 .where(JudgeScore.run_pk == runs[0][0], JudgeScore.turn.is_(None), score.is_not(None))  # type: ignore[union-attr]
-                 .group_by(JudgeScore.dimension))
+            score = col(JudgeScore.score)
+            q = (select(col(JudgeScore.dimension), func.count(score), func.sum(score), func.sum(score * score))
+                 .where(col(JudgeScore.run_pk) == runs[0][0], col(JudgeScore.turn).is_(None), score.is_not(None))
+                 .group_by(col(JudgeScore.dimension)))
             return {d: (int(n), float(s or 0.0), float(ss or 0.0)) for d, n, s, ss in conn.execute(q)}

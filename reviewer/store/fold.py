@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import literal, select
+from sqlmodel import col
 
 from reviewer.domain import DecisionRow, FlagRow, HumanRow, ItemFold, ItemRows, JudgeRow, fold_item
 from reviewer.store.base import StoreBase
@@ -35,31 +36,32 @@ def item_rows(conn: Any, items: Sequence[tuple[int, int]]) -> dict[int, ItemRows
     for i in range(0, len(pks), CHUNK):
         chunk = pks[i:i + CHUNK]
         for pk, hpk, dim, who, score, kind, blind, rev, reason, tags, sample, at in conn.execute(
-                select(HumanScore.item_pk, HumanScore.pk, HumanScore.dimension, HumanScore.reviewer,
-                       HumanScore.score, HumanScore.kind, HumanScore.blind, _rev(HumanScore),
-                       HumanScore.reason, HumanScore.tags, HumanScore.sample, HumanScore.created_at)
-                .where(HumanScore.item_pk.in_(chunk)).order_by(HumanScore.pk)):  # type: ignore[attr-defined]
+                select(col(HumanScore.item_pk), col(HumanScore.pk), col(HumanScore.dimension), col(HumanScore.reviewer),
+                       col(HumanScore.score), col(HumanScore.kind), col(HumanScore.blind), _rev(HumanScore),
+                       col(HumanScore.reason), col(HumanScore.tags), col(HumanScore.sample), col(HumanScore.created_at))
+                .where(col(HumanScore.item_pk).in_(chunk)).order_by(col(HumanScore.pk))):
             out[pk].human.append(HumanRow(hpk, dim, who, score, kind, bool(blind), _r(rev, out[pk]), reason,
                                           tuple(str(t) for t in tags or ()), sample, at))
         for pk, jpk, dim, model, score, norm, err, na, std, rev in conn.execute(
-                select(JudgeScore.item_pk, JudgeScore.pk, JudgeScore.dimension, JudgeScore.model,
-                       JudgeScore.score, JudgeScore.normalised, JudgeScore.error, JudgeScore.not_applicable,
-                       JudgeScore.std, _rev(JudgeScore))
-                .where(JudgeScore.item_pk.in_(chunk), JudgeScore.turn.is_(None))  # type: ignore[attr-defined, union-attr]
-                .order_by(JudgeScore.pk)):
+                select(col(JudgeScore.item_pk), col(JudgeScore.pk), col(JudgeScore.dimension), col(JudgeScore.model),
+                       col(JudgeScore.score), col(JudgeScore.normalised), col(JudgeScore.error), col(JudgeScore.not_applicable),
+                       col(JudgeScore.std), _rev(JudgeScore))
+                .where(col(JudgeScore.item_pk).in_(chunk), col(JudgeScore.turn).is_(None))
+                .order_by(col(JudgeScore.pk))):
             out[pk].judge.append(JudgeRow(jpk, dim, model, score, norm, err, bool(na), std, None, _r(rev, out[pk])))
         flag_item: dict[int, int] = {}
         for pk, fpk, gate, detector, rev in conn.execute(
-                select(SafetyFlag.item_pk, SafetyFlag.pk, SafetyFlag.gate, SafetyFlag.detector, _rev(SafetyFlag))
-                .where(SafetyFlag.item_pk.in_(chunk)).order_by(SafetyFlag.pk)):  # type: ignore[attr-defined]
+                select(col(SafetyFlag.item_pk), col(SafetyFlag.pk), col(SafetyFlag.gate), col(SafetyFlag.detector),
+                       _rev(SafetyFlag))
+                .where(col(SafetyFlag.item_pk).in_(chunk)).order_by(col(SafetyFlag.pk))):
             out[pk].flags.append(FlagRow(fpk, gate, detector, _r(rev, out[pk])))
             flag_item[fpk] = pk
         if flag_item:
             # a decision's person is the login that wrote it (reviewer.store.safety), not its name
             for dpk, fpk, who, decision in conn.execute(with_reviewer(
-                    select(SafetyDecision.pk, SafetyDecision.flag_pk, decision_person(), SafetyDecision.decision)
+                    select(col(SafetyDecision.pk), col(SafetyDecision.flag_pk), decision_person(), col(SafetyDecision.decision))
                     .select_from(SafetyDecision))
-                    .where(SafetyDecision.flag_pk.in_(list(flag_item))).order_by(SafetyDecision.pk)):  # type: ignore[attr-defined]
+                    .where(col(SafetyDecision.flag_pk).in_(list(flag_item))).order_by(col(SafetyDecision.pk))):
                 out[flag_item[fpk]].decisions.append(DecisionRow(dpk, fpk, who, decision))
     return out
 
@@ -77,12 +79,12 @@ class FoldMixin(StoreBase):
         with self.read() as conn:
             q = select(Item)
             if rubric_ref:
-                q = q.where(Item.rubric_ref == self.get_rubric(rubric_ref).ref)
+                q = q.where(col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
             if dataset:
-                q = q.where(Item.dataset == dataset)
+                q = q.where(col(Item.dataset) == dataset)
             if item_pks is not None:
-                q = q.where(Item.pk.in_(list(item_pks)))  # type: ignore[union-attr]
-            items = records(conn, q.order_by(Item.pk))
+                q = q.where(col(Item.pk).in_(list(item_pks)))
+            items = records(conn, q.order_by(col(Item.pk)))
             rows = item_rows(conn, [(it.pk, it.revision) for it in items])
         for it in items:
             yield it, fold_item(self.get_rubric(it.rubric_ref), rows[it.pk], how, all_revisions)
@@ -97,13 +99,13 @@ class FoldMixin(StoreBase):
         pks = sorted(set(item_pks))
         if not pks:
             return
-        items = conn.execute(select(Item.pk, Item.revision, Item.rubric_ref).where(Item.pk.in_(pks))).all()  # type: ignore[union-attr]
+        items = conn.execute(select(col(Item.pk), col(Item.revision), col(Item.rubric_ref)).where(col(Item.pk).in_(pks))).all()
         rows = item_rows(conn, [(pk, rev) for pk, rev, _ in items])
         for pk, _, ref in items:
             r = rows[pk]
             state = item_safety([f for f in r.flags if f.revision == r.revision], r.decisions,
                                 self.get_rubric(ref).review.safety_signoffs)
-            conn.execute(update(Item).where(Item.pk == pk).values(safety=state.status, flagged=state.capped))
+            conn.execute(update(Item).where(col(Item.pk) == pk).values(safety=state.status, flagged=state.capped))
         refresh_triage_keys(conn, "pk IN (" + ",".join(str(int(p)) for p in pks) + ")", {})
 
     def item_fold(self, item_pk: int, how: str = "mean") -> ItemFold:

@@ -24,9 +24,13 @@ from sqlalchemy import Connection
 
 from reviewer.domain.itemlimits import _CONTROL, MAX_NAME_CHARS
 
-#: Tables whose rows are never changed or removed once written.
+#: Tables whose rows are never changed or removed once written (guarded by ``0007g_history_guards``).
 HISTORY = ("human_score", "judge_score", "safety_flag", "safety_decision", "pair_choice",
            "rubric_version", "item_revision")
+#: History tables added later, each guarded by its own migration the same way (``0008c_comments``).
+COMMENTS = ("item_comment",)
+#: Every history table.
+ALL_HISTORY = HISTORY + COMMENTS
 #: Unique keys besides ``pk`` that a REPLACE could use to delete a row.
 _UNIQUE = {"rubric_version": ("rubric_id", "version")}
 #: Tables whose rows are signed by a reviewer name.
@@ -61,8 +65,28 @@ def _pg(conn: Connection, sql: str) -> None:
 
 def history_guards(conn: Connection) -> None:
     """Refuse UPDATE, DELETE, REPLACE/key reuse (SQLite) and TRUNCATE (PostgreSQL) on history."""
+    guard_tables(conn, HISTORY)
     if conn.dialect.name == "sqlite":
-        for t in HISTORY:
+        conn.exec_driver_sql(
+            "CREATE TRIGGER IF NOT EXISTS safety_flag_opens_open BEFORE INSERT ON safety_flag "
+            "WHEN NEW.status <> 'open' BEGIN SELECT RAISE(ABORT, "
+            "'a safety flag opens as open: its status comes from safety decisions'); END")
+        return
+    conn.exec_driver_sql(
+        "CREATE OR REPLACE FUNCTION rubricate_flag_opens_open() RETURNS trigger AS $$ BEGIN "
+        "IF NEW.status <> 'open' THEN RAISE EXCEPTION "
+        "'a safety flag opens as open: its status comes from safety decisions'; END IF; "
+        "RETURN NEW; END $$ LANGUAGE plpgsql")
+    conn.exec_driver_sql("DROP TRIGGER IF EXISTS safety_flag_opens_open ON safety_flag")
+    conn.exec_driver_sql("CREATE TRIGGER safety_flag_opens_open BEFORE INSERT ON safety_flag "
+                         "FOR EACH ROW EXECUTE FUNCTION rubricate_flag_opens_open()")
+
+
+def guard_tables(conn: Connection, tables: tuple[str, ...]) -> None:
+    """The append-only guards on ``tables``: UPDATE, DELETE and REPLACE/key reuse refused on
+    SQLite; UPDATE, DELETE (``ON CONFLICT DO UPDATE`` included) and TRUNCATE on PostgreSQL."""
+    if conn.dialect.name == "sqlite":
+        for t in tables:
             msg = f"{t} is append-only: add a new row instead"
             for op in ("UPDATE", "DELETE"):
                 conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {t}_no_{op.lower()}")
@@ -75,30 +99,38 @@ def history_guards(conn: Connection) -> None:
             conn.exec_driver_sql(
                 f"CREATE TRIGGER IF NOT EXISTS {t}_no_replace BEFORE INSERT ON {t} WHEN {taken} "
                 f"BEGIN SELECT RAISE(ABORT, '{t} is append-only: that row exists; add a new row instead'); END")
-        conn.exec_driver_sql(
-            "CREATE TRIGGER IF NOT EXISTS safety_flag_opens_open BEFORE INSERT ON safety_flag "
-            "WHEN NEW.status <> 'open' BEGIN SELECT RAISE(ABORT, "
-            "'a safety flag opens as open: its status comes from safety decisions'); END")
         return
     _pg(conn,
         "CREATE OR REPLACE FUNCTION rubricate_history_guard() RETURNS trigger AS $$ BEGIN "
         "RAISE EXCEPTION '% is append-only: add a new row instead (% refused)', TG_TABLE_NAME, TG_OP; "
         "END $$ LANGUAGE plpgsql")
-    conn.exec_driver_sql(
-        "CREATE OR REPLACE FUNCTION rubricate_flag_opens_open() RETURNS trigger AS $$ BEGIN "
-        "IF NEW.status <> 'open' THEN RAISE EXCEPTION "
-        "'a safety flag opens as open: its status comes from safety decisions'; END IF; "
-        "RETURN NEW; END $$ LANGUAGE plpgsql")
-    for t in HISTORY:
+    for t in tables:
         conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {t}_no_change ON {t}")
         conn.exec_driver_sql(f"CREATE TRIGGER {t}_no_change BEFORE UPDATE OR DELETE ON {t} "
                              "FOR EACH ROW EXECUTE FUNCTION rubricate_history_guard()")
         conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {t}_no_truncate ON {t}")
         conn.exec_driver_sql(f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} "
                              "FOR EACH STATEMENT EXECUTE FUNCTION rubricate_history_guard()")
-    conn.exec_driver_sql("DROP TRIGGER IF EXISTS safety_flag_opens_open ON safety_flag")
-    conn.exec_driver_sql("CREATE TRIGGER safety_flag_opens_open BEFORE INSERT ON safety_flag "
-                         "FOR EACH ROW EXECUTE FUNCTION rubricate_flag_opens_open()")
+
+
+def comment_guards(conn: Connection) -> None:
+    """``0008c_comments``: the comment table (for databases made before it), append-only like the
+    other history, and signed like a score: a printable author name; on PostgreSQL the author
+    bound to the login and ``actor = current_user`` (the ``0007g_roles`` function)."""
+    from reviewer.store.tables import ItemComment, table_of
+
+    table_of(ItemComment).create(conn, checkfirst=True)
+    guard_tables(conn, COMMENTS)
+    for t in COMMENTS:
+        if conn.dialect.name == "sqlite":
+            bad = "a reviewer name must be non-empty and printable, without surrounding spaces (at most 100 characters)"
+            conn.exec_driver_sql(f"CREATE TRIGGER IF NOT EXISTS {t}_printable_name BEFORE INSERT ON {t} "
+                                 f"WHEN {_sqlite_bad_name('NEW.reviewer')} BEGIN SELECT RAISE(ABORT, '{bad}'); END")
+        elif conn.exec_driver_sql("SELECT to_regproc('rubricate_signed')").scalar() is not None:
+            # (absent only where ``0007g_roles`` was left out, as the guard tests build a database)
+            conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {t}_signed ON {t}")
+            conn.exec_driver_sql(f"CREATE TRIGGER {t}_signed BEFORE INSERT ON {t} "
+                                 "FOR EACH ROW EXECUTE FUNCTION rubricate_signed()")
 
 
 def _add(conn: Connection, table: str, column: str) -> None:
@@ -247,7 +279,7 @@ def roles_statements(app_role: str, logins: list[str], schema: str, item_columns
         f"CREATE ROLE {app_role} NOLOGIN; END IF; END $$",
         f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {app_role}",
         f"GRANT USAGE ON SCHEMA {schema} TO {app_role}",
-        f"GRANT SELECT, INSERT ON {', '.join(HISTORY)} TO {app_role}",
+        f"GRANT SELECT, INSERT ON {', '.join(ALL_HISTORY)} TO {app_role}",
         f"GRANT SELECT, INSERT, UPDATE ON {', '.join(_APP_UPDATES)} TO {app_role}",
         f"GRANT SELECT, INSERT ON item TO {app_role}",
         f"GRANT UPDATE ({', '.join(c for c in item_columns if c not in ITEM_CONTENT)}) ON item TO {app_role}",

@@ -80,20 +80,28 @@ class Batch:
 
 class Overall:
     """The judge's overall, band and verdict per distinct set of scores, from the item's fold
-    (:mod:`reviewer.domain`) on the file's judge scores: items of one file share few distinct
-    score combinations (scales have a handful of levels), so each is computed once."""
+    (:func:`reviewer.domain.judge_only`, the rule a judge run's refresh applies too): the file's
+    judge scores, and people's scores on the dimensions only people score (``method: human``).
+    Items of one file share few distinct score combinations (scales have a handful of levels), so
+    each is computed once."""
 
     def __init__(self, rubric: Rubric) -> None:
         self.rubric = rubric
-        self.seen: dict[tuple[tuple[str, float | None, bool], ...], tuple[float | None, str | None, bool | None]] = {}
+        self.human_only = {d.id for d in rubric.dimensions if d.method == "human"}
+        self.seen: dict[tuple[Any, ...], tuple[float | None, str | None, bool | None]] = {}
 
     def __call__(self, r: Row) -> tuple[float | None, str | None, bool | None]:
-        key = tuple((k, e.score, bool(e.error)) for k, e in r.judge.items())
+        judged = tuple((k, e.score, bool(e.error)) for k, e in r.judge.items())
+        people = tuple((who, dim_id, score) for who, dim_id, score, *_ in r.human
+                       if dim_id in self.human_only) if self.human_only and r.human else ()
+        key = (judged, people)
         if key not in self.seen:
-            from reviewer.domain import ItemRows, JudgeRow, fold_item, judge_only
+            from reviewer.domain import HumanRow, ItemRows, JudgeRow, fold_item, judge_only
 
             rows = ItemRows(0, judge=[JudgeRow(i, k, None, score, error="error" if err else None)
-                                      for i, (k, score, err) in enumerate(key)])
+                                      for i, (k, score, err) in enumerate(judged)],
+                            human=[HumanRow(i, dim_id, who, score, "import")
+                                   for i, (who, dim_id, score) in enumerate(people)])
             agg = judge_only(self.rubric, fold_item(self.rubric, rows))
             self.seen[key] = (agg.overall, agg.band.label if agg.band else None,
                               agg.passed if agg.overall is not None else None)
@@ -115,15 +123,15 @@ def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tupl
 
 
 def reviews_done(rubric: Rubric, r: Row) -> int:
-    """How many people the row's human entries show with a complete review (every dimension
-    a person scores, or any with ``review: partial``): an imported review counts like one
-    entered in the review screen."""
+    """How many people the row's human entries show with a complete review
+    (:func:`reviewer.domain.complete_reviews`): an imported review counts like one entered in the
+    review screen."""
     if not r.human:
         return 0
-    scored: dict[str, set[str]] = {}
-    for reviewer, dim_id, *_ in r.human:
-        scored.setdefault(reviewer, set()).add(dim_id)
-    return sum(1 for dims in scored.values() if rubric.review_complete(dims))
+    from reviewer.domain import HumanRow, complete_reviews, fold_human
+
+    return complete_reviews(rubric, fold_human(HumanRow(i, dim_id, reviewer, score, "import")
+                                               for i, (reviewer, dim_id, score, *_) in enumerate(r.human)))
 
 
 def add_scores(batch: Batch, dims: Mapping[str, Dimension], r: Row, pk: int, revision: int | None = None) -> None:

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from sqlalchemy import Connection, select, update
+from sqlmodel import col
 
-from reviewer.store.base import records
+from reviewer.store.base import inserted_pk, records
 from reviewer.store.bulk import bulk_insert
 from reviewer.store.import_batches import (
     HUMAN_COLUMNS,
@@ -14,7 +15,15 @@ from reviewer.store.import_batches import (
     JUDGE_SCORE_ONLY,
     Batch,
 )
-from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeRun, JudgeScore
+from reviewer.store.tables import (
+    AuditSample,
+    HumanScore,
+    Item,
+    ItemRevision,
+    JudgeRun,
+    JudgeScore,
+    table_of,
+)
 from rubrics.schema import Rubric
 
 #: The seed recorded for items imported with ``"audit": true`` (drawn at random elsewhere).
@@ -31,48 +40,49 @@ class RowWriter:
 
     def _run(self, model: str | None) -> int:
         if model not in self.runs:
-            res = self.conn.execute(JudgeRun.__table__.insert().values(  # type: ignore[attr-defined]
+            res = self.conn.execute(table_of(JudgeRun).insert().values(
                 rubric_ref=self.rubric.ref, model=model, params={}, dataset=self.ds or None,
                 source="import", status="done"))
-            self.runs[model] = int(res.inserted_primary_key[0])
+            self.runs[model] = inserted_pk(res)
         return self.runs[model]
 
     def put(self, b: Batch) -> None:
         """Write one batch."""
         conn, ref = self.conn, self.rubric.ref
-        bulk_insert(conn, Item.__table__, ITEM_COLUMNS, b.items,  # type: ignore[arg-type]
+        bulk_insert(conn, table_of(Item), ITEM_COLUMNS, b.items,
                     {"dataset": self.ds, "rubric_ref": ref})
         for pk, revision, old_hash, values in b.changed:
-            old = records(conn, select(Item).where(Item.pk == pk))[0]
-            conn.execute(ItemRevision.__table__.insert().values(  # type: ignore[attr-defined]
+            old = records(conn, select(Item).where(col(Item.pk) == pk))[0]
+            conn.execute(table_of(ItemRevision).insert().values(
                 item_pk=pk, revision=revision, content_hash=old_hash,
                 payload={"input": old.input, "output": old.output, "context": old.context,
                          "reference": old.reference, "metadata": old.meta}))
             # new content: the earlier revision's judge verdict, flags and reviews are history, not
             # this text's (``values`` holds the judge summary of the scores this file gives, if any)
-            conn.execute(update(Item).where(Item.pk == pk).values(
+            conn.execute(update(Item).where(col(Item.pk) == pk).values(
                 revision=revision + 1, judge_spread=None, flagged=False, safety="none", **values))
         methods = {d.id: d.method for d in self.rubric.dimensions}
         for (model, dim_id), rows in b.judge_plain.items():
             self.judge_scores += bulk_insert(
-                conn, JudgeScore.__table__, JUDGE_SCORE_ONLY, rows,  # type: ignore[arg-type]
+                conn, table_of(JudgeScore), JUDGE_SCORE_ONLY, rows,
                 {"run_pk": self._run(model), "model": model, "dimension": dim_id,
                  "method": methods[dim_id], "samples": "[]", "evidence": "[]", "examples_used": "[]"})
         for model, rows in b.judge_full.items():
             self.judge_scores += bulk_insert(
-                conn, JudgeScore.__table__, JUDGE_COLUMNS, rows,  # type: ignore[arg-type]
+                conn, table_of(JudgeScore), JUDGE_COLUMNS, rows,
                 {"run_pk": self._run(model), "model": model, "examples_used": "[]"})
-        self.human_scores += bulk_insert(conn, HumanScore.__table__, HUMAN_COLUMNS, b.human,  # type: ignore[arg-type]
+        self.human_scores += bulk_insert(conn, table_of(HumanScore), HUMAN_COLUMNS, b.human,
                                          {"kind": "import"})
         for model, rows in b.judge_revised.items():
             self.judge_scores += bulk_insert(
-                conn, JudgeScore.__table__, (*JUDGE_COLUMNS, "revision"), rows,  # type: ignore[arg-type]
+                conn, table_of(JudgeScore), (*JUDGE_COLUMNS, "revision"), rows,
                 {"run_pk": self._run(model), "model": model, "examples_used": "[]"})
-        self.human_scores += bulk_insert(conn, HumanScore.__table__, (*HUMAN_COLUMNS, "revision"),  # type: ignore[arg-type]
+        self.human_scores += bulk_insert(conn, table_of(HumanScore), (*HUMAN_COLUMNS, "revision"),
                                          b.human_revised, {"kind": "import"})
         if b.audit:
-            have = set(conn.execute(select(AuditSample.item_pk).where(
-                AuditSample.rubric_ref == ref, AuditSample.item_pk.in_(b.audit))).scalars())  # type: ignore[attr-defined]
-            rows = [{"rubric_ref": ref, "item_pk": pk, "seed": IMPORTED_AUDIT_SEED} for pk in b.audit if pk not in have]
-            if rows:
-                conn.execute(AuditSample.__table__.insert(), rows)  # type: ignore[attr-defined]
+            have = set(conn.execute(select(col(AuditSample.item_pk)).where(
+                col(AuditSample.rubric_ref) == ref, col(AuditSample.item_pk).in_(b.audit))).scalars())
+            samples = [{"rubric_ref": ref, "item_pk": pk, "seed": IMPORTED_AUDIT_SEED}
+                       for pk in b.audit if pk not in have]
+            if samples:
+                conn.execute(table_of(AuditSample).insert(), samples)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import statistics
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -11,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlmodel import col
 
 from reviewer.errors import FileErrors, UserError
-from reviewer.store.base import StoreBase
+from reviewer.store.comments import CommentsMixin
+from reviewer.store.fold import FoldMixin
 from reviewer.store.import_batches import (
     PARALLEL_FROM_LINES,
     ItemSource,
@@ -22,13 +23,14 @@ from reviewer.store.import_batches import (
     can_fork,
 )
 from reviewer.store.import_writer import RowWriter
+from reviewer.store.pairs import PairsMixin
 from reviewer.store.tables import Item
 from rubrics.schema import Rubric
 
 Progress = Callable[[int, int], None]
 
 
-class ImportMixin(StoreBase):
+class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
     """Items in, effective scores out."""
 
     def import_items(self, source: ItemSource, rubric_ref: str, dataset: str | None = None,
@@ -60,14 +62,14 @@ class ImportMixin(StoreBase):
     def _stream(self, conn: Any, source: ItemSource, rubric: Rubric, ds: str, update_existing: bool,
                 progress: Progress | None, errs: list[str], summary: Any) -> None:
         """Read, check and write chunk by chunk; after the first bad line only check."""
-        scope = (Item.rubric_ref == rubric.ref, Item.dataset == ds)
-        fresh = conn.execute(select(Item.pk).where(*scope).limit(1)).first() is None
+        scope = (col(Item.rubric_ref) == rubric.ref, col(Item.dataset) == ds)
+        fresh = conn.execute(select(col(Item.pk)).where(*scope).limit(1)).first() is None
         sqlite = self.dialect == "sqlite"
         total = source.count_lines()
         if sqlite:
             # Four index b-trees grow at once; SQLite's 2 MB default page cache thrashes on them.
             conn.exec_driver_sql("PRAGMA cache_size=-131072")
-        next_pk = [(conn.execute(select(func.max(Item.pk))).scalar() or 0) + 1]
+        next_pk = [(conn.execute(select(func.max(col(Item.pk)))).scalar() or 0) + 1]
 
         def reserve(n: int) -> list[int]:
             if not sqlite:  # PostgreSQL: ids from the table's own sequence
@@ -108,10 +110,15 @@ class ImportMixin(StoreBase):
         came from (a lead's adjudication, else the human consensus, else the judge panel), the judge
         score beside it, the human scores, overall (None when incomplete, with the reason), band,
         pass and safety status — all read from the item's fold (:mod:`reviewer.domain`)."""
-        folds = list(self.item_folds(rubric_ref, dataset))  # type: ignore[attr-defined]
+        folds = list(self.item_folds(rubric_ref, dataset))
         turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
+        comments = self.comments(it.pk for it, _ in folds)
+        pairs = self.pair_choices_by_item({it.rubric_ref for it, _ in folds if it.grp is not None})
         for it, fold in folds:
-            yield export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}))
+            row = export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []))
+            if it.grp is not None:  # grouped items: each current choice on a pair it is in
+                row["pair_choices"] = pairs.get(it.pk, [])
+            yield row
 
     def turn_scores(self, revisions: dict[int, int]) -> dict[int, dict[str, dict[tuple[str | None, int], Any]]]:
         """Per item, dimension and (model, turn): the latest turn-level judge row of the item's
@@ -124,31 +131,34 @@ class ImportMixin(StoreBase):
         pks = sorted(revisions)
         with self.read() as conn:
             for i in range(0, len(pks), 500):
-                q = (select(JudgeScore).where(JudgeScore.item_pk.in_(pks[i:i + 500]),  # type: ignore[attr-defined]
-                                              JudgeScore.turn.is_not(None))  # type: ignore[union-attr]
-                     .order_by(JudgeScore.pk))
+                q = (select(JudgeScore).where(col(JudgeScore.item_pk).in_(pks[i:i + 500]),
+                                              col(JudgeScore.turn).is_not(None))
+                     .order_by(col(JudgeScore.pk)))
                 for j in records(conn, q):
                     if revision_of(j) == revisions[j.item_pk]:
                         out.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[(j.model, j.turn)] = j
         return out
 
 
-def turn_rows(by_turn: dict[tuple[str | None, int], Any]) -> list[dict[str, Any]]:
-    """A turn-level dimension's turn scores for export: per turn, the panel's models' scores
-    (one model: its score), or the error, or not applicable."""
+def turn_rows(by_turn: dict[tuple[str | None, int], Any], how: str = "mean") -> list[dict[str, Any]]:
+    """A turn-level dimension's turn scores for export: per turn, the panel's models' scores and
+    the panel's score on the turn (the one panel rule, ``how``: the rubric's
+    ``judge.panel_aggregate``; one model: its score), or the error, or not applicable."""
+    from reviewer.domain import NO_MODEL
+    from rubrics.aggregate import panel_score
+
     out: dict[int, dict[str, Any]] = {}
     for (model, turn), j in sorted(by_turn.items(), key=lambda kv: (kv[0][1], kv[0][0] or "")):
         row = out.setdefault(turn, {"turn": turn, "scores": {}})
         if j.score is not None:
-            row["scores"][model or "judge"] = j.score
+            row["scores"][model or NO_MODEL] = j.score
         elif j.error:
             row["error"] = j.error
         else:
             row["not_applicable"] = True
     rows = list(out.values())
     for row in rows:
-        scores = list(row["scores"].values())
-        row["score"] = scores[0] if len(scores) == 1 else (statistics.fmean(scores) if scores else None)
+        row["score"] = panel_score(list(row["scores"].values()), how)
     return rows
 
 
@@ -177,9 +187,12 @@ def paused_gc() -> Iterator[None]:
 
 
 def export_row(it: Any, fold: Any, rubric: Rubric,
-               turns: dict[str, dict[tuple[str | None, int], Any]] | None = None) -> dict[str, Any]:
-    """One item's export record from its fold (``turns``: its turn-level judge rows)."""
+               turns: dict[str, dict[tuple[str | None, int], Any]] | None = None,
+               comments: list[Any] | None = None) -> dict[str, Any]:
+    """One item's export record from its fold (``turns``: its turn-level judge rows;
+    ``comments``: its comments, oldest first)."""
     from reviewer.domain import judge_only
+    from reviewer.domain.provenance import comment_records, human_records
 
     dims = {}
     turns = turns or {}
@@ -189,23 +202,24 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
                         "judge_error": judge.error,
                         "human": {w: v.score for w, v in sorted(f.human.votes.items())},
                         "adjudication": f.human.adjudication.score if f.human.adjudication else None,
-                        "bias": f.bias}
+                        "bias": f.bias, "human_scores": human_records(fold, dim_id)}
         if len(judge.models) > 1:  # a panel: each model's score and how far apart (normalised)
             dims[dim_id].update(judge_models=judge.scores, judge_spread=judge.spread)
         by_turn = turns.get(dim_id)
         if by_turn:  # a turn-level dimension: each turn's score and the rule that rolled them up
-            dims[dim_id].update(turns=turn_rows(by_turn), turn_aggregate=rubric.dimension(dim_id).turn_aggregate)
+            dims[dim_id].update(turns=turn_rows(by_turn, rubric.judge.panel_aggregate), turn_aggregate=rubric.dimension(dim_id).turn_aggregate)
     agg, alone = fold.score, judge_only(rubric, fold)
     return {"id": it.item_id, "dataset": it.dataset, "rubric": it.rubric_ref, "revision": fold.revision,
             "dimensions": dims, "overall": agg.overall, "band": agg.band.label if agg.band else None,
             "passed": agg.passed, "incomplete": agg.reason if agg.overall is None else None,
             "capped_by": list(agg.capped_by), "judge_overall": alone.overall,
             "safety": fold.safety.status, "metadata": it.meta or {}, "group": it.grp,
+            "comments": comment_records(comments or [], fold.revision),
             **({"headline": headline_of(rubric, fold.effective)} if rubric.headline is not None else {})}
 
 
 def _existing(conn: Any, ref: str, ds: str, ids: list[str]) -> dict[str, tuple[int, str, int]]:
     """(pk, content hash, revision) of the ids already stored in this rubric and dataset."""
-    q = select(Item.item_id, Item.pk, Item.content_hash, Item.revision).where(
-        Item.rubric_ref == ref, Item.dataset == ds, Item.item_id.in_(ids))  # type: ignore[attr-defined]
+    q = select(col(Item.item_id), col(Item.pk), col(Item.content_hash), col(Item.revision)).where(
+        col(Item.rubric_ref) == ref, col(Item.dataset) == ds, col(Item.item_id).in_(ids))
     return {a: (b, c, d) for a, b, c, d in conn.execute(q)}

@@ -6,9 +6,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sqlalchemy import Connection, func, select, update
+from sqlmodel import col
 
 from reviewer.errors import UserError
-from reviewer.store.base import StoreBase, records
+from reviewer.store.base import StoreBase, inserted_pk, records
 from reviewer.store.queue import refresh_triage_keys
 from reviewer.store.tables import (
     HumanScore,
@@ -18,6 +19,7 @@ from reviewer.store.tables import (
     JudgeScore,
     SafetyFlag,
     now,
+    table_of,
 )
 from rubrics.results import SafetyHit, ScoreResult
 
@@ -33,12 +35,12 @@ class JudgeMixin(StoreBase):
         """Open a run; its scores are kept apart from every other run's."""
         ref = self.get_rubric(rubric_ref).ref
         with self.write() as conn:
-            res = conn.execute(JudgeRun.__table__.insert().values(  # type: ignore[attr-defined]
+            res = conn.execute(table_of(JudgeRun).insert().values(
                 rubric_ref=ref, model=model, params=params or {}, dataset=dataset, source=source))
-            return int(res.inserted_primary_key[0])
+            return inserted_pk(res)
 
     def _run(self, conn: Connection, run_id: int) -> Any:
-        found = records(conn, select(JudgeRun).where(JudgeRun.pk == run_id))
+        found = records(conn, select(JudgeRun).where(col(JudgeRun.pk) == run_id))
         run = found[0] if found else None
         if run is None:
             raise UserError(f"no judge run {run_id}")
@@ -48,10 +50,10 @@ class JudgeMixin(StoreBase):
         """Item keys by id, for results that carry no key (made outside a store). An id that
         names items in several datasets of the run's rubric is refused: which one is meant
         cannot be told, and a guess would put one item's verdict on another."""
-        q = select(Item.item_id, Item.pk).where(Item.rubric_ref == run.rubric_ref,
-                                               Item.item_id.in_(sorted(ids)))  # type: ignore[attr-defined]
+        q = select(col(Item.item_id), col(Item.pk)).where(col(Item.rubric_ref) == run.rubric_ref,
+                                               col(Item.item_id).in_(sorted(ids)))
         if run.dataset:
-            q = q.where(Item.dataset == run.dataset)
+            q = q.where(col(Item.dataset) == run.dataset)
         found: dict[str, int] = {}
         for item_id, pk in conn.execute(q).all():
             if item_id in found:
@@ -71,8 +73,8 @@ class JudgeMixin(StoreBase):
         revision: dict[int, int] = {}
         for i in range(0, len(wanted), 500):
             chunk = sorted(wanted)[i:i + 500]
-            revision.update(conn.execute(select(Item.pk, Item.revision).where(
-                Item.pk.in_(chunk), Item.rubric_ref == run.rubric_ref)).all())  # type: ignore[union-attr]
+            revision.update(conn.execute(select(col(Item.pk), col(Item.revision)).where(
+                col(Item.pk).in_(chunk), col(Item.rubric_ref) == run.rubric_ref)).all())
         out = [k.item_key if k.item_key is not None else by_id.get(k.item_id) for k in keyed]
         return [pk if pk in revision else None for pk in out], revision
 
@@ -86,7 +88,7 @@ class JudgeMixin(StoreBase):
         with self.write() as conn:
             run = self._run(conn, run_id)
             targets, revision = self._targets(conn, run, results)
-            rows = [dict(
+            rows: list[dict[str, Any]] = [dict(
                 run_pk=run_id, item_pk=pk, revision=revision[pk], dimension=r.dimension, model=r.model or run.model,
                 method=r.method, score=r.score, normalised=r.normalised, samples=list(r.samples),
                 std=r.std, rationale=r.rationale, evidence=list(r.evidence), confidence=r.confidence,
@@ -95,7 +97,7 @@ class JudgeMixin(StoreBase):
                 not_applicable=r.not_applicable, examples_used=list(r.examples_used),
             ) for r, pk in zip(results, targets, strict=True) if pk is not None]
             if rows:
-                conn.execute(JudgeScore.__table__.insert(), rows)  # type: ignore[attr-defined]
+                conn.execute(table_of(JudgeScore).insert(), rows)
             self._refresh_summaries(conn, run.rubric_ref, {row["item_pk"] for row in rows})
 
     def _refresh_summaries(self, conn: Connection, rubric_ref: str, item_pks: set[int]) -> None:
@@ -111,7 +113,7 @@ class JudgeMixin(StoreBase):
         pks = sorted(item_pks)
         for i in range(0, len(pks), 500):
             chunk = pks[i:i + 500]
-            revs = conn.execute(select(Item.pk, Item.revision).where(Item.pk.in_(chunk))).all()  # type: ignore[union-attr]
+            revs = conn.execute(select(col(Item.pk), col(Item.revision)).where(col(Item.pk).in_(chunk))).all()
             rows = item_rows(conn, [(pk, rev) for pk, rev in revs])
             for pk, _ in revs:
                 fold = fold_item(rubric, rows[pk])
@@ -119,7 +121,7 @@ class JudgeMixin(StoreBase):
                 spreads = [f.judge.spread for f in fold.dims.values() if f.judge.spread is not None]
                 # not applicable has neither a score nor an error
                 errors = sum(1 for f in fold.dims.values() for r in f.judge.models.values() if r.error)
-                conn.execute(update(Item).where(Item.pk == pk).values(
+                conn.execute(update(Item).where(col(Item.pk) == pk).values(
                     judge_overall=res.overall, judge_band=res.band.label if res.band else None,
                     judge_passed=res.passed if res.overall is not None else None,
                     judge_spread=max(spreads) if spreads else None,
@@ -138,11 +140,11 @@ class JudgeMixin(StoreBase):
             else:
                 run = type("R", (), {"rubric_ref": self.get_rubric(rubric_ref or "").ref, "dataset": None})()
             targets, revision = self._targets(conn, run, hits)
-            existing = set(conn.execute(
-                select(SafetyFlag.item_pk, SafetyFlag.gate, SafetyFlag.start)
-                .join(Item, (Item.pk == SafetyFlag.item_pk) & (Item.revision == SafetyFlag.revision))
-                .where(SafetyFlag.item_pk.in_(list(revision)))).all())  # type: ignore[attr-defined]
-            rows = []
+            existing = {(pk, gate, start) for pk, gate, start in conn.execute(
+                select(col(SafetyFlag.item_pk), col(SafetyFlag.gate), col(SafetyFlag.start))
+                .join(Item, (col(Item.pk) == col(SafetyFlag.item_pk)) & (col(Item.revision) == col(SafetyFlag.revision)))
+                .where(col(SafetyFlag.item_pk).in_(list(revision))))}
+            rows: list[dict[str, Any]] = []
             for h, pk in zip(hits, targets, strict=True):
                 if pk is None or (pk, h.gate, h.start) in existing:
                     continue
@@ -151,45 +153,49 @@ class JudgeMixin(StoreBase):
                                  detector=h.detector, start=h.start, end=h.end, matched=h.matched,
                                  context=h.context, severity=h.severity))
             if rows:
-                conn.execute(SafetyFlag.__table__.insert(), rows)  # type: ignore[attr-defined]
+                conn.execute(table_of(SafetyFlag).insert(), rows)
             self._refresh_summaries(conn, run.rubric_ref, {r["item_pk"] for r in rows})
             return len(rows)
 
     def finish_judge_run(self, run_id: int, status: str, totals: dict[str, Any]) -> None:
         """Close a run with its status (done, interrupted, cost_cap...) and totals."""
         with self.write() as conn:
-            conn.execute(update(JudgeRun).where(JudgeRun.pk == run_id).values(
+            conn.execute(update(JudgeRun).where(col(JudgeRun.pk) == run_id).values(
                 status=status, totals=totals, finished_at=now()))
 
     def panel_disagreement(self, rubric_ref: str, dataset: str | None = None,
-                           at_least: float = 0.25) -> tuple[int, int]:
+                           at_least: float | None = None) -> tuple[int, int]:
         """Items scored by a panel (two models or more), and how many of them have models at
-        least ``at_least`` of the scale apart on some dimension."""
+        least ``at_least`` of the scale apart on some dimension (default: the domain's
+        ``PANEL_APART``, a quarter of the scale)."""
+        from reviewer.domain import PANEL_APART
+
+        at_least = PANEL_APART if at_least is None else at_least
         ref = self.get_rubric(rubric_ref).ref
-        conds = [Item.rubric_ref == ref, Item.judge_spread.is_not(None)]  # type: ignore[union-attr]
+        conds = [col(Item.rubric_ref) == ref, col(Item.judge_spread).is_not(None)]
         if dataset:
-            conds.append(Item.dataset == dataset)
+            conds.append(col(Item.dataset) == dataset)
         with self.read() as conn:
             n, apart = conn.execute(select(func.count(), func.count().filter(
-                Item.judge_spread >= at_least)).where(*conds)).one()  # type: ignore[operator]
+                col(Item.judge_spread) >= at_least)).where(*conds)).one()
         return int(n), int(apart)
 
     def judge_cache_get(self, key: str) -> dict[str, Any] | None:
         """A cached judge reply, or None."""
         with self.read() as conn:
-            row = conn.execute(select(JudgeCache.value).where(JudgeCache.key == key)).first()
+            row = conn.execute(select(col(JudgeCache.value)).where(col(JudgeCache.key) == key)).first()
         return dict(row[0]) if row else None
 
     def judge_cache_put(self, key: str, value: dict[str, Any]) -> None:
         """Cache a judge reply (first write wins)."""
         with self.write() as conn:
-            if conn.execute(select(JudgeCache.key).where(JudgeCache.key == key)).first() is None:
-                conn.execute(JudgeCache.__table__.insert().values(key=key, value=value))  # type: ignore[attr-defined]
+            if conn.execute(select(col(JudgeCache.key)).where(col(JudgeCache.key) == key)).first() is None:
+                conn.execute(table_of(JudgeCache).insert().values(key=key, value=value))
 
     def judge_cache_keys(self, limit: int) -> set[str] | None:
         """Every judge cache key, or None when there are more than ``limit``."""
         with self.read() as conn:
-            keys = set(conn.execute(select(JudgeCache.key).limit(limit + 1)).scalars())
+            keys = set(conn.execute(select(col(JudgeCache.key)).limit(limit + 1)).scalars())
         return None if len(keys) > limit else keys
 
     def judge_cache_put_many(self, entries: dict[str, dict[str, Any]]) -> None:
@@ -201,11 +207,11 @@ class JudgeMixin(StoreBase):
         with self.write(durable=False) as conn:
             have: set[str] = set()
             for i in range(0, len(keys), 500):
-                have |= set(conn.execute(select(JudgeCache.key).where(
-                    JudgeCache.key.in_(keys[i:i + 500]))).scalars())  # type: ignore[attr-defined]
+                have |= set(conn.execute(select(col(JudgeCache.key)).where(
+                    col(JudgeCache.key).in_(keys[i:i + 500]))).scalars())
             rows = [{"key": k, "value": entries[k]} for k in keys if k not in have]
             if rows:
-                conn.execute(JudgeCache.__table__.insert(), rows)  # type: ignore[attr-defined]
+                conn.execute(table_of(JudgeCache).insert(), rows)
 
     def items_for_judging(self, rubric_ref: str, dataset: str | None = None,
                           only_missing_for_model: str | None = None) -> Iterator[dict[str, Any]]:
@@ -217,23 +223,23 @@ class JudgeMixin(StoreBase):
         ref = rubric.ref
         wanted = sorted(d.id for d in rubric.dimensions if not d.is_pair and d.method != "human")
         with self.read() as conn:
-            q = select(Item).where(Item.rubric_ref == ref)
+            q = select(Item).where(col(Item.rubric_ref) == ref)
             if dataset:
-                q = q.where(Item.dataset == dataset)
-            items = records(conn, q.order_by(Item.pk))
+                q = q.where(col(Item.dataset) == dataset)
+            items = records(conn, q.order_by(col(Item.pk)))
             done: set[int] = set()
             if only_missing_for_model is not None and wanted:
-                answered = func.count(JudgeScore.dimension.distinct())  # type: ignore[attr-defined]
+                answered = func.count(col(JudgeScore.dimension).distinct())
                 # by item key, on the item's current content: an id repeated in another dataset,
                 # or an earlier revision's answers, do not count
-                scope = [Item.rubric_ref == ref] + ([Item.dataset == dataset] if dataset else [])
+                scope = [col(Item.rubric_ref) == ref] + ([col(Item.dataset) == dataset] if dataset else [])
                 done = set(conn.execute(
-                    select(JudgeScore.item_pk)
-                    .join(Item, (Item.pk == JudgeScore.item_pk) & (Item.revision == JudgeScore.revision))
-                    .where(*scope, JudgeScore.model == (only_missing_for_model or None),
-                           JudgeScore.error.is_(None),  # type: ignore[union-attr]
-                           JudgeScore.dimension.in_(wanted))  # type: ignore[attr-defined]
-                    .group_by(JudgeScore.item_pk).having(answered == len(wanted))).scalars())
+                    select(col(JudgeScore.item_pk))
+                    .join(Item, (col(Item.pk) == col(JudgeScore.item_pk)) & (col(Item.revision) == col(JudgeScore.revision)))
+                    .where(*scope, col(JudgeScore.model) == (only_missing_for_model or None),
+                           col(JudgeScore.error).is_(None),
+                           col(JudgeScore.dimension).in_(wanted))
+                    .group_by(col(JudgeScore.item_pk)).having(answered == len(wanted))).scalars())
         for it in items:
             if it.pk in done:
                 continue
@@ -246,9 +252,9 @@ class JudgeMixin(StoreBase):
         with self.read() as conn:
             run = self._run(conn, run_id)
             rows = conn.execute(select(
-                JudgeScore.dimension, func.count(), func.count(JudgeScore.error), func.avg(JudgeScore.score),
-                func.sum(JudgeScore.cost_usd), func.sum(JudgeScore.tokens_in), func.sum(JudgeScore.tokens_out),
-            ).where(JudgeScore.run_pk == run_id).group_by(JudgeScore.dimension)).all()
+                col(JudgeScore.dimension), func.count(), func.count(col(JudgeScore.error)), func.avg(col(JudgeScore.score)),
+                func.sum(col(JudgeScore.cost_usd)), func.sum(col(JudgeScore.tokens_in)), func.sum(col(JudgeScore.tokens_out)),
+            ).where(col(JudgeScore.run_pk) == run_id).group_by(col(JudgeScore.dimension))).all()
         dims = {d: {"scores": n, "errors": e, "mean": m, "cost_usd": float(c or 0),
                     "tokens_in": int(ti or 0), "tokens_out": int(to or 0)} for d, n, e, m, c, ti, to in rows}
         return {"run": run_id, "rubric": run.rubric_ref, "model": run.model, "status": run.status,
@@ -259,14 +265,15 @@ class JudgeMixin(StoreBase):
         """Up to ``k`` recent human corrections of the judge on a dimension (score and reason)."""
         ref = self.get_rubric(rubric_ref).ref
         with self.read() as conn:
-            q = (select(HumanScore.pk, Item.item_id, Item.output, HumanScore.score, HumanScore.reason,
-                        JudgeScore.score)
-                 .join(Item, Item.pk == HumanScore.item_pk)
-                 .join(JudgeScore, (JudgeScore.item_pk == HumanScore.item_pk) & (JudgeScore.dimension == HumanScore.dimension))
-                 .where(Item.rubric_ref == ref, HumanScore.dimension == dimension,
-                        HumanScore.score.is_not(None), HumanScore.reason.is_not(None),  # type: ignore[union-attr]
-                        HumanScore.score != JudgeScore.score)
-                 .order_by(HumanScore.pk.desc()).limit(k))  # type: ignore[union-attr]
+            q = (select(col(HumanScore.pk), col(Item.item_id), col(Item.output), col(HumanScore.score), col(HumanScore.reason),
+                        col(JudgeScore.score))
+                 .join(Item, col(Item.pk) == col(HumanScore.item_pk))
+                 .join(JudgeScore, (col(JudgeScore.item_pk) == col(HumanScore.item_pk))
+                       & (col(JudgeScore.dimension) == col(HumanScore.dimension)))
+                 .where(col(Item.rubric_ref) == ref, col(HumanScore.dimension) == dimension,
+                        col(HumanScore.score).is_not(None), col(HumanScore.reason).is_not(None),
+                        col(HumanScore.score) != col(JudgeScore.score))
+                 .order_by(col(HumanScore.pk).desc()).limit(k))
             rows = conn.execute(q).all()
         return [{"id": f"{EXAMPLE_PREFIX}{pk}", "item_id": iid, "output": out, "human_score": hs, "reason": reason,
                  "judge_score": js} for pk, iid, out, hs, reason, js in rows]

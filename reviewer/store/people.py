@@ -7,19 +7,21 @@ from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from reviewer.domain import revision_of
 from reviewer.errors import UserError
-from reviewer.store.base import records
+from reviewer.store.base import inserted_pk, records
 from reviewer.store.coverage import refresh_coverage
+from reviewer.store.judging import JudgeMixin
 from reviewer.store.safety import SafetyMixin
-from reviewer.store.tables import HumanScore, Item, JudgeScore
+from reviewer.store.tables import HumanScore, Item, JudgeScore, table_of
 from reviewer.store.views import HumanRecord, ItemView, JudgeRecord
 
 KINDS = ("score", "agree", "revision", "undo", "adjudication", "import")
 
 
-class PeopleMixin(SafetyMixin):
+class PeopleMixin(SafetyMixin, JudgeMixin):
     """The human side of the store."""
 
     def add_human_score(
@@ -34,14 +36,14 @@ class PeopleMixin(SafetyMixin):
             raise UserError("only an undo may carry no score")
         with self.write() as conn:
             signed = self._sign(conn, reviewer, "lead" if kind == "adjudication" else None)
-            item = conn.execute(select(Item.rubric_ref, Item.revision).where(Item.pk == item_pk)).first()
+            item = conn.execute(select(col(Item.rubric_ref), col(Item.revision)).where(col(Item.pk) == item_pk)).first()
             if item is None:
                 raise UserError(f"no item with key {item_pk}")
             if score is not None:
                 dim = self.get_rubric(item[0]).dimension(dimension)
                 if not dim.scale.contains(score):
                     raise UserError(f"{score:g} is off {dimension}'s scale {dim.scale.min:g}–{dim.scale.max:g}")
-            result = conn.execute(HumanScore.__table__.insert().values(  # type: ignore[attr-defined]
+            result = conn.execute(table_of(HumanScore).insert().values(
                 item_pk=item_pk, revision=item[1], dimension=dimension, reviewer=reviewer, score=score,
                 reason=reason, tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id,
                 sample=sample, **signed))
@@ -49,14 +51,14 @@ class PeopleMixin(SafetyMixin):
             rubric = self.get_rubric(item[0])
             if any(d.id == dimension and d.method == "human" for d in rubric.dimensions):
                 # only people score it: the judge's overall in the queue counts their score too
-                self._refresh_summaries(conn, rubric.ref, {item_pk})  # type: ignore[attr-defined]
-            return int(result.inserted_primary_key[0])
+                self._refresh_summaries(conn, rubric.ref, {item_pk})
+            return inserted_pk(result)
 
     def human_rows(self, item_pk: int) -> list[HumanRecord]:
         """Every human row of an item, oldest first."""
         with self.read() as conn:
-            rows = records(conn, select(HumanScore).where(HumanScore.item_pk == item_pk)
-                           .order_by(HumanScore.pk))
+            rows = records(conn, select(HumanScore).where(col(HumanScore.item_pk) == item_pk)
+                           .order_by(col(HumanScore.pk)))
         return [_human(r) for r in rows]
 
     def item_view(self, item_pk: int, viewer: str | None = None) -> ItemView:
@@ -69,14 +71,14 @@ class PeopleMixin(SafetyMixin):
         from reviewer.store.fold import item_rows
 
         with self.read() as conn:
-            found = records(conn, select(Item).where(Item.pk == item_pk))
+            found = records(conn, select(Item).where(col(Item.pk) == item_pk))
             if not found:
                 raise UserError(f"no item with key {item_pk}")
             it = found[0]
-            jrows = records(conn, select(JudgeScore).where(JudgeScore.item_pk == item_pk)
-                            .order_by(JudgeScore.pk))
-            hrows = records(conn, select(HumanScore).where(HumanScore.item_pk == item_pk)
-                            .order_by(HumanScore.pk))
+            jrows = records(conn, select(JudgeScore).where(col(JudgeScore.item_pk) == item_pk)
+                            .order_by(col(JudgeScore.pk)))
+            hrows = records(conn, select(HumanScore).where(col(HumanScore.item_pk) == item_pk)
+                            .order_by(col(HumanScore.pk)))
             rows = item_rows(conn, [(it.pk, it.revision)])[it.pk]
         rubric = self.get_rubric(it.rubric_ref)
         fold = fold_item(rubric, rows)
@@ -106,11 +108,11 @@ class PeopleMixin(SafetyMixin):
     def group_items(self, item_pk: int) -> list[int]:
         """Keys of the items sharing this item's group (itself included), by variant."""
         with self.read() as conn:
-            it = conn.execute(select(Item.grp, Item.rubric_ref).where(Item.pk == item_pk)).first()
+            it = conn.execute(select(col(Item.grp), col(Item.rubric_ref)).where(col(Item.pk) == item_pk)).first()
             if it is None or it[0] is None:
                 return [item_pk]
-            rows = conn.execute(select(Item.pk).where(Item.grp == it[0], Item.rubric_ref == it[1])
-                                .order_by(Item.variant, Item.pk)).scalars().all()
+            rows = conn.execute(select(col(Item.pk)).where(col(Item.grp) == it[0], col(Item.rubric_ref) == it[1])
+                                .order_by(col(Item.variant), col(Item.pk))).scalars().all()
         return list(rows)
 
 

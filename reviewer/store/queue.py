@@ -9,15 +9,26 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, case, exists, false, func, or_, select, update
+from sqlmodel import col
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
-from reviewer.store.tables import Assignment, AuditSample, HumanScore, Item, QueueSetting, now
-from reviewer.store.views import Claim, QueueRow
+from reviewer.store.queue_filter import filter_conditions
+from reviewer.store.tables import (
+    Assignment,
+    AuditSample,
+    HumanScore,
+    Item,
+    QueueSetting,
+    now,
+    table_of,
+)
+from reviewer.store.views import Claim, QueueFilter, QueueRow
 
 QUEUES = ("triage", "audit", "safety")
 #: Lower is served first: items already reviewed go last, judge errors and open safety flags
@@ -48,14 +59,14 @@ class QueueMixin(StoreBase):
             raise UserError(f"unknown queue {queue!r}; use {', '.join(QUEUES)}")
         conds: list[ColumnElement[bool]] = []
         if rubric_ref:
-            conds.append(Item.rubric_ref == self.get_rubric(rubric_ref).ref)
+            conds.append(col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
         if dataset:
-            conds.append(Item.dataset == dataset)
+            conds.append(col(Item.dataset) == dataset)
         if queue == "safety":
             # the item's safety status, derived from its flags' decisions (reviewer.domain.safety)
-            conds.append(Item.safety.in_(("open", "escalated")))  # type: ignore[attr-defined]
+            conds.append(col(Item.safety).in_(("open", "escalated")))
         elif queue == "audit":
-            conds.append(exists().where(AuditSample.item_pk == Item.pk))
+            conds.append(exists().where(col(AuditSample.item_pk) == col(Item.pk)))
         return conds
 
     def claim_next(self, queue: str, reviewer: str, rubric_ref: str | None = None,
@@ -71,35 +82,35 @@ class QueueMixin(StoreBase):
         """
         conds = self._filters(queue, rubric_ref, dataset)
         t = now()
-        free = or_(Item.lease_until.is_(None), Item.lease_until < t, Item.lease_reviewer == reviewer)  # type: ignore[union-attr,operator]
+        free = or_(col(Item.lease_until).is_(None), col(Item.lease_until) < t, col(Item.lease_reviewer) == reviewer)
         if exclude:
-            conds.append(Item.pk.not_in(list(exclude)))  # type: ignore[union-attr]
+            conds.append(col(Item.pk).not_in(list(exclude)))
         with self.write(durable=False) as conn:
             row = None
             if queue != "safety" and self._gold_due(conn, queue, reviewer, rubric_ref):
-                seen = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer)
+                seen = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.reviewer) == reviewer)
                 base = self._filters("triage", rubric_ref, dataset)
-                row = self._lease(conn, base + [free, Item.is_gold.is_(True), ~seen], [Item.pk],  # type: ignore[attr-defined]
+                row = self._lease(conn, base + [free, col(Item.is_gold).is_(True), ~seen], [col(Item.pk)],
                                   queue, reviewer, t, lease_seconds)
             if row is None:
                 # what this reviewer finished, skipped or left half-scored (in progress: they open
                 # it from the queue list to finish) on the item's current content, or reviewed in
                 # an import, is not served to them again
-                mine = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer,
-                                      Assignment.queue == queue, Assignment.revision == Item.revision,
-                                      or_(Assignment.state.in_(("done", "skipped")),  # type: ignore[attr-defined]
-                                          (Assignment.state == "active") & (Item.lease_reviewer.is_(None)  # type: ignore[union-attr]
-                                                                            | (Item.lease_reviewer != reviewer))))
-                imported = exists().where(HumanScore.item_pk == Item.pk, HumanScore.reviewer == reviewer,
-                                          HumanScore.kind == "import", HumanScore.revision == Item.revision)
+                mine = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.reviewer) == reviewer,
+                                      col(Assignment.queue) == queue, col(Assignment.revision) == col(Item.revision),
+                                      or_(col(Assignment.state).in_(("done", "skipped")),
+                                          (col(Assignment.state) == "active") & (col(Item.lease_reviewer).is_(None)
+                                                                            | (col(Item.lease_reviewer) != reviewer))))
+                imported = exists().where(col(HumanScore.item_pk) == col(Item.pk), col(HumanScore.reviewer) == reviewer,
+                                          col(HumanScore.kind) == "import", col(HumanScore.revision) == col(Item.revision))
                 conds += [free, ~mine, ~imported]
                 if queue != "safety":
-                    conds += [Item.is_gold.is_(False), Item.n_reviewed < self._needed(queue)]  # type: ignore[attr-defined]
-                order: list[Any] = [Item.triage_key, Item.pk] if queue == "triage" else [Item.pk]
+                    conds += [col(Item.is_gold).is_(False), col(Item.n_reviewed) < self._needed(queue)]
+                order: list[Any] = [col(Item.triage_key), col(Item.pk)] if queue == "triage" else [col(Item.pk)]
                 row = self._lease(conn, conds, order, queue, reviewer, t, lease_seconds)
             if row is None:
                 return None
-            conn.execute(Assignment.__table__.insert().values(  # type: ignore[attr-defined]
+            conn.execute(table_of(Assignment).insert().values(
                 item_pk=row[0], queue=queue, reviewer=reviewer, revision=row[3]))
         return Claim(row[0], row[1], queue, reviewer, t + timedelta(seconds=lease_seconds), gold=bool(row[2]))
 
@@ -107,43 +118,43 @@ class QueueMixin(StoreBase):
         """Lease one given item (the other item of a pair the reviewer has open); None when
         another reviewer holds it."""
         t = now()
-        free = or_(Item.lease_until.is_(None), Item.lease_until < t, Item.lease_reviewer == reviewer)  # type: ignore[union-attr,operator]
+        free = or_(col(Item.lease_until).is_(None), col(Item.lease_until) < t, col(Item.lease_reviewer) == reviewer)
         with self.write(durable=False) as conn:
-            row = self._lease(conn, [Item.pk == item_pk, free], [Item.pk], queue, reviewer, t, lease_seconds)
+            row = self._lease(conn, [col(Item.pk) == item_pk, free], [col(Item.pk)], queue, reviewer, t, lease_seconds)
             if row is None:
                 return None
-            conn.execute(Assignment.__table__.insert().values(  # type: ignore[attr-defined]
+            conn.execute(table_of(Assignment).insert().values(
                 item_pk=row[0], queue=queue, reviewer=reviewer, revision=row[3]))
         return Claim(row[0], row[1], queue, reviewer, t + timedelta(seconds=lease_seconds), gold=bool(row[2]))
 
     def _lease(self, conn: Any, conds: list[Any], order: list[Any], queue: str, reviewer: str, t: Any,
                lease_seconds: int) -> Any:
         _check_lease(lease_seconds)
-        pick = select(Item.pk).where(and_(*conds)).order_by(*order).limit(1)
+        pick = select(col(Item.pk)).where(and_(*conds)).order_by(*order).limit(1)
         if self.dialect == "postgresql":
             pick = pick.with_for_update(skip_locked=True)
         return conn.execute(
-            update(Item).where(Item.pk == pick.scalar_subquery())
+            update(Item).where(col(Item.pk) == pick.scalar_subquery())
             .values(lease_reviewer=reviewer, lease_queue=queue, lease_until=t + timedelta(seconds=lease_seconds))
-            .returning(Item.pk, Item.item_id, Item.is_gold, Item.revision)
+            .returning(col(Item.pk), col(Item.item_id), col(Item.is_gold), col(Item.revision))
         ).first()
 
     def _needed(self, queue: str) -> Any:
         """Distinct reviewers an item needs: its rubric's setting, else the ``*`` one, else the default."""
         def setting(ref: Any) -> Any:
-            return (select(QueueSetting.reviewers_per_item)
-                    .where(QueueSetting.rubric_ref == ref, QueueSetting.queue == queue).scalar_subquery())
-        return func.coalesce(setting(Item.rubric_ref), setting("*"), self.reviewers_per_item)
+            return (select(col(QueueSetting.reviewers_per_item))
+                    .where(col(QueueSetting.rubric_ref) == ref, col(QueueSetting.queue) == queue).scalar_subquery())
+        return func.coalesce(setting(col(Item.rubric_ref)), setting("*"), self.reviewers_per_item)
 
     def _gold_due(self, conn: Any, queue: str, reviewer: str, rubric_ref: str | None) -> bool:
         refs = [self.get_rubric(rubric_ref).ref, "*"] if rubric_ref else ["*"]
-        rates = dict(conn.execute(select(QueueSetting.rubric_ref, QueueSetting.gold_rate).where(
-            QueueSetting.queue == queue, QueueSetting.rubric_ref.in_(refs))).all())  # type: ignore[attr-defined]
+        rates = dict(conn.execute(select(col(QueueSetting.rubric_ref), col(QueueSetting.gold_rate)).where(
+            col(QueueSetting.queue) == queue, col(QueueSetting.rubric_ref).in_(refs))).all())
         rate = next((float(rates[r]) for r in refs if r in rates), 0.0)
         if rate <= 0:
             return False
         k = conn.execute(select(func.count()).select_from(Assignment).where(
-            Assignment.reviewer == reviewer, Assignment.queue == queue)).scalar_one()
+            col(Assignment.reviewer) == reviewer, col(Assignment.queue) == queue)).scalar_one()
         return random.Random(f"{reviewer}|{queue}|{k}").random() < rate
 
     def renew(self, claim: Claim, lease_seconds: int = 900) -> Claim:
@@ -151,7 +162,7 @@ class QueueMixin(StoreBase):
         _check_lease(lease_seconds)
         until = now() + timedelta(seconds=lease_seconds)
         with self.write() as conn:
-            n = conn.execute(update(Item).where(Item.pk == claim.item_pk, Item.lease_reviewer == claim.reviewer)
+            n = conn.execute(update(Item).where(col(Item.pk) == claim.item_pk, col(Item.lease_reviewer) == claim.reviewer)
                              .values(lease_until=until)).rowcount
         if not n:
             raise UserError(f"the lease on {claim.item_id} expired and was taken by someone else")
@@ -161,17 +172,17 @@ class QueueMixin(StoreBase):
         from reviewer.store.coverage import refresh_coverage
 
         with self.write(durable=False) as conn:
-            conn.execute(update(Item).where(Item.pk == claim.item_pk, Item.lease_reviewer == claim.reviewer)
+            conn.execute(update(Item).where(col(Item.pk) == claim.item_pk, col(Item.lease_reviewer) == claim.reviewer)
                          .values(lease_reviewer=None, lease_queue=None, lease_until=None))
             if state == "done":
-                ref = conn.execute(select(Item.rubric_ref).where(Item.pk == claim.item_pk)).scalar_one()
+                ref = conn.execute(select(col(Item.rubric_ref)).where(col(Item.pk) == claim.item_pk)).scalar_one()
                 rubric = self.get_rubric(ref)
                 scored = refresh_coverage(conn, rubric, claim.item_pk)
                 if not rubric.review_complete(scored.get(claim.reviewer, set())):
                     return False  # half scored: the assignment stays active (in progress)
             conn.execute(update(Assignment).where(
-                Assignment.item_pk == claim.item_pk, Assignment.reviewer == claim.reviewer,
-                Assignment.queue == claim.queue, Assignment.state == "active").values(state=state, ended_at=now()))
+                col(Assignment.item_pk) == claim.item_pk, col(Assignment.reviewer) == claim.reviewer,
+                col(Assignment.queue) == claim.queue, col(Assignment.state) == "active").values(state=state, ended_at=now()))
         return True
 
     def complete(self, claim: Claim) -> bool:
@@ -191,29 +202,46 @@ class QueueMixin(StoreBase):
         self._end(claim, "released")
 
     def queue_page(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
-                   after: int | None = None, limit: int = 200, search: str | None = None) -> list[QueueRow]:
-        """One page of the queue, by key (never OFFSET): pass the last row's ``sort_key``."""
-        conds = self._filters(queue, rubric_ref, dataset)
-        if after is not None:
-            conds.append(Item.pk > after)  # type: ignore[operator]
-        if search:
-            like = f"%{search}%"
-            conds.append(or_(Item.item_id.like(like), Item.output.like(like), Item.input.like(like)))  # type: ignore[attr-defined]
-        q = (select(Item.pk, Item.item_id, Item.dataset, Item.rubric_ref, Item.judge_overall, Item.judge_band,
-                    Item.judge_passed, Item.flagged, Item.n_errors, Item.n_reviewed, Item.lease_reviewer,
-                    Item.lease_until)
-             .where(and_(*conds) if conds else ~false()).order_by(Item.pk).limit(limit))
+                   after: int | None = None, limit: int = 200, search: str | None = None,
+                   filt: QueueFilter | None = None) -> list[QueueRow]:
+        """One page of the queue, by key (never OFFSET): pass the last row's ``sort_key``.
+        ``filt`` narrows it (:mod:`reviewer.store.queue_filter`); ``search`` is the same as a
+        filter on that text alone."""
         t = now()
+        conds = self._filters(queue, rubric_ref, dataset) + self._narrow(queue, filt, search, t)
+        if after is not None:
+            conds.append(col(Item.pk) > after)
+        q = (select(col(Item.pk), col(Item.item_id), col(Item.dataset), col(Item.rubric_ref), col(Item.judge_overall), col(Item.judge_band),
+                    col(Item.judge_passed), col(Item.flagged), col(Item.n_errors), col(Item.n_reviewed), col(Item.lease_reviewer),
+                    col(Item.lease_until))
+             .where(and_(*conds) if conds else ~false()).order_by(col(Item.pk)).limit(limit))
         with self.read() as conn:
             rows = conn.execute(q).all()
         return [QueueRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9],
                          r[10] if r[11] is not None and r[11] > t else None, r[0]) for r in rows]
 
-    def queue_count(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None) -> int:
-        """How many items the queue holds."""
-        conds = self._filters(queue, rubric_ref, dataset)
+    def queue_count(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
+                    filt: QueueFilter | None = None) -> int:
+        """How many items the queue holds (those ``filt`` keeps, given one)."""
+        conds = self._filters(queue, rubric_ref, dataset) + self._narrow(queue, filt, None, now())
         with self.read() as conn:
             return int(conn.execute(select(func.count()).select_from(Item).where(and_(*conds) if conds else ~false())).scalar_one())
+
+    def _narrow(self, queue: str, filt: QueueFilter | None, search: str | None, t: Any) -> list[ColumnElement[bool]]:
+        if search:
+            filt = replace(filt or QueueFilter(), text=search)
+        return filter_conditions(filt, self._needed(queue), t, self.dialect)
+
+    def queue_values(self, queue: str, rubric_ref: str | None = None,
+                     dataset: str | None = None) -> tuple[list[str], list[str]]:
+        """The datasets and the judge's bands the queue's items hold, sorted (what a filter offers)."""
+        conds = self._filters(queue, rubric_ref, dataset)
+        where = and_(*conds) if conds else ~false()
+        with self.read() as conn:
+            datasets = conn.execute(select(col(Item.dataset)).where(where).distinct()).scalars().all()
+            bands = conn.execute(select(col(Item.judge_band)).where(where, col(Item.judge_band).is_not(None))
+                                 .distinct()).scalars().all()
+        return sorted(d for d in datasets if d is not None), sorted(b for b in bands if b is not None)
 
     def queue_progress(self, queue: str, reviewer: str, rubric_ref: str | None = None,
                        dataset: str | None = None) -> tuple[int, int, int]:
@@ -222,10 +250,10 @@ class QueueMixin(StoreBase):
         done or skipped by them) — the same rules :meth:`claim_next` serves by."""
         conds = self._filters(queue, rubric_ref, dataset)
         if queue != "safety":
-            conds.append(Item.is_gold.is_(False))  # type: ignore[attr-defined]
-        done_cond = Item.n_reviewed >= self._needed(queue) if queue != "safety" else false()
-        mine = exists().where(Assignment.item_pk == Item.pk, Assignment.reviewer == reviewer,
-                              Assignment.queue == queue, Assignment.state.in_(("done", "skipped")))  # type: ignore[attr-defined]
+            conds.append(col(Item.is_gold).is_(False))
+        done_cond = col(Item.n_reviewed) >= self._needed(queue) if queue != "safety" else false()
+        mine = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.reviewer) == reviewer,
+                              col(Assignment.queue) == queue, col(Assignment.state).in_(("done", "skipped")))
         with self.read() as conn:
             row = conn.execute(select(
                 func.count(),
@@ -238,19 +266,19 @@ class QueueMixin(StoreBase):
         """Draw a seeded uniform random sample of the rubric's items for the audit queue."""
         ref = self.get_rubric(rubric_ref).ref
         with self.write() as conn:
-            pks = sorted(conn.execute(select(Item.pk).where(Item.rubric_ref == ref)).scalars())
-            have = set(conn.execute(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)).scalars())
+            pks = sorted(conn.execute(select(col(Item.pk)).where(col(Item.rubric_ref) == ref)).scalars())
+            have = set(conn.execute(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)).scalars())
             chosen = random.Random(seed).sample(pks, min(n, len(pks)))
             rows = [dict(rubric_ref=ref, item_pk=pk, seed=seed) for pk in chosen if pk not in have]
             if rows:
-                conn.execute(AuditSample.__table__.insert(), rows)  # type: ignore[attr-defined]
+                conn.execute(table_of(AuditSample).insert(), rows)
         return len(rows)
 
     def set_priorities(self, rubric_ref: str, priorities: dict[int, float]) -> None:
         """Routing priorities from calibration; the triage queue serves high ones first."""
         with self.write() as conn:
             for pk, p in priorities.items():
-                conn.execute(update(Item).where(Item.pk == pk).values(priority=p))
+                conn.execute(update(Item).where(col(Item.pk) == pk).values(priority=p))
             refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.get_rubric(rubric_ref).ref})
 
 

@@ -9,15 +9,16 @@ accuracy, and accuracy per week shows drift.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select, update
+from sqlmodel import col
 
+from calibration.gold import gold_accuracy
 from reviewer.errors import UserError
-from reviewer.store.base import StoreBase
-from reviewer.store.tables import Item, QueueSetting, now
+from reviewer.store.fold import FoldMixin
+from reviewer.store.tables import Item, QueueSetting, now, table_of
 
 ANY_RUBRIC = "*"
 
@@ -33,7 +34,7 @@ class QueueSettings:
     blind: bool = False
 
 
-class QueueSettingsMixin(StoreBase):
+class QueueSettingsMixin(FoldMixin):
     """Queue settings and gold accuracy."""
 
     def set_queue_settings(self, queue: str, rubric_ref: str | None = None, reviewers_per_item: int | None = None,
@@ -53,10 +54,10 @@ class QueueSettingsMixin(StoreBase):
                       gold_rate=current.gold_rate if gold_rate is None else gold_rate,
                       blind=current.blind if blind is None else blind, updated_at=now())
         with self.write() as conn:
-            done = conn.execute(update(QueueSetting).where(QueueSetting.rubric_ref == ref, QueueSetting.queue == queue)
+            done = conn.execute(update(QueueSetting).where(col(QueueSetting.rubric_ref) == ref, col(QueueSetting.queue) == queue)
                                 .values(**values)).rowcount
             if not done:
-                conn.execute(QueueSetting.__table__.insert().values(rubric_ref=ref, queue=queue, **values))  # type: ignore[attr-defined]
+                conn.execute(table_of(QueueSetting).insert().values(rubric_ref=ref, queue=queue, **values))
         return self.queue_settings(queue, rubric_ref, exact=True)
 
     def queue_settings(self, queue: str, rubric_ref: str | None = None, exact: bool = False) -> QueueSettings:
@@ -66,8 +67,8 @@ class QueueSettingsMixin(StoreBase):
         refs = [ref] if exact or ref == ANY_RUBRIC else [ref, ANY_RUBRIC]
         with self.read() as conn:
             rows = {r[0]: r for r in conn.execute(
-                select(QueueSetting.rubric_ref, QueueSetting.reviewers_per_item, QueueSetting.gold_rate,
-                       QueueSetting.blind).where(QueueSetting.queue == queue, QueueSetting.rubric_ref.in_(refs)))}  # type: ignore[attr-defined]
+                select(col(QueueSetting.rubric_ref), col(QueueSetting.reviewers_per_item), col(QueueSetting.gold_rate),
+                       col(QueueSetting.blind)).where(col(QueueSetting.queue) == queue, col(QueueSetting.rubric_ref).in_(refs)))}
         for r in refs:
             if r in rows:
                 _, n, rate, blind = rows[r]
@@ -76,38 +77,20 @@ class QueueSettingsMixin(StoreBase):
 
     def gold_accuracy(self, rubric_ref: str | None = None) -> list[dict[str, Any]]:
         """Per reviewer, over the gold items they scored: how many, mean absolute error, exact and
-        within-one shares, and the error per ISO week (drift: the last week's MAE minus the first's)."""
+        within-one shares, and the error per ISO week (drift: the last week's MAE minus the first's;
+        the statistics are :func:`calibration.gold.gold_accuracy`)."""
         with self.read() as conn:
-            q = select(Item.pk).where(Item.is_gold.is_(True))  # type: ignore[attr-defined]
+            q = select(col(Item.pk)).where(col(Item.is_gold).is_(True))
             if rubric_ref:
-                q = q.where(Item.rubric_ref == self.get_rubric(rubric_ref).ref)
+                q = q.where(col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
             pks = list(conn.execute(q).scalars())
         # each reviewer's current score per gold item and dimension, from the item's fold
-        current: dict[tuple[int, str, str], tuple[float, Any]] = {}
-        gold: dict[int, dict[str, Any]] = {}
-        for it, fold in self.item_folds(item_pks=pks) if pks else ():  # type: ignore[attr-defined]
+        seen: list[tuple[str, float, float, Any]] = []
+        for it, fold in self.item_folds(item_pks=pks) if pks else ():
             if not isinstance(it.gold, dict):
                 continue
-            gold[it.pk] = it.gold
             for dim, f in fold.dims.items():
-                for who, v in f.human.votes.items():
-                    current[(it.pk, dim, who)] = (v.score, v.created_at)
-        errors: dict[str, list[tuple[float, Any]]] = defaultdict(list)
-        for (pk, dim, who), (score, at) in current.items():
-            expected = gold[pk].get(dim)
-            if isinstance(expected, (int, float)):
-                errors[who].append((abs(score - float(expected)), at))
-        out = []
-        for who in sorted(errors):
-            errs = [e for e, _ in errors[who]]
-            weeks: dict[str, list[float]] = defaultdict(list)
-            for e, at in errors[who]:
-                year, week, _ = at.isocalendar()
-                weeks[f"{year}-W{week:02d}"].append(e)
-            by_week = {w: round(sum(v) / len(v), 6) for w, v in sorted(weeks.items())}
-            first, last = next(iter(by_week.values())), list(by_week.values())[-1]
-            out.append({"reviewer": who, "n": len(errs), "mae": sum(errs) / len(errs),
-                        "exact": sum(e < 1e-9 for e in errs) / len(errs),
-                        "within_one": sum(e <= 1 + 1e-9 for e in errs) / len(errs),
-                        "mae_by_week": by_week, "drift": last - first if len(by_week) > 1 else None})
-        return out
+                expected = it.gold.get(dim)
+                if isinstance(expected, (int, float)):
+                    seen.extend((who, v.score, float(expected), v.created_at) for who, v in f.human.votes.items())
+        return gold_accuracy(seen)

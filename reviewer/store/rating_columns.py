@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sqlalchemy import BigInteger, Integer, and_, case, cast, func, literal, select
+from sqlalchemy import BigInteger, ColumnElement, Integer, and_, case, cast, func, literal, select
+from sqlalchemy.orm import Mapped
+from sqlmodel import col
 
 from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawColumns, fold
 from reviewer.store.base import StoreBase
@@ -35,7 +37,7 @@ _HUMAN = np.dtype([("key", np.int64), ("score", np.float64)])
 _JUDGE = np.dtype([("key", np.int64), ("score", np.float64), ("std", np.float64)])
 
 
-def _stream(conn: Any, query: Any, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
+def _stream(conn: Any, query: Any, dtype: np.dtype) -> np.ndarray:
     """The rows of ``query`` as a numpy record array of ``dtype``, read on the driver's cursor
     (inside the caller's transaction) so that no per-row Python object outlives its row."""
     compiled = query.compile(dialect=conn.dialect)
@@ -61,20 +63,20 @@ class RatingColumnsMixin(StoreBase):
         rubric = self.get_rubric(rubric_ref)
         ref = rubric.ref
         dims = [d.id for d in rubric.dimensions]
-        where = [Item.rubric_ref == ref]
+        where: list[ColumnElement[bool]] = [col(Item.rubric_ref) == ref]
         if dataset:
-            where.append(Item.dataset == dataset)
+            where.append(col(Item.dataset) == dataset)
         if sample == "audit":
-            where.append(Item.pk.in_(select(AuditSample.item_pk).where(AuditSample.rubric_ref == ref)))  # type: ignore[union-attr]
+            where.append(col(Item.pk).in_(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)))
         with self.read() as conn:
-            cols = [Item.pk, Item.revision]
+            cols: list[Mapped[Any]] = [col(Item.pk), col(Item.revision)]
             if group_by == "group":
-                cols.append(Item.grp)
+                cols.append(col(Item.grp))
             elif group_by == "variant":
-                cols.append(Item.variant)
+                cols.append(col(Item.variant))
             elif group_by:
-                cols.append(Item.meta)
-            items = conn.execute(select(*cols).where(*where).order_by(Item.pk)).all()
+                cols.append(col(Item.meta))
+            items = conn.execute(select(*cols).where(*where).order_by(col(Item.pk))).all()
             item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
             top_revision = max((int(r[1] or 1) for r in items), default=1)
             groups = None
@@ -84,16 +86,16 @@ class RatingColumnsMixin(StoreBase):
                 k = group_by.split(".", 1)[1]
                 groups = [(r[2] or {}).get(k) for r in items]
             del items
-            scope = select(Item.pk).where(*where).scalar_subquery()
-            reviewers = sorted(conn.execute(select(HumanScore.reviewer).distinct().where(
-                HumanScore.item_pk.in_(scope))).scalars())  # type: ignore[attr-defined]
-            models = sorted((m or "judge") for m in conn.execute(select(JudgeScore.model).distinct().where(
-                JudgeScore.item_pk.in_(scope), JudgeScore.turn.is_(None))).scalars())  # type: ignore[attr-defined,union-attr]
+            scope = select(col(Item.pk)).where(*where).scalar_subquery()
+            reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
+                col(HumanScore.item_pk).in_(scope))).scalars())
+            models = sorted((m or "judge") for m in conn.execute(select(col(JudgeScore.model)).distinct().where(
+                col(JudgeScore.item_pk).in_(scope), col(JudgeScore.turn).is_(None))).scalars())
             # no item revised: every row is of its item's current revision (no per-row lookup)
             every = all_revisions or top_revision <= 1
-            human = self._packed(conn, HumanScore, scope, dims, HumanScore.reviewer, reviewers, human=True,
+            human = self._packed(conn, HumanScore, scope, dims, col(HumanScore.reviewer), reviewers, human=True,
                                  all_revisions=every)
-            judge = self._packed(conn, JudgeScore, scope, dims, func.coalesce(JudgeScore.model, "judge"), models,
+            judge = self._packed(conn, JudgeScore, scope, dims, func.coalesce(col(JudgeScore.model), "judge"), models,
                                  human=False, all_revisions=every)
         h = _unpack(human, item_pk)
         del human
@@ -108,8 +110,9 @@ class RatingColumnsMixin(StoreBase):
                 human: bool, all_revisions: bool = False) -> np.ndarray:
         """(packed key, score, std) per row of ``table`` for the items in ``scope``, in pk order."""
         revision = getattr(table, "revision", None)  # content revisions: rows of older ones do not count
+        current: ColumnElement[Any]
         if revision is not None and not all_revisions:
-            current = case((revision == select(Item.revision).where(Item.pk == table.item_pk).scalar_subquery(), 1),
+            current = case((revision == select(col(Item.revision)).where(col(Item.pk) == table.item_pk).scalar_subquery(), 1),
                            else_=0)
         else:
             current = literal(1)

@@ -22,12 +22,13 @@ import os
 from typing import Any
 
 from sqlalchemy import Connection, select, text, update
+from sqlmodel import col
 
 from reviewer.domain.itemlimits import name_problem
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
 from reviewer.store.guards import roles_statements
-from reviewer.store.tables import Reviewer
+from reviewer.store.tables import Reviewer, table_of
 
 ROLES = ("reviewer", "safety", "lead")
 
@@ -94,19 +95,20 @@ class RolesMixin(StoreBase):
     def reviewer_roles(self, name: str) -> set[str]:
         """The roles ``name`` holds (empty if unknown)."""
         with self.read() as conn:
-            row = conn.execute(select(Reviewer.roles).where(Reviewer.name == name)).first()
+            row = conn.execute(select(col(Reviewer.roles)).where(col(Reviewer.name) == name)).first()
         return _roles(row[0]) if row else set()
 
     def reviewers(self) -> list[tuple[str, set[str], str | None]]:
         """Every reviewer as (name, roles, login)."""
         with self.read() as conn:
-            rows = conn.execute(select(Reviewer.name, Reviewer.roles, Reviewer.login).order_by(Reviewer.name)).all()
+            rows = conn.execute(select(col(Reviewer.name), col(Reviewer.roles), col(Reviewer.login))
+                                .order_by(col(Reviewer.name))).all()
         return [(n, _roles(r), lg) for n, r, lg in rows]
 
     def _acting_lead(self, conn: Connection) -> bool:
         if self.admin:
             return True
-        rows = conn.execute(select(Reviewer.roles).where(Reviewer.login == self.login)).scalars()
+        rows = conn.execute(select(col(Reviewer.roles)).where(col(Reviewer.login) == self.login)).scalars()
         return any("lead" in _roles(r) for r in rows)
 
     def acting_is_lead(self) -> bool:
@@ -128,7 +130,7 @@ class RolesMixin(StoreBase):
         if login is not None:
             check_name(login, "login")
         with self.write() as conn:
-            rows = conn.execute(select(Reviewer.roles)).scalars().all()
+            rows = conn.execute(select(col(Reviewer.roles))).scalars().all()
             if not any("lead" in _roles(r) for r in rows):
                 if role != "lead":
                     raise UserError(f"this store has no lead yet: make the first one with "
@@ -138,13 +140,13 @@ class RolesMixin(StoreBase):
                 login = login or self.login
             elif not self._acting_lead(conn):
                 raise UserError(f"only a lead grants roles; the login {self.login} is not a lead's")
-            row = conn.execute(select(Reviewer.roles, Reviewer.login).where(Reviewer.name == name)).first()
+            row = conn.execute(select(col(Reviewer.roles), col(Reviewer.login)).where(col(Reviewer.name) == name)).first()
             if row is None:
-                conn.execute(Reviewer.__table__.insert().values(  # type: ignore[attr-defined]
+                conn.execute(table_of(Reviewer).insert().values(
                     name=name, roles=role, login=login or name))
                 return {role}
             roles = _roles(row[0]) | {role}
-            conn.execute(update(Reviewer).where(Reviewer.name == name).values(
+            conn.execute(update(Reviewer).where(col(Reviewer.name) == name).values(
                 roles=",".join(sorted(roles)), login=login or row[1] or name))
             return roles
 
@@ -155,14 +157,14 @@ class RolesMixin(StoreBase):
         with self.write() as conn:
             if not self._acting_lead(conn):
                 raise UserError(f"only a lead removes roles; the login {self.login} is not a lead's")
-            row = conn.execute(select(Reviewer.roles).where(Reviewer.name == name)).first()
+            row = conn.execute(select(col(Reviewer.roles)).where(col(Reviewer.name) == name)).first()
             if row is None or role not in _roles(row[0]):
                 raise UserError(f"{name} does not hold the {role} role")
-            leads = [r for r in conn.execute(select(Reviewer.roles)).scalars() if "lead" in _roles(r)]
+            leads = [r for r in conn.execute(select(col(Reviewer.roles))).scalars() if "lead" in _roles(r)]
             if role == "lead" and len(leads) == 1:
                 raise UserError(f"{name} is the only lead: make another lead first")
             roles = _roles(row[0]) - {role}
-            conn.execute(update(Reviewer).where(Reviewer.name == name).values(roles=",".join(sorted(roles))))
+            conn.execute(update(Reviewer).where(col(Reviewer.name) == name).values(roles=",".join(sorted(roles))))
             return roles
 
     # --- signing ----------------------------------------------------------------------------
@@ -171,14 +173,14 @@ class RolesMixin(StoreBase):
         an unknown name for the acting login. Returns the columns to add to the signed row."""
         known = self._signing_check(conn, reviewer, need)
         if not known:
-            conn.execute(Reviewer.__table__.insert().values(  # type: ignore[attr-defined]
+            conn.execute(table_of(Reviewer).insert().values(
                 name=reviewer, roles="reviewer", login=self.login))
         return {"actor": self.login}
 
     def _signing_check(self, conn: Connection, reviewer: str, need: str | None) -> bool:
         """Raise when the acting login may not sign as ``reviewer``; whether the name is known."""
         check_name(reviewer)
-        row = conn.execute(select(Reviewer.roles, Reviewer.login).where(Reviewer.name == reviewer)).first()
+        row = conn.execute(select(col(Reviewer.roles), col(Reviewer.login)).where(col(Reviewer.name) == reviewer)).first()
         roles, bound = (_roles(row[0]), row[1] or reviewer) if row else (set(), self.login)
         if need and need not in roles:
             raise UserError(f"{reviewer} does not hold the {need} role; "

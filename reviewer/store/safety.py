@@ -5,16 +5,18 @@ names is one sign-off."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
+from sqlmodel import col
 
 from reviewer.domain import revision_of
 from reviewer.domain.safety import WAITING
 from reviewer.errors import UserError
-from reviewer.store.base import records
+from reviewer.store.base import inserted_pk, records
 from reviewer.store.roles import RolesMixin
-from reviewer.store.tables import Item, Reviewer, SafetyDecision, SafetyFlag
+from reviewer.store.tables import Item, Reviewer, SafetyDecision, SafetyFlag, table_of
 from reviewer.store.views import FlagRecord
 
 DECISIONS = {"clear": "cleared", "escalate": "escalated", "confirm": "confirmed"}
@@ -23,35 +25,41 @@ DECISIONS = {"clear": "cleared", "escalate": "escalated", "confirm": "confirmed"
 def decision_person() -> Any:
     """The person behind a ``safety_decision`` row (select it with :func:`with_reviewer`): the
     login that wrote it, else the login its name is bound to, else the name (older rows)."""
-    return func.coalesce(SafetyDecision.actor, Reviewer.login, SafetyDecision.reviewer)
+    return func.coalesce(col(SafetyDecision.actor), col(Reviewer.login), col(SafetyDecision.reviewer))
 
 
 def with_reviewer(q: Any) -> Any:
     """``q`` (selecting from ``safety_decision``) joined to the reviewer its name names."""
-    return q.join(Reviewer, Reviewer.name == SafetyDecision.reviewer, isouter=True)
+    return q.join(Reviewer, col(Reviewer.name) == col(SafetyDecision.reviewer), isouter=True)
 
 
 class SafetyMixin(RolesMixin):
     """The safety queue's flags and the decisions on them."""
+
+    if TYPE_CHECKING:
+        # FoldMixin's (reviewer.store.fold imports this module, so it cannot be a base here);
+        # Store has both, and mypy checks there that the two signatures agree.
+        def _refresh_safety(self, conn: Any, item_pks: Iterable[int]) -> None: ...
 
     def _flags(self, conn: Any, item_pks: list[int] | None, only_pending: bool = False) -> list[FlagRecord]:
         """Flags with their decisions and their status derived from them (:mod:`reviewer.domain.safety`);
         flags of an item's earlier content revisions are left out."""
         from reviewer.domain import DecisionRow, FlagRow, flag_status
 
-        q = select(SafetyFlag, Item.item_id.label("item_id"), Item.output.label("output"),  # type: ignore[attr-defined]
-                   Item.rubric_ref.label("rubric_ref"), Item.revision.label("item_revision")).join(  # type: ignore[attr-defined]
-            Item, Item.pk == SafetyFlag.item_pk)
+        q: Select[SafetyFlag, str, str, str, int] = select(
+            SafetyFlag, col(Item.item_id).label("item_id"), col(Item.output).label("output"),
+            col(Item.rubric_ref).label("rubric_ref"), col(Item.revision).label("item_revision"),
+        ).join(Item, col(Item.pk) == col(SafetyFlag.item_pk))
         if item_pks is not None:
-            q = q.where(SafetyFlag.item_pk.in_(item_pks))  # type: ignore[attr-defined]
+            q = q.where(col(SafetyFlag.item_pk).in_(item_pks))
         if only_pending:
-            q = q.where(Item.safety.in_(WAITING))  # type: ignore[attr-defined]
-        rows = [f for f in records(conn, q.order_by(SafetyFlag.pk)) if revision_of(f, f.item_revision) == f.item_revision]
+            q = q.where(col(Item.safety).in_(WAITING))
+        rows = [f for f in records(conn, q.order_by(col(SafetyFlag.pk))) if revision_of(f, f.item_revision) == f.item_revision]
         pks = [f.pk for f in rows]
         decisions: dict[int, list[Any]] = {}
         if pks:
             dq = with_reviewer(select(SafetyDecision, decision_person().label("person")).select_from(SafetyDecision))
-            for d in records(conn, dq.where(SafetyDecision.flag_pk.in_(pks)).order_by(SafetyDecision.pk)):  # type: ignore[attr-defined]
+            for d in records(conn, dq.where(col(SafetyDecision.flag_pk).in_(pks)).order_by(col(SafetyDecision.pk))):
                 decisions.setdefault(d.flag_pk, []).append(d)
         out = []
         for f in rows:
@@ -71,7 +79,7 @@ class SafetyMixin(RolesMixin):
         with self.read() as conn:
             flags = self._flags(conn, None, only_pending=True)
             if rubric_ref:
-                keep = set(conn.execute(select(Item.pk).where(Item.rubric_ref == rubric_ref)).scalars())
+                keep = set(conn.execute(select(col(Item.pk)).where(col(Item.rubric_ref) == rubric_ref)).scalars())
                 flags = [f for f in flags if f.item_pk in keep]
         return flags
 
@@ -80,7 +88,7 @@ class SafetyMixin(RolesMixin):
         waiting reviewer flag per item and person: a second is refused."""
         with self.write() as conn:
             self._sign(conn, reviewer)
-            rev = conn.execute(select(Item.revision).where(Item.pk == item_pk)).scalar()
+            rev = conn.execute(select(col(Item.revision)).where(col(Item.pk) == item_pk)).scalar()
             if rev is None:
                 raise UserError(f"no item with key {item_pk}")
             mine = next((f.pk for f in self._flags(conn, [item_pk], only_pending=True)
@@ -92,22 +100,23 @@ class SafetyMixin(RolesMixin):
                                           matched="", context=reason)
             if hasattr(SafetyFlag, "revision"):
                 values["revision"] = rev
-            res = conn.execute(SafetyFlag.__table__.insert().values(**values))  # type: ignore[attr-defined]
-            self._refresh_safety(conn, [item_pk])  # type: ignore[attr-defined]
-            return int(res.inserted_primary_key[0])
+            res = conn.execute(table_of(SafetyFlag).insert().values(**values))
+            self._refresh_safety(conn, [item_pk])
+            return inserted_pk(res)
 
     def withdraw_flag(self, flag_id: int, reviewer: str) -> str:
         """The reviewer who raised a reviewer flag takes it back (an undo) before any safety
         decision: recorded as a ``withdraw`` decision, never deleted."""
         with self.write() as conn:
             signed = self._sign(conn, reviewer)
-            row = conn.execute(select(SafetyFlag.item_pk, SafetyFlag.detector).where(SafetyFlag.pk == flag_id)).first()
+            row = conn.execute(select(col(SafetyFlag.item_pk), col(SafetyFlag.detector))
+                               .where(col(SafetyFlag.pk) == flag_id)).first()
             if row is None or row[1] != f"human:{reviewer}":
                 raise UserError(f"flag {flag_id} is not a flag you raised")
-            if conn.execute(select(SafetyDecision.pk).where(SafetyDecision.flag_pk == flag_id)).first():
+            if conn.execute(select(col(SafetyDecision.pk)).where(col(SafetyDecision.flag_pk) == flag_id)).first():
                 raise UserError(f"flag {flag_id} already has a safety decision; it can no longer be withdrawn")
             self._refuse_stale(conn, flag_id, row[0])
-            conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
+            conn.execute(table_of(SafetyDecision).insert().values(
                 flag_pk=flag_id, reviewer=reviewer, decision="withdraw", reason="withdrawn by the flagger", **signed))
             return self._settle_flag(conn, flag_id, row[0])
 
@@ -124,11 +133,11 @@ class SafetyMixin(RolesMixin):
             raise UserError("a safety decision needs a reason")
         with self.write() as conn:
             signed = self._sign(conn, reviewer, "safety")
-            row = conn.execute(select(SafetyFlag.item_pk).where(SafetyFlag.pk == flag_id)).first()
+            row = conn.execute(select(col(SafetyFlag.item_pk)).where(col(SafetyFlag.pk) == flag_id)).first()
             if row is None:
                 raise UserError(f"no safety flag {flag_id}")
             self._refuse_stale(conn, flag_id, row[0])
-            conn.execute(SafetyDecision.__table__.insert().values(  # type: ignore[attr-defined]
+            conn.execute(table_of(SafetyDecision).insert().values(
                 flag_pk=flag_id, reviewer=reviewer, decision=decision, reason=reason.strip(), **signed))
             return self._settle_flag(conn, flag_id, row[0])
 
@@ -141,5 +150,5 @@ class SafetyMixin(RolesMixin):
     def _settle_flag(self, conn: Any, flag_id: int, item_pk: int) -> str:
         """The item's derived safety status onto its row (``safety_flag.status`` is never
         updated); returns the flag's status as :mod:`reviewer.domain.safety` derives it."""
-        self._refresh_safety(conn, [item_pk])  # type: ignore[attr-defined]
+        self._refresh_safety(conn, [item_pk])
         return next(f.status for f in self._flags(conn, [item_pk]) if f.pk == flag_id)

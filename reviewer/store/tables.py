@@ -1,19 +1,35 @@
-"""The store's tables (SQLModel). History tables (``guards.HISTORY``: scores, flags, decisions,
-pair choices, rubric versions, item revisions) are append-only: triggers created by the
-migrations refuse UPDATE, DELETE, REPLACE and TRUNCATE on them, on SQLite and PostgreSQL alike."""
+"""The store's tables (SQLModel). History tables (``guards.HISTORY`` and
+``guards.COMMENTS``: scores, flags, decisions, pair choices, rubric versions, item revisions, item
+comments) are append-only: triggers created by the
+migrations refuse UPDATE, DELETE, REPLACE and TRUNCATE on them, on SQLite and PostgreSQL alike.
+
+Primary keys are typed ``int`` (``Field(default=None, primary_key=True)``: the database assigns
+them): the store writes rows with Core inserts and never builds a model object without a key,
+so every ``pk`` it reads is a number. The DDL is the same as for ``int | None``."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint
+from sqlalchemy import inspect as sa_inspect
 from sqlmodel import Field, SQLModel
 
 
 def now() -> datetime:
     """UTC now, the time every row is stamped with."""
     return datetime.now(UTC)
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table behind a table model, for inserts and DDL. (SQLAlchemy sets ``__table__``
+    on the class when it maps it; SQLModel does not declare that attribute, so type checkers
+    cannot see it — the mapper's ``local_table`` is the same object, typed.)"""
+    table = sa_inspect(model).local_table
+    if not isinstance(table, Table):
+        raise TypeError(f"{model.__name__} is not mapped to a table")
+    return table
 
 
 class SchemaMigration(SQLModel, table=True):
@@ -29,7 +45,7 @@ class RubricVersion(SQLModel, table=True):
 
     __tablename__ = "rubric_version"
     __table_args__ = (UniqueConstraint("rubric_id", "version"),)
-    pk: int | None = Field(default=None, primary_key=True)
+    pk: int = Field(default=None, primary_key=True)
     rubric_id: str
     version: str
     content_hash: str
@@ -57,7 +73,7 @@ class Item(SQLModel, table=True):
         Index("ix_item_queue", "rubric_ref", "dataset", "pk"),
         Index("ix_item_triage", "triage_key", "pk"),
     )
-    pk: int | None = Field(default=None, primary_key=True)
+    pk: int = Field(default=None, primary_key=True)
     item_id: str
     dataset: str = ""
     rubric_ref: str
@@ -102,7 +118,7 @@ class ItemRevision(SQLModel, table=True):
     """What an item looked like before an ``import --update`` changed it."""
 
     __tablename__ = "item_revision"
-    pk: int | None = Field(default=None, primary_key=True)
+    pk: int = Field(default=None, primary_key=True)
     item_pk: int = Field(index=True)
     revision: int
     content_hash: str
@@ -114,7 +130,7 @@ class JudgeRun(SQLModel, table=True):
     """One run of one judge model (or an import of scores made elsewhere)."""
 
     __tablename__ = "judge_run"
-    pk: int | None = Field(default=None, primary_key=True)
+    pk: int = Field(default=None, primary_key=True)
     rubric_ref: str
     model: str | None = None
     params: Any = Field(default=None, sa_column=Column(JSON))
@@ -131,7 +147,7 @@ class JudgeScore(SQLModel, table=True):
 
     __tablename__ = "judge_score"
     __table_args__ = (Index("ix_judge_item_dim", "item_pk", "dimension"),)
-    pk: int | None = Field(default=None, primary_key=True)
+    pk: int = Field(default=None, primary_key=True)
     run_pk: int = Field(index=True)
     item_pk: int
     #: The item's content revision (``item.revision``) the score was given on.
@@ -173,7 +189,7 @@ class HumanScore(SQLModel, table=True):
 
     __tablename__ = "human_score"
     __table_args__ = (Index("ix_human_item_dim", "item_pk", "dimension", "reviewer"),)
-    pk: int | None = Field(default=None, primary_key=True)
+    pk: int = Field(default=None, primary_key=True)
     item_pk: int
     #: The item's content revision the score was given on: a score belongs to the text it read.
     revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
@@ -197,7 +213,7 @@ class SafetyFlag(SQLModel, table=True):
     """A safety gate that fired on an item, with the matched span."""
 
     __tablename__ = "safety_flag"
-    pk: int | None = Field(default=None, primary_key=True)
+    pk: int = Field(default=None, primary_key=True)
     item_pk: int = Field(index=True)
     #: The item's content revision the gate fired on.
     revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
@@ -219,7 +235,7 @@ class SafetyDecision(SQLModel, table=True):
     """A safety reviewer's decision on a flag, with the reason. Append-only."""
 
     __tablename__ = "safety_decision"
-    pk: int | None = Field(default=None, primary_key=True)
+    pk: int = Field(default=None, primary_key=True)
     flag_pk: int = Field(index=True)
     reviewer: str
     decision: str
@@ -232,8 +248,9 @@ class Assignment(SQLModel, table=True):
     """History of who was served which item in which queue, and how it ended."""
 
     __tablename__ = "assignment"
-    __table_args__ = (Index("ix_assignment_reviewer", "reviewer", "queue", "item_pk"),)
-    pk: int | None = Field(default=None, primary_key=True)
+    __table_args__ = (Index("ix_assignment_reviewer", "reviewer", "queue", "item_pk"),
+                      Index("ix_assignment_item", "item_pk", "state"))
+    pk: int = Field(default=None, primary_key=True)
     item_pk: int
     queue: str
     reviewer: str
@@ -251,26 +268,50 @@ class AuditSample(SQLModel, table=True):
 
     __tablename__ = "audit_sample"
     __table_args__ = (UniqueConstraint("rubric_ref", "item_pk"),)
-    pk: int | None = Field(default=None, primary_key=True)
+    pk: int = Field(default=None, primary_key=True)
     rubric_ref: str
     item_pk: int
     seed: int
 
 
 class PairChoice(SQLModel, table=True):
-    """Which item of a group a reviewer judged better (NULL winner: a tie). Append-only: the
-    reviewer's current choice is their latest row."""
+    """Which of two items of a group a reviewer judged better (NULL winner: a tie), with an
+    optional reason and quick tags. Append-only: the reviewer's current choice on a pair is their
+    latest row for it."""
 
     __tablename__ = "pair_choice"
-    pk: int | None = Field(default=None, primary_key=True)
+    pk: int = Field(default=None, primary_key=True)
     grp: str
     rubric_ref: str | None = Field(default=None, index=True)
     reviewer: str
     winner_item_pk: int | None = None
     reason: str | None = None
+    #: Quick tags given with the reason (a JSON list; NULL on rows from before they existed).
+    tags: Any = Field(default=None, sa_column=Column(JSON))
+    #: The two items compared (lower key first). NULL on rows from before groups of more than two
+    #: could be cycled through: those belong to the group's first pair (by variant, then key).
+    item_a_pk: int | None = None
+    item_b_pk: int | None = None
     #: The group's content revision: the sum of its items' revisions when the choice was made
     #: (it grows whenever either side's content changes).
     revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    actor: str | None = None
+    created_at: datetime = Field(default_factory=now)
+
+
+class ItemComment(SQLModel, table=True):
+    """A person's comment on an item, shown to later reviewers (unless blind). Append-only: a
+    comment is never edited or removed; a correction is a new comment."""
+
+    __tablename__ = "item_comment"
+    pk: int = Field(default=None, primary_key=True)
+    item_pk: int = Field(index=True)
+    #: The item's content revision the comment was written on.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    #: The author (a reviewer name, signed like a score).
+    reviewer: str
+    text: str
+    #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
     actor: str | None = None
     created_at: datetime = Field(default_factory=now)
 
@@ -280,7 +321,7 @@ class QueueSetting(SQLModel, table=True):
 
     __tablename__ = "queue_setting"
     __table_args__ = (UniqueConstraint("rubric_ref", "queue"),)
-    pk: int | None = Field(default=None, primary_key=True)
+    pk: int = Field(default=None, primary_key=True)
     rubric_ref: str
     queue: str
     #: Distinct reviewers each item needs; never served twice to one reviewer.

@@ -39,6 +39,57 @@ class QueueRow:
     sort_key: int
 
 
+#: What the queue list's status filter offers (``reviewer.store.queue_filter`` says what each means).
+STATUSES = ("new", "in progress", "done", "flagged")
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    """What the queue list is narrowed to; every field None (or False) leaves it whole."""
+
+    #: the item's dataset, exactly
+    dataset: str | None = None
+    #: the judge's band, exactly (reveals the judge: never in a blind session)
+    band: str | None = None
+    #: one of :data:`STATUSES`
+    status: str | None = None
+    #: only items whose judge panel disagrees (reveals the judge: never in a blind session)
+    disagreement: bool = False
+    #: a piece of the item id, input or output, matched literally (``%`` and ``_`` are plain characters)
+    text: str | None = None
+
+    @property
+    def active(self) -> bool:
+        """Whether anything is filtered."""
+        return bool(self.dataset or self.band or self.status or self.disagreement or self.text)
+
+    @property
+    def reveals_judge(self) -> bool:
+        """Whether the filter says something about the judge's scores (refused while blind)."""
+        return bool(self.band or self.disagreement)
+
+    def without_judge(self) -> QueueFilter:
+        """The same filter less what would reveal the judge."""
+        return QueueFilter(self.dataset, None, self.status, False, self.text)
+
+
+@dataclass(frozen=True)
+class PairChoiceRecord:
+    """A reviewer's current choice on one pair of a group's items."""
+
+    pk: int
+    group: str
+    reviewer: str
+    #: the two items compared, lower key first
+    item_a_pk: int
+    item_b_pk: int
+    #: the better one's key; None for a tie
+    winner_item_pk: int | None
+    reason: str | None
+    tags: tuple[str, ...]
+    created_at: datetime
+
+
 @dataclass(frozen=True)
 class JudgeRecord:
     """A judge score as stored (the latest per dimension and model)."""

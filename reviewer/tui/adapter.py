@@ -57,7 +57,7 @@ class FlagLine:
 def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
              dataset: str | None) -> tuple[int, int, int]:
     """The queue's ``(total, done, left for this reviewer)``."""
-    return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))  # type: ignore[return-value]
+    return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))
 
 
 def find_item(store: Any, item_id: str) -> int | None:
@@ -72,11 +72,27 @@ def roles(store: Any, reviewer: str) -> set[str]:
 
 
 def queue_page(store: Any, queue: str, rubric_ref: str | None, dataset: str | None, after: Any,
-               limit: int, search: str | None) -> tuple[list[QueueLine], int | None]:
-    """One page of the queue and the queue's size."""
-    rows = store.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, search=search)
-    total = store.queue_count(queue, rubric_ref, dataset) if after is None and not search else None
-    return lines(rows), total
+               limit: int, filt: Any = None, blind: bool = False) -> tuple[list[QueueLine], int | None, int | None]:
+    """One page of the queue narrowed by ``filt`` (a ``QueueFilter``; in a blind session never
+    by what the judge said); with the first page (``after`` None) the queue's size and how many
+    items the filter keeps (None without a filter)."""
+    if filt is not None and blind and filt.reveals_judge:
+        filt = filt.without_judge()
+    if filt is not None and not filt.active:
+        filt = None
+    rows = store.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, filt=filt)
+    total = matching = None
+    if after is None:
+        total = store.queue_count(queue, rubric_ref, dataset)
+        if filt is not None:
+            matching = store.queue_count(queue, rubric_ref, dataset, filt=filt)
+    return lines(rows), total, matching
+
+
+def queue_values(store: Any, queue: str, rubric_ref: str | None, dataset: str | None) -> tuple[list[str], list[str]]:
+    """The datasets and judge bands in the queue (what the filter dialog offers)."""
+    datasets, bands = store.queue_values(queue, rubric_ref, dataset)
+    return list(datasets), list(bands)
 
 
 def lines(rows: list[Any]) -> list[QueueLine]:
@@ -130,7 +146,8 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
     return ItemState(view.pk, view.item_id, rubric, view.output, view.input, view.context, view.reference,
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
                      pair_lines, fold=fold, reviewer=reviewer,
-                     conversation=[m for m in (view.conversation or []) if isinstance(m, dict)])
+                     conversation=[m for m in (view.conversation or []) if isinstance(m, dict)],
+                     comments=list(store.comments([item_pk])[item_pk]), revision=fold.revision)
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -140,35 +157,54 @@ def _pair_line(name: str, rec: Any) -> str:
 
 
 def load_pair(store: Any, state: ItemState, reviewer: str, blind: bool = False,
-              lease_seconds: int | None = None) -> PairState | None:
-    """``state`` beside the first other item of its group (None when it has no partner), with
-    this reviewer's current choice between them. With ``lease_seconds``, and ``state`` claimed,
-    the partner is leased too (None when another reviewer holds it: it opens alone)."""
+              lease_seconds: int | None = None, partner_index: int = 0) -> PairState | None:
+    """``state`` beside another item of its group (the ``partner_index``-th by variant; None when
+    it has no partner), with this reviewer's current choice on that pair. With ``lease_seconds``,
+    and ``state`` claimed, the partner is leased too (None when another reviewer holds it)."""
     if state.group is None:
         return None
     others = [pk for pk in store.group_items(state.item_pk) if pk != state.item_pk]
     if not others:
         return None
+    partner_index %= len(others)
     claim = None
     if lease_seconds is not None and state.claim is not None:
-        claim = store.claim_item(others[0], state.claim.queue, reviewer, lease_seconds=lease_seconds)
+        claim = store.claim_item(others[partner_index], state.claim.queue, reviewer, lease_seconds=lease_seconds)
         if claim is None:
             return None
-    partner = load_item(store, others[0], reviewer, blind, claim)
+    partner = load_item(store, others[partner_index], reviewer, blind, claim)
     sides = sorted([state, partner], key=lambda s: (s.variant or "", s.item_pk))
-    pair = PairState(state.group, state.rubric, sides, judge_lines=state.pair_lines)
-    choices = store.pair_choices(state.rubric.ref, state.group).get(state.group, {})
-    if reviewer in choices:
-        winner = choices[reviewer]
-        pair.choice = -1 if winner is None else next(
-            (i for i, s in enumerate(sides) if s.item_pk == winner), None)
+    pair = PairState(state.group, state.rubric, sides, judge_lines=state.pair_lines, anchor_pk=state.item_pk,
+                     partners=others, partner_index=partner_index)
+    pair_on = tuple(sorted((state.item_pk, partner.item_pk)))
+    mine = [c for c in store.pair_choice_rows(state.rubric.ref, state.group)
+            if c.reviewer == reviewer and (c.item_a_pk, c.item_b_pk) == pair_on]
+    if mine:
+        c = mine[-1]
+        pair.choice = -1 if c.winner_item_pk is None else next(
+            (i for i, s in enumerate(sides) if s.item_pk == c.winner_item_pk), None)
+        pair.reason, pair.tags = c.reason, tuple(c.tags)
     return pair
 
 
-def choose_in_pair(store: Any, pair: PairState, reviewer: str, choice: int) -> int:
-    """Write the reviewer's choice: a side's index, or -1 for a tie."""
-    winner = None if choice < 0 else pair.sides[choice].item_pk
-    return int(store.add_pair_choice(pair.sides[0].item_pk, reviewer, winner))
+def next_partner(store: Any, pair: PairState, reviewer: str, blind: bool, step: int,
+                 lease_seconds: int | None) -> PairState | None:
+    """The anchor beside its next (``step`` 1) or previous partner, skipping partners another
+    reviewer holds when leasing; None when no other partner can be shown."""
+    n = len(pair.partners)
+    for k in range(1, n):
+        index = (pair.partner_index + step * k) % n
+        found = load_pair(store, pair.anchor, reviewer, blind, lease_seconds, index)
+        if found is not None:
+            return found
+    return None
+
+
+def choose_in_pair(store: Any, item_pk: int, partner_pk: int, winner_pk: int | None, reviewer: str,
+                   reason: str | None = None, tags: tuple[str, ...] = ()) -> int:
+    """Write the reviewer's choice on the pair ``item_pk``/``partner_pk``: the better one's key,
+    or None for a tie; with a reason and quick tags when given."""
+    return int(store.add_pair_choice(item_pk, reviewer, winner_pk, reason=reason, tags=tags, partner_pk=partner_pk))
 
 
 def claim_next(store: Any, queue: str, reviewer: str, rubric_ref: str | None, dataset: str | None,
@@ -186,6 +222,11 @@ def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, va
     return int(store.add_human_score(state.item_pk, d.dim.id, reviewer, value, reason=reason, tags=tags,
                                      blind=blind, judge_score_id=d.judge_score_id, kind=kind,
                                      sample=state.claim.queue if state.claim is not None else None))
+
+
+def add_comment(store: Any, state: ItemState, reviewer: str, text: str) -> int:
+    """Write the reviewer's comment on the item."""
+    return int(store.add_comment(state.item_pk, reviewer, text))
 
 
 def renew_claim(store: Any, state: ItemState, lease_seconds: int) -> None:

@@ -26,7 +26,7 @@ from textual.binding import Binding
 from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.config import TuiSettings
-from reviewer.tui.host import Session
+from reviewer.tui.host import ReviewHost, Session
 from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
@@ -203,8 +203,8 @@ class ReviewApp(App[None]):
         if after is not None:
             with contextlib.suppress(Exception):  # a failed write was already reported
                 after.result()
-        state, pair = self._claim()
-        self.call_from_thread(self._show, state, True, pair)
+        claimed, pair = self._claim()
+        self.call_from_thread(self._show, claimed, True, pair)
 
     def _refreshed(self, state: ItemState, pair: PairState | None) -> tuple[ItemState, PairState | None]:
         """Re-read an item claimed a while ago (its scores may have changed since), keeping its
@@ -270,7 +270,9 @@ class ReviewApp(App[None]):
             self.history.append(state.item_pk)
         self._shown_at = time.monotonic()
         if state.claim is not None and self._ahead is None:
-            self._ahead_due = tuple(s.item_pk for s in _items_of(state, pair))
+            # the whole group of a pair stays out: its other items are cycled through beside it
+            group = tuple(pair.partners) if pair is not None else ()
+            self._ahead_due = tuple(s.item_pk for s in _items_of(state, pair)) + group
         self.call_after_refresh(self._behind_frame)
         screen: ItemScreen | PairScreen
         if pair is not None:
@@ -362,6 +364,11 @@ class ReviewApp(App[None]):
             self.session.reviewer, value, kind=kind, blind=blind, reason=reason, tags=tags,
         )
 
+    def write_comment(self, state: ItemState, text: str) -> Future[Any]:
+        """Hand the reviewer's comment on the item to the writer (stored at once, in order)."""
+        return self.writer.submit(f"comment on {state.item_id}", adapter.add_comment, self.store, state,
+                                  self.session.reviewer, text)
+
     def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None:
         """Close the leases of the items on screen (complete, skip or release) and show the next
         item: the one claimed ahead, re-read, when it has arrived."""
@@ -403,10 +410,40 @@ class ReviewApp(App[None]):
         self.writer.submit(f"adjudication {item_pk}/{dimension}", adapter.adjudicate, self.store, item_pk,
                            dimension, self.session.reviewer, value)
 
-    def choose_in_pair(self, pair: PairState, choice: int) -> None:
-        """The reviewer's pick between the two sides (``-1``: a tie), written in order."""
-        self.writer.submit(f"pair {pair.group}", adapter.choose_in_pair, self.store, pair, self.session.reviewer,
-                           choice)
+    def choose_in_pair(self, pair: PairState, choice: int, reason: str | None = None,
+                       tags: tuple[str, ...] = ()) -> None:
+        """The reviewer's pick between the two sides on screen (``-1``: a tie), with a reason and
+        quick tags when given, written in order."""
+        a, b = (side.item_pk for side in pair.sides)
+        winner = None if choice < 0 else pair.sides[choice].item_pk
+        self.writer.submit(f"pair {pair.group}", adapter.choose_in_pair, self.store, a, b, winner,
+                           self.session.reviewer, reason, tags)
+
+    @work(thread=True, exclusive=True, group="load")
+    def cycle_partner(self, pair: PairState, step: int, over_item: bool) -> None:
+        """Show the pair's anchor beside the next (``step`` 1) or previous partner of its group.
+        When the anchor is leased the new partner is leased first, then the old partner's lease
+        is closed (complete where the reviewer scored on it, else released)."""
+        s = self.session
+        lease = self.settings.lease_minutes * 60 if pair.anchor.claim is not None else None
+        found = adapter.next_partner(self.store, pair, s.reviewer, s.blind, step, lease)
+        old = pair.partner
+        if found is not None and old.claim is not None:
+            self.writer.submit("lease", adapter.close_claim, self.store, old.claim,
+                               "complete" if old.scored_count() else "release")
+        self.call_from_thread(self._show_partner, pair, found, over_item)
+
+    def _show_partner(self, pair: PairState, found: PairState | None, over_item: bool) -> None:
+        from reviewer.tui.screens.pair import PairScreen
+
+        if found is None:
+            self.notify(safe_line(f"every other item of group {pair.group} is held by another reviewer"),
+                        severity="warning", markup=False)
+            return
+        if isinstance(self.screen, PairScreen) and self.screen.pair is pair:
+            self.switch_screen(PairScreen(found, over_item=over_item))
+        elif found.partner.claim is not None:  # the reviewer left meanwhile: give the new lease back
+            self.writer.submit("lease", adapter.close_claim, self.store, found.partner.claim, "release")
 
     def flag_item(self, state: ItemState, reason: str) -> Future[Any]:
         """Send the item to the safety queue with the reviewer's reason; the future gives the
@@ -471,6 +508,11 @@ def make_app(store: Any, reviewer: str, queue: str = "triage", rubric_ref: str |
 
         check_keymap(settings.keymap, config_path(), ReviewApp)
     return ReviewApp(store, Session(reviewer, queue, rubric_ref, dataset, blind), settings, db, first_page)
+
+
+def _hosts(app: ReviewApp) -> ReviewHost:
+    """Never called: mypy checks here that the app is what its screens take it for."""
+    return app
 
 
 __all__ = ["ReviewApp", "Session", "make_app"]

@@ -17,6 +17,8 @@ def screens(app: type) -> dict[str, list[type]]:
     """Each screen's name and the classes whose bindings are in force on it (``app``'s too: the
     app class is handed in, so this module does not import the app module)."""
     from reviewer.tui.screens.calibration import CalibrationScreen, DimensionDetailScreen
+    from reviewer.tui.screens.comment import CommentDialog
+    from reviewer.tui.screens.filter import FilterDialog
     from reviewer.tui.screens.help import HelpScreen
     from reviewer.tui.screens.item import ItemScreen
     from reviewer.tui.screens.pair import PairScreen
@@ -29,7 +31,8 @@ def screens(app: type) -> dict[str, list[type]]:
         "safety": [SafetyScreen, app], "calibration": [CalibrationScreen, app],
         "calibration detail": [DimensionDetailScreen, app], "help": [HelpScreen, app],
         "reason": [ReasonDialog, app], "reason tags": [TagRow, ReasonDialog, app],
-        "decision": [DecisionDialog, app],
+        "decision": [DecisionDialog, app], "comment": [CommentDialog, app],
+        "filter": [FilterDialog, app],
     }
 
 

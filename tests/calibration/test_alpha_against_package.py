@@ -6,11 +6,11 @@ import krippendorff
 import numpy as np
 import pytest
 
-from calibration.alpha import krippendorff_alpha, why_undefined
+from calibration.alpha import Level, krippendorff_alpha, why_undefined
 
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
-def test_matches_package_to_1e9(level: str) -> None:
+def test_matches_package_to_1e9(level: Level) -> None:
     rng = np.random.default_rng(11)
     compared = 0
     for _ in range(60):
@@ -21,7 +21,7 @@ def test_matches_package_to_1e9(level: str) -> None:
             expected = krippendorff.alpha(x.T, level_of_measurement=level)
         except ValueError:
             continue
-        ours = krippendorff_alpha(x, level)  # type: ignore[arg-type]
+        ours = krippendorff_alpha(x, level)
         if np.isnan(expected):
             assert ours is None
             continue

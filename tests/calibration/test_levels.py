@@ -69,8 +69,8 @@ def test_krippendorff_2011_nominal_as_the_humans_ceiling() -> None:
 def _mixed(seed: int = 1, n: int = 300) -> list[DimensionInput]:
     rng = np.random.default_rng(seed)
     truth = rng.integers(1, 6, n).astype(float)
-    graded_j = np.clip(truth + rng.integers(-1, 2, n) * (rng.random(n) < 0.3), 1, 5)
-    graded_h = np.clip(truth[:, None] + rng.integers(-1, 2, (n, 3)) * (rng.random((n, 3)) < 0.3), 1, 5)
+    graded_j = np.clip(truth + rng.integers(-1, 2, n) * (rng.random(n) < 0.3), 1, 5).astype(float)
+    graded_h = np.clip(truth[:, None] + rng.integers(-1, 2, (n, 3)) * (rng.random((n, 3)) < 0.3), 1, 5).astype(float)
     cat = rng.integers(1, 4, n).astype(float)
     cat_j = np.where(rng.random(n) < 0.8, cat, rng.integers(1, 4, n))
     cat_h = np.where(rng.random((n, 3)) < 0.85, cat[:, None], rng.integers(1, 4, (n, 3)))

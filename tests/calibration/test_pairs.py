@@ -25,7 +25,9 @@ def test_judge_preference_and_plurality() -> None:
 
 
 def test_wilson_matches_the_textbook_interval() -> None:
-    lo, hi = wilson(8, 10)  # type: ignore[misc]
+    ci = wilson(8, 10)
+    assert ci is not None
+    lo, hi = ci
     assert (round(lo, 4), round(hi, 4)) == (0.4902, 0.9433)
     assert wilson(0, 0) is None
 

@@ -29,10 +29,10 @@ def test_point_estimate_and_interval_equal_the_package(seed: int, discrete: bool
     for confidence in (0.95, 0.9):
         lo, hi = ppi.ppi_mean_interval(y, yhat, yu, confidence)
         plo, phi = ppi_py.ppi_mean_ci(y, yhat, yu, alpha=1 - confidence)
-        assert (lo, hi) == (pytest.approx(float(plo[0]), abs=1e-9), pytest.approx(float(phi[0]), abs=1e-9))
+        assert (lo, hi) == pytest.approx((float(plo[0]), float(phi[0])), abs=1e-9)
     hlo, hhi = ppi.classical_interval(y)
     clo, chi = ppi_py.classical_mean_ci(y, alpha=0.05)
-    assert (hlo, hhi) == (pytest.approx(float(clo), abs=1e-9), pytest.approx(float(chi), abs=1e-9))
+    assert (hlo, hhi) == pytest.approx((float(clo), float(chi)), abs=1e-9)
 
 
 def test_binary_pass_rates_equal_the_package() -> None:
@@ -58,7 +58,7 @@ def test_coverage_of_a_thousand_synthetic_datasets() -> None:
     """A biased, noisy judge: the 95% intervals cover the true mean 93-97% of the time, and PPI's
     interval is narrower than the humans' own whenever the judge follows people."""
     truth_mean, covered, covered_h, widths, widths_h = 3.0, 0, 0, [], []
-    judge_mean = []
+    judge_mean: list[float] = []
     for seed in range(1000):
         y, yhat, yu = _data(10_000 + seed, n=120, big_n=2000, bias=0.6, noise=0.6)
         e = ppi.estimate_mean(y, yhat, yu)
@@ -67,6 +67,7 @@ def test_coverage_of_a_thousand_synthetic_datasets() -> None:
         covered_h += e.humans_ci[0] <= truth_mean <= e.humans_ci[1]
         widths.append(e.ppi_ci[1] - e.ppi_ci[0])
         widths_h.append(e.humans_ci[1] - e.humans_ci[0])
+        assert e.judge_only is not None
         judge_mean.append(e.judge_only)
     print(f"coverage ppi {covered / 10:.1f}%  humans {covered_h / 10:.1f}%  "
           f"mean width ppi {np.mean(widths):.4f}  humans {np.mean(widths_h):.4f}")

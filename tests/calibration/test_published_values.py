@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from calibration.agreement import gwet_from_table, kappa_from_table
-from calibration.alpha import krippendorff_alpha
+from calibration.agreement import Weighting, gwet_from_table, kappa_from_table
+from calibration.alpha import Level, krippendorff_alpha
 
 REF = json.loads((Path(__file__).resolve().parents[1] / "data" / "agreement_vectors.json").read_text())
 
@@ -20,29 +20,29 @@ def _matrix(rows: list[list[float | None]]) -> np.ndarray:
 
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
-def test_krippendorff_2011_all_levels(level: str) -> None:
+def test_krippendorff_2011_all_levels(level: Level) -> None:
     entry = REF["krippendorff_2011"]
-    value = krippendorff_alpha(_matrix(entry["data"]), level)  # type: ignore[arg-type]
+    value = krippendorff_alpha(_matrix(entry["data"]), level)
     assert value is not None and round(value, 3) == entry["published"][level]
 
 
 @pytest.mark.parametrize("level", ["nominal", "interval"])
-def test_wikipedia_example_to_six_places(level: str) -> None:
+def test_wikipedia_example_to_six_places(level: Level) -> None:
     entry = REF["krippendorff_wikipedia"]
-    value = krippendorff_alpha(_matrix(entry["data"]), level)  # type: ignore[arg-type]
+    value = krippendorff_alpha(_matrix(entry["data"]), level)
     assert value is not None and round(value, 6) == entry["published"][level]
 
 
 @pytest.mark.parametrize("name", ["contingency_3x3", "contingency_4x4"])
 @pytest.mark.parametrize("kind", ["unweighted", "linear", "quadratic"])
-def test_irrcac_tables_kappa_and_gwet(name: str, kind: str) -> None:
+def test_irrcac_tables_kappa_and_gwet(name: str, kind: Weighting) -> None:
     entry = REF[name]
     table = np.array(entry["table_rows_rater1_cols_rater2"], dtype=float)
     pub = entry[kind]
     cohen = pub.get("cohen", pub.get("cohen_kappa"))
     gwet = pub.get("gwet", pub.get("gwet_ac1"))
-    kappa = kappa_from_table(table, kind)  # type: ignore[arg-type]
-    ac = gwet_from_table(table, kind)  # type: ignore[arg-type]
+    kappa = kappa_from_table(table, kind)
+    ac = gwet_from_table(table, kind)
     assert kappa is not None and ac is not None
     places = 7 if name == "contingency_3x3" and kind == "unweighted" else 3
     # irrCAC prints 0.4315 → 0.432 (double rounding, see the file's note); 4 places first.

@@ -6,6 +6,7 @@ import krippendorff
 import numpy as np
 import pytest
 
+from calibration.alpha import Level
 from calibration.reviewers import adjudicated, anchoring, judge_spread, per_reviewer, z_normalise
 
 nan = np.nan
@@ -67,20 +68,20 @@ def test_judge_spread() -> None:
 
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
-def test_pairwise_alpha_from_coincidence_tables_equals_alpha_pair_by_pair(level: str) -> None:
+def test_pairwise_alpha_from_coincidence_tables_equals_alpha_pair_by_pair(level: Level) -> None:
     from calibration.alpha import krippendorff_alpha
     from calibration.reviewers import pairwise_alpha
 
     rng = np.random.default_rng(5)
     humans = rng.integers(1, 6, (80, 5)).astype(float)
     humans[rng.random((80, 5)) < 0.4] = nan
-    fast, shared = pairwise_alpha(humans, level)  # type: ignore[arg-type]
-    slow, _ = pairwise_alpha(humans, level, max_values=0)  # type: ignore[arg-type]  # pair by pair
+    fast, shared = pairwise_alpha(humans, level)
+    slow, _ = pairwise_alpha(humans, level, max_values=0)  # pair by pair
     for r in range(5):
         for o in range(5):
             both = ~np.isnan(humans[:, r]) & ~np.isnan(humans[:, o])
             assert shared[r, o] == both.sum()
             if r == o:
                 continue
-            want = krippendorff_alpha(np.column_stack([humans[both, r], humans[both, o]]), level)  # type: ignore[arg-type]
+            want = krippendorff_alpha(np.column_stack([humans[both, r], humans[both, o]]), level)
             assert fast[r, o] == pytest.approx(want, abs=1e-9) and slow[r, o] == pytest.approx(want, abs=1e-9)

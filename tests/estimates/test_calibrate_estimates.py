@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,11 +23,12 @@ def _write(tmp: Path, n_items: int = 500, n_audit: int = 120, n_triage: int = 40
     on ``n_triage`` more (triage-reviewed, scored harshly: used as labels they would drag the
     estimate down)."""
     rng = np.random.default_rng(seed)
-    lines, truth = [], {d: {"y": [], "yhat": [], "yu": []} for d in DIMS}
+    lines: list[str] = []
+    truth: dict[str, dict[str, list[float]]] = {d: {"y": [], "yhat": [], "yu": []} for d in DIMS}
     for i in range(n_items):
         true = np.clip(np.rint(rng.normal(7.5, 1.6, len(DIMS))), 1, 10)
         judge = np.clip(np.rint(true + 1 + rng.normal(0, 1.0, len(DIMS))), 1, 10)
-        item = {"id": f"q{i:04d}", "output": f"answer {i}",
+        item: dict[str, Any] = {"id": f"q{i:04d}", "output": f"answer {i}",
                 "judge": {"model": "m", "scores": {d: float(s) for d, s in zip(DIMS, judge, strict=True)}}}
         audited, triaged = i < n_audit, n_audit <= i < n_audit + n_triage
         if audited or triaged:
@@ -46,11 +48,12 @@ def _write(tmp: Path, n_items: int = 500, n_audit: int = 120, n_triage: int = 40
     return path, {d: {k: np.asarray(v, dtype=float) for k, v in t.items()} for d, t in truth.items()}
 
 
-def _calibrate(db: str, capsys: pytest.CaptureFixture[str], *extra: str) -> dict:
+def _calibrate(db: str, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
     code, out, err = run_cli(["calibrate", "--rubric", "general-quality@1.0.0", "--format", "json",
                               "--db", db, *extra], capsys)
     assert code == 0, err
-    return json.loads(out)
+    report: dict[str, Any] = json.loads(out)
+    return report
 
 
 def test_dimension_estimates_use_audit_items_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -181,8 +184,8 @@ def test_report_leaderboard_corrected_where_the_judge_favours_one_model(
         passes = rng.random() < p_true
         judge_pass = passes or (model == "a" and rng.random() < 0.6)
         score = 9.0 if judge_pass else 3.0
-        item = {"id": f"q{i}", "output": "x", "metadata": {"model": model},
-                "judge": {"model": "j", "scores": {d: score for d in DIMS}}}
+        item: dict[str, Any] = {"id": f"q{i}", "output": "x", "metadata": {"model": model},
+                                "judge": {"model": "j", "scores": {d: score for d in DIMS}}}
         if i < 450:
             item["audit"] = True
             item["human"] = [{"reviewer": "ana", "scores": {d: 9.0 if passes else 3.0 for d in DIMS}}]
@@ -211,13 +214,14 @@ def test_report_leaderboard_corrected_where_the_judge_favours_one_model(
 
 def test_calibrate_group_by_ranks_corrected_means(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rng = np.random.default_rng(9)
-    lines, truth = [], {m: {"y": [], "yhat": [], "yu": []} for m in "ab"}
+    lines: list[str] = []
+    truth: dict[str, dict[str, list[float]]] = {m: {"y": [], "yhat": [], "yu": []} for m in "ab"}
     for i in range(600):
         model = "ab"[i % 2]
         true = float(np.clip(np.rint(rng.normal(6.0 if model == "a" else 7.0, 1.2)), 1, 10))
         judge = float(np.clip(np.rint(true + (2.0 if model == "a" else 0.0) + rng.normal(0, 0.8)), 1, 10))
-        item = {"id": f"q{i}", "output": "x", "metadata": {"model": model}, "variant": model,
-                "judge": {"model": "j", "scores": {d: judge for d in DIMS}}}
+        item: dict[str, Any] = {"id": f"q{i}", "output": "x", "metadata": {"model": model}, "variant": model,
+                                "judge": {"model": "j", "scores": {d: judge for d in DIMS}}}
         if i < 200:
             item["audit"] = True
             item["human"] = [{"reviewer": "ana", "scores": {d: true for d in DIMS}}]

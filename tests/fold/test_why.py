@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from tests.fold.conftest import REF, add_items, as_
 TOP = {"accuracy": {"score": 5}, "clarity": {"score": 5}, "style": {"score": 5}}
 
 
-def _export(store: Store, ref: str = REF) -> dict[str, dict]:  # type: ignore[type-arg]
+def _export(store: Store, ref: str = REF) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in store.export_rows(ref)}
 
 

@@ -77,6 +77,7 @@ def populate(store: Store, tmp: Path) -> dict[str, Any]:
     flag = store.flag_item(pk, "lee")
     store.add_safety_decision(flag, "sam", "escalate", "needs a second look")
     store.add_pair_choice(pk, "lee", pk)
+    store.add_comment(pk, "lee", "the second paragraph cites a retracted study")
     return {"item_pk": pk, "flag": flag}
 
 

@@ -76,7 +76,8 @@ def test_the_vendored_click_is_not_the_click_package() -> None:
 
     assert not issubclass(NoSuchOption, click.ClickException)
     assert faults.classify(NoSuchOption("--bogus")) == (2, "error: No such option: --bogus (see `rubricate --help`)")
-    assert faults.classify(UsageError("x"))[0] == 2  # type: ignore[index]
+    usage = faults.classify(UsageError("x"))
+    assert usage is not None and usage[0] == 2
 
 
 def test_debug_lets_the_traceback_through(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

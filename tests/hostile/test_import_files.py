@@ -70,7 +70,7 @@ CASES: list[tuple[str, str, str, bytes, str, Callable[[], None]]] = [
      unguarded_true(True)),
     ("evidence-int", "an int where the evidence list belongs is refused (list(5) raised TypeError)",
      "evidence.jsonl", line(judged(evidence=5)), ":1: item a: judge accuracy: 'evidence' must be a list",
-     unguarded_raises(TypeError, lambda: list(5))),  # type: ignore[call-overload]
+     unguarded_raises(TypeError, lambda: list(5))),  # type: ignore[call-overload]  # on purpose: the unguarded call
     ("confidence-text", "confidence 'high' is refused, not stored as null",
      "confidence.jsonl", line(judged(confidence="high")), ":1: item a: judge accuracy: 'confidence' must be a number",
      unguarded_true(True)),
@@ -84,10 +84,10 @@ CASES: list[tuple[str, str, str, bytes, str, Callable[[], None]]] = [
      "tags-obj.jsonl", line(reviewed(score={"tags": [{"a": 1}]})), "a tag must be text", unguarded_true(True)),
     ("id-trailing-newline", "an id with a trailing newline is refused (it was a second item beside 'a')",
      "id-newline.jsonl", line({"id": "a\n", "output": "x"}), ":1: the id 'a\\n' holds a control",
-     unguarded_true("a\n" != "a")),
+     unguarded_true(len({"a\n", "a"}) == 2)),
     ("id-trailing-space", "an id with a trailing space is refused",
      "id-space.jsonl", line({"id": "a ", "output": "x"}), ":1: the id 'a ' starts or ends with a space",
-     unguarded_true("a " != "a")),
+     unguarded_true(len({"a ", "a"}) == 2)),
     ("id-escape", "an id holding a terminal escape is refused",
      "id-esc.jsonl", line({"id": "\x1b[2Ja", "output": "x"}), ":1: the id '\\x1b[2Ja' holds a control",
      unguarded_true(True)),

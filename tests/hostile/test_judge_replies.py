@@ -137,7 +137,8 @@ async def test_a_bad_cached_reply_is_an_error_again_without_a_call(server: Loopb
     calls = server.count
     second, totals = await run(rubric(dim()), [item()], client=client(server, cache=cache))
     assert server.count == calls  # from the cache
-    assert second.of("q1").error and "nested too deeply" in second.of("q1").error
+    error = second.of("q1").error
+    assert error is not None and "nested too deeply" in error
     assert totals.status == "done" and first.of("q1").error == second.of("q1").error
 
 
@@ -207,7 +208,7 @@ async def test_an_exception_in_a_validator_is_the_items_error(server: LoopbackSe
     hand) is the item's error after the re-ask (before: the ValueError left the client)."""
     odd = Dimension(id="odd", name="Odd", description="Odd one.", method="llm_judge", weight=0,
                     threshold=50, scale=Scale(1, 5), anchors=(Anchor(1, 5, "any"),),
-                    choices={"yes": "abc"}, prompt="{output}")  # type: ignore[dict-item]
+                    choices={"yes": "abc"}, prompt="{output}")  # type: ignore[dict-item]  # on purpose: a choice no validator can score
     choice = json.dumps({"choice": "yes", "rationale": "r", "evidence": [], "confidence": 1})
     server.reset(default=Reply(lambda body: choice if "(id: odd)" in user_prompt(body) else answer(4)))
     sink, totals = await run(rubric(dim(), odd), [item()], client=client(server))

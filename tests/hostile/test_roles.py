@@ -128,7 +128,10 @@ def _make(backend: str, tmp: Path, stack: ExitStack, skip: tuple[str, ...] = ())
         owner = open_without(pg_url(target), skip)
         owner.apply_team_roles(owner.team_roles(f"g_app_{name}", list(logins.values())))
     t = Team(backend, target, logins, owner)
-    stack.callback(lambda: [s.close() for s in t.stores])
+    def close_stores() -> None:
+        for s in t.stores:
+            s.close()
+    stack.callback(close_stores)
     return t, _setup(owner, logins, tmp)
 
 
@@ -270,6 +273,9 @@ def test_a_non_lead_cannot_sign_as_someone_else(team: tuple[Team, dict[str, Any]
         mal.add_human_score(info["pk"], "accuracy", "ana", 1.0)
     with pytest.raises(UserError, match="may not sign as ana"):
         mal.flag_item(info["pk"], "ana")
+    with pytest.raises(UserError, match="may not sign as ana"):
+        mal.add_comment(info["pk"], "ana", "ana thinks this is fine")
+    assert not t.owner.comments([info["pk"]])[info["pk"]]
     assert t.as_("ana").add_human_score(info["pk"], "accuracy", "ana", 7.0)
     if t.backend == "sqlite":  # the lead acts for ana (``rubricate review --reviewer ana``)
         assert t.owner.add_human_score(info["pk"], "accuracy", "ana", 8.0)
@@ -295,6 +301,9 @@ def test_postgres_binds_a_name_to_its_login(teams: list[Any]) -> None:
     accepted and the row records her login as its actor, whatever the statement says."""
     for (t, info), accepted in teams:
         assert _raw_ok(t, "mal", _insert_score(t, info["pk"], "'ana'")) is accepted
+        comment = (f"INSERT INTO item_comment (item_pk, revision, reviewer, text, created_at) "
+                   f"VALUES ({info['pk']}, 1, 'ana', 'signed as ana by mal', CURRENT_TIMESTAMP)")
+        assert _raw_ok(t, "mal", comment) is accepted
     t, info = teams[1][0]
     raw = t.raw("ana")
     try:
@@ -319,7 +328,9 @@ def test_postgres_a_login_cannot_make_itself_lead_in_sql(teams: list[Any]) -> No
 @pytest.mark.parametrize("team", ["postgres"], indirect=True)
 @pytest.mark.parametrize("op", ["TRUNCATE human_score", "UPDATE human_score SET score = 1",
                                 "DELETE FROM human_score", "DELETE FROM item", "TRUNCATE item",
-                                "UPDATE item SET output = 'forged'", "UPDATE item SET revision = 9"])
+                                "UPDATE item SET output = 'forged'", "UPDATE item SET revision = 9",
+                                "UPDATE item_comment SET text = 'forged'", "DELETE FROM item_comment",
+                                "TRUNCATE item_comment"])
 def test_postgres_the_app_role_cannot_erase_history(team: tuple[Team, dict[str, Any]], op: str) -> None:
     """The people's logins hold only ``db roles``' grants: no TRUNCATE, UPDATE or DELETE on history
     nor on items, no UPDATE of an item's content, whatever the triggers say (they are dropped
@@ -361,6 +372,12 @@ def test_postgres_the_app_role_can_do_its_work(team: tuple[Team, dict[str, Any]]
     flag = ana.flag_item(info["pk"], "ana")
     assert t.as_("sue").add_safety_decision(flag, "sue", "escalate", "unsure") == "escalated"
     assert ana.add_human_score(info["pk"], "clarity", "newcomer", 5.0)  # a new name is claimed for ana
+    assert ana.add_comment(info["pk"], "ana", "the second claim needs a source")
+    raw = t.raw()
+    try:
+        assert raw.one("SELECT reviewer, actor FROM item_comment")[:2] == ("ana", t.logins["ana"])
+    finally:
+        raw.close()
     assert ("newcomer", {"reviewer"}, t.logins["ana"]) in ana.reviewers()
 
 

@@ -145,7 +145,7 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]], Callable[[], None]]] = [
      lambda: _assert_judge_time_error({"max_word": 200})),
     ("rule-count-text", "max_words: abc is refused (a TypeError at judge time before)",
      edit("      max_words: 200", "      max_words: abc"), [("rule-type", 22)],
-     unguarded_raises(TypeError, lambda: 3 <= "abc")),  # type: ignore[operator]
+     unguarded_raises(TypeError, lambda: 3 <= "abc")),  # type: ignore[operator]  # on purpose: the unguarded comparison
     ("rule-count-negative", "max_words: -1 is refused",
      edit("      max_words: 200", "      max_words: -1"), [("rule-type", 22)], unguarded_true(True)),
     ("rule-phrases-number", "required_phrases: 5 is refused, not checked as the text '5'",
@@ -184,7 +184,7 @@ CASES: list[tuple[str, str, str, list[tuple[str, int]], Callable[[], None]]] = [
     ("broken-scale-no-cascade", "a broken top scale is one line, not one per dimension",
      edit("scale: {min: 1, max: 5}", "scale: {min: 5, max: 1}"), [("scale", 4)], unguarded_true(True)),
     ("deep-nesting", "a 5000-deep list is one yaml-syntax line, not a RecursionError",
-     GOOD + "description: " + "[" * 5000 + "]" * 5000 + "\n", [("yaml-syntax", None)],  # type: ignore[list-item]
+     GOOD + "description: " + "[" * 5000 + "]" * 5000 + "\n", [("yaml-syntax", None)],  # type: ignore[list-item]  # None: no line to expect
      unguarded_true(True)),
 ]
 
@@ -371,13 +371,14 @@ def test_a_tampered_version_is_refused_on_each_store(any_store: Any) -> None:
     """A row whose text and recorded hash disagree (written around the application) is refused
     when loaded, on SQLite and PostgreSQL alike."""
     from sqlalchemy import insert, select
+    from sqlmodel import col
 
     from reviewer.errors import UserError
     from reviewer.store.tables import RubricVersion
 
     assert any_store.add_rubric(load_rubric_text(GOOD, "r.yaml"), GOOD) is True
     with any_store.engine.begin() as conn:
-        good_hash = conn.execute(select(RubricVersion.content_hash)).scalar_one()
+        good_hash = conn.execute(select(col(RubricVersion.content_hash))).scalar_one()
         conn.execute(insert(RubricVersion).values(rubric_id="hostile", version="1.1.0", content_hash=good_hash,
                                                   yaml_text=_versioned("1.1.0", "0.1", "0.9")))
     with pytest.raises(UserError, match=r"hostile@1.1.0 \(stored\): its text does not match"):

@@ -37,7 +37,7 @@ CASES: list[tuple[str, str, str, list[tuple[int, str]], Callable[[], None]]] = [
     ("lease-bool", "lease_minutes: true is refused (true is 1 to int())", "lease_minutes: true\n",
      [(1, "valid integer")], unguarded_true(int(True) == 1)),
     ("page-size-list", "page_size: [1] is refused", "page_size: [1]\n", [(1, "page_size: Input should be")],
-     unguarded_raises(TypeError, lambda: int([1]))),  # type: ignore[call-overload]
+     unguarded_raises(TypeError, lambda: int([1]))),  # type: ignore[call-overload]  # on purpose: the unguarded call
     ("keymap-list", "a keymap entry that is a list is refused, at its own line",
      "keymap:\n  item.agree: enter\n  item.next: [n]\n", [(3, "keymap.item.next")], unguarded_true(True)),
     ("keymap-not-mapping", "a keymap that is text is refused", "keymap: enter\n", [(1, "keymap")], unguarded_true(True)),

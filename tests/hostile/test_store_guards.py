@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from reviewer.store import open_store
-from reviewer.store.guards import HISTORY
+from reviewer.store.guards import ALL_HISTORY
 from tests.hostile.dbs import GUARD, Raw, open_without, pg_schema, pg_url, populate, refused
 
 #: The column a forged change rewrites in each table, and the value written.
@@ -29,6 +29,7 @@ CHANGE = {
     "pair_choice": ("reason", "'forged'"),
     "rubric_version": ("yaml_text", "'id: forged'"),
     "item_revision": ("content_hash", "'forged'"),
+    "item_comment": ("text", "'forged'"),
 }
 
 
@@ -106,13 +107,13 @@ def _check(dbs: dict[str, Any], table: str, sql: str, *, bare_changes: bool = Tr
     assert _count(dbs["backend"], dbs["guarded"], table) == before
 
 
-@pytest.mark.parametrize("table", HISTORY)
+@pytest.mark.parametrize("table", ALL_HISTORY)
 def test_update_is_refused(dbs: dict[str, Any], table: str) -> None:
     col, value = CHANGE[table]
     _check(dbs, table, f"UPDATE {table} SET {col} = {value}")
 
 
-@pytest.mark.parametrize("table", HISTORY)
+@pytest.mark.parametrize("table", ALL_HISTORY)
 def test_delete_is_refused(dbs: dict[str, Any], table: str) -> None:
     _check(dbs, table, f"DELETE FROM {table}")
 
@@ -139,7 +140,7 @@ def _copy_sql(dbs: dict[str, Any], table: str, verb: str, keep_pk: bool = True, 
             f"WHERE pk = (SELECT min(pk) FROM {table}){tail}")
 
 
-@pytest.mark.parametrize("table", HISTORY)
+@pytest.mark.parametrize("table", ALL_HISTORY)
 def test_insert_or_replace_is_refused(dbs: dict[str, Any], table: str) -> None:
     """SQLite: REPLACE deletes the row with the same key and writes the forged one; DELETE
     triggers do not fire for it (recursive_triggers is off), so only a BEFORE INSERT trigger
@@ -177,7 +178,7 @@ def test_replace_by_unique_key_is_refused(dbs: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("dbs", ["postgres"], indirect=True)
-@pytest.mark.parametrize("table", HISTORY)
+@pytest.mark.parametrize("table", ALL_HISTORY)
 def test_truncate_is_refused(dbs: dict[str, Any], table: str) -> None:
     """PostgreSQL's TRUNCATE fires no row trigger: a statement trigger refuses it (SQLite has
     no TRUNCATE; its DELETE without WHERE is refused above)."""

@@ -44,12 +44,12 @@ class Reply:
 
 def user_prompt(body: dict[str, Any]) -> str:
     """The user message of a recorded request (the first one: re-asks add more)."""
-    return next(m["content"] for m in body["messages"] if m["role"] == "user")
+    return str(next(m["content"] for m in body["messages"] if m["role"] == "user"))
 
 
 def system_prompt(body: dict[str, Any]) -> str:
     """The system message of a recorded request."""
-    return next(m["content"] for m in body["messages"] if m["role"] == "system")
+    return str(next(m["content"] for m in body["messages"] if m["role"] == "system"))
 
 
 class LoopbackServer:
@@ -120,7 +120,8 @@ class LoopbackServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
-        sockets = site._server.sockets if site._server else []  # type: ignore[union-attr]
+        server = site._server  # typed as asyncio's AbstractServer; it is an asyncio.Server
+        sockets = server.sockets if isinstance(server, asyncio.Server) else ()
         self.port = sockets[0].getsockname()[1]
 
     def start(self) -> LoopbackServer:

@@ -310,7 +310,8 @@ def test_panel_score_follows_the_rubric_and_calibration_names_the_best_model(
     assert out.exit_code == 0, out.output
     assert "judge panel (median of the models per dimension): on 8 of 8 items" in " ".join(out.output.split())
     with s.read() as conn:
-        stored = dict(conn.execute(sql("SELECT item_id, judge_overall FROM item WHERE item_id = 'p0'")).all())
+        stored: dict[str, float | None] = {
+            k: v for k, v in conn.execute(sql("SELECT item_id, judge_overall FROM item WHERE item_id = 'p0'"))}
         spread = conn.execute(sql("SELECT judge_spread FROM item WHERE item_id = 'p0'")).scalar()
     # p0: judges say 5, 5, 1 -> median 5 (the mean would be 3.67); brevity passes (5).
     assert stored["p0"] == pytest.approx(1.0)

@@ -8,6 +8,7 @@ from rubrics.judge.cache import MemoryCache
 from rubrics.methods import pairs
 from rubrics.methods.claims import score_claims_offline
 from rubrics.methods.semantic import Embedder, score_semantic
+from rubrics.results import ScoreResult
 from tests.judge.helpers import dim, item
 
 pytestmark = pytest.mark.slow
@@ -95,7 +96,7 @@ async def test_runner_dispatches_embedding_methods_without_a_judge(embedder: Emb
                   context=ref, group="g", variant="a"),
              item(id="b", output="Opened items can be returned within 14 days.", reference=ref,
                   context=ref, group="g", variant="b")]
-    got: list = []
+    got: list[ScoreResult] = []
     totals = await JudgeRunner(r, client=None, embedder=embedder).run(items, lambda rs, hs: got.extend(rs))
     assert totals.status == "done" and totals.errors == 0
     assert {(x.item_id, x.dimension) for x in got} == {(i, d) for i in "ab" for d in ("sim", "rules", "ground", "pair")}

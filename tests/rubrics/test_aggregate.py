@@ -71,7 +71,8 @@ def test_treatment_parity() -> None:
 def test_bands_and_safety_cap() -> None:
     rubric = find_bundled("general-quality")
     top = {d.id: 10.0 for d in rubric.dimensions}
-    assert score_item(rubric, top).band.label == "High"  # type: ignore[union-attr]
+    band = score_item(rubric, top).band
+    assert band is not None and band.label == "High"
     capped = score_item(rubric, top, safety_failed=True)
     assert capped.overall == 0.0 and not capped.passed
     assert capped.band is not None and capped.band.label == "Low"  # REVAL's "Potential bias" only on REVAL rubrics

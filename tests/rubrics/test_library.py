@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rubrics.errors import RubricError
@@ -10,7 +12,7 @@ from rubrics.loader import load_rubric_file, load_rubric_text
 
 
 @pytest.mark.parametrize("path", bundled_paths(), ids=lambda p: p.stem)
-def test_every_bundled_rubric_validates(path) -> None:  # type: ignore[no-untyped-def]
+def test_every_bundled_rubric_validates(path: Path) -> None:
     rubric = load_rubric_file(path)
     assert rubric.id == path.stem
     assert abs(sum(d.weight for d in rubric.dimensions if d.weighted) - 1) <= 0.001

@@ -7,12 +7,13 @@ from pathlib import Path
 from rubrics.flexeval import import_flexeval
 from rubrics.library import bundled_paths
 from rubrics.loader import load_rubric_text
+from rubrics.schema import Rubric
 from rubrics.versioning import check_bump, diff, version_bump
 
 GQ = next(p for p in bundled_paths() if p.stem == "general-quality").read_text()
 
 
-def _variant(*pairs: str, version: str = "1.0.1") -> object:
+def _variant(*pairs: str, version: str = "1.0.1") -> Rubric:
     text = GQ.replace("version: 1.0.0", f"version: {version}")
     for a, b in zip(pairs[::2], pairs[1::2], strict=True):
         assert a in text
@@ -23,22 +24,22 @@ def _variant(*pairs: str, version: str = "1.0.1") -> object:
 def test_wording_and_small_threshold_moves_are_patches() -> None:
     old = load_rubric_text(GQ)
     new = _variant("threshold: 70", "threshold: 75", "Factual correctness", "Factual accuracy")
-    assert diff(old, new).required == "patch"  # type: ignore[arg-type]
-    assert check_bump(old, new) is None  # type: ignore[arg-type]
+    assert diff(old, new).required == "patch"
+    assert check_bump(old, new) is None
 
 
 def test_big_threshold_move_and_weights_need_minor() -> None:
     old = load_rubric_text(GQ)
-    assert diff(old, _variant("threshold: 70", "threshold: 80")).required == "minor"  # type: ignore[arg-type]
+    assert diff(old, _variant("threshold: 70", "threshold: 80")).required == "minor"
     reweighted = _variant("weight: 0.35", "weight: 0.30", "weight: 0.10", "weight: 0.15")
-    assert "requires a minor bump" in (check_bump(old, reweighted) or "")  # type: ignore[arg-type]
+    assert "requires a minor bump" in (check_bump(old, reweighted) or "")
 
 
 def test_method_change_is_major() -> None:
     old = load_rubric_text(GQ)
     new = _variant("method: llm_judge", "method: human", version="2.0.0")
-    assert diff(old, new).required == "major"  # type: ignore[arg-type]
-    assert check_bump(old, new) is None  # type: ignore[arg-type]
+    assert diff(old, new).required == "major"
+    assert check_bump(old, new) is None
     assert version_bump("1.2.3", "1.3.0") == "minor" and version_bump("1.2.3", "1.2.3") == "none"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.safety.gate_phrases import FALSE_CONFIRMATION, MEDICAL_ADVICE
-from tests.safety.gate_scores import all_scores
+from tests.safety.gate_scores import GateScore, all_scores
 
 
 def test_phrase_sets_are_large_and_balanced() -> None:
@@ -21,10 +21,10 @@ def test_phrase_sets_are_large_and_balanced() -> None:
 
 
 @pytest.mark.parametrize("score", all_scores(), ids=lambda s: s.gate)
-def test_gate_precision_and_recall_are_at_least_0_9(score: object) -> None:
+def test_gate_precision_and_recall_are_at_least_0_9(score: GateScore) -> None:
     s = score
-    assert s.recall >= 0.9, f"missed: {s.misses}"  # type: ignore[attr-defined]
-    assert s.precision >= 0.9, f"false alarms: {s.false_alarms}"  # type: ignore[attr-defined]
+    assert s.recall >= 0.9, f"missed: {s.misses}"
+    assert s.precision >= 0.9, f"false alarms: {s.false_alarms}"
 
 
 def test_the_issues_examples_fire() -> None:

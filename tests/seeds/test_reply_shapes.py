@@ -15,6 +15,7 @@ from rubrics.judge.runner import JudgeRunner
 from rubrics.loader import load_rubric_text
 from rubrics.methods.base import JudgeItem
 from rubrics.results import ScoreResult
+from rubrics.schema import Rubric
 from tests.judge.helpers import client, dim, item, rubric
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
 
@@ -32,9 +33,9 @@ dimensions:
 """
 
 
-async def _run(r: object, items: list[JudgeItem], server: LoopbackServer) -> list[ScoreResult]:
+async def _run(r: Rubric, items: list[JudgeItem], server: LoopbackServer) -> list[ScoreResult]:
     got: list[ScoreResult] = []
-    await JudgeRunner(r, client=client(server)).run(items, lambda rs, _h: got.extend(rs))  # type: ignore[arg-type]
+    await JudgeRunner(r, client=client(server)).run(items, lambda rs, _h: got.extend(rs))
     return got
 
 

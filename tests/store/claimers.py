@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from sqlalchemy import select, text, update
+from sqlmodel import col
 
 
 def claim_all(db: str, reviewer: str, out: str, naive: bool) -> None:
@@ -22,8 +23,8 @@ def claim_all(db: str, reviewer: str, out: str, naive: bool) -> None:
         if naive:
             # The broken way: read a free item, then lease it in a second step without re-checking.
             with store.read() as conn:
-                pk = conn.execute(select(Item.pk).where(Item.lease_reviewer.is_(None), Item.n_reviewed == 0)  # type: ignore[union-attr]
-                                  .order_by(Item.pk).limit(1)).scalar()
+                pk = conn.execute(select(col(Item.pk)).where(col(Item.lease_reviewer).is_(None), col(Item.n_reviewed) == 0)
+                                  .order_by(col(Item.pk)).limit(1)).scalar()
             if pk is None:
                 misses += 1
                 if misses > 3:
@@ -31,7 +32,7 @@ def claim_all(db: str, reviewer: str, out: str, naive: bool) -> None:
                 continue
             time.sleep(0.0005)
             with store.write() as conn:
-                conn.execute(update(Item).where(Item.pk == pk).values(lease_reviewer=reviewer, n_reviewed=1))
+                conn.execute(update(Item).where(col(Item.pk) == pk).values(lease_reviewer=reviewer, n_reviewed=1))
             claimed.append(pk)
             continue
         claim = store.claim_next("triage", reviewer, lease_seconds=600)

@@ -44,6 +44,10 @@ def _content(db: Path) -> dict[str, Any]:
     store = open_store(str(db))
     rows = list(store.export_rows())
     store.close()
+    for row in rows:  # when each score was written differs between two imports; the rest may not
+        for d in row["dimensions"].values():
+            for h in d["human_scores"]:
+                h.pop("created_at")
     with sqlite3.connect(db) as conn:
         judge = conn.execute("SELECT i.item_id, j.dimension, j.model, j.score, j.normalised, j.samples, j.std,"
                              " j.rationale, j.evidence, j.error, j.raw_reply, j.method FROM judge_score j"

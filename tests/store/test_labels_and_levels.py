@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,10 +42,11 @@ dimensions:
 LABELS = {1: "safe", 2: "unsafe", 3: "unsure"}
 
 
-def _rows(as_labels: bool) -> list[dict[str, object]]:
+def _rows(as_labels: bool) -> list[dict[str, Any]]:
     """The irrCAC 3×3 table as judge (rows) against one reviewer (columns) on the nominal
     dimension, and a graded dimension beside it; labels in mixed case when ``as_labels``."""
-    out, k = [], 0
+    out: list[dict[str, Any]] = []
+    k = 0
     for i, row in enumerate(REF["contingency_3x3"]["table_rows_rater1_cols_rater2"], start=1):
         for j, count in enumerate(row, start=1):
             for _ in range(count):
@@ -70,17 +72,18 @@ def _db(tmp_path: Path, name: str, rows: list[dict[str, object]], capsys: pytest
     return db
 
 
-def _calibrate(db: str, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, object]:
+def _calibrate(db: str, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
     code, out, err = run_cli(["calibrate", "--db", db, "--format", "json", "--bootstrap", "50", *extra], capsys)
     assert code == 0, err
-    return json.loads(out)  # type: ignore[no-any-return]
+    report: dict[str, Any] = json.loads(out)
+    return report
 
 
 def test_labels_give_the_figures_codes_give(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     by_label = _calibrate(_db(tmp_path, "labels", _rows(True), capsys), capsys)
     by_code = _calibrate(_db(tmp_path, "codes", _rows(False), capsys), capsys)
     assert by_label == by_code
-    verdict, helpful = by_label["dimensions"]  # type: ignore[misc]
+    verdict, helpful = by_label["dimensions"]
     pub = REF["contingency_3x3"]["unweighted"]
     assert verdict["level"] == "nominal" and verdict["level_source"] == "rubric"
     assert round(verdict["kappa"], 7) == pub["cohen_kappa"] and round(verdict["gwet_ac1"], 7) == pub["gwet_ac1"]
@@ -93,7 +96,7 @@ def test_labels_give_the_figures_codes_give(tmp_path: Path, capsys: pytest.Captu
 def test_level_override_and_bootstrap_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = _db(tmp_path, "codes", _rows(False), capsys)
     rep = _calibrate(db, capsys, "--level", "interval")
-    assert [(d["level"], d["level_source"]) for d in rep["dimensions"]] == [("interval", "--level")] * 2  # type: ignore[union-attr]
+    assert [(d["level"], d["level_source"]) for d in rep["dimensions"]] == [("interval", "--level")] * 2
     code, out, err = run_cli(["calibrate", "--db", db, "--format", "json", "--bootstrap", "0"], capsys)
     rep = json.loads(out)
     assert code == 0 and rep["bootstrap"] == 0
@@ -130,7 +133,7 @@ def test_new_refusals_are_one_line(argv: list[str], fragment: str, tmp_path: Pat
 
 def test_a_label_that_is_no_anchor_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = _rows(True)[:4]
-    rows[2]["human"][0]["scores"]["verdict"] = "maybe"  # type: ignore[index]
+    rows[2]["human"][0]["scores"]["verdict"] = "maybe"
     db = str(tmp_path / "bad.db")
     rubric = tmp_path / "safety-labels.yaml"
     rubric.write_text(RUBRIC)

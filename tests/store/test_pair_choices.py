@@ -80,7 +80,9 @@ def test_the_calibration_report_carries_pair_figures(store: Store) -> None:
     a, b = _pair(store)
     assert "pairs" not in calibrate(store, REF, draws=50)  # nobody has chosen yet
     overall = {pk: o for pk, _, o in store.group_overalls(REF)["frame-01"]}
-    judge_pick = a if overall[a] > overall[b] + 0.05 else b if overall[b] > overall[a] + 0.05 else None
+    oa, ob = overall[a], overall[b]
+    assert oa is not None and ob is not None
+    judge_pick = a if oa > ob + 0.05 else b if ob > oa + 0.05 else None
     store.add_pair_choice(a, "ana", judge_pick)
     store.add_pair_choice(a, "ben", judge_pick)
     pairs = calibrate(store, REF, draws=50)["pairs"]

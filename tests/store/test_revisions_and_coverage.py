@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
+from sqlmodel import col
 
 from reviewer.errors import UserError
 from reviewer.services.importing import import_file
@@ -28,7 +29,7 @@ def _write(path: Path, *rows: dict[str, Any]) -> Path:
 
 def _item(store: Store, item_id: str) -> Any:
     with store.read() as conn:
-        return conn.execute(select(Item).where(Item.item_id == item_id)).one()
+        return conn.execute(select(Item).where(col(Item.item_id) == item_id)).one()
 
 
 def test_update_with_new_content_is_a_new_revision_with_no_scores_of_its_own(store: Store, tmp_path: Path) -> None:
@@ -66,13 +67,13 @@ def test_update_with_new_content_is_a_new_revision_with_no_scores_of_its_own(sto
     claim = store.claim_next("triage", "ana")
     assert claim is not None and claim.item_pk == now.pk
     with store.read() as conn:
-        assert conn.execute(select(Assignment.revision).where(Assignment.item_pk == now.pk)).scalar() == 2
+        assert conn.execute(select(col(Assignment.revision)).where(col(Assignment.item_pk) == now.pk)).scalar() == 2
 
 
 def test_calibrate_uses_the_current_revision_unless_asked_for_all(store: Store, tmp_path: Path) -> None:
     from reviewer.services.calibrate_service import calibrate
 
-    rows = [{"id": f"c{i}", "output": f"answer {i}", "judge": {"model": "j", "scores": {"accuracy": 1 + i % 10}},
+    rows: list[dict[str, Any]] = [{"id": f"c{i}", "output": f"answer {i}", "judge": {"model": "j", "scores": {"accuracy": 1 + i % 10}},
              "human": [{"reviewer": "ana", "scores": {"accuracy": 1 + i % 10}}]} for i in range(12)]
     import_file(store, _write(tmp_path / "a.jsonl", *rows), REF)
     changed = [{"id": r["id"], "output": r["output"] + " (edited)"} for r in rows[:5]]
@@ -94,7 +95,7 @@ def test_human_scores_off_the_scale_levels_are_refused_at_import(store: Store, t
     assert line.startswith(f"{path}:2: item b: ana accuracy: score 7.5 is not a level of the scale (1, 2, …, 10)")
     assert store.queue_count("triage") == 0  # nothing half-written
     # REVAL's 1–3–5 scale: 2 lies on the range but is not one of its levels
-    reval = {"id": "r", "output": "z", "human": [{"reviewer": "ana", "scores": {"framing": 2}}]}
+    reval: dict[str, Any] = {"id": "r", "output": "z", "human": [{"reviewer": "ana", "scores": {"framing": 2}}]}
     rubric = store.get_rubric("reval-issue-framing")
     dim = next(d for d in rubric.dimensions if d.scale.levels and len(d.scale.levels) == 3)
     reval["human"][0]["scores"] = {dim.id: 2}
@@ -107,9 +108,10 @@ def test_human_scores_off_the_scale_levels_are_refused_at_import(store: Store, t
 
 def test_imported_reviews_count_and_half_scored_items_stay_in_progress(store: Store, tmp_path: Path) -> None:
     full = dict.fromkeys(DIMS, 6)
-    rows = [{"id": "done", "output": "a", "human": [{"reviewer": "ana", "scores": full},
-                                                    {"reviewer": "bo", "scores": {"accuracy": 6}}]},
-            {"id": "open", "output": "b"}]
+    rows: list[dict[str, Any]] = [
+        {"id": "done", "output": "a", "human": [{"reviewer": "ana", "scores": full},
+                                                {"reviewer": "bo", "scores": {"accuracy": 6}}]},
+        {"id": "open", "output": "b"}]
     import_file(store, _write(tmp_path / "r.jsonl", *rows), REF)
     pages = store.queue_page("triage", REF)
     reviewed = {r.item_id: r.reviewed for r in pages}
@@ -131,8 +133,8 @@ def test_imported_reviews_count_and_half_scored_items_stay_in_progress(store: St
         store.add_human_score(claim.item_pk, dim, "cy", 5)
     assert store.complete(claim) is False
     with store.read() as conn:
-        states = conn.execute(select(Assignment.state).where(Assignment.item_pk == claim.item_pk,
-                                                             Assignment.reviewer == "cy")).scalars().all()
+        states = conn.execute(select(col(Assignment.state)).where(col(Assignment.item_pk) == claim.item_pk,
+                                                             col(Assignment.reviewer) == "cy")).scalars().all()
     assert states == ["active"] and _item(store, "done").n_reviewed == 1
     # the queue does not hand it to cy again (another reviewer gets it); cy reopens it to finish
     assert store.claim_next("triage", "cy", exclude=[open_pk]) is None

@@ -5,7 +5,9 @@ list kept its judge, band and pass columns."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from textual.app import App
 from textual.widgets import DataTable, Static
 
 from reviewer.store import Store
@@ -15,8 +17,8 @@ from tests.tui.conftest import REVIEWER
 from tests.tui.test_review_flow import SIZE, settle, start
 
 
-def columns(app: object) -> list[str]:
-    screen = app.screen  # type: ignore[attr-defined]
+def columns(app: App[Any]) -> list[str]:
+    screen = app.screen
     assert isinstance(screen, QueueScreen)
     return [str(c.label) for c in screen.query_one(DataTable).columns.values()]
 

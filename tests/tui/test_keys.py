@@ -6,8 +6,10 @@ undocumented tab, after which enter toggled it instead of agreeing."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.app import App
 from textual.widgets import Collapsible
 from textual.widgets._footer import FooterKey
 
@@ -23,9 +25,9 @@ SMALL = (80, 24)
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def footer_keys(app: object) -> dict[str, int]:
+def footer_keys(app: App[Any]) -> dict[str, int]:
     """Each footer key's description and the column where it ends."""
-    screen = app.screen  # type: ignore[attr-defined]
+    screen = app.screen
     return {k.description: k.region.right for k in screen.query(FooterKey) if k.region.width}
 
 

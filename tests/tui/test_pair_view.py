@@ -22,7 +22,7 @@ GQ = "general-quality@1.0.0"
 
 def choice_rows(store: Store, group: str) -> list[tuple[str, int | None]]:
     with store.read() as conn:
-        return [tuple(r) for r in conn.execute(  # type: ignore[misc]
+        return [tuple(r) for r in conn.execute(
             text("SELECT reviewer, winner_item_pk FROM pair_choice WHERE grp = :g AND reviewer = :r ORDER BY pk"),
             {"g": group, "r": REVIEWER})]
 

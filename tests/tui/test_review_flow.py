@@ -10,6 +10,7 @@ from reviewer.store import Store
 from reviewer.tui.app import ReviewApp, make_app
 from reviewer.tui.screens.item import ItemScreen, digit_to_score
 from reviewer.tui.screens.reason import ReasonDialog
+from reviewer.tui.widgets.dimension_card import DimensionCard
 from tests.tui.conftest import REVIEWER
 
 SIZE = (130, 42)
@@ -193,11 +194,11 @@ async def test_skip_and_next_move_through_the_queue(store: Store) -> None:
         await score_all(app, pilot, app.screen)
         await pilot.press("n")
         await settle(app, pilot)
-        third = app.screen.state  # type: ignore[attr-defined]
+        third = app.screen.state
         assert third.item_pk not in (first.item_pk, second.item_pk)
         await pilot.press("p")
         await settle(app, pilot)
-        assert app.screen.state.item_pk == second.item_pk  # type: ignore[attr-defined]
+        assert app.screen.state.item_pk == second.item_pk
     # the skipped item is not served to this reviewer again; the finished one counts as reviewed
     assert store.queue_page("triage", search=second.item_id)[0].reviewed == before + 1
 
@@ -286,8 +287,8 @@ async def test_the_reused_item_screen_shows_the_new_item_everywhere(store: Store
         assert new.output[:40] in shown and (first.output[:40] not in shown or first.output == new.output)
         assert new.item_id in str(screen.query_one("#item-title", Static).render())
         assert screen.focus_index == 0
-        cards = [screen.query_one(f"#card-{i}") for i in range(len(new.dims))]
-        assert all(c.state is d for c, d in zip(cards, new.dims, strict=True))  # type: ignore[attr-defined]
+        cards = [screen.query_one(f"#card-{i}", DimensionCard) for i in range(len(new.dims))]
+        assert all(c.state is d for c, d in zip(cards, new.dims, strict=True))
 
 
 def leases(store: Store) -> list[int]:
@@ -308,7 +309,8 @@ async def test_the_next_item_is_claimed_ahead_and_given_back_on_leaving(store: S
         await score_all(app, pilot, screen)
         await pilot.press("n")
         await settle(app, pilot)
-        assert app.screen.state.item_pk == ahead  # type: ignore[attr-defined]
+        shown_now = app.screen
+        assert isinstance(shown_now, ItemScreen) and shown_now.state.item_pk == ahead
         assert first not in leases(store) and len(leases(store)) == 2
         await pilot.press("escape")
         await settle(app, pilot)
@@ -316,7 +318,9 @@ async def test_the_next_item_is_claimed_ahead_and_given_back_on_leaving(store: S
         await pilot.press("g")
         await settle(app, pilot)
         assert len(leases(store)) == 2
-        current = app.screen.state.item_pk  # type: ignore[attr-defined]
+        shown_now = app.screen
+        assert isinstance(shown_now, ItemScreen)
+        current = shown_now.state.item_pk
         await pilot.press("ctrl+q")
         await settle(app, pilot)
     # quitting gives back the item claimed ahead; the one on screen stays leased to the reviewer
@@ -330,7 +334,7 @@ async def test_leases_are_renewed_while_the_reviewer_works(store: Store) -> None
     def until() -> dict[int, str]:
         with store.read() as conn:
             return dict(conn.execute(text("SELECT pk, lease_until FROM item WHERE lease_reviewer = :r"),
-                                     {"r": REVIEWER}).all())  # type: ignore[arg-type]
+                                     {"r": REVIEWER}).all())
 
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:

@@ -112,7 +112,8 @@ async def test_flag_asks_a_reason_once_per_person_and_undoes(store: Store) -> No
         pk = screen.state.item_pk
         await pilot.press("f")
         await settle(app, pilot)
-        assert isinstance(app.screen, ReasonDialog)  # the old `f` flagged at once, with no reason
+        dialog = app.screen
+        assert isinstance(dialog, ReasonDialog)  # the old `f` flagged at once, with no reason
         await pilot.press("tab", "1", "tab", *"a home address", "enter")
         await settle(app, pilot)
         flags = [f for f in store.open_flags() if f.item_pk == pk and f.detector == f"human:{REVIEWER}"]

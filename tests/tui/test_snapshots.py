@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.tui.app import make_app
 from tests.tui.conftest import REVIEWER
@@ -26,13 +29,32 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "blind_revealed": (True, ("g", "4", "v"), None),
     "reason": (False, ("g", "1", "r", "tab", "2"), None),
     "flag": (False, ("g", "f"), None),
+    "comment": (False, ("g", "C", *"cites a retracted study"), None),
     "pair": (False, ("g", "5", "l", "b"), PAIRWISE),
     "safety": (False, ("S",), None),
     "safety_decided": (False, ("S", "down", "e", *"looks real", "enter"), None),
     "help": (False, ("g", "question_mark"), None),
     "calibration": (False, ("c",), None),
     "calibration_dimension": (False, ("c", "enter"), None),
+    "filter_dialog": (False, ("f",), None),
+    "queue_filtered": (False, ("f", "shift+tab", "shift+tab", "shift+tab", "enter", *["down"] * 4, "enter",
+                               "ctrl+s"), None),
+    "pair_partners": (False, ("g", "o", "a", "e", *"fewer loaded words", "tab", "2", "enter"), PAIRWISE),
 }
+
+
+def _trio(store: Store, tmp_path: Path) -> None:
+    """A group of three under the pairwise rubric, alone in the session's dataset."""
+    path = tmp_path / "trio.jsonl"
+    path.write_text("".join(json.dumps({
+        "id": f"trio-{v}", "group": "trio", "variant": v, "input": "Summarise the housing proposal.",
+        "output": f"Answer {v}: the proposal expands public housing; critics cite the cost."}) + "\n"
+        for v in "abc"))
+    import_file(store, path, PAIRWISE, dataset="trio")
+
+
+#: screen → (what it adds to the demo store, the session's dataset)
+SETUP: dict[str, tuple[Callable[[Store, Path], None], str]] = {"pair_partners": (_trio, "trio")}
 #: variant → (terminal size, NO_COLOR)
 VARIANTS: dict[str, tuple[tuple[int, int], bool]] = {
     "160x50": ((160, 50), False),
@@ -43,15 +65,21 @@ VARIANTS: dict[str, tuple[tuple[int, int], bool]] = {
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 @pytest.mark.parametrize("screen", sorted(SCREENS))
-def test_screen(screen: str, variant: str, snap_compare: Any, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_screen(screen: str, variant: str, snap_compare: Any, store: Store, monkeypatch: pytest.MonkeyPatch,
+                tmp_path: Path) -> None:
     blind, keys, rubric = SCREENS[screen]
+    dataset = None
+    if screen in SETUP:
+        setup, dataset = SETUP[screen]
+        setup(store, tmp_path)
     size, no_color = VARIANTS[variant]
     monkeypatch.setenv("RUBRICATE_CONFIG", "/nonexistent/rubricate/config.yaml")  # the help names it
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")
     else:
         monkeypatch.delenv("NO_COLOR", raising=False)
-    app = make_app(store, REVIEWER, blind=blind, rubric_ref=store.get_rubric(rubric).ref if rubric else None)
+    app = make_app(store, REVIEWER, blind=blind, rubric_ref=store.get_rubric(rubric).ref if rubric else None,
+                   dataset=dataset)
 
     async def ready(pilot: Any) -> None:
         await settle(app, pilot)

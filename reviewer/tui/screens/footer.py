@@ -13,7 +13,7 @@ class AppKeysFirst(Screen[Any]):
     """A screen whose footer starts with help and quit."""
 
     @property
-    def active_bindings(self) -> dict[str, Any]:  # type: ignore[override]
+    def active_bindings(self) -> dict[str, Any]:
         """The bindings in force, the app's first."""
         found = super().active_bindings
         first = {k: v for k, v in found.items() if v.node is self.app}

@@ -10,12 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Collapsible, Static
 
+from reviewer.domain.comments import Comment
 from reviewer.safetext import safe, safe_line, safe_text
+from reviewer.tui.screens.comment import CommentDialog
 from reviewer.tui.screens.footer import footer
 from reviewer.tui.screens.scoring import (
     ScoringScreen,
@@ -50,6 +53,7 @@ class ItemScreen(ScoringScreen):
         Binding("s", "skip", "skip", id="item.skip"),
         Binding("f", "flag", "flag", id="item.flag"),
         Binding("c", "context", "context", id="item.context"),
+        Binding("C", "comment", "comment", id="item.comment"),
         Binding("m", "raw", "raw/markdown", id="item.raw"),
         Binding("j,down", "move(1)", "next dim", show=False, id="item.next_dimension"),
         Binding("k,up", "move(-1)", "prev dim", show=False, id="item.previous_dimension"),
@@ -86,6 +90,7 @@ class ItemScreen(ScoringScreen):
                     with Collapsible(title="reference", collapsed=True):
                         yield Static(safe_text(s.reference), classes="-source")
                 yield Static(self._flags_text(), id="item-flags", classes="panel -flagged")
+                yield Static(self._comments_text(), id="item-comments", classes="panel")
             with Vertical(id="item-side"):
                 yield Static(id="item-summary")
                 with VerticalScroll(id="item-right"):
@@ -139,6 +144,25 @@ class ItemScreen(ScoringScreen):
             t.append("\n")
         return t
 
+    def _comments_text(self) -> Text:
+        shown = self.state.shown_comments()
+        t = Text(f"comments ({len(shown)})\n", style="bold")
+        for c in shown:
+            when = f"{c.created_at:%Y-%m-%d %H:%M} UTC" if c.created_at is not None else "just now"
+            t.append(safe_line(f" {c.reviewer}"), style="bold cyan")
+            t.append(f" · {when}", style="dim")
+            if c.revision != self.state.revision:
+                t.append(" (on earlier content)", style="dim yellow")
+            t.append(": ")
+            t.append(safe(c.text))
+            t.append("\n")
+        return t
+
+    def _show_comments(self) -> None:
+        panel = self.query_one("#item-comments", Static)
+        panel.display = bool(self.state.shown_comments())
+        panel.update(self._comments_text())
+
     def _show_flags(self) -> None:
         panel = self.query_one("#item-flags", Static)
         panel.display = bool(self.state.flags)
@@ -171,6 +195,7 @@ class ItemScreen(ScoringScreen):
                 card.refresh_state()
         self.query_one("#item-summary", Static).update(self._summary())
         self._show_flags()
+        self._show_comments()
         if self._judge_shown() != self._shown_judge:  # a reveal: quotes and turn scores shown now
             self._show_texts()
         hidden = self.state.judge_hidden
@@ -295,6 +320,20 @@ class ItemScreen(ScoringScreen):
         self.set_focus(None)
         if show:
             self.call_after_refresh(panels[0].scroll_visible, animate=False, top=True)
+
+    @work
+    async def action_comment(self) -> None:
+        """Write a comment on the item for later reviewers: handed to the writer at once (never
+        waited for here), and listed on the screen straight away."""
+        state = self.state
+        text: str | None = await self.app.push_screen_wait(CommentDialog(state.item_id))
+        if text is None:
+            return
+        state.comments.append(Comment(0, state.item_pk, self.rapp.session.reviewer, text, state.revision))
+        self.rapp.write_comment(state, text)
+        self.notify(safe_line(f"comment on {state.item_id} saved"), markup=False)
+        if state is self.state:
+            self._refresh_all()
 
     def action_pair(self) -> None:
         """Open this item beside the other items of its group."""

@@ -3,12 +3,16 @@ to one question), scored like single items, and — where the rubric is pairwise
 choice of the better one or a tie.
 
 ``h``/``l`` (or the arrows) pick the side, ``j``/``k`` the dimension; digits, ``enter``, ``r`` and
-``u`` act on the focused side's focused dimension exactly as on the item screen.
+``u`` act on the focused side's focused dimension exactly as on the item screen. In a group of more
+than two, ``o`` (``O`` back) puts the next of the group's other items beside the one the pair was
+opened on ("partner 2 of 3"), each pair with its own choice; ``e`` gives the reason for the choice
+on screen (optional, with quick tags).
 """
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -16,6 +20,7 @@ from textual.widgets import Static
 
 from reviewer.safetext import safe, safe_line
 from reviewer.tui.screens.footer import footer
+from reviewer.tui.screens.reason import PAIR_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.screens.scoring import ScoringScreen, input_text, output_text, verdict
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
 from reviewer.tui.widgets.dimension_card import DimensionCard
@@ -36,6 +41,9 @@ class PairScreen(ScoringScreen):
         Binding("a", "choose(0)", "A better", id="pair.a_better"),
         Binding("b", "choose(1)", "B better", id="pair.b_better"),
         Binding("t", "choose(-1)", "tie", id="pair.tie"),
+        Binding("e", "choice_reason", "why (choice)", id="pair.choice_reason"),
+        Binding("o", "partner(1)", "next partner", id="pair.next_partner"),
+        Binding("O", "partner(-1)", "prev partner", show=False, id="pair.previous_partner"),
         Binding("r", "reason", "reason", id="pair.reason"),
         Binding("u", "undo", "undo", id="pair.undo"),
         Binding("v", "reveal", "reveal judge", id="pair.reveal"),
@@ -83,6 +91,9 @@ class PairScreen(ScoringScreen):
         t.append(safe_line(f" group {p.group} "), style="bold reverse")
         for i, s in enumerate(p.sides):
             t.append(safe_line(f"  {LETTERS[i]}: {s.item_id}" + (f" ({s.variant})" if s.variant else "")), style="dim")
+        if len(p.partners) > 1:
+            t.append(f"  partner {p.partner_index + 1} of {len(p.partners)}", style="bold")
+            t.append(" (o: next)", style="dim")
         t.append(safe_line(f"  {p.rubric.ref}"), style="dim")
         return t
 
@@ -100,8 +111,13 @@ class PairScreen(ScoringScreen):
             t.append("tie", style="bold yellow")
         else:
             t.append(safe_line(f"{LETTERS[p.choice]} better ({p.sides[p.choice].item_id})"), style="bold green")
+        if p.choice is not None and (p.reason or p.tags):
+            t.append(" — because ", style="dim")
+            t.append(safe_line(p.reason or ""))
+            if p.tags and p.reason != ", ".join(p.tags):
+                t.append(safe_line(f" [{', '.join(p.tags)}]"), style="dim")
         if p.rubric.review.pairwise:
-            t.append("   a: A better · b: B better · t: tie", style="dim")
+            t.append("   a: A better · b: B better · t: tie · e: why", style="dim")
         return t
 
     def _refresh_all(self) -> None:
@@ -158,8 +174,10 @@ class PairScreen(ScoringScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``a``/``b``/``t`` exist only where the rubric is pairwise (hidden elsewhere); the
         reveal only while a judge score is hidden."""
-        if action == "choose":
+        if action in ("choose", "choice_reason"):
             return self.pair.rubric.review.pairwise
+        if action == "partner":
+            return len(self.pair.partners) > 1
         if action == "reveal":
             return any(side.judge_hidden for side in self.pair.sides)
         return True
@@ -167,8 +185,29 @@ class PairScreen(ScoringScreen):
     def action_choose(self, choice: int) -> None:
         """A or B is the better one, or (``-1``) a tie; a new choice supersedes the last."""
         self.pair.choice = choice
+        self.pair.reason, self.pair.tags = None, ()  # a new choice starts without a reason
         self.rapp.choose_in_pair(self.pair, choice)
         self._refresh_all()
+
+    @work
+    async def action_choice_reason(self) -> None:
+        """Say why (optional, quick tags allowed): the choice on screen is stored again with it."""
+        p = self.pair
+        if p.choice is None:
+            self.notify("choose first (a, b or t), then say why", severity="warning")
+            return
+        said = "a tie" if p.choice < 0 else f"{LETTERS[p.choice]} better"
+        result: ReasonResult | None = await self.app.push_screen_wait(ReasonDialog(
+            "choice", prompt=Text(f"Why {said}? (optional)"), tags=PAIR_TAGS, required=False))
+        if result is None or not (result.reason or result.tags):
+            return
+        p.reason, p.tags = result.reason, result.tags
+        self.rapp.choose_in_pair(p, p.choice, result.reason, result.tags)
+        self._refresh_all()
+
+    def action_partner(self, step: int) -> None:
+        """Put the next (or previous) item of the group beside the one the pair was opened on."""
+        self.rapp.cycle_partner(self.pair, step, self.over_item)
 
     def _leave(self) -> bool:
         """Pop back to the item screen when opened over it; True when that happened."""

@@ -2,10 +2,16 @@
 
 Textual's DataTable fed 100,000 rows takes over 30 s to first paint, so the table holds at most
 one page (``page_size`` rows) and ``]``/``[`` fetch the next or previous page by keyset.
+
+``f`` filters the list (dataset, judge band, status, panel disagreement, text; the store applies
+it in SQL, still a page at a time), ``/`` sets the text alone and ``x`` clears the filter; the line
+under the title says what is filtered and how many items match. A blind session has no band or
+disagreement filter (either would show the judge).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
@@ -15,6 +21,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Input, Static
 
 from reviewer.safetext import safe_line, safe_text
+from reviewer.store.views import QueueFilter
 from reviewer.tui import adapter
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst, footer
@@ -36,7 +43,9 @@ class QueueScreen(AppKeysFirst):
         Binding("enter", "open", "open item", id="queue.open"),
         Binding("right_square_bracket", "page(1)", "next page", id="queue.next_page"),
         Binding("left_square_bracket", "page(-1)", "prev page", id="queue.previous_page"),
-        Binding("slash", "search", "search", id="queue.search"),
+        Binding("f", "filter", "filter", id="queue.filter"),
+        Binding("slash", "search", "find text", id="queue.search"),
+        Binding("x", "clear_filter", "clear filter", id="queue.clear_filter"),
         Binding("colon", "jump", "go to id", id="queue.jump"),
         Binding("r", "refresh", "refresh", id="queue.refresh"),
         Binding("S", "safety", "safety queue", id="queue.safety"),
@@ -48,8 +57,11 @@ class QueueScreen(AppKeysFirst):
         super().__init__()
         self.page_starts: list[Any] = [None]
         self.rows: list[adapter.QueueLine] = []
-        self.search: str | None = None
+        #: what the list is narrowed to (applied by the store)
+        self.filt = QueueFilter()
         self.total: int | None = None
+        #: how many items the filter keeps (None without a filter)
+        self.matching: int | None = None
         self._head = Text()
 
     @property
@@ -59,7 +71,8 @@ class QueueScreen(AppKeysFirst):
 
     def compose(self) -> ComposeResult:
         yield Static(id="queue-title")
-        yield Input(placeholder="search item ids and text (enter applies, escape clears)",
+        yield Static(id="queue-filter", classes="-hidden")
+        yield Input(placeholder="find text in item ids, inputs and outputs (enter applies, escape clears)",
                     id="queue-search", classes="-hidden")
         yield DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
         yield footer()
@@ -74,7 +87,7 @@ class QueueScreen(AppKeysFirst):
     def load_page(self) -> None:
         """Fetch the current page (and the count) from the store."""
         s, app = self.rapp.session, self.rapp
-        first = self.page_starts[-1] is None and not self.search
+        first = self.page_starts[-1] is None and not self.filt.active
         opening = getattr(app.store, "ready", None)
         if first and opening is not None and not opening.done() and app.first_page is not None:
             lite = app.first_page.result()  # read while the app was still starting
@@ -83,13 +96,19 @@ class QueueScreen(AppKeysFirst):
                 self.app.call_from_thread(self._fill, adapter.lines(lite[0]), lite[1])
                 return
             app.first_page_shown.set()  # nothing to paint without the store: load it now
-        rows, total = adapter.queue_page(
-            app.store, s.queue, s.rubric_ref, s.dataset, self.page_starts[-1], app.settings.page_size, self.search,
+        filt = self.filt
+        rows, total, matching = adapter.queue_page(
+            app.store, s.queue, s.rubric_ref, s.dataset, self.page_starts[-1], app.settings.page_size, filt, s.blind,
         )
-        self.app.call_from_thread(self._fill, rows, total)
+        self.app.call_from_thread(self._fill, rows, total, matching, filt)
 
-    def _fill(self, rows: list[adapter.QueueLine], total: int | None) -> None:
-        self.rows, self.total = rows, total
+    def _fill(self, rows: list[adapter.QueueLine], total: int | None, matching: int | None = None,
+              filt: QueueFilter | None = None) -> None:
+        if filt is not None and filt != self.filt:
+            return  # the filter changed while this page was read: its own page follows
+        self.rows = rows
+        if total is not None:  # counted with the first page; kept while paging on
+            self.total, self.matching = total, matching
         table = self.query_one(DataTable)
         columns = self._columns()
         if tuple(str(c.label) for c in table.columns.values()) != columns:
@@ -107,10 +126,27 @@ class QueueScreen(AppKeysFirst):
         title.append(f" {s.queue} ", style="bold reverse")
         title.append(safe_line(f"  reviewer {s.reviewer}  {s.rubric_ref or 'all rubrics'}  "
                                f"{'blind ' if s.blind else ''}page {page}"), style="dim")
-        if total is not None:
-            title.append(f"  {total} items", style="dim")
+        if self.total is not None:
+            title.append(f"  {self.total} items", style="dim")
         self._head = title
         self.show_progress()
+        self._show_filter()
+
+    def _show_filter(self) -> None:
+        """The line under the title: the active filter and how many items it keeps."""
+        from reviewer.tui.screens.filter import describe
+
+        line = self.query_one("#queue-filter", Static)
+        line.set_class(not self.filt.active, "-hidden")
+        if not self.filt.active:
+            return
+        t = Text("filter: ", style="bold")
+        t.append_text(describe(self.filt))
+        if self.matching is not None:
+            t.append(f"   {self.matching} of {self.total} items match" if self.total is not None
+                     else f"   {self.matching} items match", style="bold")
+        t.append("   f change · x clear", style="dim")
+        line.update(t)
 
     def show_progress(self) -> None:
         """The title with the queue's progress and this session's pace."""
@@ -188,26 +224,72 @@ class QueueScreen(AppKeysFirst):
         self.rapp.jump()
 
     def action_search(self) -> None:
-        """Show the search box."""
+        """Show the text box (the filter's text alone)."""
         box = self.query_one("#queue-search", Input)
+        box.value = self.filt.text or ""
         box.remove_class("-hidden")
         box.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.search = event.value.strip() or None
-        self.page_starts = [None]
         event.input.add_class("-hidden")
         self.query_one(DataTable).focus()
-        self.load_page()
+        self.set_filter(replace(self.filt, text=event.value.strip() or None))
 
     def key_escape(self) -> None:
         box = self.query_one("#queue-search", Input)
         if box.has_focus:
             box.value = ""
             box.add_class("-hidden")
-            self.search = None
             self.query_one(DataTable).focus()
-            self.load_page()
+            self.set_filter(replace(self.filt, text=None))
+
+    def set_filter(self, filt: QueueFilter) -> None:
+        """Narrow the list to ``filt`` (from its first page); refused parts are said on screen."""
+        from reviewer.tui.screens.filter import BLIND_NOTE
+
+        if self.rapp.session.blind and filt.reveals_judge:
+            self.notify(BLIND_NOTE, severity="warning", markup=False)
+            filt = filt.without_judge()
+        self.filt = filt
+        self.page_starts = [None]
+        self.matching = None
+        self._show_filter()
+        self.refresh_bindings()
+        self.load_page()
+
+    def action_filter(self) -> None:
+        """Open the filter dialog (its choices read from the store off the UI thread)."""
+        self._open_filter()
+
+    @work(thread=True, exclusive=True, group="queue-filter")
+    def _open_filter(self) -> None:
+        s = self.rapp.session
+        datasets, bands = adapter.queue_values(self.rapp.store, s.queue, s.rubric_ref, s.dataset)
+        self.app.call_from_thread(self._push_filter, datasets, bands)
+
+    def _push_filter(self, datasets: list[str], bands: list[str]) -> None:
+        from reviewer.tui.screens.filter import FilterDialog
+
+        def done(filt: QueueFilter | None) -> None:
+            if filt is not None:
+                self.set_filter(filt)
+
+        blind = self.rapp.session.blind
+        self.app.push_screen(FilterDialog(self.filt, datasets, [] if blind else bands, blind), done)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``x`` is offered only while a filter is in force."""
+        if action == "clear_filter":
+            return self.filt.active
+        return True
+
+    def action_clear_filter(self) -> None:
+        """Show the whole queue again."""
+        if not self.filt.active:
+            self.notify("no filter to clear")
+            return
+        self.query_one("#queue-search", Input).value = ""
+        self.set_filter(QueueFilter())
 
     def action_refresh(self) -> None:
         """Reload the current page."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -35,6 +36,15 @@ FLAG_TAGS: tuple[tuple[str, str], ...] = (
     ("hate_or_harassment", "hate or harassment"),
     ("self_harm", "self-harm"),
     ("other_safety", "other"),
+)
+
+#: Quick tags on a pair choice (why one answer is better, or why they tie).
+PAIR_TAGS: tuple[tuple[str, str], ...] = (
+    ("more_accurate", "more accurate"),
+    ("more_balanced", "more balanced"),
+    ("more_complete", "more complete"),
+    ("clearer", "clearer"),
+    ("no_real_difference", "no real difference"),
 )
 
 
@@ -110,9 +120,12 @@ class ReasonDialog(ModalScreen[ReasonResult | None]):
             self.tags.append(tag)
         self._show_tags()
 
-    def key_enter(self) -> None:
-        """Enter on the tag row saves as in the reason box."""
+    def key_enter(self, event: events.Key) -> None:
+        """Enter on the tag row saves as in the reason box. The key stops here: left to go on,
+        it reached the screen below once this one was gone (and agreed there)."""
         if self.query_one(TagRow).has_focus:
+            event.stop()
+            event.prevent_default()
             self._submit(self.query_one(Input).value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

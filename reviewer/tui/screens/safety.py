@@ -107,9 +107,9 @@ class SafetyScreen(AppKeysFirst):
         for f, row in zip(flags, cells, strict=True):
             table.add_row(*row, key=str(f.flag_id))
         if self._keep is not None and flags:
-            flag_id, row = self._keep
+            flag_id, kept_row = self._keep
             same = next((i for i, f in enumerate(flags) if f.flag_id == flag_id), None)
-            table.move_cursor(row=same if same is not None else min(row, len(flags) - 1), animate=False)
+            table.move_cursor(row=same if same is not None else min(kept_row, len(flags) - 1), animate=False)
         self._keep = None
         can = "safety" in self.rapp.roles
         title = Text(" safety ", style="bold reverse")

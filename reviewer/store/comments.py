@@ -1,0 +1,54 @@
+"""Comments on an item (table ``item_comment``, migration ``0008c_comments``): append-only like
+every history table, signed like a score (the author bound to the acting login, see
+:mod:`reviewer.store.roles`), stamped with the item's content revision."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import select
+from sqlmodel import col
+
+from reviewer.domain.comments import Comment
+from reviewer.domain.itemlimits import comment_problem
+from reviewer.errors import UserError
+from reviewer.store.base import inserted_pk
+from reviewer.store.roles import RolesMixin
+from reviewer.store.tables import Item, ItemComment, table_of
+
+
+def comment_rows(conn: Any, item_pks: Iterable[int]) -> dict[int, list[Comment]]:
+    """Per item key, its comments oldest first (every revision's)."""
+    pks = sorted(set(item_pks))
+    out: dict[int, list[Comment]] = {pk: [] for pk in pks}
+    for i in range(0, len(pks), 5000):
+        q = (select(col(ItemComment.pk), col(ItemComment.item_pk), col(ItemComment.reviewer), col(ItemComment.text),
+                    col(ItemComment.revision), col(ItemComment.created_at))
+             .where(col(ItemComment.item_pk).in_(pks[i:i + 5000])).order_by(col(ItemComment.pk)))
+        for pk, item_pk, who, text, rev, at in conn.execute(q):
+            out[item_pk].append(Comment(pk, item_pk, who, text, int(rev or 1), at))
+    return out
+
+
+class CommentsMixin(RolesMixin):
+    """Writing and reading comments."""
+
+    def add_comment(self, item_pk: int, reviewer: str, text: str) -> int:
+        """Append ``reviewer``'s comment on an item (durable when this returns); its key."""
+        problem = comment_problem(text)
+        if problem is not None:
+            raise UserError(problem)
+        with self.write() as conn:
+            signed = self._sign(conn, reviewer)
+            revision = conn.execute(select(col(Item.revision)).where(col(Item.pk) == item_pk)).scalar()
+            if revision is None:
+                raise UserError(f"no item with key {item_pk}")
+            result = conn.execute(table_of(ItemComment).insert().values(
+                item_pk=item_pk, revision=revision, reviewer=reviewer, text=text.strip(), **signed))
+            return inserted_pk(result)
+
+    def comments(self, item_pks: Iterable[int]) -> dict[int, list[Comment]]:
+        """Per item key, its comments oldest first (of every content revision: each says which)."""
+        with self.read() as conn:
+            return comment_rows(conn, item_pks)

@@ -1,0 +1,92 @@
+"""The queue list's filters as SQL: dataset, judge band, status, panel disagreement and text.
+
+Applied in the database beside the queue's own conditions, so the list stays paged by key and a
+filter never loads the queue into memory. Statuses, as the queue serves items:
+
+- ``new``: nobody has completed a review, nobody holds a lease on it, no review is half done;
+- ``in progress``: not done, and someone holds it, has half-scored it, or has completed a review
+  while it needs more reviewers;
+- ``done``: as many complete reviews as the queue asks for (``rubricate queue set``);
+- ``flagged``: the safety cap applies (a flag open, escalated or confirmed).
+
+Disagreement is the judge panel's: models at least ``PANEL_APART`` (a quarter of the scale) apart
+on some dimension, the item's stored spread (:mod:`reviewer.domain.judge`). Text is matched
+literally, case-insensitively, against the item id, input and output: ``%``, ``_`` and ``\\`` in
+it are plain characters.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, exists, false, or_
+from sqlmodel import col
+
+from reviewer.domain import PANEL_APART
+from reviewer.errors import UserError
+from reviewer.store.tables import Assignment, Item
+from reviewer.store.views import STATUSES, QueueFilter
+
+#: The LIKE escape character.
+ESCAPE = "\\"
+
+
+def like_pattern(text: str) -> str:
+    """``text`` as a LIKE pattern that matches it literally anywhere in a value."""
+    quoted = text.replace(ESCAPE, ESCAPE * 2).replace("%", ESCAPE + "%").replace("_", ESCAPE + "_")
+    return f"%{quoted}%"
+
+
+def filter_conditions(filt: QueueFilter | None, needed: Any, t: datetime, dialect: str) -> list[ColumnElement[bool]]:
+    """The conditions ``filt`` adds to a queue's (``needed``: reviewers an item needs, as SQL)."""
+    if filt is None:
+        return []
+    conds: list[ColumnElement[bool]] = []
+    if filt.dataset:
+        conds.append(col(Item.dataset) == filt.dataset)
+    if filt.band:
+        conds.append(col(Item.judge_band) == filt.band)
+    if filt.disagreement:
+        conds.append(col(Item.judge_spread) >= PANEL_APART)
+    if filt.status:
+        conds.append(status_condition(filt.status, needed, t))
+    if filt.text and not _storable(filt.text):
+        # a lone UTF-16 surrogate (pasted from a broken source) cannot be sent to the database,
+        # and no stored text holds one (imports refuse them): nothing matches
+        conds.append(false())
+    elif filt.text:
+        pattern = like_pattern(filt.text)
+        # case-insensitive on both: SQLite's LIKE already is (ASCII), PostgreSQL's is not
+        cols = (col(Item.item_id), col(Item.output), col(Item.input))
+        if dialect == "postgresql":
+            conds.append(or_(*(c.ilike(pattern, escape=ESCAPE) for c in cols)))
+        else:
+            conds.append(or_(*(c.like(pattern, escape=ESCAPE) for c in cols)))
+    return conds
+
+
+def status_condition(status: str, needed: Any, t: datetime) -> ColumnElement[bool]:
+    """The condition for one of :data:`STATUSES`."""
+    if status not in STATUSES:
+        raise UserError(f"unknown status {status!r}; use {', '.join(STATUSES)}")
+    if status == "flagged":
+        return col(Item.flagged).is_(True)
+    done: ColumnElement[bool] = col(Item.n_reviewed) >= needed
+    if status == "done":
+        return done
+    held = and_(col(Item.lease_until).is_not(None), col(Item.lease_until) > t)
+    half = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.state) == "active",
+                          col(Assignment.revision) == col(Item.revision))
+    if status == "new":
+        return and_(col(Item.n_reviewed) == 0, ~done, ~held, ~half)
+    return and_(~done, or_(col(Item.n_reviewed) > 0, held, half))
+
+
+def _storable(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8 (a lone surrogate cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -1,0 +1,127 @@
+"""Comments on an item under Pilot, on a real SQLite store: `C` writes one (through the writer,
+stored at once), later reviewers see it on the item screen with author and time, a blind session
+hides others' comments until the judge is shown, and hostile text is shown as placeholders. On
+the code before this lane `C` did nothing, no comment could be written, and the item screen had
+no comment panel (``#item-comments`` did not exist)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from reviewer.errors import UserError
+from reviewer.store import Store
+from reviewer.tui.app import make_app
+from reviewer.tui.config import TuiSettings
+from reviewer.tui.screens.comment import CommentDialog
+from reviewer.tui.screens.help import HelpScreen
+from tests.hostile.harness import EVERYTHING, raw_controls
+from tests.tui.conftest import REVIEWER
+from tests.tui.test_review_flow import SIZE, settle, start
+
+
+def _next_pk(store: Store) -> int:
+    """The item ``g`` will serve the reviewer (claimed and given back)."""
+    claim = store.claim_next("triage", REVIEWER)
+    assert claim is not None
+    store.release(claim)
+    return int(claim.item_pk)
+
+
+def _panel(screen: Any) -> tuple[bool, str]:
+    panel = screen.query_one("#item-comments", Static)
+    return bool(panel.display), str(panel.render())
+
+
+async def test_c_writes_a_comment_that_is_stored_and_shown_at_once(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        pk = screen.state.item_pk
+        assert _panel(screen)[0] is False  # no comment yet: no panel
+        await pilot.press("C")
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, CommentDialog)
+        await pilot.press("enter")  # empty: refused, the dialog stays
+        await settle(app, pilot)
+        assert app.screen_stack[-1] is dialog  # still on top
+        await pilot.press(*"cites a retracted study")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is screen
+        shown, text = _panel(screen)
+        assert shown and f"{REVIEWER} · just now: cites a retracted study" in text
+        assert not app.write_errors
+    [c] = store.comments([pk])[pk]
+    assert (c.reviewer, c.text, c.revision) == (REVIEWER, "cites a retracted study", 1)
+
+
+async def test_escape_writes_nothing(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("C", *"never mind", "escape")
+        await settle(app, pilot)
+        assert app.screen is screen and _panel(screen)[0] is False
+    assert store.comments([screen.state.item_pk])[screen.state.item_pk] == []
+
+
+async def test_a_later_reviewer_sees_the_comment_with_author_and_time_hostile_text_made_safe(store: Store) -> None:
+    pk = _next_pk(store)
+    store.add_comment(pk, "ana", "source is a blog " + EVERYTHING)
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        assert screen.state.item_pk == pk
+        shown, text = _panel(screen)
+        assert shown and "comments (1)" in text and " ana · 20" in text and " UTC: source is a blog " in text
+        assert raw_controls(EVERYTHING) and raw_controls(text) == []  # escapes shown as placeholders
+        assert "␛]0;pwned␇" in text and "[link=http://evil.example]" in text  # markup shown, not read
+
+
+async def test_a_blind_session_hides_others_comments_until_the_judge_is_shown(store: Store) -> None:
+    """A comment can carry an opinion of the judge's scores: blind means blind."""
+    pk = _next_pk(store)
+    store.add_comment(pk, "ana", "the judge is far too lenient on accuracy")
+    app = make_app(store, REVIEWER, blind=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        assert screen.state.item_pk == pk and screen.state.judge_hidden
+        shown, text = _panel(screen)
+        assert not shown and "too lenient" not in text
+        await pilot.press("C", *"my own note", "enter")  # one's own comment is always shown
+        await settle(app, pilot)
+        shown, text = _panel(screen)
+        assert shown and "my own note" in text and "too lenient" not in text
+        await pilot.press("v")  # the reveal: the judge is shown, and so are the comments
+        await settle(app, pilot)
+        shown, text = _panel(screen)
+        assert shown and "comments (2)" in text and "too lenient" in text
+    app = make_app(store, REVIEWER)  # not blind: shown from the start
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        assert "too lenient" in _panel(screen)[1]
+
+
+async def test_the_comment_key_is_in_help_footer_and_keymap(store: Store) -> None:
+    from textual.widgets import Footer
+
+    app = make_app(store, REVIEWER, settings=TuiSettings(keymap={"item.comment": "o"}))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        assert any(b.binding.id == "item.comment" and b.binding.key == "o" for b in screen.active_bindings.values())
+        assert screen.query_one(Footer) is not None
+        await pilot.press("o")
+        await settle(app, pilot)
+        assert isinstance(app.screen, CommentDialog)
+        await pilot.press("escape", "question_mark")
+        await settle(app, pilot)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        rows = help_screen.rows
+        assert ("o", "comment", "item.comment") in rows
+    with pytest.raises(UserError, match="'n' would be both item.next and item.comment"):
+        make_app(store, REVIEWER, settings=TuiSettings(keymap={"item.comment": "n"}))
