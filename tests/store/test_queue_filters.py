@@ -134,7 +134,6 @@ def test_the_status_filter_probes_assignments_by_index(db_url: str, tmp_path: Pa
     assignment for each item: 1.1 s of CPU for "status new" on 100k items in
     benchmarks/bench_queue_filter.py, 63 ms with it. A database from before gets the index."""
     from sqlalchemy import select
-    from sqlmodel import col
 
     from reviewer.store import open_store
     from reviewer.store.queue_filter import status_condition
