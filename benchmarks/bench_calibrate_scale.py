@@ -35,6 +35,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -190,7 +191,7 @@ def bench(work: Path, n: int, dense: bool) -> None:
           "(wall time counts waiting for a CPU; CPU time does not)")
     print(f"import:                        {took:6.2f} s  (CPU {cpu:5.1f} s, peak RSS {rss:5.0f} MB)  "
           f"target ≤ 10 s: {verdict(took <= 10, not dense)}")
-    report: dict[str, object] = {}
+    report: dict[str, Any] = {}
     for label, extra, limit in (("calibrate (default bootstrap)", [], 10.0),
                                 ("calibrate --bootstrap 0", ["--bootstrap", "0"], 3.0)):
         took, cpu, rss, out = run([*exe, "calibrate", "--rubric", "bench-scale@1.0.0", "--format", "json", *extra],
@@ -200,7 +201,7 @@ def bench(work: Path, n: int, dense: bool) -> None:
         print(f"{label + ':':30s} {took:6.2f} s  (CPU {cpu:5.1f} s, peak RSS {rss:5.0f} MB)  target ≤ {limit:g} s"
               + (" and ≤ 1 GB" if not extra else "") + f": {verdict(ok, not dense)}")
     print(f"  figures of the last run (sample {report['sample']}; the default bootstrap gives the same points):")
-    for d in report["dimensions"]:  # type: ignore[attr-defined]
+    for d in report["dimensions"]:
         print(f"  {d['dimension']:10s} {d['level']:8s} n={d['n']:,} alpha={d['alpha']:.3f} kappa={d['kappa']:.3f} "
               f"ac1={d['gwet_ac1']:.3f} aggregate={d['human_aggregate']}"
               + (f" ties={d['majority_ties']:,}" if "majority_ties" in d else ""))
