@@ -221,7 +221,7 @@ def batches_in_child(source: ItemSource, rubric: Rubric, errs: list[str], first_
     """:func:`build_batches` for a first import, run in a forked child that sends each batch."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(send, source, rubric, first_pk), name="rubricate-import-reader",
+    child = ctx.Process(target=_child, args=(send, receive, source, rubric, first_pk), name="rubricate-import-reader",
                         daemon=True)
     child.start()
     send.close()
@@ -242,7 +242,11 @@ def batches_in_child(source: ItemSource, rubric: Rubric, errs: list[str], first_
             child.terminate()
 
 
-def _child(send: Any, source: ItemSource, rubric: Rubric, first_pk: int) -> None:
+def _child(send: Any, receive: Any, source: ItemSource, rubric: Rubric, first_pk: int) -> None:
+    # the forked child holds a copy of the pipe's reading end: closed, so that a parent killed
+    # mid-import leaves this process a broken pipe (and it exits) rather than a full one it
+    # waits on for ever
+    receive.close()
     gc.disable()
     errs: list[str] = []
     counter = [first_pk]

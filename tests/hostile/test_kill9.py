@@ -82,6 +82,52 @@ def test_kill9_during_import_leaves_all_or_nothing(tmp_path: Path) -> None:
     store.close()
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _gone(pid: int) -> bool:
+    """Exited (no such process, or a zombie nobody has reaped yet)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+                    reason="needs Linux /proc to find the import's reader process")
+def test_kill9_of_an_import_leaves_no_reader_process(tmp_path: Path) -> None:
+    """A large import reads the file in a forked child. Before: the child kept its own copy of the
+    pipe's reading end, so with the importer killed it waited for ever on a full pipe — orphaned
+    ``reviewer import`` processes were found after test runs. Now it gets a broken pipe and exits."""
+    db = str(tmp_path / "imp.db")
+    src = tmp_path / "many.jsonl"
+    src.write_text("".join(json.dumps({"id": f"k{i}", "output": f"answer {i} " * 20,
+                                       "human": [{"reviewer": "ana", "scores": {"accuracy": 1 + i % 10}}]}) + "\n"
+                           for i in range(60000)))
+    open_store(db).close()
+    proc = subprocess.Popen([sys.executable, "-m", "reviewer", "import", str(src), "--rubric",
+                             "general-quality@1.0.0", "--db", db], env=ENV, cwd=str(ROOT),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (readers := _children(proc.pid)) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert readers, "the import started no reader process (or finished first)"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 30
+    while not all(_gone(pid) for pid in readers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in readers if not _gone(pid)]
+    for pid in left:  # do not leave it behind for the next test
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "the reader process outlived the killed import"
+
+
 @pytest.mark.slow
 def test_kill9_during_judge_leaves_whole_items(tmp_path: Path, server: LoopbackServer) -> None:
     db = str(tmp_path / "judge.db")
