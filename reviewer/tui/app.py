@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 
@@ -27,6 +27,7 @@ from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.config import TuiSettings
 from reviewer.tui.host import ReviewHost, Session
+from reviewer.tui.idlegc import IDLE_S, IdleCollector
 from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
@@ -96,8 +97,10 @@ class ReviewApp(App[None]):
         #: seconds spent on each item finished this session
         self.durations: list[float] = []
         self._shown_at: float | None = None
+        self.collector = IdleCollector()
 
     def on_mount(self) -> None:
+        self.set_interval(IDLE_S, self.collector.tick)
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
         # leases run lease_minutes; renewed at a third of that while the reviewer is on the item
@@ -450,6 +453,11 @@ class ReviewApp(App[None]):
         flag's id (for an undo)."""
         self.notify(safe_line(f"{state.item_id} sent to the safety queue"), markup=False)
         return self.writer.submit("flag", adapter.flag_item, self.store, state, self.session.reviewer, reason)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown) and not event.is_forwarded:
+            self.collector.touched()  # a full collection waits for the next pause (idlegc)
+        await super().on_event(event)
 
     def on_write_done(self, message: WriteDone) -> None:
         if message.error:

@@ -1,0 +1,73 @@
+"""Full garbage collections wait for a pause (reviewer/tui/idlegc.py): never right after a key,
+always once the reviewer has paused, and Python's own full collections pushed back so they do not
+land in the middle of a frame."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from reviewer.store import Store
+from reviewer.tui import idlegc
+from reviewer.tui.app import make_app
+from reviewer.tui.idlegc import BACKSTOP, IdleCollector
+from tests.tui.conftest import REVIEWER
+from tests.tui.test_review_flow import settle
+
+
+@pytest.fixture(autouse=True)
+def _thresholds() -> Iterator[None]:
+    saved = gc.get_threshold()
+    yield
+    gc.set_threshold(*saved)
+
+
+def _due() -> None:
+    """Make a full collection due: one younger collection since the last full one."""
+    gc.collect()
+    gc.collect(1)
+    assert gc.get_count()[2] >= 1
+
+
+def test_python_full_collections_are_pushed_back() -> None:
+    gc.set_threshold(700, 10, 10)
+    IdleCollector()
+    assert gc.get_threshold() == (700, 10, BACKSTOP)
+
+
+def test_no_full_collection_right_after_a_key() -> None:
+    clock = [100.0]
+    c = IdleCollector(lambda: clock[0])
+    _due()
+    clock[0] += idlegc.IDLE_S / 2
+    c.touched()
+    clock[0] += idlegc.IDLE_S / 2
+    assert c.tick() is False and gc.get_count()[2] >= 1
+
+
+def test_a_full_collection_once_the_reviewer_pauses() -> None:
+    clock = [100.0]
+    c = IdleCollector(lambda: clock[0])
+    c.touched()
+    _due()
+    clock[0] += idlegc.IDLE_S
+    assert c.tick() is True and gc.get_count()[2] == 0
+    assert c.tick() is False  # nothing due any more: no second collection
+
+
+async def test_the_app_hears_keys_and_collects_only_after_a_pause(store: Store) -> None:
+    """The real app: a key handled by a screen still counts as input, and the collector's timer
+    runs a due full collection only once the reviewer has paused."""
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        before = app.collector.last_input
+        await pilot.press("g")  # handled by the queue screen
+        await settle(app, pilot)
+        assert app.collector.last_input > before
+        _due()
+        assert app.collector.tick() is False  # a key a moment ago: not now
+        app.collector.last_input -= idlegc.IDLE_S
+        assert app.collector.tick() is True and gc.get_count()[2] == 0
