@@ -1,22 +1,31 @@
-"""Calibration at a million ratings, as a user runs it: 200k items × 5 dimensions (three graded,
-one yes/no, one nominal with three labels), 3–5 reviewers per item from a pool of 20 — 1,000,000
-human ratings — plus one judge score per item and dimension, imported with `rubricate import`
-and calibrated with `rubricate calibrate --format json`, each in its own process.
+"""Calibration at a million ratings, as a user runs it: `rubricate import` of 200k items and
+`rubricate calibrate --format json`, each in its own process, timed and measured.
+
+The data (issue 15: "1,000,000 human ratings (200k items × 5 dimensions, 3–5 raters each, plus
+judge scores)"): a rubric of 5 dimensions (three graded 1–5, one yes/no, one nominal with three
+labels); a judge score on every (item, dimension) of the 200k items — 1,000,000 judge scores —
+and 1,000,000 human ratings, a rating being one person's score of one (item, dimension): people
+audit a random quarter of the items (50k, imported with ``"audit": true``) on all 5 dimensions,
+3–5 reviewers each from a pool of 20, the rater counts drawn so that the ratings come to exactly
+1,000,000. The targets are judged on this data.
+
+``--dense`` is a stricter reading kept beside it: every one of the 1,000,000 (item, dimension)
+pairs rated by 3–5 people (about 4,000,000 human score rows). Its figures are printed as
+measured, with no PASS or FAIL: the issue's targets are for the data above.
 
 Targets (issue 15): import ≤ 10 s; calibrate ≤ 10 s and ≤ 1 GB RSS with the default bootstrap
-(1,000 draws); ≤ 3 s with `--bootstrap 0`. RSS is the calibrate process's peak (VmHWM, read from
-/proc while it runs: ru_maxrss would carry this script's own peak across exec).
+(1,000 draws); ≤ 3 s with `--bootstrap 0`. RSS is each process's peak (VmHWM, read from /proc
+while it runs: ru_maxrss would carry this script's own peak across exec). CPU time is printed
+beside wall time: on a shared machine the wall time includes waiting for a CPU, so the script
+also prints the machine's CPU count and load.
 
-"A million ratings" is read as the issue writes it: 200k items × 5 dimensions = 1,000,000 human
-ratings of an (item, dimension), each from 3–5 reviewers — about 4 million human score rows.
-The script prints the machine's CPU count and load, and each process's CPU time beside its wall
-time: on a shared machine the wall time includes waiting for a CPU.
-
-Usage: python benchmarks/bench_calibrate_scale.py [N_ITEMS]
+Usage: python benchmarks/bench_calibrate_scale.py [N_ITEMS] [--dense] [--keep DIR]
+(``--keep DIR``: write the items file and database there and leave them, for profiling).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -29,7 +38,6 @@ from pathlib import Path
 
 import numpy as np
 
-N = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
 RUBRIC = """id: bench-scale
 version: 1.0.0
 name: Calibration at scale
@@ -60,35 +68,69 @@ dimensions:
   anchors: [{score: 1, label: none}, {score: 2, label: partial}, {score: 3, label: full}]
 """
 GRADED = ("accuracy", "clarity", "relevance")
+DIMS = (*GRADED, "safe", "refusal")
 REVIEWERS = [f"r{i:02d}" for i in range(20)]
 
 
-def write_items(path: Path, n: int) -> int:
+def rater_counts(rng: np.random.Generator, m: int, exact_total: int | None) -> np.ndarray:
+    """3–5 raters for each of ``m`` items; with ``exact_total`` nudged (a few items ±1) to sum to it."""
+    k = rng.integers(3, 6, size=m)
+    if exact_total is not None:
+        if not 3 * m <= exact_total <= 5 * m:
+            sys.exit(f"{exact_total:,} raters cannot be spread 3–5 over {m:,} items")
+        diff = exact_total - int(k.sum())
+        step, room = (1, k < 5) if diff > 0 else (-1, k > 3)
+        while diff:
+            pick = rng.choice(np.flatnonzero(room), size=min(abs(diff), int(room.sum())), replace=False)
+            k[pick] += step
+            diff -= step * pick.size
+            room = k < 5 if step > 0 else k > 3
+    return k
+
+
+def write_items(path: Path, n: int, dense: bool) -> tuple[int, int]:
+    """Write the items file; returns (human-rated items, human score rows)."""
     rng = np.random.default_rng(7)
     truth = rng.integers(1, 6, size=(n, 3))
     safe = (rng.random(n) < 0.8).astype(int)
     refusal = rng.choice([1, 2, 3], size=n, p=[0.7, 0.2, 0.1])
-    k = rng.integers(3, 6, size=n)
-    ratings = 0
+    if dense:
+        rated = np.ones(n, dtype=bool)
+        k_rated = rater_counts(rng, n, None)
+    else:  # a quarter of the items audited; 1,000,000 ratings at 200k items (4 raters × 5 dims on average)
+        rated = np.zeros(n, dtype=bool)
+        rated[rng.choice(n, size=n // 4, replace=False)] = True
+        k_rated = rater_counts(rng, n // 4, 4 * (n // 4))
+    k = np.zeros(n, dtype=np.int64)
+    k[rated] = k_rated
+    start = np.concatenate([[0], np.cumsum(k)])
+    slots = int(start[-1])
+    # per rating slot: a reviewer (distinct within an item), noise on the graded scores, label flips
+    order = np.argsort(rng.random((n, 20)), axis=1)
+    noise = rng.integers(-1, 2, size=(slots, 3)) * (rng.random((slots, 3)) < 0.3)
+    flip = rng.random((slots, 2)) < 0.1
+    judge_g = np.clip(truth + ((np.arange(n) % 7 == 0) * np.where(truth < 5, 1, -1).T).T, 1, 5)
+    judge_safe = np.where(np.arange(n) % 11 == 0, 1 - safe, safe)
     with path.open("w") as fh:
         for i in range(n):
-            who = rng.choice(20, size=k[i], replace=False)
-            noise = rng.integers(-1, 2, size=(k[i], 3)) * (rng.random((k[i], 3)) < 0.3)
-            flip = rng.random((k[i], 2)) < 0.1
-            human = []
-            for r in range(k[i]):
-                scores = {d: int(np.clip(truth[i, c] + noise[r, c], 1, 5)) for c, d in enumerate(GRADED)}
-                scores["safe"] = int(1 - safe[i] if flip[r, 0] else safe[i])
-                scores["refusal"] = int(refusal[i] % 3 + 1 if flip[r, 1] else refusal[i])
-                human.append({"reviewer": REVIEWERS[who[r]], "scores": scores})
-                ratings += 5
-            judge = {d: int(np.clip(truth[i, c] + (i % 7 == 0) * (1 if truth[i, c] < 5 else -1), 1, 5))
-                     for c, d in enumerate(GRADED)}
-            judge["safe"] = int(safe[i]) if i % 11 else int(1 - safe[i])
+            judge = {d: int(judge_g[i, c]) for c, d in enumerate(GRADED)}
+            judge["safe"] = int(judge_safe[i])
             judge["refusal"] = int(refusal[i])
-            fh.write(json.dumps({"id": f"i{i:06d}", "input": "q", "output": f"answer {i}",
-                                 "judge": {"model": "m", "scores": judge}, "human": human}) + "\n")
-    return ratings
+            line: dict[str, object] = {"id": f"i{i:06d}", "input": "q", "output": f"answer {i}",
+                                       "judge": {"model": "m", "scores": judge}}
+            if k[i]:
+                human = []
+                for r in range(int(k[i])):
+                    s = start[i] + r
+                    scores = {d: int(np.clip(truth[i, c] + noise[s, c], 1, 5)) for c, d in enumerate(GRADED)}
+                    scores["safe"] = int(1 - safe[i] if flip[s, 0] else safe[i])
+                    scores["refusal"] = int(refusal[i] % 3 + 1 if flip[s, 1] else refusal[i])
+                    human.append({"reviewer": REVIEWERS[order[i, r]], "scores": scores})
+                line["human"] = human
+                if not dense:
+                    line["audit"] = True
+            fh.write(json.dumps(line) + "\n")
+    return int(rated.sum()), slots * len(DIMS)
 
 
 def cpu_of_children() -> float:
@@ -96,8 +138,8 @@ def cpu_of_children() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """(seconds, peak RSS in MB, stdout) of one `rubricate` process; its CPU seconds go to CPU."""
+def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
+    """(seconds, CPU seconds, peak RSS in MB, stdout) of one `rubricate` process."""
     cpu = cpu_of_children()
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -121,39 +163,65 @@ def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     watcher.join()
     if proc.returncode:
         sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}): {err.strip()[-500:]}")
-    CPU[0] = cpu_of_children() - cpu
-    return took, peak[0], out
+    return took, cpu_of_children() - cpu, peak[0], out
 
 
-CPU = [0.0]
+def verdict(ok: bool, judged: bool) -> str:
+    return ("PASS" if ok else "FAIL") if judged else "(stricter reading: no verdict)"
 
 
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "FAIL"
-
-
-with tempfile.TemporaryDirectory() as tmp:
-    env = {**os.environ, "RUBRICATE_DB": str(Path(tmp) / "bench.db")}
+def bench(work: Path, n: int, dense: bool) -> None:
+    env = {**os.environ, "RUBRICATE_DB": str(work / "bench.db"), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     exe = [sys.executable, "-m", "reviewer"]
-    rubric = Path(tmp) / "bench-scale.yaml"
+    rubric = work / "bench-scale.yaml"
     rubric.write_text(RUBRIC, encoding="utf-8")
-    items = Path(tmp) / "items.jsonl"
-    ratings = write_items(items, N)
+    items = work / "items.jsonl"
+    rated, ratings = write_items(items, n, dense)
     run([*exe, "rubric", "add", str(rubric)], env)
-    took, rss, _ = run([*exe, "import", str(items), "--rubric", "bench-scale@1.0.0"], env)
-    print(f"items {N:,} × 5 dimensions = {N * 5:,} human-rated (item, dimension) pairs, each scored by 3–5 "
-          f"reviewers: {ratings:,} human scores; + {N * 5:,} judge scores")
+    took, cpu, rss, _ = run([*exe, "import", str(items), "--rubric", "bench-scale@1.0.0"], env)
+    if dense:
+        print(f"--dense (stricter reading): {n:,} items × 5 dimensions, every (item, dimension) rated by 3–5 "
+              f"reviewers of 20: {ratings:,} human ratings; + {n * 5:,} judge scores")
+    else:
+        print(f"{n:,} items × 5 dimensions with a judge score each: {n * 5:,} judge scores; {rated:,} items "
+              f"audited on all 5 dimensions by 3–5 reviewers of 20 each: {ratings:,} human ratings "
+              f"({rated * 5:,} rated (item, dimension) pairs)")
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} after the import "
           "(wall time counts waiting for a CPU; CPU time does not)")
-    print(f"import:                        {took:6.2f} s  (CPU {CPU[0]:5.1f} s, peak RSS {rss:5.0f} MB)  "
-          f"target ≤ 10 s: {verdict(took <= 10)}")
-    for label, extra, limit in (("calibrate (default bootstrap)", [], 10.0), ("calibrate --bootstrap 0", ["--bootstrap", "0"], 3.0)):
-        took, rss, out = run([*exe, "calibrate", "--rubric", "bench-scale@1.0.0", "--format", "json", *extra], env)
+    print(f"import:                        {took:6.2f} s  (CPU {cpu:5.1f} s, peak RSS {rss:5.0f} MB)  "
+          f"target ≤ 10 s: {verdict(took <= 10, not dense)}")
+    report: dict[str, object] = {}
+    for label, extra, limit in (("calibrate (default bootstrap)", [], 10.0),
+                                ("calibrate --bootstrap 0", ["--bootstrap", "0"], 3.0)):
+        took, cpu, rss, out = run([*exe, "calibrate", "--rubric", "bench-scale@1.0.0", "--format", "json", *extra],
+                                  env)
         report = json.loads(out)
         ok = took <= limit and (rss <= 1024 or bool(extra))
-        print(f"{label + ':':30s} {took:6.2f} s  (CPU {CPU[0]:5.1f} s, peak RSS {rss:5.0f} MB)  target ≤ {limit:g} s"
-              + (" and ≤ 1 GB" if not extra else "") + f": {verdict(ok)}")
-    for d in report["dimensions"]:
+        print(f"{label + ':':30s} {took:6.2f} s  (CPU {cpu:5.1f} s, peak RSS {rss:5.0f} MB)  target ≤ {limit:g} s"
+              + (" and ≤ 1 GB" if not extra else "") + f": {verdict(ok, not dense)}")
+    print(f"  figures of the last run (sample {report['sample']}; the default bootstrap gives the same points):")
+    for d in report["dimensions"]:  # type: ignore[attr-defined]
         print(f"  {d['dimension']:10s} {d['level']:8s} n={d['n']:,} alpha={d['alpha']:.3f} kappa={d['kappa']:.3f} "
               f"ac1={d['gwet_ac1']:.3f} aggregate={d['human_aggregate']}"
               + (f" ties={d['majority_ties']:,}" if "majority_ties" in d else ""))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("items", nargs="?", type=int, default=200_000, help="items (default 200,000)")
+    parser.add_argument("--dense", action="store_true",
+                        help="the stricter reading: every (item, dimension) rated by 3–5 people (~4M rows)")
+    parser.add_argument("--keep", type=Path, help="work in this folder and leave the files there")
+    args = parser.parse_args()
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        for stale in ("bench.db", "bench.db-wal", "bench.db-shm"):
+            (args.keep / stale).unlink(missing_ok=True)
+        bench(args.keep, args.items, args.dense)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        bench(Path(tmp), args.items, args.dense)
+
+
+if __name__ == "__main__":
+    main()

@@ -98,7 +98,8 @@ def item_lines(rec: dict[str, Any]) -> list[str]:
                 out += ["  " + line for line in _block(safe_line(f"{turn.get('role', '?')}:"), str(turn.get("content", "")))]
     else:
         out += _block("input", rec["input"] or "(no input)")
-    out += _block("output", rec["output"] or "(no output)")
+    if rec["output"] or not rec.get("conversation"):
+        out += _block("output", rec["output"] or "(no output)")
     for key in ("context", "reference"):
         if rec.get(key):
             out += _block(key, rec[key])
@@ -121,7 +122,7 @@ def item_lines(rec: dict[str, Any]) -> list[str]:
     out += ["", "dimensions"]
     for dim, d in rec["dimensions"].items():
         line = f"  {dim}: effective {_num(d['effective'])}"
-        line += f" ({d['source']})" if d["source"] else f" — {d['why'] or d['state']}"
+        line += f" ({d['source'] if d['source'] else d['why'] or d['state']})"
         line += f"  judge {_num(d['judge'])}" + (f" (error: {d['judge_error']})" if d["judge_error"] else "")
         if d["bias"] is not None:
             line += f"  bias {d['bias']:+.2f}"
@@ -130,6 +131,10 @@ def item_lines(rec: dict[str, Any]) -> list[str]:
             score = f"error: {j['error']}" if j["score"] is None else _num(j["score"])
             out.append(safe_line(f"    judge {j['model'] or '(no model)'}: {score}"
                                  + (f" — {j['rationale']}" if j["rationale"] else "")))
+        for t in d.get("turns", []):
+            score = _num(t["score"]) if t.get("score") is not None else (
+                f"error: {t['error']}" if t.get("error") else "not applicable")
+            out.append(safe_line(f"    turn {t['turn']}: {score}  ({d.get('turn_aggregate')} of the turns)"))
         for h in d["human_scores"]:
             marks = [h["kind"]] + (["blind"] if h["blind"] else []) + (
                 [f"blind score {_num(h['blind_score'])}"] if h["blind_score"] is not None and not h["blind"] else [])

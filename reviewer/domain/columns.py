@@ -234,6 +234,40 @@ def fold(raw: RawColumns, sample: str = "all") -> RatingColumns:
                          dims, raw.groups)
 
 
+def consensus_columns(humans: Array, how: str = "mean") -> Array:
+    """:func:`reviewer.domain.human.consensus` per row of items × reviewers (NaN: no score;
+    a row with none gives NaN): the mean, the median, or the most frequent score with ties going
+    to the lower — exact values, as the per-item rule counts them (no snapping to levels)."""
+    n = humans.shape[0]
+    out = np.full(n, np.nan)
+    seen = ~np.isnan(humans)
+    some = seen.any(axis=1)
+    if not some.any():
+        return out
+    h = humans[some]
+    if how == "median":
+        out[some] = np.nanmedian(h, axis=1)
+    elif how == "majority":
+        values = np.unique(h[~np.isnan(h)])  # ascending: the first of the tied is the lowest
+        if values.size <= 64:
+            counts = (h[:, :, None] == values[None, None, :]).sum(axis=1)
+            out[some] = values[(counts == counts.max(axis=1, keepdims=True)).argmax(axis=1)]
+        else:  # many distinct scores (a continuous scale): the per-item rule row by row
+            from reviewer.domain.human import consensus
+
+            out[some] = [consensus(sorted(row[~np.isnan(row)].tolist()), "majority") for row in h]
+    else:
+        out[some] = np.nansum(h, axis=1) / seen[some].sum(axis=1)
+    return out
+
+
+def people_columns(dc: DimColumns, how: str = "mean") -> Array:
+    """People's score per item on one dimension, without the judge (:attr:`reviewer.domain.item.
+    DimFold.people`): a lead's standing adjudication, else the consensus ``how`` of the current
+    votes; NaN where neither."""
+    return np.where(np.isnan(dc.adjudicated), consensus_columns(dc.humans, how), dc.adjudicated)
+
+
 def panel_of(by_model: NDArray[np.float64], how: str) -> NDArray[np.float64]:
     """The panel's score per item (items × models, NaN where a model did not score): the mean
     or median of the models that scored it (:func:`rubrics.aggregate.panel_score`, the rule

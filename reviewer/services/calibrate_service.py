@@ -8,6 +8,7 @@ mae, pass_agreement, status`` — and more keys beside them, never renamed ones.
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,10 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--normalise {normalise!r}: use none or z")
     if human_aggregate not in AGGREGATES:
         raise UserError(f"--human-aggregate {human_aggregate!r}: use mean, median or majority")
+    if normalise == "z" and human_aggregate == "majority":
+        raise UserError("--human-aggregate majority with --normalise z: z-normalised scores are no longer the "
+                        "scale's levels, so no label is the most common; use mean or median with --normalise z, "
+                        "or drop --normalise")
     if draws < 0:
         raise UserError(f"--bootstrap {draws}: give a number of draws ≥ 0 (0 skips the intervals)")
     if not 0.5 <= confidence < 1.0:
@@ -65,6 +70,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by not in ("group", "variant") and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group', 'variant' or 'metadata.KEY'")
+    counts = _count_in_background(store, rubric.ref, dataset) if estimates else None
     cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
     if group_by and group_by.startswith("metadata.") and cols.groups and all(g is None for g in cols.groups):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
@@ -116,29 +122,44 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     if per_model:
         out["per_model"] = per_model
     if estimates:
+        # the audit items' labels come from these columns when they hold every current score of
+        # the audit items (not a blind sample's first scores, nor earlier revisions')
+        own = cols if sample in ("all", "audit") and not all_revisions else None
         _add_estimates(store, rubric, out, cols if sample == "all" else None, dataset, human_aggregate,
-                       confidence, target_width, group_by)
+                       confidence, target_width, group_by, own, sample, counts)
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
     return out
 
 
-def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
-                   confidence: float, target_width: float | None, group_by: str | None = None) -> None:
-    """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.services.estimates`): they
-    need the judge on every item (a report on the whole store hands its columns over)."""
+def _count_in_background(store: Any, ref: str, dataset: str | None) -> tuple[Future[Any], Future[Any]]:
+    """The corrected estimates' two counts over every item (:meth:`judge_score_totals`,
+    :meth:`judge_pass_totals`), started on their own connections: the database counts (the driver
+    lets go of the GIL) while the rating rows are read and folded here — a million items cost
+    ~max, not sum."""
     from concurrent.futures import ThreadPoolExecutor
 
+    pool = ThreadPoolExecutor(2)
+    try:
+        return (pool.submit(store.judge_score_totals, ref, dataset), pool.submit(store.judge_pass_totals, ref, dataset))
+    finally:
+        pool.shutdown(wait=False)  # the two run to the end; nothing more is submitted
+
+
+def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
+                   confidence: float, target_width: float | None, group_by: str | None = None,
+                   own: Any = None, sample: str = "all",
+                   counts: tuple[Future[Any], Future[Any]] | None = None) -> None:
+    """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.services.estimates`):
+    they need the judge on every item (a report on the whole store hands its columns over).
+    ``own``: the report's columns (sample ``sample``) when the audit items' labels may be read from
+    them; ``counts``: :func:`_count_in_background`'s, when started already."""
     from reviewer.services import estimates
 
-    # The two counts over every item run in the database on their own connections (the driver
-    # lets go of the GIL) while the audit items are folded here: a million items cost ~max, not sum.
-    with ThreadPoolExecutor(2) as pool:
-        scores = pool.submit(store.judge_score_totals, rubric.ref, dataset)
-        verdicts = pool.submit(store.judge_pass_totals, rubric.ref, dataset)
-        folds = estimates.audit_folds(store, rubric, dataset, how)
-        counted, passes = scores.result(), verdicts.result()
+    scores, verdicts = counts or _count_in_background(store, rubric.ref, dataset)
+    folds = _audit_labels(store, rubric, dataset, how, own, sample)
+    counted, passes = scores.result(), verdicts.result()
     found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols,
                                           group_by=group_by, counted=counted)
     for entry in out["dimensions"]:
@@ -146,6 +167,21 @@ def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, data
         entry["estimate"] = e if e is not None and entry.get("level") != "nominal" else {
             "ppi": None, "reason": "a mean of unordered labels means nothing: no corrected mean on a nominal dimension"}
     out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, folds, confidence, target_width, passes)
+
+
+def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: Any, sample: str) -> Any:
+    """The audit items' labels (:mod:`reviewer.services.estimate_labels`), None without an audit sample:
+    from the report's own columns when it has them, else from columns of the audit sample."""
+    from reviewer.services.estimate_labels import labels_of_columns
+
+    audit = store.audit_pks(rubric.ref)
+    if not audit:
+        return None
+    if own is None:
+        own, sample = store.rating_columns(rubric.ref, dataset, "audit"), "audit"
+    mask = (np.ones(own.item_pk.size, dtype=bool) if sample == "audit"
+            else np.isin(own.item_pk, np.asarray(sorted(audit), dtype=np.int64)))
+    return labels_of_columns(store, rubric, own, mask, how)
 
 
 def _before_after(item_pk: np.ndarray, scores: dict[int, tuple[float | None, float | None]],
@@ -220,24 +256,27 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
     return len(priorities)
 
 
-def confusions(store: Any, report: dict[str, Any], rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def confusions(store: Any, report: dict[str, Any], cols: Any = None) -> dict[str, Any]:
     """Per dimension the judge × human confusion table on the dimension's levels (human: the
-    report's aggregate, the majority on nominal dimensions)
-    (``rows``: the report's rating rows, when the caller has read them already)."""
+    report's aggregate — :func:`reviewer.domain.human.consensus` — the majority on nominal
+    dimensions), from the rating columns of the report's dataset and sample (``cols``: those
+    columns, when the caller has read them already)."""
+    from reviewer.domain.columns import consensus_columns
+
     rubric = store.get_rubric(report["rubric"])
-    if rows is None:
-        rows = store.rating_rows(rubric.ref, report["dataset"], report["sample"])
+    if cols is None:
+        cols = store.rating_columns(rubric.ref, report["dataset"], report["sample"])
     out = {}
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
             continue
         # the human side as the report took it: the majority on a nominal dimension
         how = "majority" if dim.measurement_level == "nominal" else report.get("human_aggregate") or "mean"
-        pairs = [(_panel(r, dim.id), consensus(list(r["human"][dim.id].values()), how))
-                 for r in rows if r["judge"].get(dim.id) and r["human"].get(dim.id)]
-        if pairs:
-            j, h = np.array(pairs).T
-            out[dim.id] = confusion(j, h, list(dim.scale.level_values()))
+        dc = cols.dims[dim.id]
+        judge, human = panel_of(dc.judge, rubric.judge.panel_aggregate), consensus_columns(dc.humans, how)
+        both = ~np.isnan(judge) & ~np.isnan(human)
+        if both.any():
+            out[dim.id] = confusion(judge[both], human[both], list(dim.scale.level_values()))
     return out
 
 
@@ -277,7 +316,7 @@ def dimension_detail(store: Any, rubric_ref: str, dimension: str, dataset: str |
     bias (judge − human) and MAE against the judge, and the largest disagreements."""
     rubric = store.get_rubric(rubric_ref)
     sample, rows = _rows_for(store, rubric.ref, dataset, sample)
-    conf = confusions(store, {"rubric": rubric.ref, "dataset": dataset, "sample": sample}, rows).get(dimension)
+    conf = confusions(store, {"rubric": rubric.ref, "dataset": dataset, "sample": sample}).get(dimension)
     per: dict[str, list[tuple[float, float]]] = {}
     for r in rows:
         j = _panel(r, dimension)

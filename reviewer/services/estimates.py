@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration import ppi
+from reviewer.services.estimate_labels import Labels, labels_of_folds
 
 NO_AUDIT = ("no audit sample: draw one with `rubricate queue audit-sample --rubric {ref} --n 200` "
             "and have people score it in the audit queue, or import items with \"audit\": true")
@@ -86,7 +87,7 @@ def ranking(groups: Mapping[str, tuple[NDArray[np.float64], NDArray[np.float64],
              "rank_probability": r.rank_probability, **r.estimate.as_json()} for r in ranked]
 
 
-def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: list[tuple[int, Any]] | None,
+def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: Labels | list[tuple[int, Any]] | None,
               confidence: float = 0.95, target_width: float | None = None,
               totals: tuple[int, int] | None = None) -> dict[str, Any]:
     """``pass_rate_estimate``: the share of items that pass, corrected with people's verdicts.
@@ -95,19 +96,18 @@ def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: list[tuple[in
     or fail). The human side of an audit item is its overall as people alone score it
     (:func:`reviewer.domain.humans_only`): labelled only when people scored every weighted
     dimension. The unlabelled side is counted by the database (count and passes), so a million
-    items cost one aggregate query."""
-    from reviewer.domain import humans_only
-
+    items cost one aggregate query. ``folds``: the audit items' folds, or their :class:`Labels`."""
     total, passes = totals if totals is not None else store.judge_pass_totals(rubric.ref, dataset)
     if folds is None:
         return refused(passes / total if total else None, total, rubric.ref, confidence)
-    judged = store.judge_passed_of([pk for pk, _ in folds])
+    labels = folds if isinstance(folds, Labels) else labels_of_folds(rubric, folds)
+    pks, people_passed = labels.verdicts
+    judged = store.audit_judge_passed(rubric.ref)  # labels are of audit items only
     y: list[float] = []
     yhat: list[float] = []
-    for pk, fold in folds:
-        alone = humans_only(rubric, fold)
-        if pk in judged and alone.overall is not None:
-            y.append(float(alone.passed))
+    for pk, passed in zip(pks.tolist(), people_passed.tolist(), strict=True):
+        if pk in judged:
+            y.append(float(passed))
             yhat.append(float(judged[pk]))
     n_u = total - len(yhat)
     k_u = passes - int(sum(yhat))
@@ -126,29 +126,21 @@ def audit_folds(store: Any, rubric: Any, dataset: str | None, how: str) -> list[
     return [(it.pk, fold) for it, fold in store.item_folds(rubric.ref, dataset, sorted(audit), how)]
 
 
-def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: list[tuple[int, Any]] | None,
+def dimension_estimates(store: Any, rubric: Any, dataset: str | None,
+                        folds: Labels | list[tuple[int, Any]] | None,
                         confidence: float, target_width: float | None, cols: Any = None,
                         count_in_db: bool = True, group_by: str | None = None,
                         counted: Any = ...) -> dict[str, dict[str, Any]]:
     """``estimate`` per dimension (ordered and interval ones; a mean of nominal labels means
-    nothing). The labelled side is read through the audit items' folds — people's score is the
-    effective one without the judge (a lead's adjudication, else the consensus ``how``), the
-    judge's is the panel — and the unlabelled side is every other item's panel score: counted by
+    nothing). The labelled side is the audit items' :class:`Labels` (given, or taken from their
+    ``folds``) — people's score is the effective one without the judge (a lead's adjudication, else
+    the consensus), the judge's is the panel — and the unlabelled side is every other item's panel score: counted by
     the database when it can be (:meth:`judge_score_totals`), else folded from the columns
     ``cols`` (``rating_columns`` of every item; read here when not given)."""
     from reviewer.domain.columns import panel_of
 
     dims = [d for d in rubric.dimensions if not d.is_pair and d.measurement_level != "nominal"]
-    labelled: dict[str, tuple[list[float], list[float]]] = {d.id: ([], []) for d in dims}
-    labelled_pks: dict[str, list[int]] = {d.id: [] for d in dims}
-    for pk, fold in folds or ():
-        for d in dims:
-            f = fold.dims[d.id]
-            people = f.people
-            if people is not None and f.judge.panel is not None:
-                labelled[d.id][0].append(float(people))
-                labelled[d.id][1].append(float(f.judge.panel))
-                labelled_pks[d.id].append(pk)
+    labels = folds if isinstance(folds, Labels) or folds is None else labels_of_folds(rubric, folds)
     if not count_in_db or group_by:
         totals = None
     else:  # ``counted``: :meth:`judge_score_totals` already asked (on another thread)
@@ -157,20 +149,21 @@ def dimension_estimates(store: Any, rubric: Any, dataset: str | None, folds: lis
         cols = store.rating_columns(rubric.ref, dataset, "all", group_by)
     out: dict[str, dict[str, Any]] = {}
     for d in dims:
-        y, yhat = (np.asarray(v, dtype=np.float64) for v in labelled[d.id])
+        empty = np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+        labelled_pks, y, yhat = labels.dims.get(d.id, empty) if labels is not None else empty
         if totals is not None:
             n, s, ss = totals.get(d.id, (0, 0.0, 0.0))
         else:
             panel = panel_of(cols.dims[d.id].judge, rubric.judge.panel_aggregate)
             scored = panel[~np.isnan(panel)]
             n, s, ss = int(scored.size), float(scored.sum()), float((scored * scored).sum())
-        if folds is None:
+        if labels is None:
             out[d.id] = refused(s / n if n else None, n, rubric.ref, confidence)
             continue
         rest = ppi.Moments.from_sums(n - yhat.size, s - float(yhat.sum()), ss - float((yhat * yhat).sum()))
         out[d.id] = corrected(y, yhat, rest, confidence, target_width)
-        if group_by and folds is not None:
-            out[d.id]["ranking"] = _ranking(cols, d.id, rubric.judge.panel_aggregate, labelled_pks[d.id],
+        if group_by:
+            out[d.id]["ranking"] = _ranking(cols, d.id, rubric.judge.panel_aggregate, labelled_pks.tolist(),
                                             y, yhat, confidence)
     return out
 

@@ -23,6 +23,24 @@ class EstimatesMixin(StoreBase):
         with self.read() as conn:
             return set(conn.execute(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)).scalars())
 
+    def flagged_items(self, rubric_ref: str) -> set[int]:
+        """Keys of the rubric's items that have a safety flag (of any revision, whatever its status)."""
+        from reviewer.store.tables import SafetyFlag
+
+        ref = self.get_rubric(rubric_ref).ref
+        q = (select(col(SafetyFlag.item_pk)).distinct().join(Item, col(Item.pk) == col(SafetyFlag.item_pk))
+             .where(col(Item.rubric_ref) == ref))
+        with self.read() as conn:
+            return {int(pk) for pk in conn.execute(q).scalars()}
+
+    def audit_judge_passed(self, rubric_ref: str) -> dict[int, bool]:
+        """The judge's verdict on each item of the rubric's audit sample that has a complete one."""
+        ref = self.get_rubric(rubric_ref).ref
+        audit = select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)
+        q = select(col(Item.pk), col(Item.judge_passed)).where(col(Item.pk).in_(audit), col(Item.judge_passed).is_not(None))
+        with self.read() as conn:
+            return {int(pk): bool(v) for pk, v in conn.execute(q)}
+
     def judge_pass_totals(self, rubric_ref: str, dataset: str | None = None) -> tuple[int, int]:
         """(items with a complete judge verdict, how many of them pass) over the rubric (and
         dataset), counted by the database: a million items never leave it."""

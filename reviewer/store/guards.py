@@ -20,6 +20,9 @@ change anything: see README, "Security model").
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from sqlalchemy import Connection
 
 from reviewer.domain.itemlimits import _CONTROL, MAX_NAME_CHARS
@@ -133,6 +136,63 @@ def comment_guards(conn: Connection) -> None:
                                  "FOR EACH ROW EXECUTE FUNCTION rubricate_signed()")
 
 
+#: SQLite's per-row insert guards a large import checks as a set instead (:func:`set_checked_inserts`).
+_SET_CHECKED = ("human_score_no_replace", "judge_score_no_replace", "human_score_printable_name",
+                "human_score_adjudication_lead")
+_BAD_NAME = "a reviewer name must be non-empty and printable, without surrounding spaces (at most 100 characters)"
+_NO_LEAD = "an adjudication needs a reviewer with the lead role"
+
+
+def _holds(col: str, role: str) -> str:
+    """SQLite: whether the reviewer named by ``col`` holds ``role``."""
+    return (f"EXISTS (SELECT 1 FROM reviewer r WHERE r.name = {col} "
+            f"AND (',' || r.roles || ',') LIKE '%,{role},%')")
+
+
+class BulkGuardError(Exception):
+    """Rows written while the per-row guards were lifted fail one of their conditions."""
+
+
+@contextmanager
+def set_checked_inserts(conn: Connection) -> Iterator[None]:
+    """For one large import into SQLite, inside the caller's write transaction: the per-row
+    BEFORE INSERT guards of ``human_score`` and ``judge_score`` (:data:`_SET_CHECKED`) are lifted
+    while the rows go in with plain INSERTs that name no key, then the rows written are checked
+    once, as a set, against the same conditions (a bad reviewer name, an adjudication without
+    the lead role: :class:`BulkGuardError`), and the triggers are put back with their stored SQL
+    before the transaction can commit. Nothing else sees the gap: the transaction holds the write
+    lock, and a rollback or crash restores the triggers with the rest. UPDATE and DELETE guards
+    stay in force throughout. PostgreSQL: nothing lifted."""
+    if conn.dialect.name != "sqlite":
+        yield
+        return
+    names = _SET_CHECKED
+    saved = conn.exec_driver_sql(
+        f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN ({', '.join('?' * len(names))})",
+        names).all()
+    after = {t: conn.exec_driver_sql(f"SELECT coalesce(max(pk), 0) FROM {t}").scalar() or 0
+             for t in ("human_score", "judge_score")}
+    for name, _ in saved:
+        conn.exec_driver_sql(f"DROP TRIGGER {name}")
+    try:
+        yield
+        lifted = {name for name, _ in saved}
+        since = after["human_score"]
+        if "human_score_printable_name" in lifted and conn.exec_driver_sql(
+                f"SELECT 1 FROM (SELECT DISTINCT reviewer FROM human_score WHERE pk > ?) "
+                f"WHERE {_sqlite_bad_name('reviewer')} LIMIT 1", (since,)).first() is not None:
+            raise BulkGuardError(_BAD_NAME)
+        if "human_score_adjudication_lead" in lifted and conn.exec_driver_sql(
+                f"SELECT 1 FROM human_score h WHERE h.pk > ? AND h.kind = 'adjudication' "
+                f"AND NOT {_holds('h.reviewer', 'lead')} LIMIT 1", (since,)).first() is not None:
+            raise BulkGuardError(_NO_LEAD)
+    finally:
+        have = {r[0] for r in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+        for name, sql in saved:
+            if name not in have:
+                conn.exec_driver_sql(sql)
+
+
 def _add(conn: Connection, table: str, column: str) -> None:
     if conn.dialect.name == "sqlite":
         if column not in {r[1] for r in conn.exec_driver_sql(f"PRAGMA table_info({table})")}:
@@ -159,16 +219,13 @@ def _sqlite_people(conn: Connection) -> None:
         conn.exec_driver_sql(f"CREATE TRIGGER IF NOT EXISTS {name} BEFORE {op} ON {table} WHEN {when} "
                              f"BEGIN SELECT RAISE(ABORT, '{msg}'); END")
 
-    bad = "a reviewer name must be non-empty and printable, without surrounding spaces (at most 100 characters)"
     for t in SIGNED:
-        trig(f"{t}_printable_name", _sqlite_bad_name("NEW.reviewer"), bad, t)
-    trig("reviewer_printable_name", _sqlite_bad_name("NEW.name"), bad, "reviewer")
-    trig("reviewer_printable_name_upd", _sqlite_bad_name("NEW.name"), bad, "reviewer", "UPDATE")
-    holds = ("EXISTS (SELECT 1 FROM reviewer r WHERE r.name = NEW.reviewer "
-             "AND (',' || r.roles || ',') LIKE '%,{role},%')")
-    trig("human_score_adjudication_lead", "NEW.kind = 'adjudication' AND NOT " + holds.format(role="lead"),
-         "an adjudication needs a reviewer with the lead role", "human_score")
-    trig("safety_decision_safety_role", "NEW.decision <> 'withdraw' AND NOT " + holds.format(role="safety"),
+        trig(f"{t}_printable_name", _sqlite_bad_name("NEW.reviewer"), _BAD_NAME, t)
+    trig("reviewer_printable_name", _sqlite_bad_name("NEW.name"), _BAD_NAME, "reviewer")
+    trig("reviewer_printable_name_upd", _sqlite_bad_name("NEW.name"), _BAD_NAME, "reviewer", "UPDATE")
+    trig("human_score_adjudication_lead", "NEW.kind = 'adjudication' AND NOT " + _holds("NEW.reviewer", "lead"),
+         _NO_LEAD, "human_score")
+    trig("safety_decision_safety_role", "NEW.decision <> 'withdraw' AND NOT " + _holds("NEW.reviewer", "safety"),
          "a safety decision needs a reviewer with the safety role", "safety_decision")
     trig("safety_decision_withdraw_own", "NEW.decision = 'withdraw' AND NOT EXISTS (SELECT 1 FROM safety_flag f "
          "WHERE f.pk = NEW.flag_pk AND f.detector = 'human:' || NEW.reviewer)",

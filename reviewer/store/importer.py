@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from sqlmodel import col
 from reviewer.errors import FileErrors, UserError
 from reviewer.store.comments import CommentsMixin
 from reviewer.store.fold import FoldMixin
+from reviewer.store.guards import BulkGuardError, set_checked_inserts
 from reviewer.store.import_batches import (
     PARALLEL_FROM_LINES,
     ItemSource,
@@ -56,6 +57,8 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
                         raise FileErrors(errs)  # leaving the block rolls the transaction back
             except FileErrors as exc:
                 raise UserError(str(exc)) from None
+            except BulkGuardError as exc:
+                raise UserError(f"import refused, nothing written: {exc}") from None
         summary.seconds = time.perf_counter() - started
         return summary
 
@@ -89,15 +92,18 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
         else:
             batches = build_batches(source, rubric, errs, reserve, None if fresh else lookup, update_existing)
         writer = RowWriter(conn, rubric, ds)
-        for batch in batches:
-            summary.rows += batch.rows
-            summary.inserted += len(batch.items)
-            summary.updated += len(batch.changed)
-            summary.unchanged += batch.unchanged
-            if not errs:
-                writer.put(batch)
-            if progress:
-                progress(summary.rows, max(total, summary.rows))
+        # a large file: SQLite's per-row insert guards checked once over the rows written instead
+        guarded = set_checked_inserts(conn) if total >= PARALLEL_FROM_LINES else nullcontext()
+        with guarded:
+            for batch in batches:
+                summary.rows += batch.rows
+                summary.inserted += len(batch.items)
+                summary.updated += len(batch.changed)
+                summary.unchanged += batch.unchanged
+                if not errs:
+                    writer.put(batch)
+                if progress:
+                    progress(summary.rows, max(total, summary.rows))
         if errs:
             return
         from reviewer.store.queue import refresh_triage_keys

@@ -30,7 +30,6 @@ from reviewer.tui.host import ReviewHost, Session
 from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
-from reviewer.tui.widgets import markdown
 from reviewer.tui.writer import StoreWriter, WriteDone
 
 _S = TypeVar("_S", bound=ItemState | None)
@@ -477,11 +476,17 @@ def _items_of(state: ItemState | None, pair: PairState | None) -> list[ItemState
 
 
 def _warmed(state: _S) -> _S:
-    """``state`` with its output and chat rendered as markdown into the render cache — in the
-    worker that loaded it, so the UI thread finds the render ready (a 50 KB output takes tens of
-    milliseconds to parse)."""
+    """``state`` with its output and chat rendered as markdown, and its output panel's text (both
+    modes) wrapped at the panel's widths, into their caches — in the worker that loaded it, so
+    the UI thread finds them ready (a 50 KB output takes tens of milliseconds for each)."""
     if isinstance(state, ItemState):
+        from reviewer.tui.screens.scoring import output_text
+        from reviewer.tui.widgets import markdown, textview
+
         markdown.warm(state.output, *(str(m.get("content", "")) for m in state.conversation))
+        if state.output or not state.conversation:  # (a chat's heading makes a new text each time)
+            evidence = [q for d in state.dims if d.judge_visible for q in d.evidence]
+            textview.prewrap(*(output_text(state, evidence, raw) for raw in (False, True)))
     return state
 
 

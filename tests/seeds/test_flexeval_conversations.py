@@ -97,6 +97,10 @@ def test_flexeval_rubrics_score_a_conversation_turn_by_turn(
     # The item's score is the mean of its turns (turn_aggregate: mean, FlexEval's roll-up).
     assert asks["turn_aggregate"] == "mean" and asks["effective"] == pytest.approx(2 / 3)
     assert plot["effective"] == pytest.approx(1 / 6)
+    # `queue show` lists the same turns under each dimension, and the chat by role
+    code, out, _ = run_cli(["queue", "show", "chat-1", "--db", db], capsys)
+    assert code == 0 and "conversation\n  user:" in out
+    assert "    turn 0: 1  (mean of the turns)\n    turn 1: 0  (mean of the turns)" in out
     # Overall: equal weights 0.5 each on a 0–1 scale: 0.5 × 2/3 + 0.5 × 1/6 = 5/12.
     assert row["overall"] == pytest.approx(5 / 12)
     assert row["band"] == "Low" and row["capped_by"] == []

@@ -123,6 +123,10 @@ def test_export_writes_labels_beside_numbers(tmp_path: Path, capsys: pytest.Capt
     (["--human-aggregate", "mode"], "--human-aggregate 'mode': use mean, median or majority"),
     (["--bootstrap", "-1"], "--bootstrap -1: give a number of draws ≥ 0"),
     (["--level", "categorical"], "unknown level 'categorical'"),
+    # before: accepted, and the "most common label" was counted over z-scores (continuous values
+    # that are no level of the scale) snapped back to levels — a figure no one asked for
+    (["--human-aggregate", "majority", "--normalise", "z"],
+     "--human-aggregate majority with --normalise z: z-normalised scores are no longer the scale's levels"),
 ])
 def test_new_refusals_are_one_line(argv: list[str], fragment: str, tmp_path: Path,
                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -84,3 +84,27 @@ def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str, s
     assert rows[0]["human"].get("accuracy", {}) == {}  # revision 1's scores left out
     if sample == "all":
         assert rows[0]["human"]["clarity"] == {"ana": 9.0}
+
+
+@pytest.mark.parametrize(("sample", "how", "seed"), [("all", "mean", 3), ("blind", "median", 8), ("all", "majority", 11)])
+def test_confusion_tables_from_columns_equal_the_per_row_tables(store: Store, tmp_path: Path, sample: str, how: str,
+                                                                 seed: int) -> None:
+    """The HTML report's and the TUI's judge × human tables (now read from the columns) hold the
+    counts the per-row read gives: the panel and the domain's consensus of each row."""
+    from calibration.agreement import table
+    from reviewer.domain import consensus
+    from reviewer.services.calibrate_service import confusions
+    from rubrics.aggregate import panel_score
+
+    _history(store, tmp_path, seed=seed)
+    rubric = store.get_rubric(REF)
+    got = confusions(store, {"rubric": REF, "dataset": "cols", "sample": sample, "human_aggregate": how})
+    rows = store.rating_rows(REF, "cols", sample)
+    for dim in DIMS:
+        pairs = [(panel_score(list(r["judge"][dim].values()), rubric.judge.panel_aggregate),
+                  consensus(list(r["human"][dim].values()), how))
+                 for r in rows if r["judge"].get(dim) and r["human"].get(dim)]
+        levels = list(rubric.dimension(dim).scale.level_values())
+        j, h = np.array(pairs).T
+        assert got[dim] == {"levels": levels, "table": table(j, h, levels).tolist(), "n": len(pairs)}
+        assert sum(map(sum, got[dim]["table"])) == len(pairs) > 5

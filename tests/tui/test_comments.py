@@ -125,3 +125,31 @@ async def test_the_comment_key_is_in_help_footer_and_keymap(store: Store) -> Non
         assert ("o", "comment", "item.comment") in rows
     with pytest.raises(UserError, match="'n' would be both item.next and item.comment"):
         make_app(store, REVIEWER, settings=TuiSettings(keymap={"item.comment": "n"}))
+
+
+async def test_the_write_never_blocks_the_screen(store: Store) -> None:
+    """The comment is on screen while its write still waits for the database (the writer's
+    thread holds it here until released); it lands in the store once released."""
+    import threading
+
+    gate = threading.Event()
+    real = store.add_comment
+
+    def slow(*args: Any, **kwargs: Any) -> int:
+        assert gate.wait(10)
+        return real(*args, **kwargs)
+
+    store.add_comment = slow  # type: ignore[method-assign]  # the gate holds the real write back
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        pk = screen.state.item_pk
+        await pilot.press("C", *"held back", "enter")
+        await pilot.pause()
+        assert "held back" in _panel(screen)[1] and app.writer.pending == 1
+        assert store.comments([pk])[pk] == []  # not in the store yet, and the UI went on
+        await pilot.press("j")  # the screen still answers keys
+        gate.set()
+        await settle(app, pilot)
+        assert app.writer.pending == 0 and not app.write_errors
+    assert [c.text for c in store.comments([pk])[pk]] == ["held back"]

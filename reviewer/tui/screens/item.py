@@ -32,6 +32,7 @@ from reviewer.tui.screens.scoring import (
 )
 from reviewer.tui.viewmodel import DimState, ItemState
 from reviewer.tui.widgets.dimension_card import DimensionCard
+from reviewer.tui.widgets.textview import TextView
 
 __all__ = ["ItemScreen", "digit_to_score", "highlight"]
 
@@ -78,8 +79,8 @@ class ItemScreen(ScoringScreen):
         yield Static(self._title(), id="item-title")
         with Horizontal(id="item-body"):
             with VerticalScroll(id="item-left"):
-                yield Static(input_text(s, self.raw), id="item-input", classes="panel")
-                output = Static(output_text(s, self._evidence(), self.raw), id="item-output", classes="panel")
+                yield TextView(input_text(s, self.raw), id="item-input", classes="panel")
+                output = TextView(output_text(s, self._evidence(), self.raw), id="item-output", classes="panel")
                 output.border_title = self._mode()
                 yield output
                 if s.context:
@@ -128,10 +129,10 @@ class ItemScreen(ScoringScreen):
         """Put the input (or chat) and the output in their panels, rendered or raw, with the
         evidence and (conversations) the turn scores the judge may show."""
         self._shown_judge = self._judge_shown()
-        output = self.query_one("#item-output", Static)
+        output = self.query_one("#item-output", TextView)
         output.border_title = self._mode()
         output.update(output_text(self.state, self._evidence(), self.raw))
-        self.query_one("#item-input", Static).update(input_text(self.state, self.raw))
+        self.query_one("#item-input", TextView).update(input_text(self.state, self.raw))
 
     def _flags_text(self) -> Text:
         t = Text("safety flags\n", style="bold red")

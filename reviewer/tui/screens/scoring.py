@@ -22,8 +22,8 @@ from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
 from reviewer.tui.widgets.chat import chat_text, output_of, turn_badges, under_review
+from reviewer.tui.widgets.markdown import body
 from reviewer.tui.widgets.markdown import highlight as highlight_evidence
-from reviewer.tui.widgets.markdown import shown
 
 
 def digit_to_score(digit: int, dim_scale_min: float, dim_scale_max: float,
@@ -108,8 +108,8 @@ def output_text(state: ItemState, quotes: list[str], raw: bool = False) -> Text:
     markdown, or ``raw`` as written, with the judge's evidence highlighted either way."""
     badges = turn_badges(state.conversation, state.dims) if state.conversation else None
     text, head = output_of(state.output, state.conversation, badges)
-    body = highlight_evidence(shown(text, raw), quotes, raw)
-    return head + body if head is not None else body
+    shown = body(text, raw, tuple(q for q in quotes if isinstance(q, str)))
+    return head + shown if head is not None else shown
 
 
 def highlight(output: str, quotes: list[str]) -> Text:

@@ -67,6 +67,13 @@ def shown(source: str, raw: bool) -> Text:
     return safe_text(source) if raw else render_markdown(source).copy()
 
 
+@lru_cache(maxsize=32)
+def body(source: str, raw: bool, quotes: tuple[str, ...]) -> Text:
+    """What the output panel shows of ``source``: rendered (or ``raw``) with the evidence
+    ``quotes`` highlighted. Cached and shared: never change the result."""
+    return highlight(shown(source, raw), list(quotes), raw)
+
+
 def highlight(text: Text, quotes: list[str], raw: bool = True) -> Text:
     """Highlight the judge's evidence ``quotes`` in ``text`` (changed in place and returned).
 
