@@ -38,7 +38,6 @@ def find_item(store: Any, item_id: str, dataset: str | None, rubric: str | None)
 def item_record(store: Any, pk: int) -> dict[str, Any]:
     """The item's export record (:func:`reviewer.store.importer.export_row`) with its content, each
     model's judge score and rationale, and its safety flags with their decisions."""
-    from reviewer.domain.safety import safety_status
     from reviewer.store.importer import export_row
 
     [(it, fold)] = list(store.item_folds(item_pks=[pk]))
@@ -56,9 +55,8 @@ def item_record(store: Any, pk: int) -> dict[str, Any]:
     records = {fl.pk: fl for fl in view.flags}
     for fs in fold.safety.flags:
         fl = records.get(fs.flag.pk)
-        status = safety_status([(d.reviewer, d.decision) for d in fs.decisions], rubric.review.safety_signoffs)
         flags.append({"id": fs.flag.pk, "gate": fs.flag.gate, "detector": fs.flag.detector, "status": fs.status,
-                      "signoffs": status.signoff_text(), "matched": fl.matched if fl else "",
+                      "signoffs": fs.signoff_text(), "matched": fl.matched if fl else "",
                       "context": fl.context if fl else "",
                       "decisions": [{"reviewer": w, "decision": what, "reason": why}
                                     for w, what, why in (fl.decisions if fl else [])]})

@@ -48,7 +48,12 @@ class SafetyStatus:
 
     def signoff_text(self) -> str:
         """The sign-offs in words, e.g. ``1 of 2 people``."""
-        return f"{self.signoffs} of {self.needed} {'person' if self.needed == 1 else 'people'}"
+        return signoff_words(self.signoffs, self.needed)
+
+
+def signoff_words(signoffs: int, needed: int) -> str:
+    """Sign-offs in words: ``1 of 2 people``."""
+    return f"{signoffs} of {needed} {'person' if needed == 1 else 'people'}"
 
 
 def safety_status(decisions: Iterable[tuple[str, str]], needed: int) -> SafetyStatus:
@@ -89,6 +94,12 @@ class FlagState:
     #: distinct people whose clearance counts towards closing it
     signoffs: int
     decisions: tuple[DecisionRow, ...] = ()
+    #: the rubric's ``safety_signoffs`` (at least 1)
+    needed: int = 1
+
+    def signoff_text(self) -> str:
+        """The sign-offs in words, e.g. ``1 of 2 people``."""
+        return signoff_words(self.signoffs, self.needed)
 
 
 @dataclass(frozen=True)
@@ -114,7 +125,7 @@ def flag_status(flag: FlagRow, decisions: Iterable[DecisionRow], signoffs_needed
     :func:`safety_status`)."""
     mine = tuple(sorted((d for d in decisions if d.flag_pk == flag.pk), key=lambda d: d.pk))
     st = safety_status([(d.reviewer, d.decision) for d in mine], signoffs_needed)
-    return FlagState(flag, st.state, st.signoffs, mine)
+    return FlagState(flag, st.state, st.signoffs, mine, st.needed)
 
 
 def item_safety(flags: Iterable[FlagRow], decisions: Iterable[DecisionRow], signoffs_needed: int = 1) -> SafetyState:

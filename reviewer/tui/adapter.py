@@ -61,9 +61,9 @@ def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
 
 
 def find_item(store: Any, item_id: str) -> int | None:
-    """The key of the item with this exact id (None when there is none)."""
-    rows = store.queue_page("triage", search=item_id, limit=50)
-    return next((r.item_pk for r in rows if r.item_id == item_id), None)
+    """The key of the item with this exact id (the first by key; None when there is none)."""
+    found = store.items_by_id(item_id)
+    return found[0][0] if found else None
 
 
 def roles(store: Any, reviewer: str) -> set[str]:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,33 @@ VARIANTS: dict[str, tuple[tuple[int, int], bool]] = {
 }
 
 
+def _terminal(variant: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
+    """The variant's terminal: its size, NO_COLOR set or not, and a config path the help names."""
+    size, no_color = VARIANTS[variant]
+    monkeypatch.setenv("RUBRICATE_CONFIG", "/nonexistent/rubricate/config.yaml")
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    return size
+
+
+def _pressing(app: Any, keys: tuple[str, ...], opening: int | None = None) -> Callable[[Any], Awaitable[None]]:
+    """What runs before the picture: the store settled, the item ``opening`` opened, ``keys``
+    pressed one by one, text cursors held on."""
+    async def ready(pilot: Any) -> None:
+        await settle(app, pilot)
+        if opening is not None:
+            app.open_item(opening)
+            await settle(app, pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(app, pilot)
+        await steady(app, pilot)
+
+    return ready
+
+
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 @pytest.mark.parametrize("screen", sorted(SCREENS))
 def test_screen(screen: str, variant: str, snap_compare: Any, store: Store, monkeypatch: pytest.MonkeyPatch,
@@ -81,23 +108,11 @@ def test_screen(screen: str, variant: str, snap_compare: Any, store: Store, monk
     if screen in SETUP:
         setup, dataset = SETUP[screen]
         setup(store, tmp_path)
-    size, no_color = VARIANTS[variant]
-    monkeypatch.setenv("RUBRICATE_CONFIG", "/nonexistent/rubricate/config.yaml")  # the help names it
-    if no_color:
-        monkeypatch.setenv("NO_COLOR", "1")
-    else:
-        monkeypatch.delenv("NO_COLOR", raising=False)
+    size = _terminal(variant, monkeypatch)
     app = make_app(store, REVIEWER, blind=blind, rubric_ref=store.get_rubric(rubric).ref if rubric else None,
                    dataset=dataset)
 
-    async def ready(pilot: Any) -> None:
-        await settle(app, pilot)
-        for key in keys:
-            await pilot.press(key)
-            await settle(app, pilot)
-        await steady(app, pilot)
-
-    assert snap_compare(app, terminal_size=size, run_before=ready)
+    assert snap_compare(app, terminal_size=size, run_before=_pressing(app, keys))
 
 
 #: screens of items added to the demo (tests/tui/seeded.py) → (the item opened, keys pressed on it)
@@ -113,23 +128,9 @@ SEEDED: dict[str, tuple[str, tuple[str, ...]]] = {
 def test_seeded_screen(screen: str, variant: str, snap_compare: Any, store: Store, tmp_path: Path,
                        monkeypatch: pytest.MonkeyPatch) -> None:
     item, keys = SEEDED[screen]
-    size, no_color = VARIANTS[variant]
-    monkeypatch.setenv("RUBRICATE_CONFIG", "/nonexistent/rubricate/config.yaml")
-    if no_color:
-        monkeypatch.setenv("NO_COLOR", "1")
-    else:
-        monkeypatch.delenv("NO_COLOR", raising=False)
+    size = _terminal(variant, monkeypatch)
     pks = seed(store, tmp_path)
     store.flag_item(pks["chat-1"], REVIEWER, "asks a minor for personal details")
     app = make_app(store, REVIEWER)
 
-    async def ready(pilot: Any) -> None:
-        await settle(app, pilot)
-        app.open_item(pks[item])
-        await settle(app, pilot)
-        for key in keys:
-            await pilot.press(key)
-            await settle(app, pilot)
-        await steady(app, pilot)
-
-    assert snap_compare(app, terminal_size=size, run_before=ready)
+    assert snap_compare(app, terminal_size=size, run_before=_pressing(app, keys, opening=pks[item]))

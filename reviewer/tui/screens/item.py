@@ -24,7 +24,6 @@ from reviewer.tui.screens.scoring import (
     ScoringScreen,
     cap_text,
     digit_to_score,
-    highlight,
     input_text,
     output_text,
     reveal_text,
@@ -34,7 +33,7 @@ from reviewer.tui.viewmodel import DimState, ItemState
 from reviewer.tui.widgets.dimension_card import DimensionCard
 from reviewer.tui.widgets.textview import TextView
 
-__all__ = ["ItemScreen", "digit_to_score", "highlight"]
+__all__ = ["ItemScreen", "digit_to_score"]
 
 
 class ItemScreen(ScoringScreen):
@@ -140,7 +139,7 @@ class ItemScreen(ScoringScreen):
             t.append(safe_line(f" {f.gate} ({f.detector}) [{f.status}]: "), style="red")
             t.append(safe(f.matched), style="bold white on red")
             if f.context:
-                t.append(safe(f"  …{f.context}…"), style="dim")
+                t.append(safe(f"  {f.context}"), style="dim")  # a detector's excerpt marks its own cuts
             t.append("\n")
         return t
 

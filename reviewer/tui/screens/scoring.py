@@ -23,7 +23,6 @@ from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
 from reviewer.tui.widgets.chat import chat_text, output_of, turn_badges, under_review
 from reviewer.tui.widgets.markdown import body
-from reviewer.tui.widgets.markdown import highlight as highlight_evidence
 
 
 def digit_to_score(digit: int, dim_scale_min: float, dim_scale_max: float,
@@ -110,12 +109,6 @@ def output_text(state: ItemState, quotes: list[str], raw: bool = False) -> Text:
     text, head = output_of(state.output, state.conversation, badges)
     shown = body(text, raw, tuple(q for q in quotes if isinstance(q, str)))
     return head + shown if head is not None else shown
-
-
-def highlight(output: str, quotes: list[str]) -> Text:
-    """The output as written with the judge's evidence quotes highlighted (both made safe:
-    control characters shown as placeholders, never read as markup)."""
-    return highlight_evidence(safe_text(output), quotes)
 
 
 def cap_text(state: ItemState) -> Text | None:
