@@ -20,6 +20,7 @@ from reviewer.domain.itemlimits import (
 )
 from reviewer.domain.records import JudgeEntry, Row
 from reviewer.errors import MAX_ERRORS_SHOWN, FileErrors
+from reviewer.io.fastjson import loads_line
 from reviewer.io.rowcheck import RubricScales, check_row
 from rubrics.schema import Rubric
 
@@ -40,6 +41,10 @@ def _raw_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
                 continue
             if n == 1 and raw.startswith(b"\xef\xbb\xbf"):  # a byte-order mark some editors write
                 raw = raw[3:]
+            fast = loads_line(raw)  # orjson where it reads what json reads (structure checked); else json below
+            if fast is not None:
+                yield n, fast
+                continue
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:

@@ -6,7 +6,6 @@ depth). Every problem is one ``FILE:LINE: ...`` line; a bad row gives no record.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,10 +19,9 @@ from reviewer.domain.itemlimits import (
     text_or_none,
 )
 from reviewer.domain.records import JudgeEntry, Row
+from reviewer.io.fastjson import canonical_bytes
 from rubrics.schema import Dimension, Rubric, Scale
 
-#: Scores and content are hashed in one canonical form (an edit in key order is not new content).
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _number(value: Any) -> float | None:
@@ -252,8 +250,9 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
     if len(errs) > before:
         return None
     # Membership of the audit sample is not content: marking an item later changes no revision.
-    content = {k: v for k, v in obj.items() if k != "audit"}
-    digest = hashlib.sha256(_CANONICAL.encode(content).encode()).hexdigest()
+    # Scores and content are hashed in one canonical form (an edit in key order is not new content).
+    content = {k: v for k, v in obj.items() if k != "audit"} if "audit" in obj else obj
+    digest = hashlib.sha256(canonical_bytes(content)).hexdigest()
     return Row(n, str(item_id), obj, digest, model, judge, human, bool(audit))  # audit is not None here
 
 

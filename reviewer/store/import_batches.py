@@ -89,6 +89,8 @@ class Overall:
         self.rubric = rubric
         self.human_only = {d.id for d in rubric.dimensions if d.method == "human"}
         self.seen: dict[tuple[Any, ...], tuple[float | None, str | None, bool | None]] = {}
+        #: a set of dimensions one person scored → whether it is a complete review
+        self.reviews: dict[frozenset[str], bool] = {}
 
     def __call__(self, r: Row) -> tuple[float | None, str | None, bool | None]:
         judged = tuple((k, e.score, bool(e.error)) for k, e in r.judge.items())
@@ -119,19 +121,28 @@ def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tupl
             str(d.get("context") or ""), str(d.get("reference") or ""), js(d.get("conversation")),
             None if group is None else str(group), None if variant is None else str(variant),
             js(d.get("metadata") or {}), js(d.get("gold")), d.get("gold") is not None,
-            reviews_done(overall.rubric, r))
+            reviews_done(overall.rubric, r, overall.reviews))
 
 
-def reviews_done(rubric: Rubric, r: Row) -> int:
+def reviews_done(rubric: Rubric, r: Row, seen: dict[frozenset[str], bool] | None = None) -> int:
     """How many people the row's human entries show with a complete review
     (:func:`reviewer.domain.complete_reviews`): an imported review counts like one entered in the
-    review screen."""
+    review screen. Every imported entry is a vote with a score (no undo, no adjudication), so
+    each person's current votes are the dimensions they have an entry on; whether those make a
+    complete review is :meth:`Rubric.review_complete`, asked once per distinct set (``seen``)."""
     if not r.human:
         return 0
-    from reviewer.domain import HumanRow, complete_reviews, fold_human
-
-    return complete_reviews(rubric, fold_human(HumanRow(i, dim_id, reviewer, score, "import")
-                                               for i, (reviewer, dim_id, score, *_) in enumerate(r.human)))
+    by: dict[str, set[str]] = {}
+    for reviewer, dim_id, *_ in r.human:
+        by.setdefault(reviewer, set()).add(dim_id)
+    seen = {} if seen is None else seen
+    done = 0
+    for dims in by.values():
+        key = frozenset(dims)
+        if key not in seen:
+            seen[key] = rubric.review_complete(key)
+        done += seen[key]
+    return done
 
 
 def add_scores(batch: Batch, dims: Mapping[str, Dimension], r: Row, pk: int, revision: int | None = None) -> None:

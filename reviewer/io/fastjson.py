@@ -1,0 +1,70 @@
+"""orjson where it gives exactly what the standard ``json`` module gives, and nothing otherwise.
+
+An import reads and hashes every row: the standard module's decoder and its canonical encoder
+(``sort_keys``, compact, ``ensure_ascii=False``) were a third of the reader's time. orjson does
+both several times faster, but differs from ``json`` in a few corners, so each function here
+answers None where its input lies in one of them and the caller takes the ``json`` path for that
+row (the one that also words every error):
+
+- reading: an integer beyond 64 bits becomes a float in orjson (``json`` keeps the int), so a
+  line with a run of 19 or more digits is left to ``json``; a lone surrogate escape (``\\ud800``),
+  ``NaN``/``Infinity``, a number beyond a double's range, invalid UTF-8, a blank line and every
+  malformed line make orjson raise; a line nesting deeper than the row limit is left to ``json``
+  (its depth message must not depend on which parser read it);
+- writing: a float ``json`` writes with an exponent (``1e-05``, ``1e+16``) is written otherwise by
+  orjson (``0.00001``, ``1e16``), so output holding a number token with an exponent or four
+  leading zeros after the point is thrown away; integers beyond 64 bits and lone surrogates
+  make orjson raise.
+
+Strings (every code point, escapes of control characters), key order (code point order),
+``true``/``false``/``null`` and every other float are written byte for byte alike (checked by
+``tests/io/test_fastjson.py`` against the standard module).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+from reviewer.domain.itemlimits import MAX_DEPTH
+
+#: Every digit as ``0``: a run of 19 of them may be an integer orjson would turn into a float.
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 19
+#: Digits but ``0`` as ``1``: a float orjson writes otherwise than ``json`` shows as ``1e``/``0e``
+#: (an exponent) or ``0.0000`` (below 1e-4, written out) — a test meant to err towards ``json``:
+#: text that merely looks so ("10e", "0.00005 s") only takes the slower path.
+_NONZERO = bytes.maketrans(b"23456789", b"11111111")
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads_line(raw: bytes) -> dict[str, Any] | None:
+    """One line of a JSON Lines file as the object ``json`` would read, or None: the caller reads
+    the line with ``json`` (it may be fine, and orjson only declined it, or wrong and worded there).
+    An object given back passes :func:`reviewer.domain.itemlimits.structure_problem`: it nests no
+    deeper than the limit (it has fewer brackets) and holds no lone surrogate (orjson refuses one)."""
+    if raw.count(b"{") + raw.count(b"[") > MAX_DEPTH or _LONG_RUN in raw.translate(_DIGITS):
+        return None
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    return obj if type(obj) is dict else None
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """``value`` in canonical JSON (keys sorted, compact, UTF-8): the text a content hash is over."""
+    try:
+        out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, a lone surrogate
+        return _CANONICAL.encode(value).encode()
+    shape = out.translate(_NONZERO)
+    if b"1e" in shape or b"0e" in shape or b"0.0000" in shape:
+        return _CANONICAL.encode(value).encode()
+    return out
+
+
+__all__ = ["canonical_bytes", "loads_line"]
