@@ -23,7 +23,6 @@ from reviewer.io.fastjson import canonical_bytes
 from rubrics.schema import Dimension, Rubric, Scale
 
 
-
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
