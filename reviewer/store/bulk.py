@@ -33,12 +33,12 @@ def json_text(value: Any) -> str:
     return json.dumps(value)
 
 
-def _literal(value: Any) -> str | None:
+def _literal(value: Any, dialect: str) -> str | None:
     """``value`` as SQL literal text, or None when it must be bound as a parameter."""
     if value is None:
         return "NULL"
-    if isinstance(value, bool):
-        return None  # SQLite wants 1/0 and PostgreSQL true/false: let the driver say it
+    if isinstance(value, bool):  # what each driver binds a bool as: SQLite 1/0, PostgreSQL true/false
+        return ("1" if value else "0") if dialect == "sqlite" else ("true" if value else "false")
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str) and _SAFE_TEXT.fullmatch(value):
@@ -89,7 +89,7 @@ def bulk_insert(conn: Connection, table: Table, columns: Sequence[str], rows: Se
         fixed.append((column.name, _db_value(conn, column, raw)))
     for name, value in fixed:
         names.append(name)
-        literal = _literal(value)
+        literal = _literal(value, conn.dialect.name)
         if literal is None:
             values.append(mark)
             bound_tail.append(value)
@@ -99,8 +99,14 @@ def bulk_insert(conn: Connection, table: Table, columns: Sequence[str], rows: Se
     sql = (f"INSERT INTO {prep.format_table(table)} ({', '.join(prep.quote(n) for n in names)}) "
            f"VALUES ({', '.join(values)})")
     tail = tuple(bound_tail)
-    for i in range(0, len(rows), chunk):
-        part = rows[i:i + chunk]
-        conn.exec_driver_sql(sql, [tuple(r) + tail for r in part] if tail else
-                             [r if isinstance(r, tuple) else tuple(r) for r in part])
+    # the driver's own cursor, in the connection's transaction: SQLAlchemy would look at each row
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]  # an open Connection has one
+    try:
+        for i in range(0, len(rows), chunk):
+            part = rows[i:i + chunk]
+            cursor.executemany(sql, [(*r, *tail) for r in part] if tail else
+                               part if type(part) is list and all(type(r) is tuple for r in part) else
+                               [tuple(r) for r in part])
+    finally:
+        cursor.close()
     return len(rows)

@@ -20,7 +20,7 @@ change anything: see README, "Security model").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import Connection
@@ -153,44 +153,72 @@ class BulkGuardError(Exception):
     """Rows written while the per-row guards were lifted fail one of their conditions."""
 
 
+class SetCheck:
+    """The set check of :func:`set_checked_inserts`: :meth:`__call__` checks the ``human_score``
+    rows written since its last call (a caller writing in batches checks each as it goes, while
+    the file is still being read, rather than every row at the end); the block's end checks the
+    rest."""
+
+    def __init__(self, conn: Connection, lifted: set[str]) -> None:
+        self.conn, self.lifted = conn, lifted
+        self.since = conn.exec_driver_sql("SELECT coalesce(max(pk), 0) FROM human_score").scalar() or 0
+
+    def __call__(self) -> None:
+        if not self.lifted & {"human_score_printable_name", "human_score_adjudication_lead"}:
+            return
+        upto = self.conn.exec_driver_sql("SELECT coalesce(max(pk), 0) FROM human_score").scalar() or 0
+        if upto <= self.since:
+            return
+        # one pass over the new rows: each distinct (name, adjudication?) pair against both conditions
+        # (the lifted trigger's); which one failed is asked again only when one did
+        pairs = (f"SELECT DISTINCT reviewer, kind = 'adjudication' AS adj FROM human_score "
+                 f"WHERE pk > {int(self.since)} AND pk <= {int(upto)}")
+        conds = {_BAD_NAME: _sqlite_bad_name("reviewer"), _NO_LEAD: f"adj AND NOT {_holds('reviewer', 'lead')}"}
+        if "human_score_printable_name" not in self.lifted:
+            del conds[_BAD_NAME]
+        if "human_score_adjudication_lead" not in self.lifted:
+            del conds[_NO_LEAD]
+        either = " OR ".join(f"({c})" for c in conds.values())
+        if self.conn.exec_driver_sql(f"SELECT 1 FROM ({pairs}) WHERE {either} LIMIT 1").first() is not None:
+            for message, cond in conds.items():
+                if self.conn.exec_driver_sql(f"SELECT 1 FROM ({pairs}) WHERE {cond} LIMIT 1").first() is not None:
+                    raise BulkGuardError(message)
+        self.since = upto
+
+
 @contextmanager
-def set_checked_inserts(conn: Connection) -> Iterator[None]:
+def set_checked_inserts(conn: Connection) -> Iterator[Callable[[], None]]:
     """For one large import into SQLite, inside the caller's write transaction: the per-row
     BEFORE INSERT guards of ``human_score`` and ``judge_score`` (:data:`_SET_CHECKED`) are lifted
     while the rows go in with plain INSERTs that name no key, then the rows written are checked
-    once, as a set, against the same conditions (a bad reviewer name, an adjudication without
-    the lead role: :class:`BulkGuardError`), and the triggers are put back with their stored SQL
-    before the transaction can commit. Nothing else sees the gap: the transaction holds the write
-    lock, and a rollback or crash restores the triggers with the rest. UPDATE and DELETE guards
-    stay in force throughout. PostgreSQL: nothing lifted."""
+    as a set against the same conditions (a bad reviewer name, an adjudication without the
+    lead role: :class:`BulkGuardError`) — those written so far each time the function yielded is
+    called, and the rest when the block ends — and the triggers are put back with their stored
+    SQL before the transaction can commit. Nothing else sees the gap: the transaction holds the
+    write lock, and a rollback or crash restores the triggers with the rest. UPDATE and DELETE
+    guards stay in force throughout. PostgreSQL: nothing lifted (the function checks nothing)."""
     if conn.dialect.name != "sqlite":
-        yield
+        yield _nothing
         return
     names = _SET_CHECKED
     saved = conn.exec_driver_sql(
         f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN ({', '.join('?' * len(names))})",
         names).all()
-    after = {t: conn.exec_driver_sql(f"SELECT coalesce(max(pk), 0) FROM {t}").scalar() or 0
-             for t in ("human_score", "judge_score")}
+    check = SetCheck(conn, {name for name, _ in saved})
     for name, _ in saved:
         conn.exec_driver_sql(f"DROP TRIGGER {name}")
     try:
-        yield
-        lifted = {name for name, _ in saved}
-        since = after["human_score"]
-        if "human_score_printable_name" in lifted and conn.exec_driver_sql(
-                f"SELECT 1 FROM (SELECT DISTINCT reviewer FROM human_score WHERE pk > ?) "
-                f"WHERE {_sqlite_bad_name('reviewer')} LIMIT 1", (since,)).first() is not None:
-            raise BulkGuardError(_BAD_NAME)
-        if "human_score_adjudication_lead" in lifted and conn.exec_driver_sql(
-                f"SELECT 1 FROM human_score h WHERE h.pk > ? AND h.kind = 'adjudication' "
-                f"AND NOT {_holds('h.reviewer', 'lead')} LIMIT 1", (since,)).first() is not None:
-            raise BulkGuardError(_NO_LEAD)
+        yield check
+        check()
     finally:
         have = {r[0] for r in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
         for name, sql in saved:
             if name not in have:
                 conn.exec_driver_sql(sql)
+
+
+def _nothing() -> None:
+    return None
 
 
 def _add(conn: Connection, table: str, column: str) -> None:

@@ -15,6 +15,7 @@ from reviewer.store.import_batches import (
     JUDGE_SCORE_ONLY,
     Batch,
 )
+from reviewer.store.queue import refresh_triage_keys
 from reviewer.store.tables import (
     AuditSample,
     HumanScore,
@@ -61,6 +62,11 @@ class RowWriter:
             # this text's (``values`` holds the judge summary of the scores this file gives, if any)
             conn.execute(update(Item).where(col(Item.pk) == pk).values(
                 revision=revision + 1, judge_spread=None, flagged=False, safety="none", **values))
+        if b.items:  # the queue's order key of the new items (one rule: the SQL's; the importer
+            # refreshes the scope's other items at the end when there are any)
+            pks = [row[0] for row in b.items]
+            refresh_triage_keys(conn, "pk >= :lo AND pk <= :hi AND rubric_ref = :ref AND dataset = :ds",
+                                {"lo": min(pks), "hi": max(pks), "ref": ref, "ds": self.ds})
         methods = {d.id: d.method for d in self.rubric.dimensions}
         for (model, dim_id), rows in b.judge_plain.items():
             self.judge_scores += bulk_insert(

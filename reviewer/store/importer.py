@@ -92,9 +92,10 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
         else:
             batches = build_batches(source, rubric, errs, reserve, None if fresh else lookup, update_existing)
         writer = RowWriter(conn, rubric, ds)
-        # a large file: SQLite's per-row insert guards checked once over the rows written instead
-        guarded = set_checked_inserts(conn) if total >= PARALLEL_FROM_LINES else nullcontext()
-        with guarded:
+        # a large file: SQLite's per-row insert guards checked as a set over the rows written instead,
+        # batch by batch (while the next batch is being read) and once more at the end
+        guarded = set_checked_inserts(conn) if total >= PARALLEL_FROM_LINES else nullcontext(_no_check)
+        with guarded as check:
             for batch in batches:
                 summary.rows += batch.rows
                 summary.inserted += len(batch.items)
@@ -102,13 +103,15 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
                 summary.unchanged += batch.unchanged
                 if not errs:
                     writer.put(batch)
+                    check()
                 if progress:
                     progress(summary.rows, max(total, summary.rows))
         if errs:
             return
-        from reviewer.store.queue import refresh_triage_keys
+        if not fresh:  # the writer refreshed the keys of the items it wrote; the scope's others too
+            from reviewer.store.queue import refresh_triage_keys
 
-        refresh_triage_keys(conn, "rubric_ref = :ref AND dataset = :ds", {"ref": rubric.ref, "ds": ds})
+            refresh_triage_keys(conn, "rubric_ref = :ref AND dataset = :ds", {"ref": rubric.ref, "ds": ds})
         summary.judge_scores, summary.human_scores = writer.judge_scores, writer.human_scores
 
     def export_rows(self, rubric_ref: str | None = None, dataset: str | None = None) -> Iterator[dict[str, Any]]:
@@ -177,6 +180,10 @@ def headline_of(rubric: Rubric, effective: dict[str, float | None]) -> dict[str,
     return {"dimension": dim.id, "score": score,
             "band": rubric.band_for(score).label if score is not None else None}
 
+
+
+def _no_check() -> None:
+    return None
 
 
 @contextmanager
