@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 
 from sqlalchemy import Connection
 
@@ -39,7 +40,8 @@ _UNIQUE = {"rubric_version": ("rubric_id", "version")}
 #: Tables whose rows are signed by a reviewer name.
 SIGNED = ("human_score", "safety_decision", "pair_choice")
 
-def _bad_ranges() -> list[tuple[int, int]]:
+@cache
+def _bad_ranges() -> tuple[tuple[int, int], ...]:
     """The code point ranges a name may not hold: those of :mod:`reviewer.domain.itemlimits`' rule."""
     bad = [c for c in range(1, 0x10000) if _CONTROL.match(chr(c))]
     ranges: list[tuple[int, int]] = []
@@ -48,7 +50,7 @@ def _bad_ranges() -> list[tuple[int, int]]:
             ranges[-1] = (ranges[-1][0], c)
         else:
             ranges.append((c, c))
-    return ranges
+    return tuple(ranges)
 
 
 def _sqlite_bad_name(col: str) -> str:

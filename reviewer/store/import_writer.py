@@ -88,7 +88,5 @@ class RowWriter:
         if b.audit:
             have = set(conn.execute(select(col(AuditSample.item_pk)).where(
                 col(AuditSample.rubric_ref) == ref, col(AuditSample.item_pk).in_(b.audit))).scalars())
-            samples = [{"rubric_ref": ref, "item_pk": pk, "seed": IMPORTED_AUDIT_SEED}
-                       for pk in b.audit if pk not in have]
-            if samples:
-                conn.execute(table_of(AuditSample).insert(), samples)
+            bulk_insert(conn, table_of(AuditSample), ("item_pk",), [(pk,) for pk in b.audit if pk not in have],
+                        {"rubric_ref": ref, "seed": IMPORTED_AUDIT_SEED})

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from sqlmodel import col
 
 from reviewer.errors import FileErrors, UserError
+from reviewer.store.bulk import deferred_indexes
 from reviewer.store.comments import CommentsMixin
 from reviewer.store.fold import FoldMixin
 from reviewer.store.guards import BulkGuardError, set_checked_inserts
@@ -29,6 +30,8 @@ from reviewer.store.tables import Item
 from rubrics.schema import Rubric
 
 Progress = Callable[[int, int], None]
+#: The tables an import writes most rows into (their plain indexes: :func:`deferred_indexes`).
+IMPORTED_TABLES = ("item", "judge_score", "human_score")
 
 
 class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
@@ -94,8 +97,11 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
         writer = RowWriter(conn, rubric, ds)
         # a large file: SQLite's per-row insert guards checked as a set over the rows written instead,
         # batch by batch (while the next batch is being read) and once more at the end
-        guarded = set_checked_inserts(conn) if total >= PARALLEL_FROM_LINES else nullcontext(_no_check)
-        with guarded as check:
+        large = total >= PARALLEL_FROM_LINES
+        guarded = set_checked_inserts(conn) if large else nullcontext(_no_check)
+        # as many rows as the tables hold already, or more: their indexes built once at the end
+        reindexed = deferred_indexes(conn, IMPORTED_TABLES) if large and total >= next_pk[0] - 1 else nullcontext()
+        with reindexed, guarded as check:
             for batch in batches:
                 summary.rows += batch.rows
                 summary.inserted += len(batch.items)
