@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from reviewer.domain.itemlimits import (
@@ -21,6 +21,10 @@ from reviewer.domain.itemlimits import (
 from reviewer.domain.records import JudgeEntry, Row
 from reviewer.io.fastjson import canonical_bytes
 from rubrics.schema import Dimension, Rubric, Scale
+
+
+#: How many distinct names one file's check remembers.
+_MAX_NAMES = 10_000
 
 
 def _number(value: Any) -> float | None:
@@ -87,13 +91,32 @@ class RubricScales:
     #: The dimension whose anchor labels a score may be given as (the judge's: only on the same scale).
     judge_labels: dict[str, Dimension]
     human_labels: dict[str, Dimension]
+    #: Per dimension, the plain numbers a person may give (its levels, as exact values): a score
+    #: found here needs no further check; any other goes through the full one.
+    human_levels: dict[str, frozenset[float]] = field(default_factory=dict)
+    #: Names (reviewers, judge models) already checked in this file, with the problem found (a
+    #: file repeats a few names on every line). Bounded: see :meth:`name_problem`.
+    names: dict[tuple[str, str], str | None] = field(default_factory=dict)
 
     @classmethod
     def of(cls, rubric: Rubric) -> RubricScales:
+        levels = {d.id: frozenset(v for v in d.scale.level_values() if d.scale.contains(v) and d.scale.is_level(v))
+                  for d in rubric.dimensions}
         return cls({d.id: d.judge_scale or d.scale for d in rubric.dimensions},
                    {d.id: d.scale for d in rubric.dimensions},
                    {d.id: d for d in rubric.dimensions if d.judge_scale is None},
-                   {d.id: d for d in rubric.dimensions})
+                   {d.id: d for d in rubric.dimensions}, levels)
+
+    def name_problem(self, value: Any, what: str) -> str | None:
+        """:func:`reviewer.domain.itemlimits.name_problem`, remembered for text names."""
+        if type(value) is not str:
+            return name_problem(value, what)
+        key = (value, what)
+        if key not in self.names:
+            if len(self.names) >= _MAX_NAMES:
+                return name_problem(value, what)
+            self.names[key] = name_problem(value, what)
+        return self.names[key]
 
 
 def _levels(scale: Scale) -> str:
@@ -157,8 +180,8 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             errs.append(f"{at}: item {item_id}: 'judge' must be an object with 'scores'")
         else:
             model = j.get("model")
-            if model is not None and name_problem(model, "the judge model") is not None:
-                errs.append(f"{at}: item {item_id}: judge: {name_problem(model, 'the judge model')}")
+            if model is not None and scales.name_problem(model, "the judge model") is not None:
+                errs.append(f"{at}: item {item_id}: judge: {scales.name_problem(model, 'the judge model')}")
                 model = None
             jscales = scales.judge
             for dim_id, value in scores.items():
@@ -202,7 +225,7 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
         if not isinstance(h, dict) or not isinstance(h.get("reviewer"), str) or not isinstance(h.get("scores"), dict):
             errs.append(f"{at}: item {item_id}: each human entry needs 'reviewer' and 'scores'")
             continue
-        problem = name_problem(h["reviewer"], "the reviewer name")
+        problem = scales.name_problem(h["reviewer"], "the reviewer name")
         if problem is None and not isinstance(h.get("blind", False), bool):
             problem = "'blind' must be true or false"
         if problem is None and not isinstance(h.get("aggregate", False), bool):
@@ -212,9 +235,13 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             continue
         who, blind = h["reviewer"], bool(h.get("blind", False))
         aggregate = h.get("aggregate") is True  # a mean of several people may lie between levels
+        levels = scales.human_levels
         for dim_id, value in h["scores"].items():
             kind = type(value)
             if (kind is int or kind is float) and dim_id in dims:  # a plain score: the common case
+                if value in levels[dim_id]:  # a level of the scale (so on it): NaN is none
+                    human.append((who, dim_id, float(value), None, [], blind))
+                    continue
                 sc = dims[dim_id]
                 if sc.min <= value <= sc.max and (aggregate or sc.is_level(value)):  # NaN fails this
                     human.append((who, dim_id, float(value), None, [], blind))

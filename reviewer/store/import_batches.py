@@ -14,7 +14,7 @@ import gc
 import math
 import multiprocessing
 import traceback
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -54,6 +54,8 @@ JUDGE_COLUMNS = ("item_pk", "dimension", "method", "score", "normalised", "sampl
 #: Most imported judge scores carry a number and nothing else: those go in with three parameters.
 JUDGE_SCORE_ONLY = ("item_pk", "score", "normalised")
 HUMAN_COLUMNS = ("item_pk", "dimension", "reviewer", "score", "reason", "tags", "blind")
+#: Most imported human scores are a plain number: those go in with four parameters.
+HUMAN_PLAIN = ("item_pk", "dimension", "reviewer", "score")
 
 
 @dataclass
@@ -69,7 +71,10 @@ class Batch:
     judge_plain: dict[tuple[str | None, str], list[tuple[Any, ...]]] = field(default_factory=dict)
     #: model → rows in JUDGE_COLUMNS order
     judge_full: dict[str | None, list[tuple[Any, ...]]] = field(default_factory=dict)
+    #: human scores in HUMAN_COLUMNS order; or, while every one so far is a plain score (no
+    #: reason, tags or blind flag), in HUMAN_PLAIN order here (the two are never both filled)
     human: list[tuple[Any, ...]] = field(default_factory=list)
+    human_plain: list[tuple[Any, ...]] = field(default_factory=list)
     #: ``--update`` with new content: the scores given with it belong to the item's next
     #: revision; rows in JUDGE_COLUMNS / HUMAN_COLUMNS order plus that revision (few: no fast path)
     judge_revised: dict[str | None, list[tuple[Any, ...]]] = field(default_factory=dict)
@@ -145,29 +150,56 @@ def reviews_done(rubric: Rubric, r: Row, seen: dict[frozenset[str], bool] | None
     return done
 
 
-def add_scores(batch: Batch, dims: Mapping[str, Dimension], r: Row, pk: int, revision: int | None = None) -> None:
-    """Put the row's judge and human scores into the batch (``dims``: the rubric's, by id);
-    ``revision``: the item's new content revision (``--update``), else a new item's first."""
+class Dims(dict[str, Dimension]):
+    """The rubric's dimensions by id, with the normalised value of each judge score seen (a file's
+    scores take a handful of values per dimension)."""
+
+    def __init__(self, rubric: Rubric) -> None:
+        super().__init__((d.id, d) for d in rubric.dimensions)
+        self.norms: dict[tuple[str, float], float] = {}
+
+    def norm(self, dim_id: str, score: float) -> float:
+        key = (dim_id, score)
+        if key not in self.norms:
+            dim = self[dim_id]
+            self.norms[key] = (dim.judge_scale or dim.scale).normalise(score)
+        return self.norms[key]
+
+
+def add_scores(batch: Batch, dims: Dims, r: Row, pk: int, revision: int | None = None) -> None:
+    """Put the row's judge and human scores into the batch; ``revision``: the item's new content
+    revision (``--update``), else a new item's first."""
+    model = r.judge_model
     for dim_id, e in r.judge.items():
-        dim = dims[dim_id]
-        norm = (dim.judge_scale or dim.scale).normalise(e.score) if e.score is not None else None
-        if (revision is None and e.score is not None and not e.samples and not e.evidence and not e.rationale
+        score = e.score
+        if (revision is None and score is not None and not e.samples and not e.evidence and not e.rationale
                 and e.confidence is None and e.error is None and e.raw_reply is None):
-            batch.judge_plain.setdefault((r.judge_model, dim_id), []).append((pk, e.score, norm))
+            key = (model, dim_id)
+            plain = batch.judge_plain.get(key)
+            if plain is None:
+                plain = batch.judge_plain[key] = []
+            plain.append((pk, score, dims.norm(dim_id, score)))
             continue
-        row = (pk, dim_id, dim.method, e.score, norm, json_text(e.samples),
-               _stdev(e.samples), e.rationale,
+        row = (pk, dim_id, dims[dim_id].method, score, dims.norm(dim_id, score) if score is not None else None,
+               json_text(e.samples), _stdev(e.samples), e.rationale,
                json_text(e.evidence), e.confidence, e.error, e.raw_reply)
         if revision is None:
-            batch.judge_full.setdefault(r.judge_model, []).append(row)
+            batch.judge_full.setdefault(model, []).append(row)
         else:
-            batch.judge_revised.setdefault(r.judge_model, []).append((*row, revision))
+            batch.judge_revised.setdefault(model, []).append((*row, revision))
+    if revision is not None:
+        for reviewer, dim_id, score, reason, tags, blind in r.human:
+            batch.human_revised.append((pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]",
+                                        blind, revision))
+        return
     for reviewer, dim_id, score, reason, tags, blind in r.human:
-        hrow = (pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]", blind)
-        if revision is None:
-            batch.human.append(hrow)
-        else:
-            batch.human_revised.append((*hrow, revision))
+        if reason is None and not tags and not blind and not batch.human:
+            batch.human_plain.append((pk, dim_id, reviewer, score))
+            continue
+        if batch.human_plain:  # the batch's rows so far, in order, as full rows (few files mix them)
+            batch.human.extend((*row, None, "[]", False) for row in batch.human_plain)
+            batch.human_plain.clear()
+        batch.human.append((pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]", blind))
 
 
 def _same(value: Any) -> Any:
@@ -186,7 +218,7 @@ def _stdev(xs: list[float]) -> float | None:
 def build_batches(source: ItemSource, rubric: Rubric, errs: list[str], reserve: Reserve,
                   lookup: Lookup | None = None, update_existing: bool = False) -> Iterator[Batch]:
     """Batches of the source's rows; after the first bad line only checks (``errs`` collects)."""
-    overall, dims = Overall(rubric), {d.id: d for d in rubric.dimensions}
+    overall, dims = Overall(rubric), Dims(rubric)
     pending: list[Row] = []
     path = source.path
     rows = source.rows(rubric, errs)

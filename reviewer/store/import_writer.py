@@ -10,6 +10,7 @@ from reviewer.store.base import inserted_pk, records
 from reviewer.store.bulk import bulk_insert
 from reviewer.store.import_batches import (
     HUMAN_COLUMNS,
+    HUMAN_PLAIN,
     ITEM_COLUMNS,
     JUDGE_COLUMNS,
     JUDGE_SCORE_ONLY,
@@ -77,6 +78,8 @@ class RowWriter:
             self.judge_scores += bulk_insert(
                 conn, table_of(JudgeScore), JUDGE_COLUMNS, rows,
                 {"run_pk": self._run(model), "model": model, "examples_used": "[]"})
+        self.human_scores += bulk_insert(conn, table_of(HumanScore), HUMAN_PLAIN, b.human_plain,
+                                         {"reason": None, "tags": "[]", "blind": False, "kind": "import"})
         self.human_scores += bulk_insert(conn, table_of(HumanScore), HUMAN_COLUMNS, b.human,
                                          {"kind": "import"})
         for model, rows in b.judge_revised.items():
