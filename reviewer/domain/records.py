@@ -9,7 +9,8 @@ from typing import Any
 
 @dataclass
 class JudgeEntry:
-    """One dimension's judge score from the file (or the error recorded elsewhere)."""
+    """One dimension's judge score from the file (or the error recorded elsewhere). Read-only
+    once checked: the rows of one file share the entry of a plain score."""
 
     score: float | None
     samples: list[float]

@@ -22,7 +22,6 @@ from reviewer.domain.records import JudgeEntry, Row
 from reviewer.io.fastjson import canonical_bytes
 from rubrics.schema import Dimension, Rubric, Scale
 
-
 #: How many distinct names one file's check remembers.
 _MAX_NAMES = 10_000
 
@@ -97,6 +96,9 @@ class RubricScales:
     #: Names (reviewers, judge models) already checked in this file, with the problem found (a
     #: file repeats a few names on every line). Bounded: see :meth:`name_problem`.
     names: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    #: A plain judge score's entry, by (dimension, score): the rows of a file share these (a
+    #: record is read, never changed, once checked).
+    plain_judge: dict[tuple[str, float], JudgeEntry] = field(default_factory=dict)
 
     @classmethod
     def of(cls, rubric: Rubric) -> RubricScales:
@@ -183,13 +185,19 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             if model is not None and scales.name_problem(model, "the judge model") is not None:
                 errs.append(f"{at}: item {item_id}: judge: {scales.name_problem(model, 'the judge model')}")
                 model = None
-            jscales = scales.judge
+            jscales, plain = scales.judge, scales.plain_judge
             for dim_id, value in scores.items():
                 kind = type(value)
                 if (kind is int or kind is float) and dim_id in jscales:  # a plain score: the common case
+                    entry = plain.get((dim_id, value)) if value else None  # (0 and -0.0 are equal keys)
+                    if entry is not None:
+                        judge[dim_id] = entry
+                        continue
                     sc = jscales[dim_id]
                     if sc.min <= value <= sc.max:  # NaN fails this; infinity lies off every scale
-                        judge[dim_id] = JudgeEntry(float(value), [])
+                        judge[dim_id] = entry = JudgeEntry(float(value), [])
+                        if value and len(plain) < _MAX_NAMES:
+                            plain[(dim_id, value)] = entry
                         continue
 
                 def where(dim_id: str = dim_id) -> str:

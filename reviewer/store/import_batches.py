@@ -11,6 +11,7 @@ The child only reads the file; everything is written by the parent, in one trans
 from __future__ import annotations
 
 import gc
+import marshal
 import math
 import multiprocessing
 import traceback
@@ -270,9 +271,9 @@ def batches_in_child(source: ItemSource, rubric: Rubric, errs: list[str], first_
     send.close()
     try:
         while True:
-            kind, payload = receive.recv()
+            kind, payload = marshal.loads(receive.recv_bytes())
             if kind == "batch":
-                yield payload
+                yield Batch(**payload)
             elif kind == "done":
                 errs.extend(payload)
                 return
@@ -299,11 +300,13 @@ def _child(send: Any, receive: Any, source: ItemSource, rubric: Rubric, first_pk
         counter[0] += n
         return list(range(start, start + n))
 
+    # marshal, not pickle: the batches hold only tuples, lists, dicts, numbers, text and None, which
+    # it writes in half the time (the reader's time is the import's)
     try:
         for batch in build_batches(source, rubric, errs, reserve):
-            send.send(("batch", batch))
-        send.send(("done", errs))
+            send.send_bytes(marshal.dumps(("batch", batch.__dict__)))
+        send.send_bytes(marshal.dumps(("done", errs)))
     except Exception:  # the parent raises it with the text
-        send.send(("failed", traceback.format_exc()))
+        send.send_bytes(marshal.dumps(("failed", traceback.format_exc())))
     finally:
         send.close()
