@@ -20,8 +20,9 @@ from sqlalchemy import JSON, Connection, Table
 from sqlalchemy.sql.schema import CallableColumnDefault, ScalarElementColumnDefault
 
 _PLACEHOLDER = {"qmark": "?", "format": "%s", "pyformat": "%s"}
-#: Default values that can sit in the SQL text as they are: no quote, no percent sign.
-_SAFE_TEXT = re.compile(r"[\w .:@+-]*")
+#: Constant values that can sit in the SQL text as they are: no quote, no percent sign, no
+#: backslash (``[]`` and ``{}``: the empty JSON lists and objects most rows carry).
+_SAFE_TEXT = re.compile(r"[\w .:@+\[\]{}-]*")
 _EMPTY: dict[type, str] = {list: "[]", dict: "{}"}
 
 
