@@ -6,7 +6,7 @@ bias (:mod:`.judge`); safety status over all flags (:mod:`.safety`); effective s
 with its incomplete rule (:mod:`.item`); how far the judge is from the people (:mod:`.gap`). Every view of an item reads it through :func:`fold_item`.
 """
 
-from reviewer.domain.gap import PEOPLE_APART, dim_gap, human_gap
+from reviewer.domain.gap import PEOPLE_APART, dim_gap, human_gap, item_gap
 from reviewer.domain.human import (
     AGGREGATES,
     HumanDim,
@@ -43,6 +43,6 @@ from reviewer.domain.safety import FlagState, SafetyState, flag_status, item_saf
 __all__ = [
     "AGGREGATES", "NO_MODEL", "PANEL_APART", "DecisionRow", "DimFold", "FlagRow", "FlagState", "HumanDim", "HumanRow",
     "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "PEOPLE_APART", "SafetyState", "TurnScore", "Vote", "bias", "complete_reviews",
-    "consensus", "dim_folds", "dim_gap", "flag_status", "fold_human", "fold_item", "fold_judge", "fold_turns", "human_gap", "humans_only", "item_safety",
+    "consensus", "dim_folds", "dim_gap", "flag_status", "fold_human", "fold_item", "fold_judge", "fold_turns", "human_gap", "humans_only", "item_gap", "item_safety",
     "judge_only", "resolve", "revision_of", "safety_status", "scored_by", "sides", "spread", "with_votes",
 ]

@@ -11,7 +11,7 @@ stored beside it (``item.human_gap``) and kept current on every write that chang
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from reviewer.domain.item import DimFold
 from reviewer.domain.judge import PANEL_APART, bias
@@ -30,8 +30,13 @@ def dim_gap(dim: Dimension, f: DimFold) -> float | None:
     return None if apart is None else abs(apart) / dim.scale.span
 
 
+def item_gap(gaps: Iterable[float | None]) -> float | None:
+    """An item's gap from its dimensions' (:func:`dim_gap`): the largest; None where none has one."""
+    some = [g for g in gaps if g is not None]
+    return max(some) if some else None
+
+
 def human_gap(rubric: Rubric, dims: Mapping[str, DimFold]) -> float | None:
-    """The item's largest :func:`dim_gap` over the rubric's dimensions (``dims``: the fold's,
-    :attr:`ItemFold.dims`); None where none has one."""
-    gaps = [g for d in rubric.dimensions if d.id in dims and (g := dim_gap(d, dims[d.id])) is not None]
-    return max(gaps) if gaps else None
+    """The item's gap (:func:`item_gap`) over the rubric's dimensions (``dims``: the fold's,
+    ``ItemFold.dims``)."""
+    return item_gap(dim_gap(d, dims[d.id]) for d in rubric.dimensions if d.id in dims)

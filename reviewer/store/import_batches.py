@@ -26,7 +26,7 @@ from rubrics.schema import Dimension, Rubric
 CHUNK = 5000
 #: Below this many lines a child process costs more than it saves.
 PARALLEL_FROM_LINES = 20_000
-#: Distinct score sets whose judge–people gap an import remembers (then it starts again).
+#: Distinct (dimension, judge, people) scores whose gap an import remembers (then it starts again).
 GAP_CACHE = 100_000
 #: ids → (pk, content hash, revision) of the items already stored; None on a first import.
 Lookup = Callable[[list[str]], dict[str, tuple[int, str, int]]]
@@ -141,19 +141,29 @@ def reviews_done(rubric: Rubric, r: Row) -> int:
 def people_gap(overall: Overall, r: Row) -> float | None:
     """How far the row's judge scores are from its people's (:func:`reviewer.domain.human_gap` of
     the fold of the scores the row gives: all a new item, or a new content revision, has); None
-    unless it gives both. Computed once per distinct set of scores (``overall.gaps``)."""
+    unless it gives both. Each dimension's gap is its own (that dimension's rows alone), so it is
+    folded once per distinct (dimension, judge score, people's scores) and kept (``overall.gaps``)."""
     if not r.human or not r.judge:
         return None
-    key = (tuple((k, e.score) for k, e in r.judge.items()), tuple((who, dim_id, score) for who, dim_id, score, *_ in r.human))
-    if key not in overall.gaps:
-        from reviewer.domain import HumanRow, ItemRows, JudgeRow, dim_folds, human_gap, sides
+    people: dict[str, list[tuple[str, float]]] = {}
+    for who, dim_id, score, *_ in r.human:
+        if dim_id in r.judge:
+            people.setdefault(dim_id, []).append((who, score))
+    from reviewer.domain import item_gap
 
-        rubric = overall.rubric
-        rows = ItemRows(0, judge=[JudgeRow(i, k, None, score) for i, (k, score) in enumerate(key[0])],
-                        human=[HumanRow(i, dim_id, who, score, "import") for i, (who, dim_id, score) in enumerate(key[1])])
+    return item_gap(_dim_gap(overall, (dim_id, r.judge[dim_id].score, tuple(votes))) for dim_id, votes in people.items())
+
+
+def _dim_gap(overall: Overall, key: tuple[str, float | None, tuple[tuple[str, float], ...]]) -> float | None:
+    if key not in overall.gaps:
+        from reviewer.domain import HumanRow, ItemRows, JudgeRow, dim_folds, dim_gap, sides
+
+        rubric, (dim_id, judged, votes) = overall.rubric, key
+        rows = ItemRows(0, judge=[JudgeRow(0, dim_id, None, judged)],
+                        human=[HumanRow(i, dim_id, who, score, "import") for i, (who, score) in enumerate(votes)])
         if len(overall.gaps) >= GAP_CACHE:
             overall.gaps.clear()
-        overall.gaps[key] = human_gap(rubric, dim_folds(rubric, *sides(rubric, rows)))
+        overall.gaps[key] = dim_gap(rubric.dimension(dim_id), dim_folds(rubric, *sides(rubric, rows))[dim_id])
     return overall.gaps[key]
 
 
