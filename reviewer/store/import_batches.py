@@ -159,25 +159,28 @@ def people_gap(overall: Overall, r: Row) -> float | None:
     """How far the row's judge scores are from its people's (:func:`reviewer.domain.human_gap` of
     the fold of the scores the row gives: all a new item, or a new content revision, has); None
     unless it gives both. Each dimension's gap is its own (that dimension's rows alone), so it is
-    folded once per distinct (dimension, judge score, people's scores) and kept (``overall.gaps``)."""
+    folded once per distinct (dimension, judge score, people's scores) and kept (``overall.gaps``).
+    People's scores are the multiset of each person's last score there (what the fold keeps of
+    imported votes; its consensus does not depend on names or order), so few keys recur."""
     if not r.human or not r.judge:
         return None
-    people: dict[str, list[tuple[str, float]]] = {}
+    people: dict[str, dict[str, float]] = {}
     for who, dim_id, score, *_ in r.human:
         if dim_id in r.judge:
-            people.setdefault(dim_id, []).append((who, score))
+            people.setdefault(dim_id, {})[who] = score
     from reviewer.domain import item_gap
 
-    return item_gap(_dim_gap(overall, (dim_id, r.judge[dim_id].score, tuple(votes))) for dim_id, votes in people.items())
+    return item_gap(_dim_gap(overall, (dim_id, r.judge[dim_id].score, tuple(sorted(votes.values()))))
+                    for dim_id, votes in people.items())
 
 
-def _dim_gap(overall: Overall, key: tuple[str, float | None, tuple[tuple[str, float], ...]]) -> float | None:
+def _dim_gap(overall: Overall, key: tuple[str, float | None, tuple[float, ...]]) -> float | None:
     if key not in overall.gaps:
         from reviewer.domain import HumanRow, ItemRows, JudgeRow, dim_folds, dim_gap, sides
 
         rubric, (dim_id, judged, votes) = overall.rubric, key
         rows = ItemRows(0, judge=[JudgeRow(0, dim_id, None, judged)],
-                        human=[HumanRow(i, dim_id, who, score, "import") for i, (who, score) in enumerate(votes)])
+                        human=[HumanRow(i, dim_id, f"p{i}", score, "import") for i, score in enumerate(votes)])
         if len(overall.gaps) >= GAP_CACHE:
             overall.gaps.clear()
         overall.gaps[key] = dim_gap(rubric.dimension(dim_id), dim_folds(rubric, *sides(rubric, rows))[dim_id])
