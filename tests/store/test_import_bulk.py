@@ -128,3 +128,29 @@ def test_the_set_check_called_between_batches_refuses_a_bad_row_there(tmp_path: 
         reached.append("after the bad batch")
     assert reached == []
     store.close()
+
+
+def test_an_imported_gap_is_the_folds_whoever_scored(tmp_path: Path) -> None:
+    """The import remembers each dimension's gap by the people's scores alone (not their names or
+    order): items scored alike by other people, or by one person twice (the last entry stands),
+    store the gap their own fold gives."""
+    from reviewer.domain import human_gap
+
+    rows = []
+    for i in range(40):
+        people = [{"reviewer": f"p{(i + k) % 7}", "scores": {"accuracy": 1 + (i + k) % 3 * 4}} for k in range(1 + i % 3)]
+        if i % 4 == 0:  # the first person scores again: their second entry stands
+            people.append({"reviewer": people[0]["reviewer"], "scores": {"accuracy": 10}})
+        rows.append({"id": f"g{i}", "output": "x", "judge": {"model": "m", "scores": {"accuracy": 1 + i % 10}},
+                     "human": list(reversed(people)) if i % 5 == 0 else people})
+    path = tmp_path / "gap.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    store = open_store(str(tmp_path / "g.db"))
+    import_file(store, path, REF)
+    rubric = store.get_rubric(REF)
+    folds = list(store.item_folds(REF))
+    assert len(folds) == 40
+    for it, fold in folds:
+        assert it.human_gap == human_gap(rubric, fold.dims), it.item_id
+    assert len({it.human_gap for it, _ in folds}) > 3
+    store.close()
