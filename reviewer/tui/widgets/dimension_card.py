@@ -6,12 +6,13 @@ mode the judge's side stays hidden until the reviewer has scored the dimension.
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
 from reviewer.safetext import safe, safe_line
 from reviewer.tui.viewmodel import DimState
+from reviewer.tui.widgets.put import put
 from rubrics.schema import Dimension
 
 
@@ -48,9 +49,9 @@ class DimensionCard(Static):
         self.set_class(s.my_score is not None, "-scored")
         self.set_class(s.judge_error is not None, "-error")
         self.set_class(s.needs_reason(self.reason_margin), "-needs-reason")
-        self.update(self._render_state())
+        put(self, self._render_state())  # repainted only if it differs, laid out only if its height does
 
-    def _render_state(self) -> RenderableType:
+    def _render_state(self) -> Group:
         s, dim = self.state, self.state.dim
         head = Text()
         head.append(safe_line(dim.name or dim.id), style="bold")
