@@ -18,8 +18,9 @@ from textual.widgets import Collapsible, Static
 
 from reviewer.domain.comments import Comment
 from reviewer.safetext import safe, safe_line, safe_text
+from reviewer.tui import palette
 from reviewer.tui.screens.comment import CommentDialog
-from reviewer.tui.screens.footer import footer
+from reviewer.tui.screens.footer import footer, score_bindings
 from reviewer.tui.screens.scoring import (
     ScoringScreen,
     cap_text,
@@ -40,16 +41,16 @@ __all__ = ["ItemScreen", "digit_to_score"]
 class ItemScreen(ScoringScreen):
     """Score one item. ``j``/``k`` move between dimensions, digits score the focused one."""
 
-    # In the order the footer shows them: what a reviewer presses most comes first (80 columns
-    # show the first few); ``enter`` agrees even when a panel (context) has the focus.
+    # In the order the footer shows them, after help and quit: what a reviewer presses most comes
+    # first (80 columns show score, agree, next, undo and, while blind, reveal); ``enter`` agrees
+    # even when a panel (context) has the focus.
     BINDINGS = [
-        *[Binding(str(d), f"score({d})", f"score {d}", show=False, id=f"item.score_{d}")
-          for d in range(10)],
+        *score_bindings("item"),
         Binding("enter", "agree", "agree", id="item.agree", priority=True),
-        Binding("u", "undo", "undo", id="item.undo"),
         Binding("n", "next_item", "next", id="item.next"),
-        Binding("r", "reason", "reason", id="item.reason"),
+        Binding("u", "undo", "undo", id="item.undo"),
         Binding("v", "reveal", "reveal", id="item.reveal"),
+        Binding("r", "reason", "reason", id="item.reason"),
         Binding("s", "skip", "skip", id="item.skip"),
         Binding("f", "flag", "flag", id="item.flag"),
         Binding("c", "context", "context", id="item.context"),
@@ -147,10 +148,10 @@ class ItemScreen(ScoringScreen):
         self._input_w.update(input_text(self.state, self.raw))
 
     def _flags_text(self) -> Text:
-        t = Text("safety flags\n", style="bold red")
+        t = Text("safety flags\n", style=palette.alarm())
         for f in self.state.flags:
-            t.append(safe_line(f" {f.gate} ({f.detector}) [{f.status}]: "), style="red")
-            t.append(safe(f.matched), style="bold white on red")
+            t.append(safe_line(f" {f.gate} ({f.detector}) [{f.status}]: "), style=palette.fail())
+            t.append(safe(f.matched), style=palette.alarm_text())
             if f.context:
                 t.append(safe(f"  {f.context}"), style="dim")  # a detector's excerpt marks its own cuts
             t.append("\n")

@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Input, Static
 
 from reviewer.safetext import safe_line, safe_text
 from reviewer.store.views import QueueFilter
-from reviewer.tui import adapter
+from reviewer.tui import adapter, palette
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 
@@ -169,13 +169,13 @@ class QueueScreen(AppKeysFirst):
         table = self.query_one(DataTable)
         columns = self._columns()
         for r in lines:
-            band = safe_text(f" {r.band} ", f"black on {r.band_color}", newlines=False) if r.band else Text("—")
+            band = safe_text(f" {r.band} ", palette.label(r.band_color), newlines=False) if r.band else Text("—")
             passed = Text("pass", style="green") if r.passed else (
-                Text("fail", style="red") if r.passed is not None else Text("—"))
+                Text("fail", style=palette.fail()) if r.passed is not None else Text("—"))
             cells = {
                 "item": safe_text(r.item_id, newlines=False), "dataset": safe_text(r.dataset or "", newlines=False),
                 "judge": Text("—" if r.overall is None else f"{r.overall:.2f}"), "band": band, "pass": passed,
-                "safety": Text("FLAG", style="bold red") if r.flagged else Text(""),
+                "safety": Text("FLAG", style=palette.alarm()) if r.flagged else Text(""),
                 "errors": Text(str(r.errors or "")), "status": safe_text(r.status, newlines=False),
                 "held by": safe_text(r.holder or "", newlines=False),
             }

@@ -16,7 +16,7 @@ from textual import work
 
 from reviewer.domain.safety import WAITING
 from reviewer.safetext import safe_line, safe_text
-from reviewer.tui import adapter
+from reviewer.tui import adapter, palette
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
@@ -53,8 +53,8 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
             continue
         color = r.band.color if r.band and r.band.color else "white"
         t.append(f"{r.overall:.2f} ", style="bold")
-        t.append(safe_line(f" {r.band.label if r.band else ''} "), style=f"black on {color}")
-        t.append("  pass" if r.passed else "  fail", style="green" if r.passed else "red")
+        t.append(safe_line(f" {r.band.label if r.band else ''} "), style=palette.label(color))
+        t.append("  pass" if r.passed else "  fail", style="green" if r.passed else palette.fail())
     return t
 
 
@@ -78,7 +78,7 @@ def reveal_text(state: ItemState) -> Text | None:
         t.append(d.dim.id, style="bold")
         t.append(f" you {_num(d.blind_score)} judge ")
         if d.judge_score is None or d.blind_score is None:
-            t.append("error", style="red")
+            t.append("error", style=palette.fail())
             continue
         gap = d.judge_score - d.blind_score
         t.append(_num(d.judge_score))

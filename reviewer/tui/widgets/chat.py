@@ -13,6 +13,7 @@ from typing import Any
 from rich.text import Text
 
 from reviewer.safetext import safe, safe_line
+from reviewer.tui import palette
 from reviewer.tui.viewmodel import DimState
 from reviewer.tui.widgets.markdown import shown
 from rubrics.methods.base import role_spans
@@ -49,7 +50,7 @@ def turn_badges(conversation: list[dict[str, Any]], dims: list[DimState]) -> dic
             if t.score is not None:
                 badge.append(f" {_num(t.score)}", style="bold reverse")
             elif t.error is not None:
-                badge.append(" error", style="bold red")
+                badge.append(" error", style=palette.alarm())
             else:
                 badge.append(" n/a", style="dim")
     return out

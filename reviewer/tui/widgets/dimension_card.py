@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from reviewer.safetext import safe, safe_line
+from reviewer.tui import palette
 from reviewer.tui.viewmodel import DimState
 from reviewer.tui.widgets.put import put
 from rubrics.schema import Dimension
@@ -61,7 +62,7 @@ class DimensionCard(Static):
         if not s.judge_visible:
             judge.append("judge: hidden until you score (blind)", style="italic dim")
         elif s.judge_error is not None:
-            judge.append("judge error: ", style="bold red")
+            judge.append("judge error: ", style=palette.alarm())
             judge.append(safe(s.judge_error))
             if s.raw_reply:
                 judge.append(f"\n  raw reply: {safe_line(s.raw_reply[:160])}", style="dim")
