@@ -1,8 +1,10 @@
 """Calibration's read at scale: every rating row of a rubric version as numpy columns.
 
-One query per table, streamed straight into a numpy record array: each row is two numbers (a
-packed integer key of item, dimension, reviewer or model, kind, blind and "current revision",
-and the score), decoded with array arithmetic — no per-row dict or object is kept. The fold of
+One read per table (:func:`reviewer.store.numeric_read.read_numeric`: on SQLite aggregated by the
+database into a few long texts that numpy parses, elsewhere streamed into a numpy record array):
+each row is its key, a packed integer of item, dimension, reviewer or model, kind, blind and
+"current revision", and the score (and the judge's spread), decoded with array arithmetic — no
+per-row dict or object is kept. The fold of
 the rows into per-item state is :func:`reviewer.domain.columns.fold` (pure numpy).
 """
 
@@ -11,16 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sqlalchemy import BigInteger, ColumnElement, Integer, and_, case, cast, func, literal, select
+from sqlalchemy import BigInteger, ColumnElement, Integer, case, cast, func, literal, select
 from sqlalchemy.orm import Mapped
 from sqlmodel import col
 
 from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawColumns, fold
 from reviewer.store.base import StoreBase
+from reviewer.store.numeric_read import read_numeric
 from reviewer.store.tables import AuditSample, HumanScore, Item, JudgeScore
 
-#: A NULL score travels as this number (a tuple field of a numpy record must be a number).
-_NULL = -1.0e300
 _FLAG_BITS = 5  # kind (3 bits), blind, current revision
 _CODE_BITS = 12  # dimensions, reviewers, models: up to 4095 each
 
@@ -31,24 +32,6 @@ def _codes(column: Any, names: list[str]) -> Any:
     if not names:
         return literal(top)
     return case({n: i for i, n in enumerate(names)}, value=column, else_=top)
-
-
-_HUMAN = np.dtype([("key", np.int64), ("score", np.float64)])
-_JUDGE = np.dtype([("key", np.int64), ("score", np.float64), ("std", np.float64)])
-
-
-def _stream(conn: Any, query: Any, dtype: np.dtype) -> np.ndarray:
-    """The rows of ``query`` as a numpy record array of ``dtype``, read on the driver's cursor
-    (inside the caller's transaction) so that no per-row Python object outlives its row."""
-    compiled = query.compile(dialect=conn.dialect)
-    params = compiled.construct_params()
-    args = tuple(params[k] for k in compiled.positiontup) if compiled.positional else params
-    cursor = conn.connection.cursor()
-    try:
-        cursor.execute(str(compiled), args)
-        return np.fromiter(cursor, dtype=dtype)
-    finally:
-        cursor.close()
 
 
 class RatingColumnsMixin(StoreBase):
@@ -69,23 +52,24 @@ class RatingColumnsMixin(StoreBase):
         if sample == "audit":
             where.append(col(Item.pk).in_(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)))
         with self.read() as conn:
-            cols: list[Mapped[Any]] = [col(Item.pk), col(Item.revision)]
-            if group_by == "group":
-                cols.append(col(Item.grp))
-            elif group_by == "variant":
-                cols.append(col(Item.variant))
-            elif group_by:
-                cols.append(col(Item.meta))
-            items = conn.execute(select(*cols).where(*where).order_by(col(Item.pk))).all()
-            item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
-            top_revision = max((int(r[1] or 1) for r in items), default=1)
             groups = None
-            if group_by in ("group", "variant"):
-                groups = [r[2] for r in items]
-            elif group_by:
-                k = group_by.split(".", 1)[1]
-                groups = [(r[2] or {}).get(k) for r in items]
-            del items
+            if group_by:
+                cols: list[Mapped[Any]] = [col(Item.pk), col(Item.revision)]
+                cols.append(col(Item.grp) if group_by == "group" else col(Item.variant) if group_by == "variant"
+                            else col(Item.meta))
+                items = conn.execute(select(*cols).where(*where).order_by(col(Item.pk))).all()
+                item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
+                top_revision = max((int(r[1] or 1) for r in items), default=1)
+                if group_by in ("group", "variant"):
+                    groups = [r[2] for r in items]
+                else:
+                    k = group_by.split(".", 1)[1]
+                    groups = [(r[2] or {}).get(k) for r in items]
+                del items
+            else:
+                read = read_numeric(conn, col(Item.pk), where, {"revision": func.coalesce(col(Item.revision), 1)}, {})
+                item_pk = read["pk"]
+                top_revision = int(read["revision"].max(initial=1))
             scope = select(col(Item.pk)).where(*where).scalar_subquery()
             reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
                 col(HumanScore.item_pk).in_(scope))).scalars())
@@ -107,7 +91,7 @@ class RatingColumnsMixin(StoreBase):
         return fold(raw, sample)
 
     def _packed(self, conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
-                human: bool, all_revisions: bool = False) -> np.ndarray:
+                human: bool, all_revisions: bool = False) -> dict[str, np.ndarray]:
         """(packed key, score, std) per row of ``table`` for the items in ``scope``, in pk order."""
         revision = getattr(table, "revision", None)  # content revisions: rows of older ones do not count
         current: ColumnElement[Any]
@@ -123,19 +107,17 @@ class RatingColumnsMixin(StoreBase):
         if human:
             kind = case(KIND_CODES, value=table.kind, else_=OTHER_KIND)
             flags = kind * 4 + cast(table.blind, Integer) * 2 + current
-            columns = [func.coalesce(table.score, _NULL)]
             cond = [in_scope]
         else:
             flags = current
-            columns = [func.coalesce(table.score, _NULL), func.coalesce(table.std, _NULL)]
             cond = [in_scope, table.turn.is_(None)]
         key = ((cast(table.item_pk, BigInteger) * (1 << _CODE_BITS) + _codes(table.dimension, dims)) * (1 << _CODE_BITS)
                + _codes(who, names)) * (1 << _FLAG_BITS) + flags
-        q = select(key, *columns).where(and_(*cond)).order_by(table.pk)
-        return _stream(conn, q, _HUMAN if human else _JUDGE)
+        reals = {"score": table.score} if human else {"score": table.score, "std": table.std}
+        return read_numeric(conn, table.pk, cond, {"key": key}, reals)
 
 
-def _unpack(rows: np.ndarray, item_pk: np.ndarray) -> dict[str, np.ndarray]:
+def _unpack(rows: dict[str, np.ndarray], item_pk: np.ndarray) -> dict[str, np.ndarray]:
     """Decode the packed keys; item keys become indexes into ``item_pk`` (sorted)."""
     key = rows["key"]
     top = (1 << _CODE_BITS) - 1
@@ -145,12 +127,7 @@ def _unpack(rows: np.ndarray, item_pk: np.ndarray) -> dict[str, np.ndarray]:
     dim = ((key >> (_FLAG_BITS + _CODE_BITS)) & top).astype(np.int32)
     dim[dim == top] = -1
     item = np.searchsorted(item_pk, key >> (_FLAG_BITS + 2 * _CODE_BITS))
-    score = rows["score"].copy()
-    score[score <= _NULL / 2] = np.nan
-    if "std" in (rows.dtype.names or ()):
-        std = rows["std"].copy()
-        std[std <= _NULL / 2] = np.nan
-    else:
-        std = np.zeros(0)
+    score = rows["score"]
+    std = rows.get("std", np.zeros(0))
     return {"item": item, "dim": dim, "who": who, "score": score, "std": std,
             "kind": flags >> 2, "blind": (flags & 2) > 0, "current": (flags & 1) > 0}
