@@ -191,13 +191,12 @@ def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: A
     from the report's own columns when it has them, else from columns of the audit sample."""
     from reviewer.services.estimate_labels import labels_of_columns
 
-    audit = store.audit_pks(rubric.ref)
-    if not audit:
+    if not store.has_audit_sample(rubric.ref):
         return None
     if own is None:
         own, sample = store.rating_columns(rubric.ref, dataset, "audit"), "audit"
     mask = (np.ones(own.item_pk.size, dtype=bool) if sample == "audit"
-            else np.isin(own.item_pk, np.asarray(sorted(audit), dtype=np.int64)))
+            else np.isin(own.item_pk, np.asarray(sorted(store.audit_pks(rubric.ref)), dtype=np.int64)))
     return labels_of_columns(store, rubric, own, mask, how)
 
 

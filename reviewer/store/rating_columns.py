@@ -10,7 +10,9 @@ the rows into per-item state is :func:`reviewer.domain.columns.fold` (pure numpy
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import numpy as np
 from sqlalchemy import BigInteger, ColumnElement, Integer, case, cast, func, literal, select
@@ -20,7 +22,9 @@ from sqlmodel import col
 from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawColumns, fold
 from reviewer.store.base import StoreBase
 from reviewer.store.numeric_read import read_numeric
-from reviewer.store.tables import AuditSample, HumanScore, Item, JudgeScore
+from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeScore
+
+T = TypeVar("T")
 
 _FLAG_BITS = 5  # kind (3 bits), blind, current revision
 _CODE_BITS = 12  # dimensions, reviewers, models: up to 4095 each
@@ -52,6 +56,7 @@ class RatingColumnsMixin(StoreBase):
         if sample == "audit":
             where.append(col(Item.pk).in_(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)))
         with self.read() as conn:
+            stamp = _stamp(conn, ref)
             groups = None
             if group_by:
                 cols: list[Mapped[Any]] = [col(Item.pk), col(Item.revision)]
@@ -71,16 +76,22 @@ class RatingColumnsMixin(StoreBase):
                 item_pk = read["pk"]
                 top_revision = int(read["revision"].max(initial=1))
             scope = select(col(Item.pk)).where(*where).scalar_subquery()
-            reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
-                col(HumanScore.item_pk).in_(scope))).scalars())
-            models = sorted((m or "judge") for m in conn.execute(select(col(JudgeScore.model)).distinct().where(
-                col(JudgeScore.item_pk).in_(scope), col(JudgeScore.turn).is_(None))).scalars())
             # no item revised: every row is of its item's current revision (no per-row lookup)
             every = all_revisions or top_revision <= 1
+
+            def judge_side(conn: Any) -> tuple[list[str], dict[str, np.ndarray]]:
+                models = sorted((m or "judge") for m in conn.execute(select(col(JudgeScore.model)).distinct().where(
+                    col(JudgeScore.item_pk).in_(scope), col(JudgeScore.turn).is_(None))).scalars())
+                return models, self._packed(conn, JudgeScore, scope, dims, func.coalesce(col(JudgeScore.model), "judge"),
+                                            models, human=False, all_revisions=every)
+
+            beside = self._beside(stamp, judge_side) if stamp is not None else None
+            reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
+                col(HumanScore.item_pk).in_(scope))).scalars())
             human = self._packed(conn, HumanScore, scope, dims, col(HumanScore.reviewer), reviewers, human=True,
                                  all_revisions=every)
-            judge = self._packed(conn, JudgeScore, scope, dims, func.coalesce(col(JudgeScore.model), "judge"), models,
-                                 human=False, all_revisions=every)
+            got = beside.result() if beside is not None else None
+            models, judge = got if got is not None else judge_side(conn)
         h = _unpack(human, item_pk)
         del human
         j = _unpack(judge, item_pk)
@@ -89,6 +100,21 @@ class RatingColumnsMixin(StoreBase):
                          h["item"], h["dim"], h["who"], h["score"], h["kind"], h["blind"], h["current"],
                          j["item"], j["dim"], j["who"], j["score"], j["std"], j["current"], groups)
         return fold(raw, sample)
+
+    def _beside(self, stamp: tuple[Any, ...], read: Callable[[Any], T]) -> Future[T | None]:
+        """``read`` on a connection of its own, on its own thread (SQLite works on both tables at
+        once, letting go of the GIL) — or None when that connection's snapshot is not the
+        caller's (:func:`_stamp` differs: something was written in between), and the caller must
+        read on its own connection."""
+        def run() -> T | None:
+            with self.read() as conn:
+                return read(conn) if _stamp(conn, stamp[0]) == stamp else None
+
+        pool = ThreadPoolExecutor(1)
+        try:
+            return pool.submit(run)
+        finally:
+            pool.shutdown(wait=False)
 
     def _packed(self, conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
                 human: bool, all_revisions: bool = False) -> dict[str, np.ndarray]:
@@ -115,6 +141,19 @@ class RatingColumnsMixin(StoreBase):
                + _codes(who, names)) * (1 << _FLAG_BITS) + flags
         reals = {"score": table.score} if human else {"score": table.score, "std": table.std}
         return read_numeric(conn, table.pk, cond, {"key": key}, reals)
+
+
+def _stamp(conn: Any, ref: str) -> tuple[Any, ...] | None:
+    """What the rows read here depend on, as a few numbers that any write between two snapshots
+    would change (SQLite; None elsewhere): the last keys of the append-only score and revision
+    tables and of the items (a content revision adds an ``item_revision`` row), and the rubric's
+    audit sample (count and key sum)."""
+    if conn.dialect.name != "sqlite":
+        return None
+    last = [select(func.max(c)).scalar_subquery() for c in (col(HumanScore.pk), col(JudgeScore.pk), col(Item.pk),
+                                                            col(ItemRevision.pk))]
+    audit = select(func.count(), func.total(col(AuditSample.item_pk))).where(col(AuditSample.rubric_ref) == ref)
+    return (ref, *conn.execute(select(*last)).one(), *conn.execute(audit).one())
 
 
 def _unpack(rows: dict[str, np.ndarray], item_pk: np.ndarray) -> dict[str, np.ndarray]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -75,3 +76,49 @@ def test_columns_are_put_in_key_order() -> None:
     assert out["v"].tolist() == [10.0, 30.0, 50.0, 90.0]
     ordered = {"pk": np.array([1, 2, 3], dtype=np.int64), "v": np.array([1.0, 2.0, 3.0])}
     assert in_key_order(ordered) is ordered  # already in order: nothing copied
+
+
+def test_the_judge_side_read_beside_keeps_one_snapshot(store: Store, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """On SQLite the judge rows are read on a second connection while the first reads the human
+    rows; a write landing between the two snapshots (here: a new judge score, committed just as
+    the second connection starts) must not reach the columns — the judge side is then read again
+    on the first connection. Without the stamp check the new score came through (checked below
+    by reading with the check switched off)."""
+    from reviewer.store import rating_columns as rc
+
+    pks = _judged(store, tmp_path)
+    before = store.rating_columns(REF, "num").dims["accuracy"].judge.copy()
+    real = rc._stamp
+    calls: list[str] = []
+
+    def stamp_after_a_write(conn: Any, ref: str) -> Any:
+        calls.append(ref)
+        if len(calls) == 2:  # the second connection, before its first read: someone writes now
+            run = store.create_judge_run(REF, "m1", dataset="num")
+            store.record_results(run, [ScoreResult("n0", "accuracy", "llm_judge", "m1", 1.0)])
+        return real(conn, ref)  # the real stamp, of that connection
+
+    monkeypatch.setattr(rc, "_stamp", stamp_after_a_write)
+    got = store.rating_columns(REF, "num").dims["accuracy"].judge
+    if store.engine.dialect.name == "sqlite":
+        assert len(calls) == 2  # a second connection was used, and its stamp differed
+        np.testing.assert_array_equal(got, before)  # the first snapshot's scores, n0 still 7.0
+    after = store.rating_columns(REF, "num").dims["accuracy"].judge  # a later read sees the write
+    assert after[0, 0] == 1.0 and pks[0] == int(store.rating_columns(REF, "num").item_pk[0])
+    if store.engine.dialect.name != "sqlite":
+        return  # PostgreSQL reads both tables on one connection
+    # the same write between the snapshots with the check switched off (every stamp alike): the
+    # second connection's newer score comes through beside the first snapshot's rows
+    calls.clear()
+
+    def no_check(conn: Any, ref: str) -> Any:
+        calls.append(ref)
+        if len(calls) == 2:
+            run = store.create_judge_run(REF, "m1", dataset="num")
+            store.record_results(run, [ScoreResult("n0", "accuracy", "llm_judge", "m1", 2.0)])
+        return (ref,)
+
+    monkeypatch.setattr(rc, "_stamp", no_check)
+    unchecked = store.rating_columns(REF, "num").dims["accuracy"].judge
+    assert unchecked[0, 0] == 2.0  # written after the first snapshot began: what the check prevents
