@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from reviewer.cli.data_cmds import DbOption, _store, queue_app
+from reviewer.domain.wording import score_text
 from reviewer.errors import UserError
 from reviewer.safetext import json_text, safe, safe_line
 
@@ -66,11 +67,7 @@ def item_record(store: Any, pk: int) -> dict[str, Any]:
 
 
 def _num(x: Any) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, int | float):
-        return f"{x:g}" if float(x).is_integer() else f"{x:.2f}"
-    return str(x)
+    return score_text(x) if x is None or isinstance(x, int | float) else str(x)
 
 
 def _when(at: str | None) -> str:

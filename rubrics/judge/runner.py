@@ -16,7 +16,7 @@ go on. Only the cost cap, Ctrl-C and a failing sink (the store) stop a run.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,10 +151,12 @@ class JudgeRunner:
 
     # -- one item --------------------------------------------------------------------------
 
-    async def _isolated(self, job: Awaitable[ScoreResult], view: JudgeItem, dim: Dimension) -> ScoreResult:
-        """``job``'s result, or its exception as this dimension's recorded error."""
+    async def _isolated(self, view: JudgeItem, dim: Dimension) -> ScoreResult:
+        """The dimension's score, or its exception as this dimension's recorded error. The scoring
+        coroutine is made here, once this one runs: made by the caller, a run cancelled before the
+        job started left it never awaited (a RuntimeWarning per job)."""
         try:
-            return await job
+            return await self._score_dim(view, dim)
         except CostCapReached:
             raise
         except Exception as exc:
@@ -224,7 +226,7 @@ class JudgeRunner:
                 for view in turn_views(item, dim):
                     na = self._not_applicable(view, dim, done)
                     jobs.append(_ready(na) if na is not None
-                                else self._isolated(self._score_dim(view, dim), view, dim))
+                                else self._isolated(view, dim))
             for r in await asyncio.gather(*jobs):
                 done[(r.dimension, r.turn)] = r
                 results.append(r)

@@ -209,6 +209,30 @@ async def test_cancelled_run_keeps_whole_items_only(server: LoopbackServer) -> N
     assert runner.totals.items == len(done)
 
 
+async def test_cancel_before_a_dimension_starts_leaves_no_coroutine_unawaited(server: LoopbackServer) -> None:
+    """The runner made each dimension's scoring coroutine before its task started; a cancel landing
+    in between left it never awaited (the old code: "coroutine 'JudgeRunner._score_dim' was never
+    awaited", once per dimension, seen as warnings in whole-suite runs)."""
+    import asyncio
+    import gc
+    import warnings
+
+    server.reset(default=Reply(answer(4)))
+    r = rubric(dim("a", weight=0.5), dim("b", weight=0.5))
+    runner = JudgeRunner(r, client=client(server), concurrency=2)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        task = asyncio.create_task(runner.score_item(item(id="q0", output="Answer.")))
+        await asyncio.sleep(0)  # the item's jobs are gathered, none has started
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        del task
+        gc.collect()
+    unawaited = [str(w.message) for w in seen if "never awaited" in str(w.message)]
+    assert unawaited == []
+
+
 async def test_pair_groups_must_hold_two_items(server: LoopbackServer) -> None:
     r = rubric(dim(weight=1.0), dim("parity", "treatment_parity", weight=0))
     trio = [item(id=f"t{i}", output=f"out {i}", group="three") for i in range(3)]

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual import work
 
 from reviewer.domain.safety import WAITING
+from reviewer.domain.wording import score_text
 from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter
 from reviewer.tui.host import ReviewHost, host_of
@@ -58,13 +59,6 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
     return t
 
 
-def _num(x: float | None) -> str:
-    """A score as a person reads it: ``7``, ``8.67``."""
-    if x is None:
-        return "—"
-    return f"{x:g}" if float(x).is_integer() else f"{x:.2f}"
-
-
 def reveal_text(state: ItemState) -> Text | None:
     """After a blind session's reveal: per dimension scored blind, the reviewer's blind score
     beside the judge's and how far apart they are (and the score since, if revised)."""
@@ -76,17 +70,17 @@ def reveal_text(state: ItemState) -> Text | None:
         if i:
             t.append(" · ")
         t.append(d.dim.id, style="bold")
-        t.append(f" you {_num(d.blind_score)} judge ")
+        t.append(f" you {score_text(d.blind_score)} judge ")
         if d.judge_score is None or d.blind_score is None:
             t.append("error", style="red")
             continue
         gap = d.judge_score - d.blind_score
-        t.append(_num(d.judge_score))
+        t.append(score_text(d.judge_score))
         same = abs(gap) < 0.005
-        t.append(" (same)" if same else f" ({'+' if gap > 0 else '−'}{_num(abs(gap))})",
+        t.append(" (same)" if same else f" ({'+' if gap > 0 else '−'}{score_text(abs(gap))})",
                  style="dim" if same else "yellow")
         if d.my_score is not None and d.my_score != d.blind_score:
-            t.append(f" → now {_num(d.my_score)}", style="cyan")
+            t.append(f" → now {score_text(d.my_score)}", style="cyan")
     return t
 
 

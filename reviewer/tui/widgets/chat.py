@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.text import Text
 
+from reviewer.domain.wording import score_text
 from reviewer.safetext import safe, safe_line
 from reviewer.tui.viewmodel import DimState
 from reviewer.tui.widgets.markdown import shown
@@ -24,12 +25,6 @@ def under_review(conversation: list[dict[str, Any]]) -> int | None:
     """The index of the message an item-level judgement is about: the last assistant message."""
     return next((i for i in range(len(conversation) - 1, -1, -1)
                  if str(conversation[i].get("role", "")) == "assistant"), None)
-
-
-def _num(x: float | None) -> str:
-    if x is None:
-        return "—"
-    return f"{x:g}" if float(x).is_integer() else f"{x:.2f}"
 
 
 def turn_badges(conversation: list[dict[str, Any]], dims: list[DimState]) -> dict[int, Text]:
@@ -47,7 +42,7 @@ def turn_badges(conversation: list[dict[str, Any]], dims: list[DimState]) -> dic
             badge.append("  ")
             badge.append(safe_line(d.dim.id), style="dim")
             if t.score is not None:
-                badge.append(f" {_num(t.score)}", style="bold reverse")
+                badge.append(f" {score_text(t.score)}", style="bold reverse")
             elif t.error is not None:
                 badge.append(" error", style="bold red")
             else:

@@ -10,15 +10,10 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widgets import Static
 
+from reviewer.domain.wording import score_text
 from reviewer.safetext import safe, safe_line
 from reviewer.tui.viewmodel import DimState
 from rubrics.schema import Dimension
-
-
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "—"
-    return f"{x:g}" if float(x).is_integer() else f"{x:.2f}"
 
 
 class DimensionCard(Static):
@@ -55,7 +50,7 @@ class DimensionCard(Static):
         head = Text()
         head.append(safe_line(dim.name or dim.id), style="bold")
         head.append(f"  weight {dim.weight:.2f} · pass ≥ {dim.threshold:g}", style="dim")
-        head.append(f"  [{_fmt(dim.scale.min)}–{_fmt(dim.scale.max)}]", style="dim")
+        head.append(f"  [{score_text(dim.scale.min)}–{score_text(dim.scale.max)}]", style="dim")
         judge = Text()
         if not s.judge_visible:
             judge.append("judge: hidden until you score (blind)", style="italic dim")
@@ -66,26 +61,26 @@ class DimensionCard(Static):
                 judge.append(f"\n  raw reply: {safe_line(s.raw_reply[:160])}", style="dim")
         else:
             judge.append("judge ", style="dim")
-            judge.append(_fmt(s.judge_score), style="bold")
+            judge.append(score_text(s.judge_score), style="bold")
             judge.append(_label(dim, s.judge_score), style="bold")
             if s.std is not None and len(s.samples) > 1:
-                judge.append(f" ± {s.std:.2f} ({', '.join(_fmt(x) for x in s.samples)})", style="dim")
+                judge.append(f" ± {s.std:.2f} ({', '.join(score_text(x) for x in s.samples)})", style="dim")
             if s.confidence is not None:
                 judge.append(f"  confidence {s.confidence:.2f}", style="dim")
             if s.turns:  # a turn-level dimension: each turn's score and the rule that rolled them up
                 judge.append(f"\n{dim.turn_aggregate} of turns:", style="dim")
                 for t in s.turns:
                     judge.append(f"  {t.turn + 1}: ", style="dim")
-                    judge.append(_fmt(t.score) if t.score is not None else ("error" if t.error else "n/a"),
+                    judge.append(score_text(t.score) if t.score is not None else ("error" if t.error else "n/a"),
                                  style="bold" if t.score is not None else "dim")
             if s.rationale:
                 judge.append("\n" + safe(s.rationale))
         mine = Text()
         mine.append("you ", style="dim")
-        mine.append(_fmt(s.my_score), style="bold cyan" if s.my_score is not None else "dim")
+        mine.append(score_text(s.my_score), style="bold cyan" if s.my_score is not None else "dim")
         mine.append(_label(dim, s.my_score), style="bold cyan")
         if s.judge_visible and s.agree_level is not None and s.my_score is None:
-            mine.append(f"  enter agrees: {_fmt(s.agree_level)}", style="cyan")  # the level enter stores
+            mine.append(f"  enter agrees: {score_text(s.agree_level)}", style="cyan")  # the level enter stores
         if s.my_blind:
             mine.append("  (blind)", style="dim")
         if s.my_reason:
@@ -106,7 +101,7 @@ class DimensionCard(Static):
         out = Text()
         for anchor in dim.anchors:
             marks = ("J" if anchor is judge_anchor else " ") + ("H" if anchor is my_anchor else " ")
-            span = _fmt(anchor.low) if anchor.low == anchor.high else f"{_fmt(anchor.low)}–{_fmt(anchor.high)}"
+            span = score_text(anchor.low) if anchor.low == anchor.high else f"{score_text(anchor.low)}–{score_text(anchor.high)}"
             style = "bold" if marks.strip() else "dim"
             out.append(f"\n {marks} {span:>5} {safe_line(anchor.label)}", style=style)
             if anchor.description and marks.strip():
