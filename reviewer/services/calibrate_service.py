@@ -73,10 +73,12 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by not in ("group", "variant") and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group', 'variant' or 'metadata.KEY'")
-    counts = _count_in_background(store, rubric.ref, dataset) if estimates else None
     reading = _in_background(store.rating_columns, rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
     stats()  # imported (half a second) while the database reads the rows
     cols = reading.result()
+    # the estimates' counts run in the database while the figures below are computed here
+    # (started earlier they would compete with the read for the CPUs)
+    counts = _count_in_background(store, rubric.ref, dataset) if estimates else None
     if group_by and group_by.startswith("metadata.") and cols.groups and all(g is None for g in cols.groups):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
     models, reviewers = cols.models, cols.reviewers
