@@ -8,9 +8,8 @@ mae, pass_agreement, status`` — and more keys beside them, never renamed ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +24,6 @@ from reviewer.domain import bias, consensus, spread
 from reviewer.domain.columns import panel_of
 from reviewer.errors import UserError
 
-T = TypeVar("T")
 SAMPLES = ("all", "audit", "blind")
 #: Bootstrap draws for every interval: ``calibrate``, the TUI's calibration screen and its
 #: drill-down ask the same question of the same items with the same seeded draws.
@@ -73,9 +71,8 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by not in ("group", "variant") and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group', 'variant' or 'metadata.KEY'")
-    reading = _in_background(store.rating_columns, rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
-    stats()  # imported (half a second) while the database reads the rows
-    cols = reading.result()
+    # scipy.stats is imported (half a second) while the database reads the rows
+    cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions, meanwhile=stats)
     # the estimates' counts run in the database while the figures below are computed here
     # (started earlier they would compete with the read for the CPUs)
     counts = _count_in_background(store, rubric.ref, dataset) if estimates else None
@@ -138,18 +135,6 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     if pairs is not None:
         out["pairs"] = pairs
     return out
-
-
-def _in_background(fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
-    """``fn(*args, **kwargs)`` started on a thread of its own (the store's reads let go of the GIL
-    while the database works, so this thread can go on meanwhile)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    pool = ThreadPoolExecutor(1)
-    try:
-        return pool.submit(fn, *args, **kwargs)
-    finally:
-        pool.shutdown(wait=False)
 
 
 def _count_in_background(store: Any, ref: str, dataset: str | None) -> tuple[Future[Any], Future[Any]]:

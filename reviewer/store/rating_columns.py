@@ -42,11 +42,14 @@ class RatingColumnsMixin(StoreBase):
     """Rating rows as columns (see the module docstring)."""
 
     def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
-                       group_by: str | None = None, all_revisions: bool = False) -> RatingColumns:
+                       group_by: str | None = None, all_revisions: bool = False,
+                       meanwhile: Callable[[], object] | None = None) -> RatingColumns:
         """The folded human and judge scores of every item of a rubric version (``sample``
         audit: the audit sample only; blind: first blind scores), with each item's group value
         when ``group_by`` (``group``, ``variant`` or ``metadata.KEY``) is given. Rows of an item's earlier
-        content revisions count only with ``all_revisions`` (``calibrate --all-revisions``)."""
+        content revisions count only with ``all_revisions`` (``calibrate --all-revisions``).
+        ``meanwhile``: work for the calling thread while the database reads the score rows on
+        threads of their own (``calibrate`` imports scipy.stats then)."""
         rubric = self.get_rubric(rubric_ref)
         ref = rubric.ref
         dims = [d.id for d in rubric.dimensions]
@@ -85,11 +88,21 @@ class RatingColumnsMixin(StoreBase):
                 return models, self._packed(conn, JudgeScore, scope, dims, func.coalesce(col(JudgeScore.model), "judge"),
                                             models, human=False, all_revisions=every)
 
+            def human_side() -> tuple[list[str], dict[str, np.ndarray]]:
+                reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
+                    col(HumanScore.item_pk).in_(scope))).scalars())
+                return reviewers, self._packed(conn, HumanScore, scope, dims, col(HumanScore.reviewer), reviewers,
+                                               human=True, all_revisions=every)
+
             beside = self._beside(stamp, judge_side) if stamp is not None else None
-            reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
-                col(HumanScore.item_pk).in_(scope))).scalars())
-            human = self._packed(conn, HumanScore, scope, dims, col(HumanScore.reviewer), reviewers, human=True,
-                                 all_revisions=every)
+            if meanwhile is None:
+                reviewers, human = human_side()
+            else:  # this connection is used by that thread alone until it is done
+                reading = _thread(human_side)
+                try:
+                    meanwhile()
+                finally:  # the connection's transaction ends below only once that thread is done
+                    reviewers, human = reading.result()
             got = beside.result() if beside is not None else None
             models, judge = got if got is not None else judge_side(conn)
         h = _unpack(human, item_pk)
@@ -110,11 +123,7 @@ class RatingColumnsMixin(StoreBase):
             with self.read() as conn:
                 return read(conn) if _stamp(conn, stamp[0]) == stamp else None
 
-        pool = ThreadPoolExecutor(1)
-        try:
-            return pool.submit(run)
-        finally:
-            pool.shutdown(wait=False)
+        return _thread(run)
 
     def _packed(self, conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
                 human: bool, all_revisions: bool = False) -> dict[str, np.ndarray]:
@@ -141,6 +150,15 @@ class RatingColumnsMixin(StoreBase):
                + _codes(who, names)) * (1 << _FLAG_BITS) + flags
         reals = {"score": table.score} if human else {"score": table.score, "std": table.std}
         return read_numeric(conn, table.pk, cond, {"key": key}, reals)
+
+
+def _thread(fn: Callable[[], T]) -> Future[T]:
+    """``fn()`` on a thread of its own."""
+    pool = ThreadPoolExecutor(1)
+    try:
+        return pool.submit(fn)
+    finally:
+        pool.shutdown(wait=False)
 
 
 def _stamp(conn: Any, ref: str) -> tuple[Any, ...] | None:
