@@ -26,8 +26,12 @@ with tempfile.TemporaryDirectory() as tmp:
     src = Path(tmp) / "items.jsonl"
     with src.open("w") as fh:
         for i in range(N):
+            # every 20th item comes with a person's score on one dimension (no complete review):
+            # the judge (2 on it) and the people a quarter of the scale apart on 6 in 10 of those
+            people = {"human": [{"reviewer": "imp", "scores": {"accuracy": 1 + (i // 20) % 10}}]} if i % 20 == 1 else {}
             fh.write(json.dumps({"id": f"i{i:06d}", "input": "q", "output": f"answer {i}: {FILLER}",
-                                 "judge": {"model": "m", "scores": {d: 1 + (i + k) % 10 for k, d in enumerate(DIMS)}}})
+                                 "judge": {"model": "m", "scores": {d: 1 + (i + k) % 10 for k, d in enumerate(DIMS)}},
+                                 **people})
                      + "\n")
     store = open_store(str(Path(tmp) / "bench.db"))
     half = Path(tmp) / "other.jsonl"  # a second dataset: every tenth item
@@ -55,6 +59,7 @@ with tempfile.TemporaryDirectory() as tmp:
         "status done": QueueFilter(status="done"),
         "status flagged (none)": QueueFilter(status="flagged"),
         "panel disagreement": QueueFilter(disagreement=True),
+        "judge and people disagree": QueueFilter(people_disagree=True),
         "text, one item (i099999)": QueueFilter(text="i099999"),
         "text, in every output": QueueFilter(text="plain words"),
         "text, in none (50%_x)": QueueFilter(text="50%_x"),

@@ -3,9 +3,10 @@
 One definition each, documented in ``docs/semantics.md``: the current human score per reviewer,
 the consensus and a lead's adjudication (:mod:`.human`); the judge per model, the panel, spread and
 bias (:mod:`.judge`); safety status over all flags (:mod:`.safety`); effective scores and the overall
-with its incomplete rule (:mod:`.item`). Every view of an item reads it through :func:`fold_item`.
+with its incomplete rule (:mod:`.item`); how far the judge is from the people (:mod:`.gap`). Every view of an item reads it through :func:`fold_item`.
 """
 
+from reviewer.domain.gap import PEOPLE_APART, dim_gap, human_gap, item_gap
 from reviewer.domain.human import (
     AGGREGATES,
     HumanDim,
@@ -18,10 +19,12 @@ from reviewer.domain.human import (
 from reviewer.domain.item import (
     DimFold,
     ItemFold,
+    dim_folds,
     fold_item,
     humans_only,
     judge_only,
     resolve,
+    sides,
     with_votes,
 )
 from reviewer.domain.judge import (
@@ -39,7 +42,7 @@ from reviewer.domain.safety import FlagState, SafetyState, flag_status, item_saf
 
 __all__ = [
     "AGGREGATES", "NO_MODEL", "PANEL_APART", "DecisionRow", "DimFold", "FlagRow", "FlagState", "HumanDim", "HumanRow",
-    "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "SafetyState", "TurnScore", "Vote", "bias", "complete_reviews",
-    "consensus", "flag_status", "fold_human", "fold_item", "fold_judge", "fold_turns", "humans_only", "item_safety",
-    "judge_only", "resolve", "revision_of", "safety_status", "scored_by", "spread", "with_votes",
+    "ItemFold", "ItemRows", "JudgeDim", "JudgeRow", "PEOPLE_APART", "SafetyState", "TurnScore", "Vote", "bias", "complete_reviews",
+    "consensus", "dim_folds", "dim_gap", "flag_status", "fold_human", "fold_item", "fold_judge", "fold_turns", "human_gap", "humans_only", "item_gap", "item_safety",
+    "judge_only", "resolve", "revision_of", "safety_status", "scored_by", "sides", "spread", "with_votes",
 ]

@@ -97,12 +97,19 @@ def _dim(dim: Dimension, human: HumanDim, judge: JudgeDim, how: str) -> DimFold:
     return DimFold(dim.id, human, judge, cons, eff, source, state, bias(judge.panel, cons))
 
 
+def dim_folds(rubric: Rubric, humans: Mapping[str, HumanDim], judges: Mapping[str, JudgeDim],
+              how: str = "mean") -> dict[str, DimFold]:
+    """Per dimension of the rubric, its fold from the folded human and judge sides (no overall:
+    what a caller needing only people's or the judge's score per dimension reads)."""
+    return {d.id: _dim(d, humans.get(d.id) or HumanDim(), judges.get(d.id) or JudgeDim(), how)
+            for d in rubric.dimensions}
+
+
 def resolve(rubric: Rubric, humans: Mapping[str, HumanDim], judges: Mapping[str, JudgeDim],
             safety: SafetyState, item_pk: int = 0, revision: int = 1, how: str = "mean",
             rows: ItemRows | None = None) -> ItemFold:
     """Effective scores and the overall from folded human and judge sides and the safety state."""
-    dims = {d.id: _dim(d, humans.get(d.id) or HumanDim(), judges.get(d.id) or JudgeDim(), how)
-            for d in rubric.dimensions}
+    dims = dim_folds(rubric, humans, judges, how)
     score = score_item(rubric, {k: f.effective for k, f in dims.items()}, safety_failed=safety.capped,
                        not_applicable=[k for k, f in dims.items() if f.state == "not_applicable"],
                        why={k: f.why for k, f in dims.items() if f.why})
@@ -115,13 +122,21 @@ def fold_item(rubric: Rubric, rows: ItemRows, how: str = "mean", all_revisions: 
     ``how``: the human consensus, mean (default), median or majority. ``all_revisions``: count
     rows of every content revision, not only the item's current one."""
     rev = rows.revision
+    humans, judges = sides(rubric, rows, all_revisions)
+    flags = [f for f in rows.flags if all_revisions or f.revision == rev]
+    safety = item_safety(flags, rows.decisions, rubric.review.safety_signoffs)
+    return resolve(rubric, humans, judges, safety, rows.item_pk, rev, how, rows)
+
+
+def sides(rubric: Rubric, rows: ItemRows, all_revisions: bool = False) -> tuple[dict[str, HumanDim], dict[str, JudgeDim]]:
+    """The item's people and judge, folded per dimension (:func:`fold_human`, :func:`fold_judge`)
+    from its rows of the current content revision (``all_revisions``: of every revision)."""
+    rev = rows.revision
     keep = (lambda r: True) if all_revisions else (lambda r: r.revision == rev)
     humans = fold_human(r for r in rows.human if keep(r))
     judges = fold_judge((r for r in rows.judge if keep(r)), {d.id: d for d in rubric.dimensions},
                         rubric.judge.panel_aggregate)
-    flags = [f for f in rows.flags if keep(f)]
-    safety = item_safety(flags, rows.decisions, rubric.review.safety_signoffs)
-    return resolve(rubric, humans, judges, safety, rows.item_pk, rev, how, rows)
+    return humans, judges
 
 
 def with_votes(rubric: Rubric, fold: ItemFold, reviewer: str, scores: Mapping[str, float | None]) -> ItemFold:

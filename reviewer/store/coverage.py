@@ -1,48 +1,63 @@
 """Coverage: who has reviewed an item's current content, whether they entered the scores in the
-review screen or they came in with an import.
+review screen or they came in with an import; and, from the same fold, how far the judge is from
+the people on it.
 
 A person's review of an item is complete when they have a current score on every dimension a
 person scores (``Rubric.review_complete``; ``review: partial: true`` relaxes it to any one). The
 item's ``n_reviewed`` counts the people with a complete review of its current content revision,
-and the queues serve it until it has as many as the queue asks for.
+and the queues serve it until it has as many as the queue asks for. Its ``human_gap``
+(:func:`reviewer.domain.human_gap`: the largest |judge − people| on a dimension, normalised) is
+rewritten with it after every person's write, for the queue list's "judge and people disagree"
+filter.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Float, Integer, bindparam, or_, select, update
 from sqlmodel import col
 
-from reviewer.domain import HumanDim, HumanRow, complete_reviews, fold_human, scored_by
+from reviewer.domain import (
+    HumanRow,
+    complete_reviews,
+    dim_folds,
+    fold_human,
+    human_gap,
+    scored_by,
+    sides,
+)
+from reviewer.store.fold import current_rows
 from reviewer.store.queue import refresh_triage_keys
 from reviewer.store.tables import HumanScore, Item
 
 
-def _humans(conn: Any, item_pk: int) -> dict[str, HumanDim]:
-    """People's side of the item's fold (its current content revision's human rows)."""
-    rows = conn.execute(
-        select(col(HumanScore.pk), col(HumanScore.reviewer), col(HumanScore.dimension), col(HumanScore.score), col(HumanScore.kind))
-        .join(Item, (col(Item.pk) == col(HumanScore.item_pk)) & (col(Item.revision) == col(HumanScore.revision)))
-        .where(col(HumanScore.item_pk) == item_pk).order_by(col(HumanScore.pk))).all()
-    return fold_human(HumanRow(pk, dim, who, score, kind) for pk, who, dim, score, kind in rows)
-
-
-def scored_dimensions(conn: Any, item_pk: int) -> dict[str, set[str]]:
-    """Per person, the dimensions they hold a current score on (on the item's current content),
-    as the item's fold has them (:func:`reviewer.domain.scored_by`: an undo takes back the latest
-    standing row; a lead's adjudication settles a dimension but is not a review)."""
-    return scored_by(_humans(conn, item_pk))
-
-
-def refresh_coverage(conn: Any, rubric: Any, item_pk: int) -> dict[str, set[str]]:
+def refresh_coverage(conn: Any, rubric: Any, item_pk: int, revision: int | None = None) -> dict[str, set[str]]:
     """Recount the item's complete reviews (:func:`reviewer.domain.complete_reviews`) into
-    ``n_reviewed`` (and its triage key); returns what :func:`scored_dimensions` finds."""
-    humans = _humans(conn, item_pk)
+    ``n_reviewed`` (and its triage key) and its judge–people gap into ``human_gap``, both from the
+    fold of its current content (``revision``: the item's, when the caller has read it); returns
+    per person the dimensions they hold a current score on (:func:`reviewer.domain.scored_by`: an
+    undo takes back the latest standing row; a lead's adjudication settles a dimension but is not
+    a review)."""
+    if revision is None:
+        revision = conn.execute(select(col(Item.revision)).where(col(Item.pk) == item_pk)).scalar_one()
+    humans, judges = sides(rubric, current_rows(conn, item_pk, revision))
     n = complete_reviews(rubric, humans)
-    conn.execute(update(Item).where(col(Item.pk) == item_pk, col(Item.n_reviewed) != n).values(n_reviewed=n))
+    gap = human_gap(rubric, dim_folds(rubric, humans, judges))
+    conn.execute(_write_statement(), {"item": item_pk, "new_n": n, "new_gap": gap})
     refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
     return scored_by(humans)
+
+
+@functools.cache
+def _write_statement() -> Any:
+    """The item's ``n_reviewed`` and ``human_gap``, where either changed (built once: it runs on
+    every person's write, and building it costs more than running it)."""
+    n, gap = bindparam("new_n", type_=Integer), bindparam("new_gap", type_=Float)
+    return (update(Item).where(col(Item.pk) == bindparam("item"),
+                               or_(col(Item.n_reviewed) != n, col(Item.human_gap).is_distinct_from(gap)))
+            .values(n_reviewed=n, human_gap=gap))
 
 
 def recount_all(conn: Any) -> None:

@@ -182,6 +182,25 @@ def _queue_filter_index(conn: Connection) -> None:
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_assignment_item ON assignment (item_pk, state)")
 
 
+def _human_gap(conn: Connection) -> None:
+    """The judge against the people, per item (the queue list's "judge and people disagree"
+    filter): the column, and every scored item's value from its fold (no index: the filter is one
+    more condition on a page read in the queue's own order, as the panel's spread is)."""
+    _add_column(conn, "item", "human_gap", "FLOAT")
+    if conn.dialect.name == "postgresql":
+        # ``db roles`` granted the application role UPDATE on the item's columns it had then:
+        # every person's write now sets this one too, so whoever may update the review count
+        # may update it
+        conn.exec_driver_sql(
+            "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.column_privileges"
+            " WHERE table_schema = current_schema() AND table_name = 'item' AND column_name = 'n_reviewed'"
+            " AND privilege_type = 'UPDATE' AND grantee <> current_user"
+            " LOOP EXECUTE 'GRANT UPDATE (human_gap) ON item TO ' || quote_ident(r.grantee); END LOOP; END $$")
+    from reviewer.store.human_gap import backfill_gaps
+
+    backfill_gaps(conn)
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -198,6 +217,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0008c_comments", comment_guards),
     ("0008p_pair_reason", _pair_reason),
     ("0008p_queue_filter_index", _queue_filter_index),
+    ("0009g_human_gap", _human_gap),
 ]
 
 

@@ -3,10 +3,11 @@ of many items at once. Every read of an item's state goes through here."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import literal, select
+from sqlalchemy import Integer, bindparam, literal, select
 from sqlmodel import col
 
 from reviewer.domain import DecisionRow, FlagRow, HumanRow, ItemFold, ItemRows, JudgeRow, fold_item
@@ -28,9 +29,48 @@ def _r(rev: Any, item: ItemRows) -> int:
     return item.revision if rev is None else int(rev)
 
 
-def item_rows(conn: Any, items: Sequence[tuple[int, int]]) -> dict[int, ItemRows]:
+def _judge_select() -> Any:
+    """The item's judge rows as the fold reads them (item key first), oldest first; the caller adds
+    which items (turn rows are a conversation's, not the item's score)."""
+    return (select(col(JudgeScore.item_pk), col(JudgeScore.pk), col(JudgeScore.dimension), col(JudgeScore.model),
+                   col(JudgeScore.score), col(JudgeScore.normalised), col(JudgeScore.error),
+                   col(JudgeScore.not_applicable), col(JudgeScore.std), _rev(JudgeScore))
+            .where(col(JudgeScore.turn).is_(None)).order_by(col(JudgeScore.pk)))
+
+
+def _judge_row(values: Sequence[Any], item: ItemRows) -> JudgeRow:
+    jpk, dim, model, score, norm, err, na, std, rev = values
+    return JudgeRow(jpk, dim, model, score, norm, err, bool(na), std, None, _r(rev, item))
+
+
+def current_rows(conn: Any, item_pk: int, revision: int) -> ItemRows:
+    """One item's human and judge rows of its current content ``revision``, oldest first, with
+    only what the people's and the judge's folds read (no reasons, tags or times; no flags): what
+    coverage and the judge–people gap are counted from after every person's write, read lean
+    (the two statements are built once: building one costs more than running it)."""
+    out = ItemRows(item_pk, revision)
+    human, judge = _current_statements()
+    for hpk, dim, who, score, kind in conn.execute(human, {"item": item_pk, "rev": revision}):
+        out.human.append(HumanRow(hpk, dim, who, score, kind, revision=revision))
+    for _, *judged in conn.execute(judge, {"item": item_pk, "rev": revision}):
+        out.judge.append(_judge_row(judged, out))
+    return out
+
+
+@functools.cache
+def _current_statements() -> tuple[Any, Any]:
+    item, rev = bindparam("item", type_=Integer), bindparam("rev", type_=Integer)
+    human = (select(col(HumanScore.pk), col(HumanScore.dimension), col(HumanScore.reviewer), col(HumanScore.score),
+                    col(HumanScore.kind))
+             .where(col(HumanScore.item_pk) == item, col(HumanScore.revision) == rev).order_by(col(HumanScore.pk)))
+    judge = _judge_select().where(col(JudgeScore.item_pk) == item, col(JudgeScore.revision) == rev)
+    return human, judge
+
+
+def item_rows(conn: Any, items: Sequence[tuple[int, int]], flags: bool = True) -> dict[int, ItemRows]:
     """``items``: (item pk, current revision). Their human, judge, flag and decision rows, oldest
-    first (judge rows of conversation turns left out)."""
+    first (judge rows of conversation turns left out; ``flags=False``: no flags or decisions, for
+    a caller that needs only people and the judge)."""
     out = {pk: ItemRows(pk, int(rev or 1)) for pk, rev in items}
     pks = list(out)
     for i in range(0, len(pks), CHUNK):
@@ -42,13 +82,10 @@ def item_rows(conn: Any, items: Sequence[tuple[int, int]]) -> dict[int, ItemRows
                 .where(col(HumanScore.item_pk).in_(chunk)).order_by(col(HumanScore.pk))):
             out[pk].human.append(HumanRow(hpk, dim, who, score, kind, bool(blind), _r(rev, out[pk]), reason,
                                           tuple(str(t) for t in tags or ()), sample, at))
-        for pk, jpk, dim, model, score, norm, err, na, std, rev in conn.execute(
-                select(col(JudgeScore.item_pk), col(JudgeScore.pk), col(JudgeScore.dimension), col(JudgeScore.model),
-                       col(JudgeScore.score), col(JudgeScore.normalised), col(JudgeScore.error), col(JudgeScore.not_applicable),
-                       col(JudgeScore.std), _rev(JudgeScore))
-                .where(col(JudgeScore.item_pk).in_(chunk), col(JudgeScore.turn).is_(None))
-                .order_by(col(JudgeScore.pk))):
-            out[pk].judge.append(JudgeRow(jpk, dim, model, score, norm, err, bool(na), std, None, _r(rev, out[pk])))
+        for pk, *judged in conn.execute(_judge_select().where(col(JudgeScore.item_pk).in_(chunk))):
+            out[pk].judge.append(_judge_row(judged, out[pk]))
+        if not flags:
+            continue
         flag_item: dict[int, int] = {}
         for pk, fpk, gate, detector, rev in conn.execute(
                 select(col(SafetyFlag.item_pk), col(SafetyFlag.pk), col(SafetyFlag.gate), col(SafetyFlag.detector),

@@ -26,6 +26,8 @@ from rubrics.schema import Dimension, Rubric
 CHUNK = 5000
 #: Below this many lines a child process costs more than it saves.
 PARALLEL_FROM_LINES = 20_000
+#: Distinct (dimension, judge, people) scores whose gap an import remembers (then it starts again).
+GAP_CACHE = 100_000
 #: ids → (pk, content hash, revision) of the items already stored; None on a first import.
 Lookup = Callable[[list[str]], dict[str, tuple[int, str, int]]]
 Reserve = Callable[[int], list[int]]
@@ -48,7 +50,7 @@ class ItemSource(Protocol):
 
 ITEM_COLUMNS = ("pk", "judge_overall", "judge_band", "judge_passed", "n_errors", "item_id",
                 "content_hash", "input", "output", "context", "reference", "conversation", "grp",
-                "variant", "metadata", "gold", "is_gold", "n_reviewed")
+                "variant", "metadata", "gold", "is_gold", "n_reviewed", "human_gap")
 JUDGE_COLUMNS = ("item_pk", "dimension", "method", "score", "normalised", "samples", "std", "rationale",
                  "evidence", "confidence", "error", "raw_reply")
 #: Most imported judge scores carry a number and nothing else: those go in with three parameters.
@@ -89,6 +91,8 @@ class Overall:
         self.rubric = rubric
         self.human_only = {d.id for d in rubric.dimensions if d.method == "human"}
         self.seen: dict[tuple[Any, ...], tuple[float | None, str | None, bool | None]] = {}
+        #: :func:`people_gap`'s results by the scores they came from
+        self.gaps: dict[tuple[Any, ...], float | None] = {}
 
     def __call__(self, r: Row) -> tuple[float | None, str | None, bool | None]:
         judged = tuple((k, e.score, bool(e.error)) for k, e in r.judge.items())
@@ -119,7 +123,7 @@ def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tupl
             str(d.get("context") or ""), str(d.get("reference") or ""), js(d.get("conversation")),
             None if group is None else str(group), None if variant is None else str(variant),
             js(d.get("metadata") or {}), js(d.get("gold")), d.get("gold") is not None,
-            reviews_done(overall.rubric, r))
+            reviews_done(overall.rubric, r), people_gap(overall, r))
 
 
 def reviews_done(rubric: Rubric, r: Row) -> int:
@@ -132,6 +136,35 @@ def reviews_done(rubric: Rubric, r: Row) -> int:
 
     return complete_reviews(rubric, fold_human(HumanRow(i, dim_id, reviewer, score, "import")
                                                for i, (reviewer, dim_id, score, *_) in enumerate(r.human)))
+
+
+def people_gap(overall: Overall, r: Row) -> float | None:
+    """How far the row's judge scores are from its people's (:func:`reviewer.domain.human_gap` of
+    the fold of the scores the row gives: all a new item, or a new content revision, has); None
+    unless it gives both. Each dimension's gap is its own (that dimension's rows alone), so it is
+    folded once per distinct (dimension, judge score, people's scores) and kept (``overall.gaps``)."""
+    if not r.human or not r.judge:
+        return None
+    people: dict[str, list[tuple[str, float]]] = {}
+    for who, dim_id, score, *_ in r.human:
+        if dim_id in r.judge:
+            people.setdefault(dim_id, []).append((who, score))
+    from reviewer.domain import item_gap
+
+    return item_gap(_dim_gap(overall, (dim_id, r.judge[dim_id].score, tuple(votes))) for dim_id, votes in people.items())
+
+
+def _dim_gap(overall: Overall, key: tuple[str, float | None, tuple[tuple[str, float], ...]]) -> float | None:
+    if key not in overall.gaps:
+        from reviewer.domain import HumanRow, ItemRows, JudgeRow, dim_folds, dim_gap, sides
+
+        rubric, (dim_id, judged, votes) = overall.rubric, key
+        rows = ItemRows(0, judge=[JudgeRow(0, dim_id, None, judged)],
+                        human=[HumanRow(i, dim_id, who, score, "import") for i, (who, score) in enumerate(votes)])
+        if len(overall.gaps) >= GAP_CACHE:
+            overall.gaps.clear()
+        overall.gaps[key] = dim_gap(rubric.dimension(dim_id), dim_folds(rubric, *sides(rubric, rows))[dim_id])
+    return overall.gaps[key]
 
 
 def add_scores(batch: Batch, dims: Mapping[str, Dimension], r: Row, pk: int, revision: int | None = None) -> None:

@@ -103,8 +103,9 @@ class JudgeMixin(StoreBase):
     def _refresh_summaries(self, conn: Connection, rubric_ref: str, item_pks: set[int]) -> None:
         """Recompute the queue's judge overall/band/pass/errors/spread and the safety status of
         these items from their fold (:mod:`reviewer.domain`): the judge's side alone, each model's
-        latest row per dimension, the panel's score, the safety status over every flag."""
-        from reviewer.domain import fold_item, judge_only
+        latest row per dimension, the panel's score, the safety status over every flag, and how
+        far the judge is from the people (``human_gap``)."""
+        from reviewer.domain import fold_item, human_gap, judge_only
         from reviewer.store.fold import item_rows
 
         if not item_pks:
@@ -124,7 +125,7 @@ class JudgeMixin(StoreBase):
                 conn.execute(update(Item).where(col(Item.pk) == pk).values(
                     judge_overall=res.overall, judge_band=res.band.label if res.band else None,
                     judge_passed=res.passed if res.overall is not None else None,
-                    judge_spread=max(spreads) if spreads else None,
+                    judge_spread=max(spreads) if spreads else None, human_gap=human_gap(rubric, fold.dims),
                     n_errors=errors, flagged=fold.safety.capped, safety=fold.safety.status))
             refresh_triage_keys(conn, "pk IN (" + ",".join(str(int(p)) for p in chunk) + ")", {})
 

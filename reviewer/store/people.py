@@ -47,7 +47,8 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
                 item_pk=item_pk, revision=item[1], dimension=dimension, reviewer=reviewer, score=score,
                 reason=reason, tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id,
                 sample=sample, **signed))
-            refresh_coverage(conn, self.get_rubric(item[0]), item_pk)  # an undo may un-complete a review
+            # an undo may un-complete a review; people's score moved, so may the judge–people gap
+            refresh_coverage(conn, self.get_rubric(item[0]), item_pk, item[1])
             rubric = self.get_rubric(item[0])
             if any(d.id == dimension and d.method == "human" for d in rubric.dimensions):
                 # only people score it: the judge's overall in the queue counts their score too

@@ -175,9 +175,10 @@ class QueueMixin(StoreBase):
             conn.execute(update(Item).where(col(Item.pk) == claim.item_pk, col(Item.lease_reviewer) == claim.reviewer)
                          .values(lease_reviewer=None, lease_queue=None, lease_until=None))
             if state == "done":
-                ref = conn.execute(select(col(Item.rubric_ref)).where(col(Item.pk) == claim.item_pk)).scalar_one()
+                ref, revision = conn.execute(select(col(Item.rubric_ref), col(Item.revision))
+                                             .where(col(Item.pk) == claim.item_pk)).one()
                 rubric = self.get_rubric(ref)
-                scored = refresh_coverage(conn, rubric, claim.item_pk)
+                scored = refresh_coverage(conn, rubric, claim.item_pk, revision)
                 if not rubric.review_complete(scored.get(claim.reviewer, set())):
                     return False  # half scored: the assignment stays active (in progress)
             conn.execute(update(Assignment).where(

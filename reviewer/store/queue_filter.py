@@ -1,4 +1,4 @@
-"""The queue list's filters as SQL: dataset, judge band, status, panel disagreement and text.
+"""The queue list's filters as SQL: dataset, judge band, status, disagreement and text.
 
 Applied in the database beside the queue's own conditions, so the list stays paged by key and a
 filter never loads the queue into memory. Statuses, as the queue serves items:
@@ -9,8 +9,11 @@ filter never loads the queue into memory. Statuses, as the queue serves items:
 - ``done``: as many complete reviews as the queue asks for (``rubricate queue set``);
 - ``flagged``: the safety cap applies (a flag open, escalated or confirmed).
 
-Disagreement is the judge panel's: models at least ``PANEL_APART`` (a quarter of the scale) apart
-on some dimension, the item's stored spread (:mod:`reviewer.domain.judge`). Text is matched
+Disagreement is of two kinds, each at least a quarter of the scale apart on some dimension: the
+judge against the people (``people_disagree``: the panel's score and people's — a lead's
+adjudication, else the consensus — at least ``PEOPLE_APART``, the item's stored ``human_gap``,
+:mod:`reviewer.domain.gap`), and the judge panel's models among themselves (``disagreement``: at
+least ``PANEL_APART``, the item's stored spread, :mod:`reviewer.domain.judge`). Text is matched
 literally, case-insensitively, against the item id, input and output: ``%``, ``_`` and ``\\`` in
 it are plain characters.
 """
@@ -23,7 +26,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, exists, false, or_
 from sqlmodel import col
 
-from reviewer.domain import PANEL_APART
+from reviewer.domain import PANEL_APART, PEOPLE_APART
 from reviewer.errors import UserError
 from reviewer.store.tables import Assignment, Item
 from reviewer.store.views import STATUSES, QueueFilter
@@ -47,6 +50,8 @@ def filter_conditions(filt: QueueFilter | None, needed: Any, t: datetime, dialec
         conds.append(col(Item.dataset) == filt.dataset)
     if filt.band:
         conds.append(col(Item.judge_band) == filt.band)
+    if filt.people_disagree:
+        conds.append(col(Item.human_gap) >= PEOPLE_APART)
     if filt.disagreement:
         conds.append(col(Item.judge_spread) >= PANEL_APART)
     if filt.status:

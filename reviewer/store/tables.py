@@ -98,6 +98,9 @@ class Item(SQLModel, table=True):
     judge_passed: bool | None = None
     #: Judge panels: the largest normalised spread between the models' scores on one dimension.
     judge_spread: float | None = None
+    #: The judge against the people: the largest |judge panel − people's score| on one dimension,
+    #: normalised (``reviewer.domain.human_gap``); NULL where no dimension has both.
+    human_gap: float | None = None
     n_errors: int = 0
     #: The safety cap applies: a flag is open, escalated or confirmed (derived, see ``safety``).
     flagged: bool = False

@@ -53,24 +53,29 @@ class QueueFilter:
     band: str | None = None
     #: one of :data:`STATUSES`
     status: str | None = None
-    #: only items whose judge panel disagrees (reveals the judge: never in a blind session)
+    #: only items whose judge panel disagrees: its models apart (reveals the judge: never in a
+    #: blind session)
     disagreement: bool = False
     #: a piece of the item id, input or output, matched literally (``%`` and ``_`` are plain characters)
     text: str | None = None
+    #: only items where the judge and the people disagree (``item.human_gap``; reveals the judge:
+    #: never in a blind session)
+    people_disagree: bool = False
 
     @property
     def active(self) -> bool:
         """Whether anything is filtered."""
-        return bool(self.dataset or self.band or self.status or self.disagreement or self.text)
+        return bool(self.dataset or self.band or self.status or self.disagreement or self.text
+                    or self.people_disagree)
 
     @property
     def reveals_judge(self) -> bool:
         """Whether the filter says something about the judge's scores (refused while blind)."""
-        return bool(self.band or self.disagreement)
+        return bool(self.band or self.disagreement or self.people_disagree)
 
     def without_judge(self) -> QueueFilter:
         """The same filter less what would reveal the judge."""
-        return QueueFilter(self.dataset, None, self.status, False, self.text)
+        return QueueFilter(self.dataset, None, self.status, False, self.text, False)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@ the reveal, adjudications, judge runs from several models with errors and not-ap
 flags and safety decisions, content updates) on SQLite and PostgreSQL, and export, the TUI's item
 view (``adapter.load_item``), ``calibrate``'s rating rows and ``report`` must tell the same story
 of every item: effective scores, safety status and overall (and calibrate's columnar read holds
-the same people, judge and adjudication as the rating row)."""
+the same people, judge and adjudication as the rating row); the gap between the judge and the
+people stored for the queue's filter is the fold's, whichever write came last."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reviewer.domain import PEOPLE_APART, human_gap
 from reviewer.errors import UserError
 from reviewer.services.run_report import run_report
 from reviewer.store import Store
+from reviewer.store.views import QueueFilter
 from reviewer.tui import adapter
 from rubrics.results import ScoreResult
 from tests.fold.conftest import REF, add_items, as_
@@ -140,6 +143,12 @@ def test_every_view_tells_one_story(fstore: Store, tmp_path_factory: Any, first:
     assert report["incomplete"] == sum(1 for r in exported.values() if r["overall"] is None)
     queue = {r.item_pk: r for r in fstore.queue_page("triage", REF, limit=10_000)}
     assert queue[pk].flagged == (row["safety"] in ("open", "escalated", "confirmed"))
+    # the queue's "judge and people disagree": the stored gap is the fold's, after whatever wrote last
+    stored = next(it.human_gap for it, _ in fstore.item_folds(item_pks=[pk]))
+    gap = human_gap(fstore.get_rubric(REF), state.fold.dims)
+    assert stored == gap
+    apart = {r.item_pk for r in fstore.queue_page("triage", REF, limit=10_000, filt=QueueFilter(people_disagree=True))}
+    assert (pk in apart) == (gap is not None and gap >= PEOPLE_APART)
 
     # the rules themselves, on this item
     if row["safety"] in ("open", "escalated", "confirmed") and row["overall"] is not None:

@@ -381,6 +381,30 @@ def test_postgres_the_app_role_can_do_its_work(team: tuple[Team, dict[str, Any]]
     assert ("newcomer", {"reviewer"}, t.logins["ana"]) in ana.reviewers()
 
 
+@pytest.mark.parametrize("team", ["postgres"], indirect=True)
+def test_postgres_the_app_role_may_write_a_column_added_after_db_roles(team: tuple[Team, dict[str, Any]]) -> None:
+    """``0009g_human_gap`` adds an item column that every person's score rewrites. A team whose
+    grants were made before it (``db roles`` grants UPDATE column by column) gets UPDATE on the
+    new column from the migration. The column added without that grant (checked first) left
+    every reviewer's next score refused: "permission denied for table item"."""
+    from sqlalchemy import text
+
+    t, info = team
+    with t.owner.engine.begin() as conn:  # the release before: no such column, so no grant on it
+        conn.execute(text("ALTER TABLE item DROP COLUMN human_gap"))
+        conn.execute(text("DELETE FROM schema_migrations WHERE name = '0009g_human_gap'"))
+        conn.execute(text("ALTER TABLE item ADD COLUMN human_gap FLOAT"))  # the column alone
+    before = open_without(t.url(t.logins["mal"]), ("0009g_human_gap",))  # (a person cannot migrate)
+    t.stores.append(before)
+    with pytest.raises(Exception, match="permission denied for table item"):
+        before.add_human_score(info["pk"], "accuracy", "mal", 9.0)
+    t.stores.append(open_store(t.url()))  # the owner opens it: the migration runs
+    mal = t.as_("mal")
+    mal.add_human_score(info["pk"], "accuracy", "mal", 9.0)
+    fold = mal.item_view(info["pk"]).fold
+    assert fold is not None and fold.dims["accuracy"].consensus == 7.5  # ana's 6 and mal's 9
+
+
 # --- the command line -----------------------------------------------------------------------
 
 def test_db_roles_prints_the_grants(team: tuple[Team, dict[str, Any]], capsys: pytest.CaptureFixture[str]) -> None:

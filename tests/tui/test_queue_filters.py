@@ -1,6 +1,7 @@
-"""The queue list's filters under Pilot: `f` opens the filter dialog (dataset, band, status, panel
-disagreement, text), `/` the text alone, `x` clears; the line under the title says what is
-filtered and how many items match, and the store pages the filtered list.
+"""The queue list's filters under Pilot: `f` opens the filter dialog (dataset, band, status, the
+judge and people disagreeing, the judge panel disagreeing, text), `/` the text alone, `x` clears;
+the line under the title says what is filtered and how many items match, and the store pages the
+filtered list.
 
 On the code before this change the queue had no `f` or `x` (the keys did nothing, so no dialog
 opened and nothing was said), the `/` search sent `%`/`_` to LIKE as wildcards (`gq_00` matched
@@ -47,8 +48,9 @@ async def test_the_dialog_filters_by_status_in_the_store_and_says_how_many(store
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         dialog = await open_dialog(app, pilot)
-        # from the text box back to the status select, open it and pick "flagged" (the last)
-        await pilot.press("shift+tab", "shift+tab", "shift+tab")
+        # from the text box back (two disagreement boxes, the band) to the status select, open it
+        # and pick "flagged" (the last)
+        await pilot.press("shift+tab", "shift+tab", "shift+tab", "shift+tab")
         assert dialog.focused is dialog.query_one("#filter-status", Select)
         await pilot.press("enter", "down", "down", "down", "down", "enter")
         assert dialog.query_one("#filter-status", Select).value == "flagged"
@@ -91,6 +93,41 @@ async def test_dataset_band_and_disagreement_from_the_dialog(store: Store) -> No
         assert dialog.focused is dialog.query_one("#filter-disagreement", Checkbox)
         await pilot.press("space", "ctrl+s")
         await settle(app, pilot)
+        assert ids(app) == [] and "panel disagrees" in filter_line(app) and "0 of" in filter_line(app)
+
+
+async def test_the_judge_against_the_people_from_the_dialog(store: Store) -> None:
+    """The demo's judge is one model, and its people often score far from it. Before this box the
+    dialog's only disagreement was the panel's: ticking it listed 0 items (checked below), so the
+    items a lead wants to look at first — the judge far from the people — could not be listed."""
+    from reviewer.domain import PEOPLE_APART, human_gap
+
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await open_dialog(app, pilot)
+        await pilot.press("shift+tab", "shift+tab")  # from the text box: past the panel's box to the people's
+        box = dialog.query_one("#filter-people", Checkbox)
+        assert dialog.focused is box and str(box.label) == "judge and people disagree"
+        await pilot.press("space", "ctrl+s")
+        await settle(app, pilot)
+        apart = store.queue_page("triage", filt=QueueFilter(people_disagree=True), limit=500)
+        total = store.queue_count("triage")
+        assert 0 < len(apart) < total
+        assert ids(app) == [r.item_id for r in apart]
+        line = filter_line(app)
+        assert "judge and people disagree" in line and f"{len(apart)} of {total} items match" in line
+        # each item listed is one whose fold has the judge and the people a quarter of the scale apart
+        for it, fold in store.item_folds(item_pks=[r.item_pk for r in apart]):
+            value = human_gap(store.get_rubric(it.rubric_ref), fold.dims)
+            assert value is not None and value >= PEOPLE_APART
+        # the panel's box alone, as the dialog had before: nothing
+        dialog = await open_dialog(app, pilot)
+        assert dialog.query_one("#filter-people", Checkbox).value  # opens on the filter in force
+        await pilot.press("shift+tab", "space", "shift+tab", "space", "ctrl+s")
+        await settle(app, pilot)
+        listed = app.screen
+        assert isinstance(listed, QueueScreen)
+        assert listed.filt == QueueFilter(disagreement=True)
         assert ids(app) == [] and "panel disagrees" in filter_line(app) and "0 of" in filter_line(app)
 
 
@@ -145,6 +182,7 @@ async def test_a_blind_session_has_no_judge_filters(store: Store) -> None:
     async with app.run_test(size=SIZE) as pilot:
         dialog = await open_dialog(app, pilot)
         assert not dialog.query("#filter-band") and not dialog.query("#filter-disagreement")
+        assert not dialog.query("#filter-people")  # people's scores are no secret, but the judge's are
         assert BLIND_NOTE in str(dialog.query_one("#filter-blind", Static).render())
         await pilot.press("escape")
         await settle(app, pilot)

@@ -46,7 +46,7 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "calibration": (False, ("c",), None),
     "calibration_dimension": (False, ("c", "enter"), None),
     "filter_dialog": (False, ("f",), None),
-    "queue_filtered": (False, ("f", "shift+tab", "shift+tab", "shift+tab", "enter", *["down"] * 4, "enter",
+    "queue_filtered": (False, ("f", "shift+tab", "shift+tab", "shift+tab", "shift+tab", "enter", *["down"] * 4, "enter",
                                "ctrl+s"), None),
     "pair_partners": (False, ("g", "o", "a", "e", *"fewer loaded words", "tab", "2", "enter"), PAIRWISE),
 }

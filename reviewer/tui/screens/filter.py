@@ -1,8 +1,12 @@
-"""The queue list's filter dialog: dataset, judge band, status, panel disagreement and text.
+"""The queue list's filter dialog: dataset, judge band, status, disagreement and text.
+
+Disagreement comes in two boxes side by side: the judge and the people apart (the judge panel's
+score and people's — a lead's adjudication, else the consensus — at least a quarter of the scale
+apart on some dimension), and the judge panel's models apart among themselves.
 
 A typed ``ModalScreen`` that dismisses with the new :class:`QueueFilter` (escape: None, nothing
-changes). In a blind session the band and disagreement fields are left out, and the dialog says
-why: either would tell the reviewer what the judge said. Every value shown (datasets, bands, the
+changes). In a blind session the band and both disagreement boxes are left out, and the dialog
+says why: each would tell the reviewer what the judge said. Every value shown (datasets, bands, the
 text typed) is data: drawn as plain text, never read as markup.
 """
 
@@ -11,7 +15,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Checkbox, Input, Label, Select
 
@@ -55,7 +59,9 @@ class FilterDialog(ModalScreen[QueueFilter | None]):
                 yield Label(Text("judge's band", style="dim"))
                 yield Select([(safe_text(b, newlines=False), b) for b in self.bands], prompt="any band",
                              value=c.band if c.band in self.bands else Select.NULL, id="filter-band")
-                yield Checkbox("only where the judge panel disagrees", c.disagreement, id="filter-disagreement")
+                with Horizontal(id="filter-disagree"):
+                    yield Checkbox("judge and people disagree", c.people_disagree, id="filter-people")
+                    yield Checkbox("judge panel disagrees", c.disagreement, id="filter-disagreement")
             yield Label(Text("text in the item id, input or output (matched literally)", style="dim"))
             yield Input(c.text or "", placeholder="any text", id="filter-text")
 
@@ -71,10 +77,12 @@ class FilterDialog(ModalScreen[QueueFilter | None]):
             value = self.query_one(f"#{sel_id}", Select).value
             return value if isinstance(value, str) else None
 
-        box = self.query("#filter-disagreement")
+        def ticked(box_id: str) -> bool:
+            return bool(self.query(f"#{box_id}")) and self.query_one(f"#{box_id}", Checkbox).value
+
         return QueueFilter(
             dataset=pick("filter-dataset"), band=pick("filter-band"), status=pick("filter-status"),
-            disagreement=bool(box and self.query_one("#filter-disagreement", Checkbox).value),
+            disagreement=ticked("filter-disagreement"), people_disagree=ticked("filter-people"),
             text=self.query_one("#filter-text", Input).value.strip() or None)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -100,6 +108,8 @@ def describe(filt: QueueFilter) -> Text:
         parts.append(("band", filt.band))
     if filt.status:
         parts.append(("status", filt.status))
+    if filt.people_disagree:
+        parts.append(("", "judge and people disagree"))
     if filt.disagreement:
         parts.append(("", "panel disagrees"))
     if filt.text:

@@ -3,10 +3,10 @@
 Textual's DataTable fed 100,000 rows takes over 30 s to first paint, so the table holds at most
 one page (``page_size`` rows) and ``]``/``[`` fetch the next or previous page by keyset.
 
-``f`` filters the list (dataset, judge band, status, panel disagreement, text; the store applies
-it in SQL, still a page at a time), ``/`` sets the text alone and ``x`` clears the filter; the line
-under the title says what is filtered and how many items match. A blind session has no band or
-disagreement filter (either would show the judge).
+``f`` filters the list (dataset, judge band, status, the judge against the people or the judge
+panel's models disagreeing, text; the store applies it in SQL, still a page at a time), ``/`` sets
+the text alone and ``x`` clears the filter; the line under the title says what is filtered and how
+many items match. A blind session has no band or disagreement filter (each would show the judge).
 """
 
 from __future__ import annotations

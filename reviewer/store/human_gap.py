@@ -1,0 +1,47 @@
+"""The backfill of the item's stored judge–people gap (``item.human_gap``,
+:func:`reviewer.domain.human_gap` of its fold) for databases from before it. From then on it is
+written with every write that can change it: a person's score, undo or adjudication
+(:func:`reviewer.store.coverage.refresh_coverage`), a judge run
+(:meth:`reviewer.store.judging.JudgeMixin._refresh_summaries`) and an import, from the file's own
+rows (:func:`reviewer.store.import_batches.people_gap`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import exists, select, update
+from sqlmodel import col
+
+from reviewer.domain import fold_item, human_gap
+from reviewer.store.fold import item_rows
+from reviewer.store.tables import HumanScore, Item, RubricVersion
+from rubrics.schema import Rubric
+
+#: Items folded per read.
+CHUNK = 1000
+
+
+def backfill_gaps(conn: Any) -> int:
+    """Every item's ``human_gap`` from its fold, a chunk of items at a time, by key (a migration
+    step; only an item with a human score can have one). Returns how many items were folded."""
+    from rubrics.loader import load_rubric_text
+
+    texts = {f"{rid}@{v}": t for rid, v, t in conn.execute(
+        select(col(RubricVersion.rubric_id), col(RubricVersion.version), col(RubricVersion.yaml_text)))}
+    loaded: dict[str, Rubric] = {}
+    scored = exists().where(col(HumanScore.item_pk) == col(Item.pk))
+    last, n = 0, 0
+    while True:
+        items = conn.execute(select(col(Item.pk), col(Item.revision), col(Item.rubric_ref))
+                             .where(col(Item.pk) > last, scored, col(Item.rubric_ref).in_(list(texts)))
+                             .order_by(col(Item.pk)).limit(CHUNK)).all()
+        if not items:
+            return n
+        rows = item_rows(conn, [(pk, rev) for pk, rev, _ in items], flags=False)
+        for pk, _, ref in items:
+            if ref not in loaded:
+                loaded[ref] = load_rubric_text(texts[ref], ref)
+            gap = human_gap(loaded[ref], fold_item(loaded[ref], rows[pk]).dims)
+            if gap is not None:
+                conn.execute(update(Item).where(col(Item.pk) == pk).values(human_gap=gap))
+        last, n = items[-1][0], n + len(items)
