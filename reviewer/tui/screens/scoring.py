@@ -105,6 +105,15 @@ def output_text(state: ItemState, quotes: list[str], raw: bool = False) -> Text:
     return head + shown if head is not None else shown
 
 
+def _places_apart(capped: float, uncapped: float | None) -> int:
+    """Decimal places (2 to 4) that show a cap's value apart from the overall it lowered: a cap
+    of 0.667 under 0.670 read "capped at 0.67 (from 0.67)" at two places."""
+    places = 2
+    while uncapped is not None and places < 4 and f"{capped:.{places}f}" == f"{uncapped:.{places}f}":
+        places += 1
+    return places
+
+
 def cap_text(state: ItemState) -> Text | None:
     """Which ceiling or cap set the overall, as the domain fold's aggregate says
     (``ItemScore.capped_by``): the effective overall's, and the judge's when it differs. None
@@ -118,9 +127,10 @@ def cap_text(state: ItemState) -> Text | None:
             continue
         if t:
             t.append("\n")
-        t.append(f"{label} capped at {r.overall:.2f}", style="bold yellow")
+        places = _places_apart(r.overall, r.uncapped)
+        t.append(f"{label} capped at {r.overall:.{places}f}", style="bold yellow")
         if r.uncapped is not None:
-            t.append(f" (from {r.uncapped:.2f})", style="dim")
+            t.append(f" (from {r.uncapped:.{places}f})", style="dim")
         t.append(" by ")
         t.append(safe_line("; ".join(r.capped_by)))
     return t or None
