@@ -28,7 +28,9 @@ from reviewer.tui.screens.footer import AppKeysFirst, footer
 
 #: Rows added before the first frame of a page; a terminal shows fewer.
 FIRST_ROWS = 60
-COLUMNS = ("item", "dataset", "judge", "band", "pass", "safety", "errors", "status", "held by")
+#: "reviews" counts complete reviews; it is not the status the filter offers (a held or half-done
+#: item with none is "in progress" there), so it does not say "new"
+COLUMNS = ("item", "dataset", "judge", "band", "pass", "safety", "errors", "reviews", "held by")
 #: what the judge said: never shown in a blind session
 JUDGE_COLUMNS = ("judge", "band", "pass")
 
@@ -176,7 +178,7 @@ class QueueScreen(AppKeysFirst):
                 "item": safe_text(r.item_id, newlines=False), "dataset": safe_text(r.dataset or "", newlines=False),
                 "judge": Text("—" if r.overall is None else f"{r.overall:.2f}"), "band": band, "pass": passed,
                 "safety": Text("FLAG", style=palette.alarm()) if r.flagged else Text(""),
-                "errors": Text(str(r.errors or "")), "status": safe_text(r.status, newlines=False),
+                "errors": Text(str(r.errors or "")), "reviews": Text(r.reviews),
                 "held by": safe_text(r.holder or "", newlines=False),
             }
             table.add_row(*(cells[c] for c in columns), key=str(r.item_pk))
