@@ -242,8 +242,7 @@ async def test_the_list_never_calls_new_what_the_status_filter_does_not(store: S
         labels = [str(c.label) for c in table.ordered_columns]
         assert "reviews" in labels and "status" not in labels
         at = labels.index("reviews")
-        cells = {int(str(table.coordinate_to_cell_key((i, 0)).row_key.value)):
-                 str(table.get_row_at(i)[at]) for i in range(table.row_count)}
+        cells = {int(str(key.value)): str(table.get_row(key)[at]) for key in table.rows}
         assert "new" not in cells.values()
         assert cells[claim.item_pk] == "none"
         counted = {r.item_pk: r.reviewed for r in store.queue_page("triage", limit=500)}
