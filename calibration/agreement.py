@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
 
 Array = NDArray[np.float64]
 Weighting = Literal["unweighted", "linear", "quadratic"]
+
+
+def stats() -> Any:
+    """``scipy.stats``, imported on first use: it takes about half a second, so a caller with other
+    work in flight (``calibrate`` reading the database) calls this meanwhile rather than after."""
+    from scipy import stats as module
+
+    return module
 
 
 def weights(q: int, kind: Weighting, levels: Sequence[float] | None = None) -> Array:
@@ -79,12 +86,13 @@ def correlation(a: Array, b: Array, method: Literal["pearson", "spearman", "kend
     a, b = np.asarray(a, float), np.asarray(b, float)
     if a.size < 3 or np.all(a == a[0]) or np.all(b == b[0]):
         return None
+    st = stats()
     if method == "pearson":
-        r = stats.pearsonr(a, b).statistic
+        r = st.pearsonr(a, b).statistic
     elif method == "spearman":
-        r = stats.spearmanr(a, b).statistic
+        r = st.spearmanr(a, b).statistic
     else:
-        r = stats.kendalltau(a, b, variant="b").statistic
+        r = st.kendalltau(a, b, variant="b").statistic
     return None if r is None or math.isnan(r) else float(r)
 
 
@@ -95,17 +103,18 @@ def grouped_correlation(a: Array, b: Array, groups: Sequence[object],
     a, b = np.asarray(a, float), np.asarray(b, float)
     keys = np.asarray([str(g) for g in groups])
     values = []
+    st = stats()
     for g in np.unique(keys):
         sel = keys == g
         if sel.sum() < 2 or np.all(a[sel] == a[sel][0]) or np.all(b[sel] == b[sel][0]):
             continue
         aa, bb = a[sel], b[sel]
         if method == "pearson":
-            r = stats.pearsonr(aa, bb).statistic
+            r = st.pearsonr(aa, bb).statistic
         elif method == "spearman":
-            r = stats.spearmanr(aa, bb).statistic
+            r = st.spearmanr(aa, bb).statistic
         else:
-            r = stats.kendalltau(aa, bb, variant="b").statistic
+            r = st.kendalltau(aa, bb, variant="b").statistic
         if not math.isnan(r):
             values.append(float(r))
     return (float(np.mean(values)) if values else None), len(values)

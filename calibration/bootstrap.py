@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alpha import Level, ordinal_positions
+from calibration.alpha import Level, ordinal_positions, unique_codes
 
 Array = NDArray[np.float64]
 #: Per-draw sums (draws × k) → the figure per draw (NaN where undefined).
@@ -102,7 +102,7 @@ def alpha_spec(data: Array, level: Level) -> Spec | None:
     m = np.where(pairable, m, 0.0)
     safe_m = np.where(pairable, m - 1, 1.0)
     if level in ("nominal", "ratio"):
-        uniq, codes = np.unique(data[mask], return_inverse=True)
+        uniq, codes, _ = unique_codes(data[mask])
         if uniq.size > MAX_VALUES or uniq.size == 0:
             return None
         rows, _ = np.nonzero(mask)

@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 Array = NDArray[np.float64]
 
@@ -64,6 +63,8 @@ class MeanEstimate:
 def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, not {confidence}")
+    from scipy import stats  # on first use (half a second): a report without estimates skips it
+
     return float(stats.norm.ppf(1.0 - (1.0 - confidence) / 2.0))
 
 

@@ -27,15 +27,18 @@ def per_reviewer(humans: Array, names: Sequence[str], level: Level = "ordinal") 
     x = np.where(seen, humans, 0.0)
     total, count = x.sum(axis=1), seen.sum(axis=1)
     alphas, shared = pairwise_alpha(humans, level)
+    # reviewers × units, each reviewer's row in one piece: score minus the others' mean, everywhere at once
+    seen_r = seen.T.copy()
+    others = count[None, :] - seen_r
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diffs = humans.T - (total[None, :] - x.T) / others
     out = []
     for r, name in enumerate(names):
-        mine = seen[:, r]
-        others = count - mine
-        both = mine & (others > 0)
+        both = seen_r[r] & (others[r] > 0)
         n = int(both.sum())
         entry: dict[str, Any] = {"reviewer": name, "n": n, "bias": None, "mae": None, "alpha_with_others": None}
         if n:
-            diff = humans[both, r] - (total[both] - x[both, r]) / others[both]
+            diff = diffs[r][both]
             entry["bias"], entry["mae"] = float(diff.mean()), float(np.abs(diff).mean())
             ok = (shared[r] >= 2) & ~np.isnan(alphas[r])
             ok[r] = False

@@ -6,11 +6,13 @@ command, so ``rubricate --help`` stays fast.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
+
+if TYPE_CHECKING:  # rich is imported by the commands that print with it, not by every command
+    from rich.console import Console
+    from rich.table import Table
 
 from reviewer.cli import app
 from reviewer.errors import UserError
@@ -29,6 +31,8 @@ Example: rubricate judge --report 12
 
 
 def _totals_table(title: str, totals: dict[str, Any]) -> Table:
+    from rich.table import Table
+
     table = Table(title=safe_text(title, newlines=False))
     for column in ("dimension", "scored", "errors", "n/a", "mean", "cost $"):
         table.add_column(column, justify="left" if column == "dimension" else "right")
@@ -72,6 +76,8 @@ def judge(
     report: int = typer.Option(None, "--report", help="Print the totals of stored run RUN."),
     db: str = typer.Option(None, "--db", help="Database URL or SQLite path (default $RUBRICATE_DB)."),
 ) -> None:
+    from rich.console import Console
+
     from reviewer.store import open_store
 
     console = Console()
@@ -141,6 +147,8 @@ def _run(store: Any, options: Any, console: Console) -> None:
             summaries = judging.run(store, options, on_start, on_progress)
         except KeyboardInterrupt:
             bar.stop()
+            from rich.console import Console
+
             Console(stderr=True).print("interrupted: what was scored is kept; resume with --only-missing")
             # typer turns KeyboardInterrupt into a silent exit code; say 130 ourselves.
             raise SystemExit(130) from None

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from calibration.agreement import stats
 from calibration.alpha import LEVELS, Level
 from calibration.consensus import AGGREGATES
 from calibration.detail import best_model, confusion, reviewer_offsets
@@ -70,8 +71,11 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by not in ("group", "variant") and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group', 'variant' or 'metadata.KEY'")
+    # scipy.stats is imported (half a second) while the database reads the rows
+    cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions, meanwhile=stats)
+    # the estimates' counts run in the database while the figures below are computed here
+    # (started earlier they would compete with the read for the CPUs)
     counts = _count_in_background(store, rubric.ref, dataset) if estimates else None
-    cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
     if group_by and group_by.startswith("metadata.") and cols.groups and all(g is None for g in cols.groups):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
     models, reviewers = cols.models, cols.reviewers
@@ -174,13 +178,12 @@ def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: A
     from the report's own columns when it has them, else from columns of the audit sample."""
     from reviewer.services.estimate_labels import labels_of_columns
 
-    audit = store.audit_pks(rubric.ref)
-    if not audit:
+    if not store.has_audit_sample(rubric.ref):
         return None
     if own is None:
         own, sample = store.rating_columns(rubric.ref, dataset, "audit"), "audit"
     mask = (np.ones(own.item_pk.size, dtype=bool) if sample == "audit"
-            else np.isin(own.item_pk, np.asarray(sorted(audit), dtype=np.int64)))
+            else np.isin(own.item_pk, np.asarray(sorted(store.audit_pks(rubric.ref)), dtype=np.int64)))
     return labels_of_columns(store, rubric, own, mask, how)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.alpha import unique_codes
 from reviewer.domain.columns import RatingColumns, people_columns
 
 Ints = NDArray[np.int64]
@@ -80,7 +81,10 @@ def labels_of_columns(store: Any, rubric: Any, cols: RatingColumns, audit: NDArr
     plain = ~np.isin(pks, np.asarray(sorted(flagged), dtype=np.int64))
     if plain.any():
         codes = np.column_stack([_pass_codes(d, people[d.id][rows[plain]]) for d in rubric.dimensions])
-        patterns, first, which = np.unique(codes, axis=0, return_index=True, return_inverse=True)
+        # each item's pattern as one number (codes are 0, 1, 2): a 1-D unique, not a row-wise one
+        flat = codes @ (3 ** np.arange(codes.shape[1], dtype=np.int64)) if codes.shape[1] < 39 else None
+        _, first, which = (np.unique(flat, return_index=True, return_inverse=True) if flat is not None
+                           else np.unique(codes, axis=0, return_index=True, return_inverse=True))
         verdicts = [_verdict(rubric, {d.id: people[d.id][rows[plain][i]] for d in rubric.dimensions})
                     for i in first]
         done = np.array([v[0] for v in verdicts], dtype=bool)
@@ -100,8 +104,8 @@ def _pass_codes(dim: Any, values: Floats) -> NDArray[np.int64]:
     """0: no score; 1: scored, fails the dimension's threshold; 2: scored and passes."""
     out = np.zeros(values.size, dtype=np.int64)
     seen = ~np.isnan(values)
-    uniq, back = np.unique(values[seen], return_inverse=True)
-    out[seen] = np.array([2 if dim.passes(float(v)) else 1 for v in uniq], dtype=np.int64)[back.ravel()]
+    uniq, back, _ = unique_codes(values[seen])
+    out[seen] = np.array([2 if dim.passes(float(v)) else 1 for v in uniq], dtype=np.int64)[back]
     return out
 
 

@@ -102,16 +102,14 @@ def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: Labels | list
         return refused(passes / total if total else None, total, rubric.ref, confidence)
     labels = folds if isinstance(folds, Labels) else labels_of_folds(rubric, folds)
     pks, people_passed = labels.verdicts
-    judged = store.audit_judge_passed(rubric.ref)  # labels are of audit items only
-    y: list[float] = []
-    yhat: list[float] = []
-    for pk, passed in zip(pks.tolist(), people_passed.tolist(), strict=True):
-        if pk in judged:
-            y.append(float(passed))
-            yhat.append(float(judged[pk]))
-    n_u = total - len(yhat)
-    k_u = passes - int(sum(yhat))
-    out = corrected(np.asarray(y), np.asarray(yhat), ppi.Moments.from_sums(n_u, k_u, k_u), confidence, target_width)
+    judged, verdict = store.audit_judge_verdicts(rubric.ref)  # labels are of audit items only; keys ascending
+    at = np.searchsorted(judged, pks).clip(max=max(judged.size - 1, 0))
+    both = judged[at] == pks if judged.size else np.zeros(pks.size, dtype=bool)  # in the labels' order
+    y = people_passed[both].astype(np.float64)
+    yhat = verdict[at[both]].astype(np.float64)
+    n_u = total - int(yhat.size)
+    k_u = passes - int(yhat.sum())
+    out = corrected(y, yhat, ppi.Moments.from_sums(n_u, k_u, k_u), confidence, target_width)
     for key in ("ppi_ci", "humans_ci"):  # a share's interval ends at 0 and 1
         if out.get(key):
             out[key] = [max(0.0, out[key][0]), min(1.0, out[key][1])]

@@ -7,10 +7,13 @@ the store keeps on each item from its fold).
 
 from __future__ import annotations
 
+import numpy as np
+from numpy.typing import NDArray
 from sqlalchemy import case, func, select
 from sqlmodel import col
 
 from reviewer.store.base import StoreBase
+from reviewer.store.numeric_read import read_numeric
 from reviewer.store.tables import AuditSample, Item, ItemRevision
 
 
@@ -40,6 +43,17 @@ class EstimatesMixin(StoreBase):
         q = select(col(Item.pk), col(Item.judge_passed)).where(col(Item.pk).in_(audit), col(Item.judge_passed).is_not(None))
         with self.read() as conn:
             return {int(pk): bool(v) for pk, v in conn.execute(q)}
+
+    def audit_judge_verdicts(self, rubric_ref: str) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """:meth:`audit_judge_passed` as two columns, item keys ascending (50,000 audit items
+        without a Python object each)."""
+        ref = self.get_rubric(rubric_ref).ref
+        audit = select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)
+        passed = case((col(Item.judge_passed).is_(True), 1), else_=0)
+        with self.read() as conn:
+            got = read_numeric(conn, col(Item.pk), [col(Item.pk).in_(audit), col(Item.judge_passed).is_not(None)],
+                               {"passed": passed}, {})
+        return got["pk"], got["passed"] > 0
 
     def judge_pass_totals(self, rubric_ref: str, dataset: str | None = None) -> tuple[int, int]:
         """(items with a complete judge verdict, how many of them pass) over the rubric (and

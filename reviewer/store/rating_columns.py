@@ -1,26 +1,31 @@
 """Calibration's read at scale: every rating row of a rubric version as numpy columns.
 
-One query per table, streamed straight into a numpy record array: each row is two numbers (a
-packed integer key of item, dimension, reviewer or model, kind, blind and "current revision",
-and the score), decoded with array arithmetic — no per-row dict or object is kept. The fold of
+One read per table (:func:`reviewer.store.numeric_read.read_numeric`: on SQLite aggregated by the
+database into a few long texts that numpy parses, elsewhere streamed into a numpy record array):
+each row is its key, a packed integer of item, dimension, reviewer or model, kind, blind and
+"current revision", and the score (and the judge's spread), decoded with array arithmetic — no
+per-row dict or object is kept. The fold of
 the rows into per-item state is :func:`reviewer.domain.columns.fold` (pure numpy).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import numpy as np
-from sqlalchemy import BigInteger, ColumnElement, Integer, and_, case, cast, func, literal, select
+from sqlalchemy import BigInteger, ColumnElement, Integer, case, cast, func, literal, select
 from sqlalchemy.orm import Mapped
 from sqlmodel import col
 
 from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawColumns, fold
 from reviewer.store.base import StoreBase
-from reviewer.store.tables import AuditSample, HumanScore, Item, JudgeScore
+from reviewer.store.numeric_read import read_numeric
+from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeScore
 
-#: A NULL score travels as this number (a tuple field of a numpy record must be a number).
-_NULL = -1.0e300
+T = TypeVar("T")
+
 _FLAG_BITS = 5  # kind (3 bits), blind, current revision
 _CODE_BITS = 12  # dimensions, reviewers, models: up to 4095 each
 
@@ -33,33 +38,18 @@ def _codes(column: Any, names: list[str]) -> Any:
     return case({n: i for i, n in enumerate(names)}, value=column, else_=top)
 
 
-_HUMAN = np.dtype([("key", np.int64), ("score", np.float64)])
-_JUDGE = np.dtype([("key", np.int64), ("score", np.float64), ("std", np.float64)])
-
-
-def _stream(conn: Any, query: Any, dtype: np.dtype) -> np.ndarray:
-    """The rows of ``query`` as a numpy record array of ``dtype``, read on the driver's cursor
-    (inside the caller's transaction) so that no per-row Python object outlives its row."""
-    compiled = query.compile(dialect=conn.dialect)
-    params = compiled.construct_params()
-    args = tuple(params[k] for k in compiled.positiontup) if compiled.positional else params
-    cursor = conn.connection.cursor()
-    try:
-        cursor.execute(str(compiled), args)
-        return np.fromiter(cursor, dtype=dtype)
-    finally:
-        cursor.close()
-
-
 class RatingColumnsMixin(StoreBase):
     """Rating rows as columns (see the module docstring)."""
 
     def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
-                       group_by: str | None = None, all_revisions: bool = False) -> RatingColumns:
+                       group_by: str | None = None, all_revisions: bool = False,
+                       meanwhile: Callable[[], object] | None = None) -> RatingColumns:
         """The folded human and judge scores of every item of a rubric version (``sample``
         audit: the audit sample only; blind: first blind scores), with each item's group value
         when ``group_by`` (``group``, ``variant`` or ``metadata.KEY``) is given. Rows of an item's earlier
-        content revisions count only with ``all_revisions`` (``calibrate --all-revisions``)."""
+        content revisions count only with ``all_revisions`` (``calibrate --all-revisions``).
+        ``meanwhile``: work for the calling thread while the database reads the score rows on
+        threads of their own (``calibrate`` imports scipy.stats then)."""
         rubric = self.get_rubric(rubric_ref)
         ref = rubric.ref
         dims = [d.id for d in rubric.dimensions]
@@ -69,34 +59,52 @@ class RatingColumnsMixin(StoreBase):
         if sample == "audit":
             where.append(col(Item.pk).in_(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)))
         with self.read() as conn:
-            cols: list[Mapped[Any]] = [col(Item.pk), col(Item.revision)]
-            if group_by == "group":
-                cols.append(col(Item.grp))
-            elif group_by == "variant":
-                cols.append(col(Item.variant))
-            elif group_by:
-                cols.append(col(Item.meta))
-            items = conn.execute(select(*cols).where(*where).order_by(col(Item.pk))).all()
-            item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
-            top_revision = max((int(r[1] or 1) for r in items), default=1)
+            stamp = _stamp(conn, ref)
             groups = None
-            if group_by in ("group", "variant"):
-                groups = [r[2] for r in items]
-            elif group_by:
-                k = group_by.split(".", 1)[1]
-                groups = [(r[2] or {}).get(k) for r in items]
-            del items
+            if group_by:
+                cols: list[Mapped[Any]] = [col(Item.pk), col(Item.revision)]
+                cols.append(col(Item.grp) if group_by == "group" else col(Item.variant) if group_by == "variant"
+                            else col(Item.meta))
+                items = conn.execute(select(*cols).where(*where).order_by(col(Item.pk))).all()
+                item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
+                top_revision = max((int(r[1] or 1) for r in items), default=1)
+                if group_by in ("group", "variant"):
+                    groups = [r[2] for r in items]
+                else:
+                    k = group_by.split(".", 1)[1]
+                    groups = [(r[2] or {}).get(k) for r in items]
+                del items
+            else:
+                read = read_numeric(conn, col(Item.pk), where, {"revision": func.coalesce(col(Item.revision), 1)}, {})
+                item_pk = read["pk"]
+                top_revision = int(read["revision"].max(initial=1))
             scope = select(col(Item.pk)).where(*where).scalar_subquery()
-            reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
-                col(HumanScore.item_pk).in_(scope))).scalars())
-            models = sorted((m or "judge") for m in conn.execute(select(col(JudgeScore.model)).distinct().where(
-                col(JudgeScore.item_pk).in_(scope), col(JudgeScore.turn).is_(None))).scalars())
             # no item revised: every row is of its item's current revision (no per-row lookup)
             every = all_revisions or top_revision <= 1
-            human = self._packed(conn, HumanScore, scope, dims, col(HumanScore.reviewer), reviewers, human=True,
-                                 all_revisions=every)
-            judge = self._packed(conn, JudgeScore, scope, dims, func.coalesce(col(JudgeScore.model), "judge"), models,
-                                 human=False, all_revisions=every)
+
+            def judge_side(conn: Any) -> tuple[list[str], dict[str, np.ndarray]]:
+                models = sorted((m or "judge") for m in conn.execute(select(col(JudgeScore.model)).distinct().where(
+                    col(JudgeScore.item_pk).in_(scope), col(JudgeScore.turn).is_(None))).scalars())
+                return models, self._packed(conn, JudgeScore, scope, dims, func.coalesce(col(JudgeScore.model), "judge"),
+                                            models, human=False, all_revisions=every)
+
+            def human_side() -> tuple[list[str], dict[str, np.ndarray]]:
+                reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
+                    col(HumanScore.item_pk).in_(scope))).scalars())
+                return reviewers, self._packed(conn, HumanScore, scope, dims, col(HumanScore.reviewer), reviewers,
+                                               human=True, all_revisions=every)
+
+            beside = self._beside(stamp, judge_side) if stamp is not None else None
+            if meanwhile is None:
+                reviewers, human = human_side()
+            else:  # this connection is used by that thread alone until it is done
+                reading = _thread(human_side)
+                try:
+                    meanwhile()
+                finally:  # the connection's transaction ends below only once that thread is done
+                    reviewers, human = reading.result()
+            got = beside.result() if beside is not None else None
+            models, judge = got if got is not None else judge_side(conn)
         h = _unpack(human, item_pk)
         del human
         j = _unpack(judge, item_pk)
@@ -106,8 +114,19 @@ class RatingColumnsMixin(StoreBase):
                          j["item"], j["dim"], j["who"], j["score"], j["std"], j["current"], groups)
         return fold(raw, sample)
 
+    def _beside(self, stamp: tuple[Any, ...], read: Callable[[Any], T]) -> Future[T | None]:
+        """``read`` on a connection of its own, on its own thread (SQLite works on both tables at
+        once, letting go of the GIL) — or None when that connection's snapshot is not the
+        caller's (:func:`_stamp` differs: something was written in between), and the caller must
+        read on its own connection."""
+        def run() -> T | None:
+            with self.read() as conn:
+                return read(conn) if _stamp(conn, stamp[0]) == stamp else None
+
+        return _thread(run)
+
     def _packed(self, conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
-                human: bool, all_revisions: bool = False) -> np.ndarray:
+                human: bool, all_revisions: bool = False) -> dict[str, np.ndarray]:
         """(packed key, score, std) per row of ``table`` for the items in ``scope``, in pk order."""
         revision = getattr(table, "revision", None)  # content revisions: rows of older ones do not count
         current: ColumnElement[Any]
@@ -123,19 +142,39 @@ class RatingColumnsMixin(StoreBase):
         if human:
             kind = case(KIND_CODES, value=table.kind, else_=OTHER_KIND)
             flags = kind * 4 + cast(table.blind, Integer) * 2 + current
-            columns = [func.coalesce(table.score, _NULL)]
             cond = [in_scope]
         else:
             flags = current
-            columns = [func.coalesce(table.score, _NULL), func.coalesce(table.std, _NULL)]
             cond = [in_scope, table.turn.is_(None)]
         key = ((cast(table.item_pk, BigInteger) * (1 << _CODE_BITS) + _codes(table.dimension, dims)) * (1 << _CODE_BITS)
                + _codes(who, names)) * (1 << _FLAG_BITS) + flags
-        q = select(key, *columns).where(and_(*cond)).order_by(table.pk)
-        return _stream(conn, q, _HUMAN if human else _JUDGE)
+        reals = {"score": table.score} if human else {"score": table.score, "std": table.std}
+        return read_numeric(conn, table.pk, cond, {"key": key}, reals)
 
 
-def _unpack(rows: np.ndarray, item_pk: np.ndarray) -> dict[str, np.ndarray]:
+def _thread(fn: Callable[[], T]) -> Future[T]:
+    """``fn()`` on a thread of its own."""
+    pool = ThreadPoolExecutor(1)
+    try:
+        return pool.submit(fn)
+    finally:
+        pool.shutdown(wait=False)
+
+
+def _stamp(conn: Any, ref: str) -> tuple[Any, ...] | None:
+    """What the rows read here depend on, as a few numbers that any write between two snapshots
+    would change (SQLite; None elsewhere): the last keys of the append-only score and revision
+    tables and of the items (a content revision adds an ``item_revision`` row), and the rubric's
+    audit sample (count and key sum)."""
+    if conn.dialect.name != "sqlite":
+        return None
+    last = [select(func.max(c)).scalar_subquery() for c in (col(HumanScore.pk), col(JudgeScore.pk), col(Item.pk),
+                                                            col(ItemRevision.pk))]
+    audit = select(func.count(), func.total(col(AuditSample.item_pk))).where(col(AuditSample.rubric_ref) == ref)
+    return (ref, *conn.execute(select(*last)).one(), *conn.execute(audit).one())
+
+
+def _unpack(rows: dict[str, np.ndarray], item_pk: np.ndarray) -> dict[str, np.ndarray]:
     """Decode the packed keys; item keys become indexes into ``item_pk`` (sorted)."""
     key = rows["key"]
     top = (1 << _CODE_BITS) - 1
@@ -145,12 +184,7 @@ def _unpack(rows: np.ndarray, item_pk: np.ndarray) -> dict[str, np.ndarray]:
     dim = ((key >> (_FLAG_BITS + _CODE_BITS)) & top).astype(np.int32)
     dim[dim == top] = -1
     item = np.searchsorted(item_pk, key >> (_FLAG_BITS + 2 * _CODE_BITS))
-    score = rows["score"].copy()
-    score[score <= _NULL / 2] = np.nan
-    if "std" in (rows.dtype.names or ()):
-        std = rows["std"].copy()
-        std[std <= _NULL / 2] = np.nan
-    else:
-        std = np.zeros(0)
+    score = rows["score"]
+    std = rows.get("std", np.zeros(0))
     return {"item": item, "dim": dim, "who": who, "score": score, "std": std,
             "kind": flags >> 2, "blind": (flags & 2) > 0, "current": (flags & 1) > 0}

@@ -27,7 +27,9 @@ class QueueLine:
     passed: bool | None
     flagged: bool
     errors: int
-    status: str
+    #: complete reviews so far ("none", "2"): not the queue status the filter offers (new, in
+    #: progress, done), which also weighs leases, half-done reviews and the reviewers needed
+    reviews: str
     holder: str | None
     sort_key: Any
 
@@ -98,7 +100,7 @@ def queue_values(store: Any, queue: str, rubric_ref: str | None, dataset: str | 
 def lines(rows: list[Any]) -> list[QueueLine]:
     """Store queue rows as the queue screen shows them."""
     return [QueueLine(r.item_pk, r.item_id, r.dataset, r.overall, r.band, BAND_COLORS.get(r.band or "", "white"),
-                      r.passed, r.flagged, r.errors, f"{r.reviewed} reviewed" if r.reviewed else "new",
+                      r.passed, r.flagged, r.errors, str(r.reviewed) if r.reviewed else "none",
                       r.holder, r.sort_key) for r in rows]
 
 

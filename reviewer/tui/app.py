@@ -24,10 +24,11 @@ from textual.app import App
 from textual.binding import Binding
 
 from reviewer.safetext import safe_line, safe_text
-from reviewer.tui import adapter
+from reviewer.tui import adapter, palette
 from reviewer.tui.config import TuiSettings
 from reviewer.tui.host import ReviewHost, Session
 from reviewer.tui.idlegc import IDLE_S, IdleCollector
+from reviewer.tui.screens.footer import SCORE_KEYS
 from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
@@ -71,6 +72,7 @@ class ReviewApp(App[None]):
     def __init__(self, store: Any, session: Session, settings: TuiSettings | None = None,
                  db: str | None = None, first_page: Future[Any] | None = None) -> None:
         super().__init__()
+        palette.use_color(not self.no_color)  # (Textual has read NO_COLOR by now)
         #: with ``store`` None, the app opens ``db`` in a worker and paints the first page from
         #: ``reviewer.store.lite`` meanwhile (SQLAlchemy takes longer to load than a first frame may)
         self.store = store if store is not None else StoreHandle()
@@ -466,6 +468,14 @@ class ReviewApp(App[None]):
                         timeout=10, markup=False)
         else:
             self.writes_done += 1
+
+    def get_key_display(self, binding: Binding) -> str:
+        """As Textual shows a key, except the one footer entry of the digit keys (``0-9``) once
+        the keymap has moved any of them: then the key its own binding answers to."""
+        if binding.key_display == SCORE_KEYS and any(i.rpartition(".")[2].startswith("score_")
+                                                     for i in self.settings.keymap):
+            return super().get_key_display(replace(binding, key_display=None))
+        return super().get_key_display(binding)
 
     def action_help(self) -> None:
         """Show every key of the current screen with its id."""

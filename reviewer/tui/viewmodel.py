@@ -120,6 +120,10 @@ class ItemState:
     comments: list[Comment] = field(default_factory=list)
     #: The item's content revision (a comment says which it was written on).
     revision: int = 1
+    #: The last results computed, with what they were computed from: one refresh of the item
+    #: screen asks for them several times (summary, verdict, caps), each a fold of the rubric.
+    _results: dict[str, tuple[Any, ItemScore]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _results_fold: ItemFold | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def safety_failed(self) -> bool:
@@ -152,12 +156,32 @@ class ItemState:
 
     def judge_result(self) -> ItemScore:
         """The overall as the judge alone scores it."""
-        return judge_only(self.rubric, self._fold())
+        fold = self._fold()
+        key = (fold.safety,)
+        hit = self._results.get("judge")
+        if hit is not None and hit[0] == key and self._results_fold is self.fold:
+            return hit[1]
+        result = judge_only(self.rubric, fold)
+        self._remember("judge", key, result)
+        return result
 
     def effective_result(self) -> ItemScore:
         """The item's effective overall with this reviewer's current scores in it."""
+        fold = self._fold()
         mine = {d.dim.id: d.my_score for d in self.dims}
-        return with_votes(self.rubric, self._fold(), self.reviewer, mine).score
+        key = (fold.safety, self.reviewer, tuple(mine.items()))
+        hit = self._results.get("effective")
+        if hit is not None and hit[0] == key and self._results_fold is self.fold:
+            return hit[1]
+        result = with_votes(self.rubric, fold, self.reviewer, mine).score
+        self._remember("effective", key, result)
+        return result
+
+    def _remember(self, name: str, key: Any, result: ItemScore) -> None:
+        if self._results_fold is not self.fold:  # a new fold (the item re-read): start again
+            self._results.clear()
+            self._results_fold = self.fold
+        self._results[name] = (key, result)
 
     def scored_count(self) -> int:
         """How many dimensions this reviewer has scored."""

@@ -12,7 +12,7 @@ import pytest
 from reviewer.store import Store
 from reviewer.tui import idlegc
 from reviewer.tui.app import make_app
-from reviewer.tui.idlegc import BACKSTOP, IdleCollector
+from reviewer.tui.idlegc import BACKSTOP, YOUNG, IdleCollector
 from tests.tui.conftest import REVIEWER
 from tests.tui.test_review_flow import settle
 
@@ -32,9 +32,30 @@ def _due() -> None:
 
 
 def test_python_full_collections_are_pushed_back() -> None:
+    gc.set_threshold(700, 10, 10)  # Python's defaults
+    IdleCollector()
+    assert gc.get_threshold() == (YOUNG, 10, BACKSTOP)
+
+
+def test_young_collections_are_rarer_than_pythons() -> None:
+    """At Python's 700 a next item ran 5-9 young collections (gc callbacks counted in
+    bench_tui's item loop); at YOUNG, about one."""
     gc.set_threshold(700, 10, 10)
     IdleCollector()
-    assert gc.get_threshold() == (700, 10, BACKSTOP)
+    runs: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            runs.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        keep: list[list[int]] = [[] for _ in range(YOUNG // 2)]  # as many live containers as one item's frame makes
+        del keep
+    finally:
+        gc.callbacks.remove(count)
+    assert runs == []  # at 700 (the old threshold) this ran 7 collections
 
 
 def test_no_full_collection_right_after_a_key() -> None:

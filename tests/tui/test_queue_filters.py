@@ -223,3 +223,28 @@ async def test_hostile_filter_text_is_shown_inert(store: Store) -> None:
             # the same rows the store gives for the text as a literal
             assert ids(app) == [r.item_id for r in store.queue_page("triage", filt=QueueFilter(text=raw.strip()),
                                                                     limit=app.settings.page_size)]
+
+
+async def test_the_list_never_calls_new_what_the_status_filter_does_not(store: Store) -> None:
+    """An item someone holds, with no complete review, is "in progress" to the status filter. The
+    list's column used to say "new" for every item without a complete review (its "status"
+    column: "new" / "2 reviewed"), so the held item read "new" in the list and was missing under
+    the filter's "new". The column now counts reviews and never says "new"."""
+    claim = store.claim_next("triage", "someone-else")
+    assert claim is not None
+    new = {r.item_pk for r in store.queue_page("triage", filt=QueueFilter(status="new"), limit=500)}
+    going = {r.item_pk for r in store.queue_page("triage", filt=QueueFilter(status="in progress"), limit=500)}
+    assert claim.item_pk in going and claim.item_pk not in new
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one(DataTable)
+        labels = [str(c.label) for c in table.ordered_columns]
+        assert "reviews" in labels and "status" not in labels
+        at = labels.index("reviews")
+        cells = {int(str(key.value)): str(table.get_row(key)[at]) for key in table.rows}
+        assert "new" not in cells.values()
+        assert cells[claim.item_pk] == "none"
+        counted = {r.item_pk: r.reviewed for r in store.queue_page("triage", limit=500)}
+        assert all(cells[pk] == (str(n) if n else "none") for pk, n in counted.items() if pk in cells)
+        assert any(n for pk, n in counted.items() if pk in cells)

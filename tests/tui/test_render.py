@@ -250,3 +250,14 @@ async def test_a_50_kb_output_paints_only_the_lines_on_screen(store: Store, tmp_
         shown_raw = len(set(painted))
     assert total > 700
     assert 0 < shown_first <= SIZE[1] and 0 < shown_raw <= SIZE[1]
+
+
+def test_a_cap_reads_apart_from_the_overall_it_lowered() -> None:
+    """At two places a cap of 0.6667 under 0.6700 read "capped at 0.67 (from 0.67)" (seen on the
+    demo); the places grow until the two differ, up to four."""
+    from reviewer.tui.screens.scoring import _places_apart
+
+    assert _places_apart(0.6667, 0.6700) == 3
+    assert _places_apart(0.40, 0.85) == 2
+    assert _places_apart(0.5, None) == 2
+    assert _places_apart(0.66667, 0.66668) == 4

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Static
 
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.services.report_render import pairs_line
-from reviewer.tui import adapter
+from reviewer.tui import adapter, palette
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.screens.scoring import digit_to_score
@@ -102,10 +102,11 @@ class CalibrationScreen(AppKeysFirst):
         for i, d in enumerate(rows):
             ci = d.get("alpha_ci")
             alpha = Text(_num(d.get("alpha")) + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""))
+            colour = STATUS_STYLE.get(d["status"])
             table.add_row(safe_text(d["rubric"], newlines=False), safe_text(d["dimension"], newlines=False),
                           str(d["n"]), alpha, _num(d.get("alpha_humans")),
                           _num(d.get("kappa_quadratic")), _num(d.get("bias"), "+.2f"), _num(d.get("mae")),
-                          safe_text(f" {d['status']} ", STATUS_STYLE.get(d["status"], ""), newlines=False), key=str(i))
+                          safe_text(f" {d['status']} ", palette.label(colour) if colour else "", newlines=False), key=str(i))
         title = Text(" calibration ", style="bold reverse")
         title.append(safe_line(f"  {len(rows)} dimensions · sample: "
                                f"{', '.join(sorted({d['sample'] for d in rows})) or '—'}"

@@ -5,8 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
+
+#: how the footer shows the digit keys, as one entry (``score_1`` carries it; the others hidden)
+SCORE_KEYS = "0-9"
+
+
+def score_bindings(screen: str) -> list[Binding]:
+    """The digit keys that score the focused dimension (ids ``<screen>.score_0`` … ``_9``): one
+    entry in the footer, ``0-9 score``, where ten would push the keys after them off 80 columns."""
+    return [Binding(str(d), f"score({d})", "score" if d == 1 else f"score {d}", show=d == 1,
+                    key_display=SCORE_KEYS if d == 1 else None, id=f"{screen}.score_{d}") for d in range(10)]
 
 
 class AppKeysFirst(Screen[Any]):

@@ -18,8 +18,9 @@ from textual.widgets import Collapsible, Static
 
 from reviewer.domain.comments import Comment
 from reviewer.safetext import safe, safe_line, safe_text
+from reviewer.tui import palette
 from reviewer.tui.screens.comment import CommentDialog
-from reviewer.tui.screens.footer import footer
+from reviewer.tui.screens.footer import footer, score_bindings
 from reviewer.tui.screens.scoring import (
     ScoringScreen,
     cap_text,
@@ -31,6 +32,7 @@ from reviewer.tui.screens.scoring import (
 )
 from reviewer.tui.viewmodel import DimState, ItemState
 from reviewer.tui.widgets.dimension_card import DimensionCard
+from reviewer.tui.widgets.put import put
 from reviewer.tui.widgets.textview import TextView
 
 __all__ = ["ItemScreen", "digit_to_score"]
@@ -39,16 +41,16 @@ __all__ = ["ItemScreen", "digit_to_score"]
 class ItemScreen(ScoringScreen):
     """Score one item. ``j``/``k`` move between dimensions, digits score the focused one."""
 
-    # In the order the footer shows them: what a reviewer presses most comes first (80 columns
-    # show the first few); ``enter`` agrees even when a panel (context) has the focus.
+    # In the order the footer shows them, after help and quit: what a reviewer presses most comes
+    # first (80 columns show score, agree, next, undo and, while blind, reveal); ``enter`` agrees
+    # even when a panel (context) has the focus.
     BINDINGS = [
-        *[Binding(str(d), f"score({d})", f"score {d}", show=False, id=f"item.score_{d}")
-          for d in range(10)],
+        *score_bindings("item"),
         Binding("enter", "agree", "agree", id="item.agree", priority=True),
-        Binding("u", "undo", "undo", id="item.undo"),
         Binding("n", "next_item", "next", id="item.next"),
-        Binding("r", "reason", "reason", id="item.reason"),
+        Binding("u", "undo", "undo", id="item.undo"),
         Binding("v", "reveal", "reveal", id="item.reveal"),
+        Binding("r", "reason", "reason", id="item.reason"),
         Binding("s", "skip", "skip", id="item.skip"),
         Binding("f", "flag", "flag", id="item.flag"),
         Binding("c", "context", "context", id="item.context"),
@@ -72,6 +74,17 @@ class ItemScreen(ScoringScreen):
         self.raw = False
         #: which dimensions' judge side (evidence, turn scores) the texts show now
         self._shown_judge = self._judge_shown()
+        #: the widgets every item changes, found once (a query walks the DOM): set on mount
+        self._cards: list[DimensionCard] = []
+
+    def on_mount(self) -> None:
+        q = self.query_one
+        self._cards = [q(f"#card-{i}", DimensionCard) for i in range(len(self.state.dims))]
+        self._title_w, self._summary_w = q("#item-title", Static), q("#item-summary", Static)
+        self._flags_w, self._comments_w = q("#item-flags", Static), q("#item-comments", Static)
+        self._input_w, self._output_w = q("#item-input", TextView), q("#item-output", TextView)
+        self._left, self._right = q("#item-left", VerticalScroll), q("#item-right", VerticalScroll)
+        super().on_mount()
 
     def compose(self) -> ComposeResult:
         s = self.state
@@ -111,8 +124,8 @@ class ItemScreen(ScoringScreen):
 
     def show_progress(self) -> None:
         """The queue's progress has been read again: show it in the header."""
-        if self.is_mounted:
-            self.query_one("#item-title", Static).update(self._title())
+        if self.is_mounted and self._cards:
+            put(self._title_w, self._title())
 
     def _mode(self) -> str:
         return "output · as written (m: markdown)" if self.raw else "output · markdown (m: as written)"
@@ -128,16 +141,17 @@ class ItemScreen(ScoringScreen):
         """Put the input (or chat) and the output in their panels, rendered or raw, with the
         evidence and (conversations) the turn scores the judge may show."""
         self._shown_judge = self._judge_shown()
-        output = self.query_one("#item-output", TextView)
-        output.border_title = self._mode()
+        output = self._output_w
+        if output.border_title != self._mode():  # (setting it repaints, even to the same title)
+            output.border_title = self._mode()
         output.update(output_text(self.state, self._evidence(), self.raw))
-        self.query_one("#item-input", TextView).update(input_text(self.state, self.raw))
+        self._input_w.update(input_text(self.state, self.raw))
 
     def _flags_text(self) -> Text:
-        t = Text("safety flags\n", style="bold red")
+        t = Text("safety flags\n", style=palette.alarm())
         for f in self.state.flags:
-            t.append(safe_line(f" {f.gate} ({f.detector}) [{f.status}]: "), style="red")
-            t.append(safe(f.matched), style="bold white on red")
+            t.append(safe_line(f" {f.gate} ({f.detector}) [{f.status}]: "), style=palette.fail())
+            t.append(safe(f.matched), style=palette.alarm_text())
             if f.context:
                 t.append(safe(f"  {f.context}"), style="dim")  # a detector's excerpt marks its own cuts
             t.append("\n")
@@ -158,14 +172,14 @@ class ItemScreen(ScoringScreen):
         return t
 
     def _show_comments(self) -> None:
-        panel = self.query_one("#item-comments", Static)
+        panel = self._comments_w
         panel.display = bool(self.state.shown_comments())
-        panel.update(self._comments_text())
+        put(panel, self._comments_text())
 
     def _show_flags(self) -> None:
-        panel = self.query_one("#item-flags", Static)
+        panel = self._flags_w
         panel.display = bool(self.state.flags)
-        panel.update(self._flags_text())
+        put(panel, self._flags_text())
 
     def _summary(self) -> Text:
         judge, eff = self.state.judge_result(), self.state.effective_result()
@@ -186,13 +200,12 @@ class ItemScreen(ScoringScreen):
         return t
 
     def _refresh_all(self) -> None:
-        for i, d in enumerate(self.state.dims):
-            card = self.query_one(f"#card-{i}", DimensionCard)
+        for i, (card, d) in enumerate(zip(self._cards, self.state.dims, strict=True)):
             card.set_class(i == self.focus_index, "-focused")
             if card.state is not d or card.shown != card.signature():  # re-render only what changed
                 card.state = d
                 card.refresh_state()
-        self.query_one("#item-summary", Static).update(self._summary())
+        put(self._summary_w, self._summary())
         self._show_flags()
         self._show_comments()
         if self._judge_shown() != self._shown_judge:  # a reveal: quotes and turn scores shown now
@@ -207,8 +220,8 @@ class ItemScreen(ScoringScreen):
     def _scroll_to_focus(self) -> None:
         if not self.is_mounted or self.focus_index >= len(self.state.dims):
             return
-        card = self.query_one(f"#card-{self.focus_index}", DimensionCard)
-        column = self.query_one("#item-right", VerticalScroll).region
+        card = self._cards[self.focus_index]
+        column = self._right.region
         head = card.region.y, card.region.y + min(card.region.height, 4)
         if card.region.height and column.y <= head[0] and head[1] <= column.bottom:
             return  # its head is in view already: no scroll, no repaint
@@ -231,16 +244,16 @@ class ItemScreen(ScoringScreen):
             return False
         self.state, self.focus_index, self._verdict_flipped = state, state.first_unscored(), False
         self.done = []
-        self.query_one("#item-title", Static).update(self._title())
+        put(self._title_w, self._title())
         self.raw = False
         self._show_texts()
-        for collapsible, text in zip(self.query(Collapsible), [t for t in (state.context, state.reference) if t],
-                                     strict=True):
-            collapsible.collapsed = True
-            collapsible.query_one(".-source", Static).update(safe_text(text))
-        self._refresh_all()
-        self.query_one("#item-left", VerticalScroll).scroll_home(animate=False)
-        self.query_one("#item-right", VerticalScroll).scroll_home(animate=False)
+        sources = [t for t in (state.context, state.reference) if t]
+        if sources:
+            for collapsible, text in zip(self.query(Collapsible), sources, strict=True):
+                collapsible.collapsed = True
+                put(collapsible.query_one(".-source", Static), safe_text(text))
+        self._left.scroll_home(animate=False)
+        self._right.scroll_home(animate=False)
         self._refresh_all()
         return True
 

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from reviewer.safetext import safe, safe_line
-from reviewer.tui.screens.footer import footer
+from reviewer.tui.screens.footer import footer, score_bindings
 from reviewer.tui.screens.reason import PAIR_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.screens.scoring import ScoringScreen, input_text, output_text, verdict
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
@@ -28,26 +28,32 @@ from reviewer.tui.widgets.dimension_card import DimensionCard
 LETTERS = "AB"
 
 
+#: the choice keys, one entry in the footer ("abt A · B · tie"; help lists each)
+CHOICE = Binding.Group("A · B · tie", compact=True)
+
+
 class PairScreen(ScoringScreen):
     """Score two items of a group side by side and choose the better one."""
 
+    # In the order the footer shows them, after help and quit: at 80 columns score, agree, the
+    # choice, next, undo and (while blind) reveal stay in view.
     BINDINGS = [
-        *[Binding(str(d), f"score({d})", f"score {d}", show=False, id=f"pair.score_{d}") for d in range(10)],
+        *score_bindings("pair"),
         Binding("h,left", "side(0)", "side A", show=False, id="pair.side_a"),
         Binding("l,right", "side(1)", "side B", show=False, id="pair.side_b"),
         Binding("j,down", "move(1)", "next dim", show=False, id="pair.next_dimension"),
         Binding("k,up", "move(-1)", "prev dim", show=False, id="pair.previous_dimension"),
         Binding("enter", "agree", "agree", id="pair.agree"),
-        Binding("a", "choose(0)", "A better", id="pair.a_better"),
-        Binding("b", "choose(1)", "B better", id="pair.b_better"),
-        Binding("t", "choose(-1)", "tie", id="pair.tie"),
+        Binding("a", "choose(0)", "A better", id="pair.a_better", group=CHOICE),
+        Binding("b", "choose(1)", "B better", id="pair.b_better", group=CHOICE),
+        Binding("t", "choose(-1)", "tie", id="pair.tie", group=CHOICE),
+        Binding("n", "next_item", "next", id="pair.next"),
+        Binding("v", "reveal", "reveal", id="pair.reveal"),
+        Binding("u", "undo", "undo", id="pair.undo"),
         Binding("e", "choice_reason", "why (choice)", id="pair.choice_reason"),
         Binding("o", "partner(1)", "next partner", id="pair.next_partner"),
         Binding("O", "partner(-1)", "prev partner", show=False, id="pair.previous_partner"),
         Binding("r", "reason", "reason", id="pair.reason"),
-        Binding("u", "undo", "undo", id="pair.undo"),
-        Binding("v", "reveal", "reveal judge", id="pair.reveal"),
-        Binding("n", "next_item", "next item", id="pair.next"),
         Binding("s", "skip", "skip", id="pair.skip"),
         Binding("escape", "back", "back", id="pair.back"),
     ]

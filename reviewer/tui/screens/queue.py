@@ -22,13 +22,15 @@ from textual.widgets import DataTable, Input, Static
 
 from reviewer.safetext import safe_line, safe_text
 from reviewer.store.views import QueueFilter
-from reviewer.tui import adapter
+from reviewer.tui import adapter, palette
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 
 #: Rows added before the first frame of a page; a terminal shows fewer.
 FIRST_ROWS = 60
-COLUMNS = ("item", "dataset", "judge", "band", "pass", "safety", "errors", "status", "held by")
+#: "reviews" counts complete reviews; it is not the status the filter offers (a held or half-done
+#: item with none is "in progress" there), so it does not say "new"
+COLUMNS = ("item", "dataset", "judge", "band", "pass", "safety", "errors", "reviews", "held by")
 #: what the judge said: never shown in a blind session
 JUDGE_COLUMNS = ("judge", "band", "pass")
 
@@ -169,14 +171,14 @@ class QueueScreen(AppKeysFirst):
         table = self.query_one(DataTable)
         columns = self._columns()
         for r in lines:
-            band = safe_text(f" {r.band} ", f"black on {r.band_color}", newlines=False) if r.band else Text("—")
+            band = safe_text(f" {r.band} ", palette.label(r.band_color), newlines=False) if r.band else Text("—")
             passed = Text("pass", style="green") if r.passed else (
-                Text("fail", style="red") if r.passed is not None else Text("—"))
+                Text("fail", style=palette.fail()) if r.passed is not None else Text("—"))
             cells = {
                 "item": safe_text(r.item_id, newlines=False), "dataset": safe_text(r.dataset or "", newlines=False),
                 "judge": Text("—" if r.overall is None else f"{r.overall:.2f}"), "band": band, "pass": passed,
-                "safety": Text("FLAG", style="bold red") if r.flagged else Text(""),
-                "errors": Text(str(r.errors or "")), "status": safe_text(r.status, newlines=False),
+                "safety": Text("FLAG", style=palette.alarm()) if r.flagged else Text(""),
+                "errors": Text(str(r.errors or "")), "reviews": Text(r.reviews),
                 "held by": safe_text(r.holder or "", newlines=False),
             }
             table.add_row(*(cells[c] for c in columns), key=str(r.item_pk))

@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Input, Label, Static
 
 from reviewer.domain.safety import WAITING
 from reviewer.safetext import safe, safe_line, safe_text
-from reviewer.tui import adapter
+from reviewer.tui import adapter, palette
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 
@@ -137,7 +137,7 @@ class SafetyScreen(AppKeysFirst):
             detail.update("no flags waiting")
             return
         text = Text.assemble((safe_line(f.item_id), "bold"), " · ", safe_line(f.gate), " · ", safe_line(f.detector),
-                             "   ", (safe_line(f.status), "bold red" if f.status == "escalated" else "bold"),
+                             "   ", (safe_line(f.status), palette.alarm() if f.status == "escalated" else "bold"),
                              ("  sign-offs ", "dim"), (safe_line(f.signoffs), "bold"), "\n")
         if f.context:
             text.append("why flagged: ", style="dim")
@@ -150,7 +150,7 @@ class SafetyScreen(AppKeysFirst):
         out = f.output
         start, end = max(0, f.start), min(len(out), f.end)
         text.append(safe(out[max(0, start - 200):start]))
-        text.append(safe(out[start:end]), style="bold white on red")
+        text.append(safe(out[start:end]), style=palette.alarm_text())
         text.append(safe(out[end:end + 200]))
         detail.update(text)
 
@@ -175,7 +175,7 @@ class SafetyScreen(AppKeysFirst):
     def _decided(self, f: adapter.FlagLine, row: int, fut: Any) -> None:
         """Say what the decision did, keep the cursor on the flag (or the next one), reload."""
         if fut.exception() is not None:
-            self.said = Text.assemble(("not recorded: ", "bold red"), safe(fut.exception()))
+            self.said = Text.assemble(("not recorded: ", palette.alarm()), safe(fut.exception()))
             self.query_one("#safety-said", Static).update(self.said)
             return
         status = fut.result()

@@ -17,7 +17,7 @@ from textual import work
 from reviewer.domain.safety import WAITING
 from reviewer.domain.wording import score_text
 from reviewer.safetext import safe_line, safe_text
-from reviewer.tui import adapter
+from reviewer.tui import adapter, palette
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
@@ -54,8 +54,8 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
             continue
         color = r.band.color if r.band and r.band.color else "white"
         t.append(f"{r.overall:.2f} ", style="bold")
-        t.append(safe_line(f" {r.band.label if r.band else ''} "), style=f"black on {color}")
-        t.append("  pass" if r.passed else "  fail", style="green" if r.passed else "red")
+        t.append(safe_line(f" {r.band.label if r.band else ''} "), style=palette.label(color))
+        t.append("  pass" if r.passed else "  fail", style="green" if r.passed else palette.fail())
     return t
 
 
@@ -72,7 +72,7 @@ def reveal_text(state: ItemState) -> Text | None:
         t.append(d.dim.id, style="bold")
         t.append(f" you {score_text(d.blind_score)} judge ")
         if d.judge_score is None or d.blind_score is None:
-            t.append("error", style="red")
+            t.append("error", style=palette.fail())
             continue
         gap = d.judge_score - d.blind_score
         t.append(score_text(d.judge_score))
@@ -105,6 +105,15 @@ def output_text(state: ItemState, quotes: list[str], raw: bool = False) -> Text:
     return head + shown if head is not None else shown
 
 
+def _places_apart(capped: float, uncapped: float | None) -> int:
+    """Decimal places (2 to 4) that show a cap's value apart from the overall it lowered: a cap
+    of 0.667 under 0.670 read "capped at 0.67 (from 0.67)" at two places."""
+    places = 2
+    while uncapped is not None and places < 4 and f"{capped:.{places}f}" == f"{uncapped:.{places}f}":
+        places += 1
+    return places
+
+
 def cap_text(state: ItemState) -> Text | None:
     """Which ceiling or cap set the overall, as the domain fold's aggregate says
     (``ItemScore.capped_by``): the effective overall's, and the judge's when it differs. None
@@ -118,9 +127,10 @@ def cap_text(state: ItemState) -> Text | None:
             continue
         if t:
             t.append("\n")
-        t.append(f"{label} capped at {r.overall:.2f}", style="bold yellow")
+        places = _places_apart(r.overall, r.uncapped)
+        t.append(f"{label} capped at {r.overall:.{places}f}", style="bold yellow")
         if r.uncapped is not None:
-            t.append(f" (from {r.uncapped:.2f})", style="dim")
+            t.append(f" (from {r.uncapped:.{places}f})", style="dim")
         t.append(" by ")
         t.append(safe_line("; ".join(r.capped_by)))
     return t or None

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from reviewer.domain.wording import score_text
 from reviewer.safetext import safe, safe_line
+from reviewer.tui import palette
 from reviewer.tui.viewmodel import DimState
 from reviewer.tui.widgets.markdown import shown
 from rubrics.methods.base import role_spans
@@ -44,7 +45,7 @@ def turn_badges(conversation: list[dict[str, Any]], dims: list[DimState]) -> dic
             if t.score is not None:
                 badge.append(f" {score_text(t.score)}", style="bold reverse")
             elif t.error is not None:
-                badge.append(" error", style="bold red")
+                badge.append(" error", style=palette.alarm())
             else:
                 badge.append(" n/a", style="dim")
     return out

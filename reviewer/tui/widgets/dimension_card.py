@@ -6,13 +6,15 @@ mode the judge's side stays hidden until the reviewer has scored the dimension.
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
 from reviewer.domain.wording import score_text
 from reviewer.safetext import safe, safe_line
+from reviewer.tui import palette
 from reviewer.tui.viewmodel import DimState
+from reviewer.tui.widgets.put import put
 from rubrics.schema import Dimension
 
 
@@ -43,9 +45,9 @@ class DimensionCard(Static):
         self.set_class(s.my_score is not None, "-scored")
         self.set_class(s.judge_error is not None, "-error")
         self.set_class(s.needs_reason(self.reason_margin), "-needs-reason")
-        self.update(self._render_state())
+        put(self, self._render_state())  # repainted only if it differs, laid out only if its height does
 
-    def _render_state(self) -> RenderableType:
+    def _render_state(self) -> Group:
         s, dim = self.state, self.state.dim
         head = Text()
         head.append(safe_line(dim.name or dim.id), style="bold")
@@ -55,7 +57,7 @@ class DimensionCard(Static):
         if not s.judge_visible:
             judge.append("judge: hidden until you score (blind)", style="italic dim")
         elif s.judge_error is not None:
-            judge.append("judge error: ", style="bold red")
+            judge.append("judge error: ", style=palette.alarm())
             judge.append(safe(s.judge_error))
             if s.raw_reply:
                 judge.append(f"\n  raw reply: {safe_line(s.raw_reply[:160])}", style="dim")

@@ -23,6 +23,8 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widgets import Static
 
+from reviewer.tui.widgets.put import same_text
+
 #: (id of a text, width) → (the text, kept alive so the id stays its own; its wrapped lines)
 _WRAPS: OrderedDict[tuple[int, int], tuple[Text, list[Text]]] = OrderedDict()
 _LOCK = threading.Lock()
@@ -84,8 +86,15 @@ class TextView(Static):
 
     def update(self, content: Any = "", *, layout: bool = True) -> None:
         """Show ``content`` (a ``Text``; anything else is shown as its plain string). Unlike a
-        ``Static``, nothing is converted or rendered here: lines are, when they are shown."""
-        self._text = content if isinstance(content, Text) else Text(str(content))
+        ``Static``, nothing is converted or rendered here: lines are, when they are shown. The
+        same text again costs nothing, and a text of the same height no layout of the screen."""
+        text = content if isinstance(content, Text) else Text(str(content))
+        if same_text(text, self._text):
+            return
+        self._text = text
+        width, height = self.content_size
+        if layout and width and self.display and (self.styles.height is None or self.styles.height.is_auto):
+            layout = len(self.lines(width)) != height  # (the lines the next paint takes, cached)
         self.refresh(layout=layout)
 
     @property

@@ -1,0 +1,124 @@
+"""The aggregated numeric read (reviewer.store.numeric_read): every real exactly as stored, whatever
+its value (levels, thirds, a spread, tiny and huge numbers, NULL), rows in key order, and the same
+columns however the read is cut into chunks — on both backends (PostgreSQL streams the rows)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from reviewer.services.importing import import_file
+from reviewer.store import Store, numeric_read
+from reviewer.store.numeric_read import in_key_order
+from rubrics.results import ScoreResult
+
+REF = "general-quality@1.0.0"
+#: Judge scores as stored: levels, halves, a mean of three samples, 0.1 + 0.2 (no short decimal
+#: gives it back), a subnormal, one past 2**33 (no exact code), a failed call (NULL).
+SCORES: list[float | None] = [7.0, 2.5, 20 / 3, 0.1 + 0.2, 5e-324, 2.0**40 + 0.5, None, 1.0 + 2.0**-40, 3.25]
+STDS: list[float | None] = [None, 0.5, math.sqrt(2.0), 1 / 3, None, 0.0, None, 2.0**-30, 1e-17]
+
+
+def _judged(store: Store, tmp_path: Path) -> list[int]:
+    rows = [{"id": f"n{i}", "input": "q", "output": f"answer {i}"} for i in range(len(SCORES))]
+    path = tmp_path / "numeric.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    import_file(store, path, REF, dataset="num")
+    run = store.create_judge_run(REF, "m1", dataset="num")
+    store.record_results(run, [ScoreResult(f"n{i}", "accuracy", "llm_judge", "m1", s, std=d,
+                                           error=None if s is not None else "no reply")
+                               for i, (s, d) in enumerate(zip(SCORES, STDS, strict=True))])
+    cols = store.rating_columns(REF, "num")
+    return [int(p) for p in cols.item_pk]
+
+
+def test_every_real_comes_back_exactly(store: Store, tmp_path: Path) -> None:
+    _judged(store, tmp_path)
+    cols = store.rating_columns(REF, "num")
+    dc = cols.dims["accuracy"]
+    got_scores, got_stds = dc.judge[:, 0], dc.judge_std[:, 0]
+    for i, (s, d) in enumerate(zip(SCORES, STDS, strict=True)):
+        if s is None:  # the failed call leaves the model without a score on that item
+            assert np.isnan(got_scores[i])
+            continue
+        assert got_scores[i].hex() == s.hex(), (i, got_scores[i], s)  # bit for bit, not "close"
+        assert (np.isnan(got_stds[i]) if d is None else got_stds[i].hex() == d.hex()), (i, got_stds[i], d)
+
+
+def test_chunks_give_the_same_columns(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _judged(store, tmp_path)
+    for i, who in enumerate(("ana", "bo", "cy")):
+        for pk in store.rating_columns(REF, "num").item_pk[i::2]:
+            store.add_human_score(int(pk), "clarity", who, 3.5 + i)
+    whole = store.rating_columns(REF, "num")
+    monkeypatch.setattr(numeric_read, "CHUNK", 2)  # many small aggregates instead of one
+    cut = store.rating_columns(REF, "num")
+    for d in ("accuracy", "clarity"):
+        np.testing.assert_array_equal(whole.dims[d].judge, cut.dims[d].judge)
+        np.testing.assert_array_equal(whole.dims[d].judge_std, cut.dims[d].judge_std)
+        np.testing.assert_array_equal(whole.dims[d].humans, cut.dims[d].humans)
+    assert whole.reviewers == cut.reviewers == ["ana", "bo", "cy"]
+    assert not np.isnan(whole.dims["clarity"].humans).all()
+
+
+def test_columns_are_put_in_key_order() -> None:
+    """SQLite documents no order for what group_concat aggregates: the keys travel with the
+    values and the columns are sorted by them when they did not come in order."""
+    pk = np.array([5, 1, 9, 3], dtype=np.int64)
+    cols = {"pk": pk, "v": np.array([50.0, 10.0, 90.0, 30.0])}
+    out = in_key_order(cols)
+    assert out["pk"].tolist() == [1, 3, 5, 9]
+    assert out["v"].tolist() == [10.0, 30.0, 50.0, 90.0]
+    ordered = {"pk": np.array([1, 2, 3], dtype=np.int64), "v": np.array([1.0, 2.0, 3.0])}
+    assert in_key_order(ordered) is ordered  # already in order: nothing copied
+
+
+def test_the_judge_side_read_beside_keeps_one_snapshot(store: Store, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """On SQLite the judge rows are read on a second connection while the first reads the human
+    rows; a write landing between the two snapshots (here: a new judge score, committed just as
+    the second connection starts) must not reach the columns — the judge side is then read again
+    on the first connection. Without the stamp check the new score came through (checked below
+    by reading with the check switched off)."""
+    from reviewer.store import rating_columns as rc
+
+    pks = _judged(store, tmp_path)
+    before = store.rating_columns(REF, "num").dims["accuracy"].judge.copy()
+    real = rc._stamp
+    calls: list[str] = []
+
+    def stamp_after_a_write(conn: Any, ref: str) -> Any:
+        calls.append(ref)
+        if len(calls) == 2:  # the second connection, before its first read: someone writes now
+            run = store.create_judge_run(REF, "m1", dataset="num")
+            store.record_results(run, [ScoreResult("n0", "accuracy", "llm_judge", "m1", 1.0)])
+        return real(conn, ref)  # the real stamp, of that connection
+
+    monkeypatch.setattr(rc, "_stamp", stamp_after_a_write)
+    got = store.rating_columns(REF, "num").dims["accuracy"].judge
+    if store.engine.dialect.name == "sqlite":
+        assert len(calls) == 2  # a second connection was used, and its stamp differed
+        np.testing.assert_array_equal(got, before)  # the first snapshot's scores, n0 still 7.0
+    after = store.rating_columns(REF, "num").dims["accuracy"].judge  # a later read sees the write
+    assert after[0, 0] == 1.0 and pks[0] == int(store.rating_columns(REF, "num").item_pk[0])
+    if store.engine.dialect.name != "sqlite":
+        return  # PostgreSQL reads both tables on one connection
+    # the same write between the snapshots with the check switched off (every stamp alike): the
+    # second connection's newer score comes through beside the first snapshot's rows
+    calls.clear()
+
+    def no_check(conn: Any, ref: str) -> Any:
+        calls.append(ref)
+        if len(calls) == 2:
+            run = store.create_judge_run(REF, "m1", dataset="num")
+            store.record_results(run, [ScoreResult("n0", "accuracy", "llm_judge", "m1", 2.0)])
+        return (ref,)
+
+    monkeypatch.setattr(rc, "_stamp", no_check)
+    unchecked = store.rating_columns(REF, "num").dims["accuracy"].judge
+    assert unchecked[0, 0] == 2.0  # written after the first snapshot began: what the check prevents
