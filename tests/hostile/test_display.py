@@ -275,6 +275,11 @@ async def test_queue_and_calibration_screens_with_markup_names(tmp_path: Path,
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         queue_svg = app.export_screenshot()
+        for _ in range(20):  # once in a whole-suite run the picture was taken before the rows' paint
+            if "item-0" in queue_svg:
+                break
+            await pilot.pause(0.05)
+            queue_svg = app.export_screenshot()
         table = app.screen.query_one(DataTable)
         cells = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
         await pilot.press("c")
