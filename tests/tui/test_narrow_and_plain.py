@@ -48,6 +48,19 @@ async def test_the_keys_that_matter_fit_80_columns_on_the_item_screen(store: Sto
         assert score.key_display == "0-9"  # one entry for the ten digit keys
 
 
+async def test_the_queue_footer_names_quit_once(store: Store) -> None:
+    """The queue's own ``q`` and the app's ``ctrl+q`` both showed "quit" in its footer; ``q``
+    still quits and help still lists it."""
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        quits = [k.description for k in app.screen.query(FooterKey) if "quit" in k.action]
+        assert quits == ["quit"]
+        await pilot.press("q")
+        await settle(app, pilot)
+    assert app.return_code is not None or not app.is_running
+
+
 async def test_reveal_fits_80_columns_while_blind(store: Store) -> None:
     app = make_app(store, REVIEWER, blind=True)
     async with app.run_test(size=SMALL) as pilot:

@@ -52,7 +52,7 @@ class QueueScreen(AppKeysFirst):
         Binding("r", "refresh", "refresh", id="queue.refresh"),
         Binding("S", "safety", "safety queue", id="queue.safety"),
         Binding("c", "calibration", "calibration", id="queue.calibration"),
-        Binding("q", "app.quit", "quit", id="queue.quit"),
+        Binding("q", "app.quit", "quit", show=False, id="queue.quit"),  # the footer has ^q already
     ]
 
     def __init__(self) -> None:
