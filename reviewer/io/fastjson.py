@@ -2,9 +2,9 @@
 
 An import reads and hashes every row: the standard module's decoder and its canonical encoder
 (``sort_keys``, compact, ``ensure_ascii=False``) were a third of the reader's time. orjson does
-both several times faster, but differs from ``json`` in a few corners, so each function here
-answers None where its input lies in one of them and the caller takes the ``json`` path for that
-row (the one that also words every error):
+both several times faster, but differs from ``json`` in a few corners. Where an input lies in one
+of them, :func:`loads_line` answers None and the caller reads that row with ``json`` (the path that
+also words every error), and :func:`canonical_bytes` writes it with ``json`` itself:
 
 - reading: an integer beyond 64 bits becomes a float in orjson (``json`` keeps the int), so a
   line with a run of 19 or more digits is left to ``json``; a lone surrogate escape (``\\ud800``),
@@ -18,7 +18,7 @@ row (the one that also words every error):
 
 Strings (every code point, escapes of control characters), key order (code point order),
 ``true``/``false``/``null`` and every other float are written byte for byte alike (checked by
-``tests/io/test_fastjson.py`` against the standard module).
+``tests/hostile/test_fastjson.py`` against the standard module).
 """
 
 from __future__ import annotations
