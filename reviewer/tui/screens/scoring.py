@@ -14,6 +14,7 @@ from typing import Any
 from rich.text import Text
 from textual import work
 
+from reviewer.domain.judge import bias
 from reviewer.domain.safety import WAITING
 from reviewer.domain.wording import score_text
 from reviewer.safetext import safe_line, safe_text
@@ -71,10 +72,10 @@ def reveal_text(state: ItemState) -> Text | None:
             t.append(" · ")
         t.append(d.dim.id, style="bold")
         t.append(f" you {score_text(d.blind_score)} judge ")
-        if d.judge_score is None or d.blind_score is None:
+        gap = bias(d.judge_score, d.blind_score)  # the one sign: judge minus the blind score
+        if gap is None:
             t.append("error", style=palette.fail())
             continue
-        gap = d.judge_score - d.blind_score
         t.append(score_text(d.judge_score))
         same = abs(gap) < 0.005
         t.append(" (same)" if same else f" ({'+' if gap > 0 else '−'}{score_text(abs(gap))})",
