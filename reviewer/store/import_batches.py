@@ -17,10 +17,11 @@ import multiprocessing
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Protocol
 
-from reviewer.domain.records import Row
+from reviewer.domain.records import PlainHuman, PlainJudge, Row
 from reviewer.store.bulk import json_text
 from rubrics.schema import Dimension, Rubric
 
@@ -97,12 +98,23 @@ class Overall:
         self.rubric = rubric
         self.human_only = {d.id for d in rubric.dimensions if d.method == "human"}
         self.seen: dict[tuple[Any, ...], tuple[float | None, str | None, bool | None]] = {}
-        #: a set of dimensions one person scored → whether it is a complete review
-        self.reviews: dict[frozenset[str], bool] = {}
+        #: the dimensions one person scored (a set, or a plain entry's tuple) → a complete review?
+        self.reviews: dict[Any, bool] = {}
         #: :func:`people_gap`'s results by the scores they came from
         self.gaps: dict[tuple[Any, ...], float | None] = {}
+        #: the overall of plain judge scores (:class:`PlainJudge`), by their key
+        self.plain: dict[tuple[Any, ...], tuple[float | None, str | None, bool | None]] = {}
 
     def __call__(self, r: Row) -> tuple[float | None, str | None, bool | None]:
+        j = r.judge
+        if type(j) is PlainJudge and not self.human_only:  # remembered by the scores as given
+            plain = self.plain.get(j.key)
+            if plain is None:
+                plain = self.plain[j.key] = self._of(r)
+            return plain
+        return self._of(r)
+
+    def _of(self, r: Row) -> tuple[float | None, str | None, bool | None]:
         judged = tuple((k, e.score, bool(e.error)) for k, e in r.judge.items())
         people = tuple((who, dim_id, score) for who, dim_id, score, *_ in r.human
                        if dim_id in self.human_only) if self.human_only and r.human else ()
@@ -134,7 +146,7 @@ def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tupl
             reviews_done(overall.rubric, r, overall.reviews), people_gap(overall, r))
 
 
-def reviews_done(rubric: Rubric, r: Row, seen: dict[frozenset[str], bool] | None = None) -> int:
+def reviews_done(rubric: Rubric, r: Row, seen: dict[Any, bool] | None = None) -> int:
     """How many people the row's human entries show with a complete review
     (:func:`reviewer.domain.complete_reviews`): an imported review counts like one entered in the
     review screen. Every imported entry is a vote with a score (no undo, no adjudication), so
@@ -142,10 +154,18 @@ def reviews_done(rubric: Rubric, r: Row, seen: dict[frozenset[str], bool] | None
     complete review is :meth:`Rubric.review_complete`, asked once per distinct set (``seen``)."""
     if not r.human:
         return 0
+    seen = {} if seen is None else seen
+    h = r.human
+    if type(h) is PlainHuman and h.distinct:  # each person's dimensions are their scores' keys
+        done = 0
+        for _, scores in h.by_person:
+            if scores.dims not in seen:
+                seen[scores.dims] = rubric.review_complete(frozenset(scores.dims))
+            done += seen[scores.dims]
+        return done
     by: dict[str, set[str]] = {}
     for reviewer, dim_id, *_ in r.human:
         by.setdefault(reviewer, set()).add(dim_id)
-    seen = {} if seen is None else seen
     done = 0
     for dims in by.values():
         key = frozenset(dims)
@@ -164,6 +184,13 @@ def people_gap(overall: Overall, r: Row) -> float | None:
     imported votes; its consensus does not depend on names or order), so few keys recur."""
     if not r.human or not r.judge:
         return None
+    h, judge = r.human, r.judge
+    if type(h) is PlainHuman and h.distinct and h.dims is not None:  # a column of scores per dimension
+        from reviewer.domain import item_gap
+
+        return item_gap(_dim_gap(overall, (dim_id, judge[dim_id].score, tuple(sorted(votes))))
+                        for dim_id, votes in zip(h.dims, zip(*(s.scores for _, s in h.by_person), strict=True), strict=True)
+                        if dim_id in judge)
     people: dict[str, dict[str, float]] = {}
     for who, dim_id, score, *_ in r.human:
         if dim_id in r.judge:
@@ -194,6 +221,18 @@ class Dims(dict[str, Dimension]):
     def __init__(self, rubric: Rubric) -> None:
         super().__init__((d.id, d) for d in rubric.dimensions)
         self.norms: dict[tuple[str, float], float] = {}
+        self.plain: dict[tuple[Any, ...], list[tuple[tuple[str | None, str], float, float]]] = {}
+
+    def plain_rows(self, model: str | None, judge: PlainJudge) -> list[tuple[tuple[str | None, str], float, float]]:
+        """A :class:`PlainJudge`'s ((model, dimension), score, normalised), made once per scores."""
+        key = (model, judge.key)
+        rows = self.plain.get(key)
+        if rows is None:
+            if len(self.plain) >= GAP_CACHE:
+                self.plain.clear()
+            rows = self.plain[key] = [((model, dim_id), e.score, self.norm(dim_id, e.score))
+                                      for dim_id, e in judge.items() if e.score is not None]
+        return rows
 
     def norm(self, dim_id: str, score: float) -> float:
         key = (dim_id, score)
@@ -206,6 +245,25 @@ class Dims(dict[str, Dimension]):
 def add_scores(batch: Batch, dims: Dims, r: Row, pk: int, revision: int | None = None) -> None:
     """Put the row's judge and human scores into the batch; ``revision``: the item's new content
     revision (``--update``), else a new item's first."""
+    model = r.judge_model
+    if revision is None and type(r.judge) is PlainJudge:
+        for key, score, norm in dims.plain_rows(model, r.judge):
+            plain = batch.judge_plain.get(key)
+            if plain is None:
+                plain = batch.judge_plain[key] = []
+            plain.append((pk, score, norm))
+    else:
+        _judge_rows(batch, dims, r, pk, revision)
+    h = r.human
+    if revision is None and type(h) is PlainHuman and not batch.human:
+        extend = batch.human_plain.extend
+        for who, s in h.by_person:
+            extend(zip(repeat(pk), s.dims, repeat(who), s.scores))
+        return
+    _human_rows(batch, r, pk, revision)
+
+
+def _judge_rows(batch: Batch, dims: Dims, r: Row, pk: int, revision: int | None) -> None:
     model = r.judge_model
     for dim_id, e in r.judge.items():
         score = e.score
@@ -224,6 +282,9 @@ def add_scores(batch: Batch, dims: Dims, r: Row, pk: int, revision: int | None =
             batch.judge_full.setdefault(model, []).append(row)
         else:
             batch.judge_revised.setdefault(model, []).append((*row, revision))
+
+
+def _human_rows(batch: Batch, r: Row, pk: int, revision: int | None) -> None:
     if revision is not None:
         for reviewer, dim_id, score, reason, tags, blind in r.human:
             batch.human_revised.append((pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]",
