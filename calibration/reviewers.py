@@ -48,15 +48,35 @@ def per_reviewer(humans: Array, names: Sequence[str], level: Level = "ordinal") 
     return out
 
 
+def _pair_tables(unit: NDArray[np.int64], cell: NDArray[np.int64], cells: int, chunk: int = 1 << 22) -> Array:
+    """How often each two (reviewer, value) cells meet in a unit: ``cells`` × ``cells`` counts over
+    every ordered pair of one unit's scores, itself included (``unit`` sorted) — the one-hot
+    scores' product with themselves, counted without building them, about ``chunk`` pairs at a
+    time (a unit with 70 raters has 4,900)."""
+    starts = np.flatnonzero(np.concatenate(([True], unit[1:] != unit[:-1])))
+    sizes = np.diff(np.append(starts, unit.size))
+    counts = np.zeros(cells * cells, dtype=np.int64)
+    upto = np.cumsum(sizes * sizes)
+    lo = 0
+    while lo < starts.size:
+        hi = max(lo + 1, int(np.searchsorted(upto, (upto[lo - 1] if lo else 0) + chunk, side="right")))
+        s, z = starts[lo:hi], sizes[lo:hi]
+        per_score = np.repeat(z, z)  # each score meets every score of its unit
+        first = np.repeat(np.repeat(s, z), per_score)
+        mine = np.repeat(np.arange(s[0], s[-1] + z[-1]), per_score)
+        other = first + (np.arange(mine.size) - np.repeat(np.cumsum(per_score) - per_score, per_score))
+        counts += np.bincount(cell[mine] * cells + cell[other], minlength=cells * cells)
+        lo = hi
+    return counts.reshape(cells, cells).astype(np.float64)
+
+
 def pairwise_alpha(humans: Array, level: Level = "ordinal", max_values: int = 64) -> tuple[Array, Array]:
     """(alpha, shared units) for every pair of reviewers: R × R, NaN where alpha is undefined.
 
     With few distinct values every pair's alpha comes from its coincidence table at once: the
-    one-hot scores (units × reviewers·values, sparse) times themselves give each pair's
+    one-hot scores (units × reviewers·values) times themselves (:func:`_pair_tables`) give each pair's
     contingency table, and alpha = 1 − (n − 1)·Σ o·δ / Σ n_c·n_k·δ with the level's δ (ordinal
     from the pair's own value counts). Otherwise each pair is computed on its own."""
-    from scipy import sparse
-
     units, r_n = humans.shape
     seen = ~np.isnan(humans)
     shared = seen.T.astype(np.float64) @ seen.astype(np.float64)
@@ -75,8 +95,7 @@ def pairwise_alpha(humans: Array, level: Level = "ordinal", max_values: int = 64
     q = values.size
     u_idx, r_idx = np.nonzero(seen)
     codes = np.searchsorted(values, humans[u_idx, r_idx])
-    onehot = sparse.csr_matrix((np.ones(u_idx.size), (u_idx, r_idx * q + codes)), shape=(units, r_n * q))
-    table = np.asarray((onehot.T @ onehot).todense()).reshape(r_n, q, r_n, q).transpose(0, 2, 1, 3)
+    table = _pair_tables(u_idx, r_idx * q + codes, r_n * q).reshape(r_n, q, r_n, q).transpose(0, 2, 1, 3)
     coinc = table + table.transpose(0, 1, 3, 2)  # o_ck of each pair (two coders per unit)
     n_c = coinc.sum(axis=3)
     n = n_c.sum(axis=2)

@@ -30,6 +30,14 @@ def test_rubrics_and_calibration_never_import_the_ui_or_the_store() -> None:
     assert forbidden_imports(ROOT / "calibration", ("textual", "reviewer", "rubrics", "sqlalchemy")) == []
 
 
+def test_the_product_never_imports_scipy() -> None:
+    """Importing scipy.stats costs ``calibrate`` about a second of CPU at a million ratings
+    (benchmarks/bench_calibrate_scale.py); calibration/ranks.py computes the correlations instead
+    and the tests compare them with scipy's."""
+    for package in ("rubrics", "calibration", "reviewer"):
+        assert forbidden_imports(ROOT / package, ("scipy", "sklearn")) == []
+
+
 def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
     pkg = tmp_path / "fakepkg"
     pkg.mkdir()

@@ -49,7 +49,7 @@ class RatingColumnsMixin(StoreBase):
         when ``group_by`` (``group``, ``variant`` or ``metadata.KEY``) is given. Rows of an item's earlier
         content revisions count only with ``all_revisions`` (``calibrate --all-revisions``).
         ``meanwhile``: work for the calling thread while the database reads the score rows on
-        threads of their own (``calibrate`` imports scipy.stats then)."""
+        threads of their own (the caller has other work to do then)."""
         rubric = self.get_rubric(rubric_ref)
         ref = rubric.ref
         dims = [d.id for d in rubric.dimensions]
