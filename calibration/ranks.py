@@ -49,10 +49,11 @@ def average_ranks(x: Array) -> Array:
 def pearson(x: Array, y: Array) -> float | None:
     """Pearson's r; None when either side is constant."""
     xm, ym = x - x.mean(), y - y.mean()
-    sx, sy = math.sqrt(float(xm @ xm)), math.sqrt(float(ym @ ym))
+    # sums of products, not ``@``: a BLAS dot product may wake its threads for one short vector
+    sx, sy = math.sqrt(float((xm * xm).sum())), math.sqrt(float((ym * ym).sum()))
     if sx == 0.0 or sy == 0.0:
         return None
-    return max(-1.0, min(1.0, float((xm / sx) @ (ym / sy))))
+    return max(-1.0, min(1.0, float(((xm / sx) * (ym / sy)).sum())))
 
 
 def spearman(x: Array, y: Array) -> float | None:
