@@ -22,24 +22,23 @@ def per_reviewer(humans: Array, names: Sequence[str], level: Level = "ordinal") 
     (their score minus the others' mean), ``mae`` against that mean, and ``alpha_with_others`` —
     pairwise alpha with each other reviewer, averaged with the shared units as weights (None
     when no pair has two shared units or alpha is undefined for every pair)."""
-    humans = humans[(~np.isnan(humans)).any(axis=1)]  # units nobody scored say nothing here
-    seen = ~np.isnan(humans)
-    x = np.where(seen, humans, 0.0)
-    total, count = x.sum(axis=1), seen.sum(axis=1)
+    units, r_n = humans.shape
+    u_idx, r_idx = np.nonzero(~np.isnan(humans))  # every score, one at a time, unit by unit
+    v = humans[u_idx, r_idx]
+    others = np.bincount(u_idx, minlength=units)[u_idx] - 1  # how many others scored its unit
+    rest = np.bincount(u_idx, weights=v, minlength=units)[u_idx] - v  # … and their total
+    keep = others > 0
+    diff = v[keep] - rest[keep] / others[keep]  # score minus the others' mean
+    who = r_idx[keep]
+    n = np.bincount(who, minlength=r_n)
+    bias = np.bincount(who, weights=diff, minlength=r_n)
+    mae = np.bincount(who, weights=np.abs(diff), minlength=r_n)
     alphas, shared = pairwise_alpha(humans, level)
-    # reviewers × units, each reviewer's row in one piece: score minus the others' mean, everywhere at once
-    seen_r = seen.T.copy()
-    others = count[None, :] - seen_r
-    with np.errstate(invalid="ignore", divide="ignore"):
-        diffs = humans.T - (total[None, :] - x.T) / others
     out = []
     for r, name in enumerate(names):
-        both = seen_r[r] & (others[r] > 0)
-        n = int(both.sum())
-        entry: dict[str, Any] = {"reviewer": name, "n": n, "bias": None, "mae": None, "alpha_with_others": None}
-        if n:
-            diff = diffs[r][both]
-            entry["bias"], entry["mae"] = float(diff.mean()), float(np.abs(diff).mean())
+        entry: dict[str, Any] = {"reviewer": name, "n": int(n[r]), "bias": None, "mae": None, "alpha_with_others": None}
+        if n[r]:
+            entry["bias"], entry["mae"] = float(bias[r] / n[r]), float(mae[r] / n[r])
             ok = (shared[r] >= 2) & ~np.isnan(alphas[r])
             ok[r] = False
             weight = float(shared[r][ok].sum())
@@ -79,12 +78,13 @@ def pairwise_alpha(humans: Array, level: Level = "ordinal", max_values: int = 64
     from the pair's own value counts). Otherwise each pair is computed on its own."""
     units, r_n = humans.shape
     seen = ~np.isnan(humans)
-    shared = seen.T.astype(np.float64) @ seen.astype(np.float64)
+    u_idx, r_idx = np.nonzero(seen)
     alphas = np.full((r_n, r_n), np.nan)
     values = np.unique(humans[seen])
-    if values.size == 0:
-        return alphas, shared
-    if values.size > max_values:
+    if values.size == 0 or values.size > max_values:
+        shared = _pair_tables(u_idx, r_idx, r_n)  # units each two reviewers both scored
+        if values.size == 0:
+            return alphas, shared
         for r in range(r_n):
             for o in range(r + 1, r_n):
                 both = seen[:, r] & seen[:, o]
@@ -93,9 +93,9 @@ def pairwise_alpha(humans: Array, level: Level = "ordinal", max_values: int = 64
                     alphas[r, o] = alphas[o, r] = np.nan if a is None else a
         return alphas, shared
     q = values.size
-    u_idx, r_idx = np.nonzero(seen)
     codes = np.searchsorted(values, humans[u_idx, r_idx])
     table = _pair_tables(u_idx, r_idx * q + codes, r_n * q).reshape(r_n, q, r_n, q).transpose(0, 2, 1, 3)
+    shared = table.sum(axis=(2, 3))  # units each two reviewers both scored
     coinc = table + table.transpose(0, 1, 3, 2)  # o_ck of each pair (two coders per unit)
     n_c = coinc.sum(axis=3)
     n = n_c.sum(axis=2)
