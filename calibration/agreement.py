@@ -8,21 +8,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.ranks import kendall_tau_b, pearson, spearman
+
 Array = NDArray[np.float64]
 Weighting = Literal["unweighted", "linear", "quadratic"]
-
-
-def stats() -> Any:
-    """``scipy.stats``, imported on first use: it takes about half a second, so a caller with other
-    work in flight (``calibrate`` reading the database) calls this meanwhile rather than after."""
-    from scipy import stats as module
-
-    return module
 
 
 def weights(q: int, kind: Weighting, levels: Sequence[float] | None = None) -> Array:
@@ -81,19 +75,15 @@ def cohen_kappa(a: Array, b: Array, levels: Sequence[float], kind: Weighting = "
     return kappa_from_table(table(np.asarray(a, float), np.asarray(b, float), levels), kind)
 
 
+_CORRELATIONS = {"pearson": pearson, "spearman": spearman, "kendall": kendall_tau_b}
+
+
 def correlation(a: Array, b: Array, method: Literal["pearson", "spearman", "kendall"]) -> float | None:
     """Pearson, Spearman or Kendall's tau-b; None when either side is constant or n < 3."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     if a.size < 3 or np.all(a == a[0]) or np.all(b == b[0]):
         return None
-    st = stats()
-    if method == "pearson":
-        r = st.pearsonr(a, b).statistic
-    elif method == "spearman":
-        r = st.spearmanr(a, b).statistic
-    else:
-        r = st.kendalltau(a, b, variant="b").statistic
-    return None if r is None or math.isnan(r) else float(r)
+    return _CORRELATIONS[method](a, b)
 
 
 def grouped_correlation(a: Array, b: Array, groups: Sequence[object],
@@ -103,20 +93,13 @@ def grouped_correlation(a: Array, b: Array, groups: Sequence[object],
     a, b = np.asarray(a, float), np.asarray(b, float)
     keys = np.asarray([str(g) for g in groups])
     values = []
-    st = stats()
     for g in np.unique(keys):
         sel = keys == g
         if sel.sum() < 2 or np.all(a[sel] == a[sel][0]) or np.all(b[sel] == b[sel][0]):
             continue
-        aa, bb = a[sel], b[sel]
-        if method == "pearson":
-            r = st.pearsonr(aa, bb).statistic
-        elif method == "spearman":
-            r = st.spearmanr(aa, bb).statistic
-        else:
-            r = st.kendalltau(aa, bb, variant="b").statistic
-        if not math.isnan(r):
-            values.append(float(r))
+        r = _CORRELATIONS[method](a[sel], b[sel])
+        if r is not None:
+            values.append(r)
     return (float(np.mean(values)) if values else None), len(values)
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -63,9 +64,7 @@ class MeanEstimate:
 def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, not {confidence}")
-    from scipy import stats  # on first use (half a second): a report without estimates skips it
-
-    return float(stats.norm.ppf(1.0 - (1.0 - confidence) / 2.0))
+    return NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
 
 
 def _vec(x: ArrayLike) -> Array:

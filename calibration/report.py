@@ -20,6 +20,7 @@ from calibration import agreement as ag
 from calibration import bootstrap as bs
 from calibration.alpha import Level, krippendorff_alpha, why_undefined
 from calibration.consensus import Aggregate, aggregate, snap
+from calibration.ranks import average_ranks
 
 Array = NDArray[np.float64]
 Status = Literal["trusted", "tentative", "low_confidence", "insufficient_data"]
@@ -176,7 +177,7 @@ def _prepare(inp: DimensionInput, intervals: bool) -> _Pending:
         full_j, full_h = np.zeros(judge.size), np.zeros(judge.size)
         full_j[paired], full_h[paired] = j, h
         pending.specs["pearson_ci"] = bs.pearson_spec(full_j, full_h, paired)
-        full_j[paired], full_h[paired] = _ranks(j), _ranks(h)
+        full_j[paired], full_h[paired] = average_ranks(j), average_ranks(h)
         pending.specs["spearman_ci"] = bs.pearson_spec(full_j, full_h, paired)
     return pending
 
@@ -239,12 +240,6 @@ def dimension_report(inp: DimensionInput, bounds: TrustBounds = TrustBounds(),
                      draws: int = 1000, seed: int = 0) -> DimensionReport:
     """Every figure for one dimension, its status and the reason (see :func:`dimension_reports`)."""
     return dimension_reports([inp], bounds, draws, seed)[0]
-
-
-def _ranks(x: Array) -> Array:
-    from scipy.stats import rankdata
-
-    return np.asarray(rankdata(x), dtype=np.float64)
 
 
 def _more_needed(ci: list[float] | None, n: int, width: float) -> int | None:

@@ -22,24 +22,23 @@ def per_reviewer(humans: Array, names: Sequence[str], level: Level = "ordinal") 
     (their score minus the others' mean), ``mae`` against that mean, and ``alpha_with_others`` —
     pairwise alpha with each other reviewer, averaged with the shared units as weights (None
     when no pair has two shared units or alpha is undefined for every pair)."""
-    humans = humans[(~np.isnan(humans)).any(axis=1)]  # units nobody scored say nothing here
-    seen = ~np.isnan(humans)
-    x = np.where(seen, humans, 0.0)
-    total, count = x.sum(axis=1), seen.sum(axis=1)
+    units, r_n = humans.shape
+    u_idx, r_idx = np.nonzero(~np.isnan(humans))  # every score, one at a time, unit by unit
+    v = humans[u_idx, r_idx]
+    others = np.bincount(u_idx, minlength=units)[u_idx] - 1  # how many others scored its unit
+    rest = np.bincount(u_idx, weights=v, minlength=units)[u_idx] - v  # … and their total
+    keep = others > 0
+    diff = v[keep] - rest[keep] / others[keep]  # score minus the others' mean
+    who = r_idx[keep]
+    n = np.bincount(who, minlength=r_n)
+    bias = np.bincount(who, weights=diff, minlength=r_n)
+    mae = np.bincount(who, weights=np.abs(diff), minlength=r_n)
     alphas, shared = pairwise_alpha(humans, level)
-    # reviewers × units, each reviewer's row in one piece: score minus the others' mean, everywhere at once
-    seen_r = seen.T.copy()
-    others = count[None, :] - seen_r
-    with np.errstate(invalid="ignore", divide="ignore"):
-        diffs = humans.T - (total[None, :] - x.T) / others
     out = []
     for r, name in enumerate(names):
-        both = seen_r[r] & (others[r] > 0)
-        n = int(both.sum())
-        entry: dict[str, Any] = {"reviewer": name, "n": n, "bias": None, "mae": None, "alpha_with_others": None}
-        if n:
-            diff = diffs[r][both]
-            entry["bias"], entry["mae"] = float(diff.mean()), float(np.abs(diff).mean())
+        entry: dict[str, Any] = {"reviewer": name, "n": int(n[r]), "bias": None, "mae": None, "alpha_with_others": None}
+        if n[r]:
+            entry["bias"], entry["mae"] = float(bias[r] / n[r]), float(mae[r] / n[r])
             ok = (shared[r] >= 2) & ~np.isnan(alphas[r])
             ok[r] = False
             weight = float(shared[r][ok].sum())
@@ -48,23 +47,44 @@ def per_reviewer(humans: Array, names: Sequence[str], level: Level = "ordinal") 
     return out
 
 
+def _pair_tables(unit: NDArray[np.int64], cell: NDArray[np.int64], cells: int, chunk: int = 1 << 22) -> Array:
+    """How often each two (reviewer, value) cells meet in a unit: ``cells`` × ``cells`` counts over
+    every ordered pair of one unit's scores, itself included (``unit`` sorted) — the one-hot
+    scores' product with themselves, counted without building them, about ``chunk`` pairs at a
+    time (a unit with 70 raters has 4,900)."""
+    starts = np.flatnonzero(np.concatenate(([True], unit[1:] != unit[:-1])))
+    sizes = np.diff(np.append(starts, unit.size))
+    counts = np.zeros(cells * cells, dtype=np.int64)
+    upto = np.cumsum(sizes * sizes)
+    lo = 0
+    while lo < starts.size:
+        hi = max(lo + 1, int(np.searchsorted(upto, (upto[lo - 1] if lo else 0) + chunk, side="right")))
+        s, z = starts[lo:hi], sizes[lo:hi]
+        per_score = np.repeat(z, z)  # each score meets every score of its unit
+        first = np.repeat(np.repeat(s, z), per_score)
+        mine = np.repeat(np.arange(s[0], s[-1] + z[-1]), per_score)
+        other = first + (np.arange(mine.size) - np.repeat(np.cumsum(per_score) - per_score, per_score))
+        counts += np.bincount(cell[mine] * cells + cell[other], minlength=cells * cells)
+        lo = hi
+    return counts.reshape(cells, cells).astype(np.float64)
+
+
 def pairwise_alpha(humans: Array, level: Level = "ordinal", max_values: int = 64) -> tuple[Array, Array]:
     """(alpha, shared units) for every pair of reviewers: R × R, NaN where alpha is undefined.
 
     With few distinct values every pair's alpha comes from its coincidence table at once: the
-    one-hot scores (units × reviewers·values, sparse) times themselves give each pair's
+    one-hot scores (units × reviewers·values) times themselves (:func:`_pair_tables`) give each pair's
     contingency table, and alpha = 1 − (n − 1)·Σ o·δ / Σ n_c·n_k·δ with the level's δ (ordinal
     from the pair's own value counts). Otherwise each pair is computed on its own."""
-    from scipy import sparse
-
     units, r_n = humans.shape
     seen = ~np.isnan(humans)
-    shared = seen.T.astype(np.float64) @ seen.astype(np.float64)
+    u_idx, r_idx = np.nonzero(seen)
     alphas = np.full((r_n, r_n), np.nan)
     values = np.unique(humans[seen])
-    if values.size == 0:
-        return alphas, shared
-    if values.size > max_values:
+    if values.size == 0 or values.size > max_values:
+        shared = _pair_tables(u_idx, r_idx, r_n)  # units each two reviewers both scored
+        if values.size == 0:
+            return alphas, shared
         for r in range(r_n):
             for o in range(r + 1, r_n):
                 both = seen[:, r] & seen[:, o]
@@ -73,10 +93,9 @@ def pairwise_alpha(humans: Array, level: Level = "ordinal", max_values: int = 64
                     alphas[r, o] = alphas[o, r] = np.nan if a is None else a
         return alphas, shared
     q = values.size
-    u_idx, r_idx = np.nonzero(seen)
     codes = np.searchsorted(values, humans[u_idx, r_idx])
-    onehot = sparse.csr_matrix((np.ones(u_idx.size), (u_idx, r_idx * q + codes)), shape=(units, r_n * q))
-    table = np.asarray((onehot.T @ onehot).todense()).reshape(r_n, q, r_n, q).transpose(0, 2, 1, 3)
+    table = _pair_tables(u_idx, r_idx * q + codes, r_n * q).reshape(r_n, q, r_n, q).transpose(0, 2, 1, 3)
+    shared = table.sum(axis=(2, 3))  # units each two reviewers both scored
     coinc = table + table.transpose(0, 1, 3, 2)  # o_ck of each pair (two coders per unit)
     n_c = coinc.sum(axis=3)
     n = n_c.sum(axis=2)

@@ -1,5 +1,5 @@
 """``python -m reviewer`` runs the command line."""
 
-from reviewer.cli import main
+from reviewer.cli import run
 
-main()
+run()

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from calibration.agreement import stats
 from calibration.alpha import LEVELS, Level
 from calibration.consensus import AGGREGATES
 from calibration.detail import best_model, confusion, reviewer_offsets
@@ -71,8 +70,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by not in ("group", "variant") and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group', 'variant' or 'metadata.KEY'")
-    # scipy.stats is imported (half a second) while the database reads the rows
-    cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions, meanwhile=stats)
+    cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
     # the estimates' counts run in the database while the figures below are computed here
     # (started earlier they would compete with the read for the CPUs)
     counts = _count_in_background(store, rubric.ref, dataset) if estimates else None

@@ -4,7 +4,9 @@ database made by an older release opens in a newer one."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,20 @@ from reviewer.store import tables
 from reviewer.store.guards import comment_guards, history_guards, people_guards
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
+
+#: Every engine this process made and still holds (see :func:`_dispose_at_exit`).
+_ENGINES: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+@atexit.register
+def _dispose_at_exit() -> None:
+    """Close every engine's pooled connections as the process ends. On SQLite the last
+    connection to a database to close copies the write-ahead log into the database file and
+    removes it; a log left behind slows every later read. The garbage collector used to close
+    them at interpreter exit, but the program now freezes what is left before it exits
+    (:func:`reviewer.cli.run`)."""
+    for engine in list(_ENGINES):
+        engine.dispose()
 
 
 def resolve_url(db: str) -> str:
@@ -66,10 +82,11 @@ def make_engine(db: str) -> Engine:
         @event.listens_for(engine, "begin")
         def _begin(conn: Connection) -> None:
             conn.exec_driver_sql(conn.info.pop("begin_sql", "BEGIN IMMEDIATE"))
-
-        return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5,
-                         connect_args={"connect_timeout": max(1, int(timeout))})
+    else:
+        engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5,
+                               connect_args={"connect_timeout": max(1, int(timeout))})
+    _ENGINES.add(engine)
+    return engine
 
 
 def _create_tables(conn: Connection) -> None:

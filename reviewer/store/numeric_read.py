@@ -63,30 +63,52 @@ def in_key_order(cols: dict[str, NDArray[Any]]) -> dict[str, NDArray[Any]]:
     return {k: v[order] for k, v in cols.items()}
 
 
+def key_range(conn: Any, pk: Any) -> tuple[int, int] | None:
+    """The first and last key of ``pk``'s table (None when it is empty)."""
+    # each alone is one index step; together in one SELECT they would scan
+    lo, hi = conn.execute(select(select(func.min(pk)).scalar_subquery(), select(func.max(pk)).scalar_subquery())).one()
+    return None if lo is None else (int(lo), int(hi))
+
+
+def split_range(keys: tuple[int, int] | None, parts: int) -> list[tuple[int, int] | None]:
+    """``keys`` (first, last) cut into ``parts`` consecutive ranges of about equal width."""
+    if keys is None:
+        return [None]
+    lo, hi = keys
+    cuts = [lo + (hi - lo + 1) * i // parts for i in range(parts + 1)]
+    return [(a, b - 1) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+
+
+def joined(parts: list[dict[str, NDArray[Any]]]) -> dict[str, NDArray[Any]]:
+    """Reads of consecutive key ranges (in key order) as one."""
+    return parts[0] if len(parts) == 1 else {n: np.concatenate([p[n] for p in parts]) for n in parts[0]}
+
+
 def read_numeric(conn: Any, pk: Any, where: list[ColumnElement[bool]], ints: dict[str, Any],
-                 reals: dict[str, Any]) -> dict[str, NDArray[Any]]:
+                 reals: dict[str, Any], keys: tuple[int, int] | None = None) -> dict[str, NDArray[Any]]:
     """Per row of ``pk``'s table that meets ``where``, in ``pk`` order: ``pk`` itself, each of
     ``ints`` (SQL integer expressions, never NULL) as int64 and each of ``reals`` (SQL real
-    expressions) as float64 with NaN for NULL."""
+    expressions) as float64 with NaN for NULL. ``keys`` (first, last): only rows with keys in
+    that range (SQLite; default: every key, :func:`key_range`)."""
+    if keys is not None:
+        where = [*where, pk >= keys[0], pk <= keys[1]]
     if conn.dialect.name != "sqlite":
         return _streamed(conn, pk, where, ints, reals)
-    # the table's first and last keys (each alone is one index step; together they would scan)
-    bounds = conn.execute(select(select(func.min(pk)).scalar_subquery(), select(func.max(pk)).scalar_subquery())).one()
+    bounds = keys if keys is not None else key_range(conn, pk)
     names = ["pk", *ints, *reals]
     parts: dict[str, list[NDArray[np.int64]]] = {n: [] for n in names}
-    if bounds[0] is not None:
-        lo, hi = int(bounds[0]), int(bounds[1])
-        exprs = [pk, *ints.values(), *(_real_code(r) for r in reals.values())]
-        for start in range(lo, hi + 1, CHUNK):
-            rows = (select(*(e.label(f"c{i}") for i, e in enumerate(exprs)))
-                    .where(*where, pk >= start, pk < start + CHUNK).order_by(pk).subquery())
-            q = select(func.count(), *(func.group_concat(rows.c[f"c{i}"], " ") for i in range(len(exprs))))
-            n, *texts = conn.execute(q).one()
-            for name, text in zip(names, texts, strict=True):
-                arr = np.array([], dtype=np.int64) if text is None else np.fromstring(text, dtype=np.int64, sep=" ")
-                if arr.size != n:
-                    raise RuntimeError(f"read {arr.size} values of {name} for {n} rows")
-                parts[name].append(arr)
+    lo, hi = bounds if bounds is not None else (0, -1)
+    exprs = [pk, *ints.values(), *(_real_code(r) for r in reals.values())]
+    for start in range(lo, hi + 1, CHUNK):
+        # straight from the table (no ordered subquery: the keys put the rows in order below)
+        q = select(func.count(), *(func.group_concat(e, " ") for e in exprs)).where(*where, pk >= start,
+                                                                                    pk < start + CHUNK)
+        n, *texts = conn.execute(q).one()
+        for name, text in zip(names, texts, strict=True):
+            arr = np.array([], dtype=np.int64) if text is None else np.fromstring(text, dtype=np.int64, sep=" ")
+            if arr.size != n:
+                raise RuntimeError(f"read {arr.size} values of {name} for {n} rows")
+            parts[name].append(arr)
     cols = in_key_order({n: np.concatenate(p) if p else np.array([], dtype=np.int64) for n, p in parts.items()})
     inexact = {n: cols[n] == INEXACT_CODE for n in reals}
     for n in reals:

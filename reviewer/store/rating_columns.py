@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -21,13 +22,15 @@ from sqlmodel import col
 
 from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawColumns, fold
 from reviewer.store.base import StoreBase
-from reviewer.store.numeric_read import read_numeric
+from reviewer.store.numeric_read import joined, key_range, read_numeric, split_range
 from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeScore
 
 T = TypeVar("T")
 
 _FLAG_BITS = 5  # kind (3 bits), blind, current revision
 _CODE_BITS = 12  # dimensions, reviewers, models: up to 4095 each
+#: Human score keys spanning at least this many are read in two halves at once (SQLite).
+SPLIT_ROWS = 100_000
 
 
 def _codes(column: Any, names: list[str]) -> Any:
@@ -42,14 +45,13 @@ class RatingColumnsMixin(StoreBase):
     """Rating rows as columns (see the module docstring)."""
 
     def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
-                       group_by: str | None = None, all_revisions: bool = False,
-                       meanwhile: Callable[[], object] | None = None) -> RatingColumns:
+                       group_by: str | None = None, all_revisions: bool = False) -> RatingColumns:
         """The folded human and judge scores of every item of a rubric version (``sample``
         audit: the audit sample only; blind: first blind scores), with each item's group value
         when ``group_by`` (``group``, ``variant`` or ``metadata.KEY``) is given. Rows of an item's earlier
         content revisions count only with ``all_revisions`` (``calibrate --all-revisions``).
-        ``meanwhile``: work for the calling thread while the database reads the score rows on
-        threads of their own (``calibrate`` imports scipy.stats then)."""
+        On SQLite the judge rows and the two halves of the human rows are read at once, each on a
+        connection of its own (see :meth:`_beside`)."""
         rubric = self.get_rubric(rubric_ref)
         ref = rubric.ref
         dims = [d.id for d in rubric.dimensions]
@@ -88,21 +90,23 @@ class RatingColumnsMixin(StoreBase):
                 return models, self._packed(conn, JudgeScore, scope, dims, func.coalesce(col(JudgeScore.model), "judge"),
                                             models, human=False, all_revisions=every)
 
-            def human_side() -> tuple[list[str], dict[str, np.ndarray]]:
-                reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
-                    col(HumanScore.item_pk).in_(scope))).scalars())
-                return reviewers, self._packed(conn, HumanScore, scope, dims, col(HumanScore.reviewer), reviewers,
-                                               human=True, all_revisions=every)
-
             beside = self._beside(stamp, judge_side) if stamp is not None else None
-            if meanwhile is None:
-                reviewers, human = human_side()
-            else:  # this connection is used by that thread alone until it is done
-                reading = _thread(human_side)
-                try:
-                    meanwhile()
-                finally:  # the connection's transaction ends below only once that thread is done
-                    reviewers, human = reading.result()
+            reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
+                col(HumanScore.item_pk).in_(scope))).scalars())
+
+            def human_part(conn: Any, keys: tuple[int, int] | None) -> dict[str, np.ndarray]:
+                return self._packed(conn, HumanScore, scope, dims, col(HumanScore.reviewer), reviewers,
+                                    human=True, all_revisions=every, keys=keys)
+
+            # on SQLite many human rows (the most of any table) are read in two halves at once
+            span = key_range(conn, col(HumanScore.pk)) if stamp is not None else None
+            halves = split_range(span, 2 if span and span[1] - span[0] >= SPLIT_ROWS else 1)
+            later = [(half, self._beside(stamp, partial(human_part, keys=half))) for half in halves[1:]] if stamp else []
+            parts = [human_part(conn, halves[0])]
+            for half, reading in later:
+                part = reading.result()
+                parts.append(part if part is not None else human_part(conn, half))
+            human = joined(parts)
             got = beside.result() if beside is not None else None
             models, judge = got if got is not None else judge_side(conn)
         h = _unpack(human, item_pk)
@@ -126,8 +130,9 @@ class RatingColumnsMixin(StoreBase):
         return _thread(run)
 
     def _packed(self, conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
-                human: bool, all_revisions: bool = False) -> dict[str, np.ndarray]:
-        """(packed key, score, std) per row of ``table`` for the items in ``scope``, in pk order."""
+                human: bool, all_revisions: bool = False, keys: tuple[int, int] | None = None) -> dict[str, np.ndarray]:
+        """(packed key, score, std) per row of ``table`` for the items in ``scope``, in pk order
+        (``keys``: only rows with keys in that range)."""
         revision = getattr(table, "revision", None)  # content revisions: rows of older ones do not count
         current: ColumnElement[Any]
         if revision is not None and not all_revisions:
@@ -149,7 +154,7 @@ class RatingColumnsMixin(StoreBase):
         key = ((cast(table.item_pk, BigInteger) * (1 << _CODE_BITS) + _codes(table.dimension, dims)) * (1 << _CODE_BITS)
                + _codes(who, names)) * (1 << _FLAG_BITS) + flags
         reals = {"score": table.score} if human else {"score": table.score, "std": table.std}
-        return read_numeric(conn, table.pk, cond, {"key": key}, reals)
+        return read_numeric(conn, table.pk, cond, {"key": key}, reals, keys)
 
 
 def _thread(fn: Callable[[], T]) -> Future[T]:

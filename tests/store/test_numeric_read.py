@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +123,91 @@ def test_the_judge_side_read_beside_keeps_one_snapshot(store: Store, tmp_path: P
     monkeypatch.setattr(rc, "_stamp", no_check)
     unchecked = store.rating_columns(REF, "num").dims["accuracy"].judge
     assert unchecked[0, 0] == 2.0  # written after the first snapshot began: what the check prevents
+
+
+def _rated(store: Store, tmp_path: Path) -> list[int]:
+    """The judged items, each scored by three people on clarity."""
+    pks = _judged(store, tmp_path)
+    for who in ("ana", "bo", "cy"):
+        for i, pk in enumerate(pks):
+            store.add_human_score(pk, "clarity", who, 1.0 + (i + len(who)) % 5)
+    return pks
+
+
+def test_human_rows_read_in_two_halves_give_the_same_columns(store: Store, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many human rows are read as two key ranges at once (SQLite, one connection each); the
+    columns are those of one read, cut into chunks or not."""
+    from reviewer.store import rating_columns as rc
+
+    _rated(store, tmp_path)
+    whole = store.rating_columns(REF, "num")
+    calls: list[str] = []
+    real = rc._stamp
+
+    def counted(conn: Any, ref: str) -> Any:
+        calls.append(ref)
+        return real(conn, ref)
+
+    monkeypatch.setattr(rc, "_stamp", counted)
+    monkeypatch.setattr(rc, "SPLIT_ROWS", 1)
+    for chunk in (numeric_read.CHUNK, 2):
+        monkeypatch.setattr(numeric_read, "CHUNK", chunk)
+        calls.clear()
+        halves = store.rating_columns(REF, "num")
+        if store.engine.dialect.name == "sqlite":
+            assert len(calls) == 3  # the first connection, the judge side's and the second half's
+        for d in ("accuracy", "clarity"):
+            np.testing.assert_array_equal(whole.dims[d].humans, halves.dims[d].humans)
+            np.testing.assert_array_equal(whole.dims[d].judge, halves.dims[d].judge)
+        assert whole.reviewers == halves.reviewers
+
+
+def test_a_half_read_beside_keeps_one_snapshot(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A content revision committed as the second half's connection starts would turn that half's
+    scores of the revised item into scores of earlier content, while the first snapshot still
+    counts them: the stamp differs and the half is read again on the first connection. Without the
+    check (every stamp alike) the columns mix the two snapshots."""
+    from reviewer.store import rating_columns as rc
+
+    if store.engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL reads every table on one connection: there is no second snapshot")
+    pks = _rated(store, tmp_path)
+    revise = tmp_path / "revise.jsonl"
+    revise.write_text(json.dumps({"id": "n0", "input": "q", "output": "answer 0, corrected"}) + "\n")
+    import_file(store, revise, REF, dataset="num", update_existing=True)  # some item revised: rows are checked
+    last = len(pks) - 1
+    before = store.rating_columns(REF, "num").dims["clarity"].humans.copy()
+    assert not np.isnan(before[last]).any()
+    later = tmp_path / "later.jsonl"
+    later.write_text(json.dumps({"id": f"n{last}", "input": "q", "output": "a changed answer"}) + "\n")
+    real = rc._stamp
+    monkeypatch.setattr(rc, "SPLIT_ROWS", 1)
+
+    def write_between(stamp: Any) -> Any:
+        calls: list[str] = []
+        one_at_a_time = threading.Lock()  # the other connection starts only once the write is in
+
+        def hook(conn: Any, ref: str) -> Any:
+            with one_at_a_time:
+                calls.append(ref)
+                if len(calls) == 2:  # a second connection is starting: the item is revised now
+                    import_file(store, later, REF, dataset="num", update_existing=True)
+            return stamp(conn, ref)
+
+        return hook
+
+    monkeypatch.setattr(rc, "_stamp", write_between(real))
+    np.testing.assert_array_equal(store.rating_columns(REF, "num").dims["clarity"].humans, before)
+    assert np.isnan(store.rating_columns(REF, "num").dims["clarity"].humans[last]).all()  # a later read sees it
+    # the same with the check switched off: the newer snapshot's half comes through
+    revise.write_text(json.dumps({"id": "n1", "input": "q", "output": "answer 1, corrected"}) + "\n")
+    import_file(store, revise, REF, dataset="num", update_existing=True)
+    again = store.rating_columns(REF, "num").dims["clarity"].humans.copy()
+    later.write_text(json.dumps({"id": f"n{last - 1}", "input": "q", "output": "changed too"}) + "\n")
+    monkeypatch.setattr(rc, "_stamp", write_between(lambda conn, ref: (ref,)))
+    unchecked = store.rating_columns(REF, "num").dims["clarity"].humans
+    # the first half (ana's scores, first snapshot) still counts them, the second half (bo's and
+    # cy's, the newer snapshot) not: one item's row from two snapshots
+    assert not np.isnan(again[last - 1]).any()
+    assert not np.isnan(unchecked[last - 1, 0]) and np.isnan(unchecked[last - 1, 1:]).all()
