@@ -17,7 +17,7 @@ import multiprocessing
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import count, repeat
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -84,6 +84,34 @@ class Batch:
     human_revised: list[tuple[Any, ...]] = field(default_factory=list)
     #: item pks marked ``"audit": true`` (new, changed or unchanged items alike)
     audit: list[int] = field(default_factory=list)
+    #: ``judge_plain``'s rows by column, while every row of the batch so far gave plain judge
+    #: scores (a :class:`PlainJudge`) on the same (model, dimension)s (then ``judge_plain`` is
+    #: empty): those keys; each distinct set of (score, normalised) pairs; and per row, its item
+    #: pk and set. :meth:`judge_rows` turns them into ``judge_plain``'s rows, in the same order
+    #: (the reader sends a fifth as much, and the writer makes the rows at C speed)
+    judge_keys: tuple[tuple[str | None, str], ...] = ()
+    judge_sets: list[tuple[tuple[float, float], ...]] = field(default_factory=list)
+    judge_pks: list[int] = field(default_factory=list)
+    judge_set_of: list[int] = field(default_factory=list)
+    #: (the reader's own) a set's place in ``judge_sets`` by its serial number (:meth:`Dims.plain_set`)
+    set_index: dict[int, int] = field(default_factory=dict)
+
+    def wire(self) -> dict[str, Any]:
+        """What the reader process sends of the batch (``Batch(**wire)`` on the other side)."""
+        return {k: v for k, v in self.__dict__.items() if k != "set_index"}
+
+    def judge_rows(self) -> dict[tuple[str | None, str], list[tuple[Any, ...]]]:
+        """``judge_plain``, with the rows kept by column made into it (see ``judge_keys``)."""
+        if self.judge_pks:
+            ids, pks = self.judge_set_of, self.judge_pks
+            for k, key in enumerate(self.judge_keys):
+                scores = [values[k][0] for values in self.judge_sets]
+                norms = [values[k][1] for values in self.judge_sets]
+                self.judge_plain.setdefault(key, []).extend(
+                    zip(pks, map(scores.__getitem__, ids), map(norms.__getitem__, ids), strict=True))
+            self.judge_keys, self.judge_sets, self.judge_pks, self.judge_set_of = (), [], [], []
+            self.set_index.clear()
+        return self.judge_plain
 
 
 class Dims(dict[str, Dimension]):
@@ -93,18 +121,22 @@ class Dims(dict[str, Dimension]):
     def __init__(self, rubric: Rubric) -> None:
         super().__init__((d.id, d) for d in rubric.dimensions)
         self.norms: dict[tuple[str, float], float] = {}
-        self.plain: dict[tuple[Any, ...], list[tuple[tuple[str | None, str], float, float]]] = {}
+        self.plain: dict[tuple[Any, ...], tuple[Any, Any, int]] = {}
+        self.serials = count()
 
-    def plain_rows(self, model: str | None, judge: PlainJudge) -> list[tuple[tuple[str | None, str], float, float]]:
-        """A :class:`PlainJudge`'s ((model, dimension), score, normalised), made once per scores."""
+    def plain_set(self, model: str | None,
+                  judge: PlainJudge) -> tuple[tuple[tuple[str | None, str], ...], tuple[tuple[float, float], ...], int]:
+        """A :class:`PlainJudge`'s (model, dimension)s, (score, normalised) pairs and a serial
+        number of its own (never reused), made once per distinct scores."""
         key = (model, judge.key)
-        rows = self.plain.get(key)
-        if rows is None:
+        made = self.plain.get(key)
+        if made is None:
             if len(self.plain) >= GAP_CACHE:
                 self.plain.clear()
-            rows = self.plain[key] = [((model, dim_id), e.score, self.norm(dim_id, e.score))
-                                      for dim_id, e in judge.items() if e.score is not None]
-        return rows
+            pairs = [(dim_id, e.score) for dim_id, e in judge.items() if e.score is not None]
+            made = self.plain[key] = (tuple((model, d) for d, _ in pairs),
+                                      tuple((score, self.norm(d, score)) for d, score in pairs), next(self.serials))
+        return made
 
     def norm(self, dim_id: str, score: float) -> float:
         key = (dim_id, score)
@@ -119,12 +151,26 @@ def add_scores(batch: Batch, dims: Dims, r: Row, pk: int, revision: int | None =
     revision (``--update``), else a new item's first."""
     model = r.judge_model
     if revision is None and type(r.judge) is PlainJudge:
-        for key, score, norm in dims.plain_rows(model, r.judge):
-            plain = batch.judge_plain.get(key)
-            if plain is None:
-                plain = batch.judge_plain[key] = []
-            plain.append((pk, score, norm))
+        keys, values, serial = dims.plain_set(model, r.judge)
+        if not keys:
+            pass
+        elif not batch.judge_plain and (keys == batch.judge_keys or not batch.judge_pks):
+            at = batch.set_index.get(serial)
+            if at is None:
+                at = batch.set_index[serial] = len(batch.judge_sets)
+                batch.judge_sets.append(values)
+            batch.judge_keys = keys
+            batch.judge_pks.append(pk)
+            batch.judge_set_of.append(at)
+        else:
+            rows = batch.judge_rows()
+            for key, (score, norm) in zip(keys, values, strict=True):
+                plain = rows.get(key)
+                if plain is None:
+                    plain = rows[key] = []
+                plain.append((pk, score, norm))
     else:
+        batch.judge_rows()  # the rows kept by column so far go first
         _judge_rows(batch, dims, r, pk, revision)
     h = r.human
     if revision is None and type(h) is PlainHuman and not batch.human:
@@ -269,7 +315,7 @@ def _child(send: Any, receive: Any, source: ItemSource, rubric: Rubric, first_pk
     # it writes in half the time (the reader's time is the import's)
     try:
         for batch in build_batches(source, rubric, errs, reserve):
-            send.send_bytes(marshal.dumps(("batch", batch.__dict__)))
+            send.send_bytes(marshal.dumps(("batch", batch.wire())))
         send.send_bytes(marshal.dumps(("done", errs)))
     except Exception:  # the parent raises it with the text
         send.send_bytes(marshal.dumps(("failed", traceback.format_exc())))

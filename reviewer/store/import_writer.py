@@ -71,7 +71,7 @@ class RowWriter:
             refresh_triage_keys(conn, "pk >= :lo AND pk <= :hi AND rubric_ref = :ref AND dataset = :ds",
                                 {"lo": min(pks), "hi": max(pks), "ref": ref, "ds": self.ds})
         methods = {d.id: d.method for d in self.rubric.dimensions}
-        for (model, dim_id), rows in b.judge_plain.items():
+        for (model, dim_id), rows in b.judge_rows().items():
             self.judge_scores += bulk_insert(
                 conn, table_of(JudgeScore), JUDGE_SCORE_ONLY, rows,
                 {"run_pk": self._run(model), "model": model, "dimension": dim_id,

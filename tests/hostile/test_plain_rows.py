@@ -180,21 +180,45 @@ def test_the_batches_equal_the_full_checks() -> None:
             *[row(60 + k, {"accuracy": 1 + k % 5, "clarity": 2, "safe": k % 2},
                   [person(f"p{k % 3}", accuracy=1 + k % 5, clarity=3, safe=1), person("zed", accuracy=2, clarity=2, safe=0)])
               for k in range(40)]]
+    got, want, _ = _batches(r, objs)
+    assert got == want
+    assert got[0]["human"] and got[0]["human_plain"] == []  # the reason turned the batch to full rows
+
+
+def test_plain_judge_scores_kept_by_column_make_the_same_rows() -> None:
+    """A batch whose rows all give plain judge scores on the same dimensions keeps them by column
+    (a set of scores per row); the writer's rows made from those equal the full check's."""
+    r = rubric()
+    objs = [row(k, {"accuracy": 1 + k % 5, "clarity": 1 + k % 3, "safe": k % 2}) for k in range(50)]
+    got, want, columns = _batches(r, objs)
+    assert columns == [50]  # every row's judge scores went by column
+    assert got == want
+    assert [p for p, *_ in got[0]["judge_plain"][("m", "clarity")]] == list(range(1, 51))
+
+
+def _batches(r: Rubric, objs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[int]]:
+    """The batches of ``objs`` read by the common-row check, by the full check, and how many rows
+    of each of the first's batches kept their judge scores by column."""
     plain = PlainCheck(RubricScales.of(r))
     fast = [plain.row(n, o) or full(r, n, o)[0] for n, o in enumerate(objs, start=1)]
     slow = [full(r, n, o)[0] for n, o in enumerate(objs, start=1)]
     assert all(x is not None for x in fast + slow)
     assert sum(type(x.judge) is PlainJudge for x in fast if x) > 40
+    columns: list[int] = []
 
-    def batches(rows: list[Any]) -> list[dict[str, Any]]:
+    def batches(rows: list[Any], count: bool) -> list[dict[str, Any]]:
         counter = [1]
 
         def reserve(n: int) -> list[int]:
             counter[0] += n
             return list(range(counter[0] - n, counter[0]))
 
-        return [b.__dict__ for b in build_batches(Rows(rows), r, [], reserve)]
+        out = []
+        for b in build_batches(Rows(rows), r, [], reserve):
+            if count:
+                columns.append(len(b.judge_pks))
+            b.judge_rows()  # the plain judge scores kept by column, as the writer takes them
+            out.append(b.wire())
+        return out
 
-    got, want = batches(fast), batches(slow)
-    assert got == want
-    assert got[0]["human"] and got[0]["human_plain"] == []  # the reason turned the batch to full rows
+    return batches(fast, True), batches(slow, False), columns
