@@ -41,6 +41,8 @@ class PlainCheck:
         self.scales = scales
         self.judge_sets: dict[tuple[tuple[str, int], ...], PlainJudge | None] = {}
         self.human_sets: dict[tuple[tuple[str, int], ...], PlainScores | None] = {}
+        #: reviewer names the full check accepts
+        self.good_names: set[str] = set()
 
     def row(self, n: int, obj: dict[str, Any]) -> Row | None:
         """Line ``n``'s :class:`Row` as :func:`check_row` gives it, or None: check it in full."""
@@ -94,10 +96,13 @@ class PlainCheck:
             if type(h) is not dict or h.keys() != ENTRY_FIELDS:
                 return None
             who, scores = h["reviewer"], h["scores"]
-            if (type(who) is not str or type(scores) is not dict
-                    or not _WHOLE.issuperset(map(type, scores.values()))
-                    or self.scales.name_problem(who, "the reviewer name") is not None):
+            if type(who) is not str or type(scores) is not dict or not _WHOLE.issuperset(map(type, scores.values())):
                 return None
+            if who not in self.good_names:
+                if self.scales.name_problem(who, "the reviewer name") is not None:
+                    return None
+                if len(self.good_names) < _MAX_SETS:
+                    self.good_names.add(who)
             key = tuple(scores.items())
             if key not in self.human_sets:
                 if len(self.human_sets) >= _MAX_SETS:

@@ -243,13 +243,13 @@ def build_batches(source: ItemSource, rubric: Rubric, errs: list[str], reserve: 
             yield batch
             continue
         existing = lookup([r.item_id for r in pending]) if lookup else {}
-        new = [r for r in pending if r.item_id not in existing]
+        new = [r for r in pending if r.item_id not in existing] if existing else pending
         for r, pk in zip(new, reserve(len(new)) if new else [], strict=True):
             batch.items.append(item_values(r, pk, overall))
             add_scores(batch, dims, r, pk)
             if r.audit:
                 batch.audit.append(pk)
-        for r in pending:
+        for r in pending if existing else ():
             if r.item_id not in existing:
                 continue
             pk, old_hash, revision = existing[r.item_id]

@@ -13,6 +13,8 @@ from rubrics.schema import Rubric
 
 #: Distinct (dimension, judge, people) scores whose gap an import remembers (then it starts again).
 GAP_CACHE = 100_000
+#: A row with no other field than these stores the defaults of the others (no context, metadata…).
+TEXT_ONLY = frozenset({"id", "input", "output", "judge", "human", "audit"})
 
 
 class Overall:
@@ -64,6 +66,10 @@ def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tupl
     """The item's values in ITEM_COLUMNS order (JSON columns as text for :func:`bulk_insert`)."""
     d = r.data
     total, band, passed = overall(r)
+    if as_text and type(r.judge) is PlainJudge and d.keys() <= TEXT_ONLY:  # no errors; the rest absent
+        return (pk, total, band, passed, 0, r.item_id, r.content_hash, str(d.get("input") or ""),
+                str(d.get("output") or ""), "", "", "null", None, None, "{}", "null", False,
+                reviews_done(overall.rubric, r, overall.reviews), people_gap(overall, r))
     js = json_text if as_text else _same
     group, variant = d.get("group"), d.get("variant")
     return (pk, total, band, passed, sum(1 for e in r.judge.values() if e.error), r.item_id,
@@ -116,9 +122,13 @@ def people_gap(overall: Overall, r: Row) -> float | None:
     if type(h) is PlainHuman and h.distinct and h.dims is not None:  # a column of scores per dimension
         from reviewer.domain import item_gap
 
-        return item_gap(_dim_gap(overall, (dim_id, judge[dim_id].score, tuple(sorted(votes))))
-                        for dim_id, votes in zip(h.dims, zip(*(s.scores for _, s in h.by_person), strict=True), strict=True)
-                        if dim_id in judge)
+        gaps, found = overall.gaps, []
+        for dim_id, votes in zip(h.dims, zip(*(s.scores for _, s in h.by_person), strict=True), strict=True):
+            e = judge.get(dim_id)
+            if e is not None:
+                key = (dim_id, e.score, tuple(sorted(votes)))
+                found.append(gaps[key] if key in gaps else _dim_gap(overall, key))
+        return item_gap(found)
     people: dict[str, dict[str, float]] = {}
     for who, dim_id, score, *_ in r.human:
         if dim_id in r.judge:
