@@ -53,10 +53,6 @@ class PlainScores:
     #: each dimension's score, as the full check gives it (a float)
     scores: tuple[float, ...]
 
-    @property
-    def pairs(self) -> Iterator[tuple[str, float]]:
-        return zip(self.dims, self.scores, strict=True)
-
 
 class PlainJudge(dict[str, JudgeEntry]):
     """A row's judge scores when each is a plain number (no samples, rationale, evidence,
