@@ -49,10 +49,12 @@ def average_ranks(x: Array) -> Array:
 def pearson(x: Array, y: Array) -> float | None:
     """Pearson's r; None when either side is constant."""
     xm, ym = x - x.mean(), y - y.mean()
+    top_x, top_y = float(np.abs(xm).max()), float(np.abs(ym).max())
+    if top_x == 0.0 or top_y == 0.0:
+        return None
+    xm, ym = xm / top_x, ym / top_y  # scaled first, so squares of huge values cannot overflow
     # sums of products, not ``@``: a BLAS dot product may wake its threads for one short vector
     sx, sy = math.sqrt(float((xm * xm).sum())), math.sqrt(float((ym * ym).sum()))
-    if sx == 0.0 or sy == 0.0:
-        return None
     return max(-1.0, min(1.0, float(((xm / sx) * (ym / sy)).sum())))
 
 

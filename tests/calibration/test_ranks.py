@@ -75,6 +75,13 @@ def test_average_ranks_are_scipys_rankdata() -> None:
         assert np.array_equal(ranks.average_ranks(x), stats.rankdata(x))
 
 
+def test_pearson_of_huge_values_does_not_overflow() -> None:
+    a = np.array([1e200, -3e200, 2e200, 5e199])
+    b = np.array([2e200, -1e200, 4e200, 1e199])
+    assert ranks.pearson(a, b) == pytest.approx(SCIPY["pearson"](a, b), abs=1e-12)
+    assert ranks.pearson(a, b) == pytest.approx(ranks.pearson(a / 1e200, b / 1e200), abs=1e-12)
+
+
 def test_constant_sides_give_none() -> None:
     a = np.array([1.0, 2.0, 3.0, 4.0])
     flat = np.full(4, 2.0)
