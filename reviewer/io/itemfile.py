@@ -21,6 +21,7 @@ from reviewer.domain.itemlimits import (
 from reviewer.domain.records import JudgeEntry, Row
 from reviewer.errors import MAX_ERRORS_SHOWN, FileErrors
 from reviewer.io.fastjson import loads_line
+from reviewer.io.plainrow import PlainCheck
 from reviewer.io.rowcheck import RubricScales, check_row
 from rubrics.schema import Rubric
 
@@ -143,18 +144,21 @@ def iter_rows(path: Path, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
         return
     seen: dict[str, int] = {}
     scales = RubricScales.of(rubric)
+    plain = PlainCheck(scales)
     before = _size(path)
     for n, obj in _raw_lines(path):
         if isinstance(obj, str):
             errs.append(f"{src}:{n}: {obj}")
             continue
-        unknown = set(obj) - KNOWN_FIELDS
-        if unknown:
-            errs.append(f"{src}:{n}: unknown field {sorted(unknown)[0]!r}; known: {', '.join(sorted(KNOWN_FIELDS))}")
-            continue
-        row = check_row(rubric, n, obj, errs, src, scales)
+        row = plain.row(n, obj)  # the common row, checked in a few steps; any other: the full check
         if row is None:
-            continue
+            unknown = set(obj) - KNOWN_FIELDS
+            if unknown:
+                errs.append(f"{src}:{n}: unknown field {sorted(unknown)[0]!r}; known: {', '.join(sorted(KNOWN_FIELDS))}")
+                continue
+            row = check_row(rubric, n, obj, errs, src, scales)
+            if row is None:
+                continue
         if row.item_id in seen:
             errs.append(f"{src}:{n}: duplicate id {row.item_id!r} (first on line {seen[row.item_id]})")
             continue

@@ -283,11 +283,15 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
                     "at random for an unbiased estimate)")
     if len(errs) > before:
         return None
-    # Membership of the audit sample is not content: marking an item later changes no revision.
-    # Scores and content are hashed in one canonical form (an edit in key order is not new content).
+    return Row(n, str(item_id), obj, content_hash(obj), model, judge, human, bool(audit))  # audit is not None here
+
+
+def content_hash(obj: dict[str, Any]) -> str:
+    """The row's content hash. Membership of the audit sample is not content: marking an item
+    later changes no revision. Scores and content are hashed in one canonical form (an edit in
+    key order is not new content)."""
     content = {k: v for k, v in obj.items() if k != "audit"} if "audit" in obj else obj
-    digest = hashlib.sha256(canonical_bytes(content)).hexdigest()
-    return Row(n, str(item_id), obj, digest, model, judge, human, bool(audit))  # audit is not None here
+    return hashlib.sha256(canonical_bytes(content)).hexdigest()
 
 
 def _audit_flag(value: Any) -> bool | None:
@@ -301,4 +305,4 @@ def _audit_flag(value: Any) -> bool | None:
     return None
 
 
-__all__ = ["RubricScales", "check_row"]
+__all__ = ["RubricScales", "check_row", "content_hash"]

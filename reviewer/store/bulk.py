@@ -24,6 +24,12 @@ _PLACEHOLDER = {"qmark": "?", "format": "%s", "pyformat": "%s"}
 #: backslash (``[]`` and ``{}``: the empty JSON lists and objects most rows carry).
 _SAFE_TEXT = re.compile(r"[\w .:@+\[\]{}-]*")
 _EMPTY: dict[type, str] = {list: "[]", dict: "{}"}
+_WORD = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def can_derive(conn: Connection) -> bool:
+    """Whether :func:`bulk_insert` can derive columns here (SQLite: numbered parameters)."""
+    return conn.dialect.paramstyle == "qmark"
 
 
 def json_text(value: Any) -> str:
@@ -56,26 +62,32 @@ def _db_value(conn: Connection, column: Any, value: Any) -> Any:
 
 
 def bulk_insert(conn: Connection, table: Table, columns: Sequence[str], rows: Sequence[Sequence[Any]],
-                constants: Mapping[str, Any] | None = None, chunk: int = 20_000) -> int:
+                constants: Mapping[str, Any] | None = None, chunk: int = 20_000,
+                derived: Mapping[str, str] | None = None) -> int:
     """Insert ``rows`` (tuples in ``columns`` order, JSON already text) into ``table``.
 
     ``constants`` holds columns with one value for every row (in the driver's terms, like the
     rows). Columns named nowhere get their default, computed once for the whole call (so every
     row of one import carries the same ``created_at``); an autoincrement primary key not named is
-    left to the database. Returns how many rows were written.
+    left to the database. ``derived`` (SQLite only: :func:`can_derive`): columns whose value is an
+    SQL expression over the row's other columns, evaluated as the row goes in — what an UPDATE
+    setting them to that expression would store. Returns how many rows were written.
     """
     if not rows:
         return 0
     style = conn.dialect.paramstyle
     if style not in _PLACEHOLDER:  # pragma: no cover - both supported drivers are listed
         raise RuntimeError(f"bulk_insert does not know the {style} parameter style")
+    if derived and not can_derive(conn):
+        raise RuntimeError("bulk_insert derives columns on SQLite only")
+    # derived columns refer to the row's values by number (SQLite's ?NNN), so one can be used twice
     mark = _PLACEHOLDER[style]
     names = list(columns)
-    values = [mark] * len(names)
+    values = [f"?{i}" for i in range(1, len(names) + 1)] if derived else [mark] * len(names)
     bound_tail: list[Any] = []
     fixed = [(name, value) for name, value in (constants or {}).items()]
     for column in table.columns:
-        if column.name in columns or column.name in (constants or {}):
+        if column.name in columns or column.name in (constants or {}) or column.name in (derived or {}):
             continue
         if column.primary_key and column.autoincrement in (True, "auto"):
             continue
@@ -93,10 +105,17 @@ def bulk_insert(conn: Connection, table: Table, columns: Sequence[str], rows: Se
         names.append(name)
         literal = _literal(value, conn.dialect.name)
         if literal is None:
-            values.append(mark)
             bound_tail.append(value)
+            values.append(f"?{len(columns) + len(bound_tail)}" if derived else mark)
         else:
             values.append(literal)
+    if derived:
+        # a column this statement leaves out is NULL in the row (it has no default: those are named)
+        given = {c.name: "NULL" for c in table.columns if c.server_default is None}
+        given.update(zip(names, values, strict=True))
+        for name, expr in derived.items():
+            names.append(name)
+            values.append("(" + _WORD.sub(lambda m: given.get(m[0], m[0]), expr) + ")")
     prep = conn.dialect.identifier_preparer
     sql = (f"INSERT INTO {prep.format_table(table)} ({', '.join(prep.quote(n) for n in names)}) "
            f"VALUES ({', '.join(values)})")

@@ -17,18 +17,18 @@ import multiprocessing
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import count, repeat
 from pathlib import Path
 from typing import Any, Protocol
 
-from reviewer.domain.records import Row
+from reviewer.domain.records import PlainHuman, PlainJudge, Row
 from reviewer.store.bulk import json_text
+from reviewer.store.import_values import GAP_CACHE, Overall, item_values
 from rubrics.schema import Dimension, Rubric
 
 CHUNK = 5000
 #: Below this many lines a child process costs more than it saves.
 PARALLEL_FROM_LINES = 20_000
-#: Distinct (dimension, judge, people) scores whose gap an import remembers (then it starts again).
-GAP_CACHE = 100_000
 #: ids → (pk, content hash, revision) of the items already stored; None on a first import.
 Lookup = Callable[[list[str]], dict[str, tuple[int, str, int]]]
 Reserve = Callable[[int], list[int]]
@@ -84,107 +84,34 @@ class Batch:
     human_revised: list[tuple[Any, ...]] = field(default_factory=list)
     #: item pks marked ``"audit": true`` (new, changed or unchanged items alike)
     audit: list[int] = field(default_factory=list)
+    #: ``judge_plain``'s rows by column, while every row of the batch so far gave plain judge
+    #: scores (a :class:`PlainJudge`) on the same (model, dimension)s (then ``judge_plain`` is
+    #: empty): those keys; each distinct set of (score, normalised) pairs; and per row, its item
+    #: pk and set. :meth:`judge_rows` turns them into ``judge_plain``'s rows, in the same order
+    #: (the reader sends a fifth as much, and the writer makes the rows at C speed)
+    judge_keys: tuple[tuple[str | None, str], ...] = ()
+    judge_sets: list[tuple[tuple[float, float], ...]] = field(default_factory=list)
+    judge_pks: list[int] = field(default_factory=list)
+    judge_set_of: list[int] = field(default_factory=list)
+    #: (the reader's own) a set's place in ``judge_sets`` by its serial number (:meth:`Dims.plain_set`)
+    set_index: dict[int, int] = field(default_factory=dict)
 
+    def wire(self) -> dict[str, Any]:
+        """What the reader process sends of the batch (``Batch(**wire)`` on the other side)."""
+        return {k: v for k, v in self.__dict__.items() if k != "set_index"}
 
-class Overall:
-    """The judge's overall, band and verdict per distinct set of scores, from the item's fold
-    (:func:`reviewer.domain.judge_only`, the rule a judge run's refresh applies too): the file's
-    judge scores, and people's scores on the dimensions only people score (``method: human``).
-    Items of one file share few distinct score combinations (scales have a handful of levels), so
-    each is computed once."""
-
-    def __init__(self, rubric: Rubric) -> None:
-        self.rubric = rubric
-        self.human_only = {d.id for d in rubric.dimensions if d.method == "human"}
-        self.seen: dict[tuple[Any, ...], tuple[float | None, str | None, bool | None]] = {}
-        #: a set of dimensions one person scored → whether it is a complete review
-        self.reviews: dict[frozenset[str], bool] = {}
-        #: :func:`people_gap`'s results by the scores they came from
-        self.gaps: dict[tuple[Any, ...], float | None] = {}
-
-    def __call__(self, r: Row) -> tuple[float | None, str | None, bool | None]:
-        judged = tuple((k, e.score, bool(e.error)) for k, e in r.judge.items())
-        people = tuple((who, dim_id, score) for who, dim_id, score, *_ in r.human
-                       if dim_id in self.human_only) if self.human_only and r.human else ()
-        key = (judged, people)
-        if key not in self.seen:
-            from reviewer.domain import HumanRow, ItemRows, JudgeRow, fold_item, judge_only
-
-            rows = ItemRows(0, judge=[JudgeRow(i, k, None, score, error="error" if err else None)
-                                      for i, (k, score, err) in enumerate(judged)],
-                            human=[HumanRow(i, dim_id, who, score, "import")
-                                   for i, (who, dim_id, score) in enumerate(people)])
-            agg = judge_only(self.rubric, fold_item(self.rubric, rows))
-            self.seen[key] = (agg.overall, agg.band.label if agg.band else None,
-                              agg.passed if agg.overall is not None else None)
-        return self.seen[key]
-
-
-def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tuple[Any, ...]:
-    """The item's values in ITEM_COLUMNS order (JSON columns as text for :func:`bulk_insert`)."""
-    d = r.data
-    total, band, passed = overall(r)
-    js = json_text if as_text else _same
-    group, variant = d.get("group"), d.get("variant")
-    return (pk, total, band, passed, sum(1 for e in r.judge.values() if e.error), r.item_id,
-            r.content_hash, str(d.get("input") or ""), str(d.get("output") or ""),
-            str(d.get("context") or ""), str(d.get("reference") or ""), js(d.get("conversation")),
-            None if group is None else str(group), None if variant is None else str(variant),
-            js(d.get("metadata") or {}), js(d.get("gold")), d.get("gold") is not None,
-            reviews_done(overall.rubric, r, overall.reviews), people_gap(overall, r))
-
-
-def reviews_done(rubric: Rubric, r: Row, seen: dict[frozenset[str], bool] | None = None) -> int:
-    """How many people the row's human entries show with a complete review
-    (:func:`reviewer.domain.complete_reviews`): an imported review counts like one entered in the
-    review screen. Every imported entry is a vote with a score (no undo, no adjudication), so
-    each person's current votes are the dimensions they have an entry on; whether those make a
-    complete review is :meth:`Rubric.review_complete`, asked once per distinct set (``seen``)."""
-    if not r.human:
-        return 0
-    by: dict[str, set[str]] = {}
-    for reviewer, dim_id, *_ in r.human:
-        by.setdefault(reviewer, set()).add(dim_id)
-    seen = {} if seen is None else seen
-    done = 0
-    for dims in by.values():
-        key = frozenset(dims)
-        if key not in seen:
-            seen[key] = rubric.review_complete(key)
-        done += seen[key]
-    return done
-
-
-def people_gap(overall: Overall, r: Row) -> float | None:
-    """How far the row's judge scores are from its people's (:func:`reviewer.domain.human_gap` of
-    the fold of the scores the row gives: all a new item, or a new content revision, has); None
-    unless it gives both. Each dimension's gap is its own (that dimension's rows alone), so it is
-    folded once per distinct (dimension, judge score, people's scores) and kept (``overall.gaps``).
-    People's scores are the multiset of each person's last score there (what the fold keeps of
-    imported votes; its consensus does not depend on names or order), so few keys recur."""
-    if not r.human or not r.judge:
-        return None
-    people: dict[str, dict[str, float]] = {}
-    for who, dim_id, score, *_ in r.human:
-        if dim_id in r.judge:
-            people.setdefault(dim_id, {})[who] = score
-    from reviewer.domain import item_gap
-
-    return item_gap(_dim_gap(overall, (dim_id, r.judge[dim_id].score, tuple(sorted(votes.values()))))
-                    for dim_id, votes in people.items())
-
-
-def _dim_gap(overall: Overall, key: tuple[str, float | None, tuple[float, ...]]) -> float | None:
-    if key not in overall.gaps:
-        from reviewer.domain import HumanRow, ItemRows, JudgeRow, dim_folds, dim_gap, sides
-
-        rubric, (dim_id, judged, votes) = overall.rubric, key
-        rows = ItemRows(0, judge=[JudgeRow(0, dim_id, None, judged)],
-                        human=[HumanRow(i, dim_id, f"p{i}", score, "import") for i, score in enumerate(votes)])
-        if len(overall.gaps) >= GAP_CACHE:
-            overall.gaps.clear()
-        overall.gaps[key] = dim_gap(rubric.dimension(dim_id), dim_folds(rubric, *sides(rubric, rows))[dim_id])
-    return overall.gaps[key]
+    def judge_rows(self) -> dict[tuple[str | None, str], list[tuple[Any, ...]]]:
+        """``judge_plain``, with the rows kept by column made into it (see ``judge_keys``)."""
+        if self.judge_pks:
+            ids, pks = self.judge_set_of, self.judge_pks
+            for k, key in enumerate(self.judge_keys):
+                scores = [values[k][0] for values in self.judge_sets]
+                norms = [values[k][1] for values in self.judge_sets]
+                self.judge_plain.setdefault(key, []).extend(
+                    zip(pks, map(scores.__getitem__, ids), map(norms.__getitem__, ids), strict=True))
+            self.judge_keys, self.judge_sets, self.judge_pks, self.judge_set_of = (), [], [], []
+            self.set_index.clear()
+        return self.judge_plain
 
 
 class Dims(dict[str, Dimension]):
@@ -194,6 +121,22 @@ class Dims(dict[str, Dimension]):
     def __init__(self, rubric: Rubric) -> None:
         super().__init__((d.id, d) for d in rubric.dimensions)
         self.norms: dict[tuple[str, float], float] = {}
+        self.plain: dict[tuple[Any, ...], tuple[Any, Any, int]] = {}
+        self.serials = count()
+
+    def plain_set(self, model: str | None,
+                  judge: PlainJudge) -> tuple[tuple[tuple[str | None, str], ...], tuple[tuple[float, float], ...], int]:
+        """A :class:`PlainJudge`'s (model, dimension)s, (score, normalised) pairs and a serial
+        number of its own (never reused), made once per distinct scores."""
+        key = (model, judge.key)
+        made = self.plain.get(key)
+        if made is None:
+            if len(self.plain) >= GAP_CACHE:
+                self.plain.clear()
+            pairs = [(dim_id, e.score) for dim_id, e in judge.items() if e.score is not None]
+            made = self.plain[key] = (tuple((model, d) for d, _ in pairs),
+                                      tuple((score, self.norm(d, score)) for d, score in pairs), next(self.serials))
+        return made
 
     def norm(self, dim_id: str, score: float) -> float:
         key = (dim_id, score)
@@ -206,6 +149,39 @@ class Dims(dict[str, Dimension]):
 def add_scores(batch: Batch, dims: Dims, r: Row, pk: int, revision: int | None = None) -> None:
     """Put the row's judge and human scores into the batch; ``revision``: the item's new content
     revision (``--update``), else a new item's first."""
+    model = r.judge_model
+    if revision is None and type(r.judge) is PlainJudge:
+        keys, values, serial = dims.plain_set(model, r.judge)
+        if not keys:
+            pass
+        elif not batch.judge_plain and (keys == batch.judge_keys or not batch.judge_pks):
+            at = batch.set_index.get(serial)
+            if at is None:
+                at = batch.set_index[serial] = len(batch.judge_sets)
+                batch.judge_sets.append(values)
+            batch.judge_keys = keys
+            batch.judge_pks.append(pk)
+            batch.judge_set_of.append(at)
+        else:
+            rows = batch.judge_rows()
+            for key, (score, norm) in zip(keys, values, strict=True):
+                plain = rows.get(key)
+                if plain is None:
+                    plain = rows[key] = []
+                plain.append((pk, score, norm))
+    else:
+        batch.judge_rows()  # the rows kept by column so far go first
+        _judge_rows(batch, dims, r, pk, revision)
+    h = r.human
+    if revision is None and type(h) is PlainHuman and not batch.human:
+        extend = batch.human_plain.extend
+        for who, s in h.by_person:
+            extend(zip(repeat(pk), s.dims, repeat(who), s.scores))
+        return
+    _human_rows(batch, r, pk, revision)
+
+
+def _judge_rows(batch: Batch, dims: Dims, r: Row, pk: int, revision: int | None) -> None:
     model = r.judge_model
     for dim_id, e in r.judge.items():
         score = e.score
@@ -224,6 +200,9 @@ def add_scores(batch: Batch, dims: Dims, r: Row, pk: int, revision: int | None =
             batch.judge_full.setdefault(model, []).append(row)
         else:
             batch.judge_revised.setdefault(model, []).append((*row, revision))
+
+
+def _human_rows(batch: Batch, r: Row, pk: int, revision: int | None) -> None:
     if revision is not None:
         for reviewer, dim_id, score, reason, tags, blind in r.human:
             batch.human_revised.append((pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]",
@@ -237,10 +216,6 @@ def add_scores(batch: Batch, dims: Dims, r: Row, pk: int, revision: int | None =
             batch.human.extend((*row, None, "[]", False) for row in batch.human_plain)
             batch.human_plain.clear()
         batch.human.append((pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]", blind))
-
-
-def _same(value: Any) -> Any:
-    return value
 
 
 def _stdev(xs: list[float]) -> float | None:
@@ -268,13 +243,13 @@ def build_batches(source: ItemSource, rubric: Rubric, errs: list[str], reserve: 
             yield batch
             continue
         existing = lookup([r.item_id for r in pending]) if lookup else {}
-        new = [r for r in pending if r.item_id not in existing]
+        new = [r for r in pending if r.item_id not in existing] if existing else pending
         for r, pk in zip(new, reserve(len(new)) if new else [], strict=True):
             batch.items.append(item_values(r, pk, overall))
             add_scores(batch, dims, r, pk)
             if r.audit:
                 batch.audit.append(pk)
-        for r in pending:
+        for r in pending if existing else ():
             if r.item_id not in existing:
                 continue
             pk, old_hash, revision = existing[r.item_id]
@@ -340,7 +315,7 @@ def _child(send: Any, receive: Any, source: ItemSource, rubric: Rubric, first_pk
     # it writes in half the time (the reader's time is the import's)
     try:
         for batch in build_batches(source, rubric, errs, reserve):
-            send.send_bytes(marshal.dumps(("batch", batch.__dict__)))
+            send.send_bytes(marshal.dumps(("batch", batch.wire())))
         send.send_bytes(marshal.dumps(("done", errs)))
     except Exception:  # the parent raises it with the text
         send.send_bytes(marshal.dumps(("failed", traceback.format_exc())))

@@ -7,7 +7,7 @@ from sqlalchemy import Connection, select, update
 from sqlmodel import col
 
 from reviewer.store.base import inserted_pk, records
-from reviewer.store.bulk import bulk_insert
+from reviewer.store.bulk import bulk_insert, can_derive
 from reviewer.store.import_batches import (
     HUMAN_COLUMNS,
     HUMAN_PLAIN,
@@ -16,7 +16,7 @@ from reviewer.store.import_batches import (
     JUDGE_SCORE_ONLY,
     Batch,
 )
-from reviewer.store.queue import refresh_triage_keys
+from reviewer.store.queue import TRIAGE_KEY_SQL, refresh_triage_keys
 from reviewer.store.tables import (
     AuditSample,
     HumanScore,
@@ -51,8 +51,11 @@ class RowWriter:
     def put(self, b: Batch) -> None:
         """Write one batch."""
         conn, ref = self.conn, self.rubric.ref
+        # the queue's order key of the new items: the one rule (the SQL's), evaluated as each row
+        # goes in where the driver allows, else refreshed over the batch's rows below
+        derive = can_derive(conn)
         bulk_insert(conn, table_of(Item), ITEM_COLUMNS, b.items,
-                    {"dataset": self.ds, "rubric_ref": ref})
+                    {"dataset": self.ds, "rubric_ref": ref}, derived={"triage_key": TRIAGE_KEY_SQL} if derive else None)
         for pk, revision, old_hash, values in b.changed:
             old = records(conn, select(Item).where(col(Item.pk) == pk))[0]
             conn.execute(table_of(ItemRevision).insert().values(
@@ -63,13 +66,12 @@ class RowWriter:
             # this text's (``values`` holds the judge summary of the scores this file gives, if any)
             conn.execute(update(Item).where(col(Item.pk) == pk).values(
                 revision=revision + 1, judge_spread=None, flagged=False, safety="none", **values))
-        if b.items:  # the queue's order key of the new items (one rule: the SQL's; the importer
-            # refreshes the scope's other items at the end when there are any)
+        if b.items and not derive:  # (the importer refreshes the scope's other items at the end)
             pks = [row[0] for row in b.items]
             refresh_triage_keys(conn, "pk >= :lo AND pk <= :hi AND rubric_ref = :ref AND dataset = :ds",
                                 {"lo": min(pks), "hi": max(pks), "ref": ref, "ds": self.ds})
         methods = {d.id: d.method for d in self.rubric.dimensions}
-        for (model, dim_id), rows in b.judge_plain.items():
+        for (model, dim_id), rows in b.judge_rows().items():
             self.judge_scores += bulk_insert(
                 conn, table_of(JudgeScore), JUDGE_SCORE_ONLY, rows,
                 {"run_pk": self._run(model), "model": model, "dimension": dim_id,

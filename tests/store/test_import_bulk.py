@@ -154,3 +154,31 @@ def test_an_imported_gap_is_the_folds_whoever_scored(tmp_path: Path) -> None:
         assert it.human_gap == human_gap(rubric, fold.dims), it.item_id
     assert len({it.human_gap for it, _ in folds}) > 3
     store.close()
+
+
+def test_imported_triage_keys_are_the_rules(store: Any, tmp_path: Path) -> None:
+    """The queue's order key of imported items is the one rule (``TRIAGE_KEY_SQL``): on SQLite it
+    is evaluated as each row goes in (``bulk_insert(derived=...)``), on PostgreSQL refreshed over
+    the batch's rows. Recomputing it over every item afterwards changes nothing; without either
+    (the keys left at their default) every key would be 0."""
+    from reviewer.store.queue import refresh_triage_keys
+
+    rows = []
+    for i in range(30):
+        row: dict[str, Any] = {"id": f"t{i}", "output": "x", "judge": {"model": "m", "scores": {
+            "accuracy": {"error": "timeout"} if i % 5 == 0 else 1 + i % 10}}}
+        if i % 3 == 0:  # one or two complete reviews
+            row["human"] = [{"reviewer": f"r{k}", "scores": {d: 5 for d in
+                             ("accuracy", "relevance", "completeness", "conciseness", "clarity")}}
+                            for k in range(1 + i % 2)]
+        rows.append(row)
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    import_file(store, path, REF)
+    with store.read() as conn:
+        imported = dict(conn.exec_driver_sql("SELECT item_id, triage_key FROM item").all())
+    with store.write() as conn:
+        refresh_triage_keys(conn, "1 = 1", {})
+        recomputed = dict(conn.exec_driver_sql("SELECT item_id, triage_key FROM item").all())
+    assert imported == recomputed
+    assert set(imported.values()) == {-100000.0, 0.0, 900000.0, 1000000.0, 1900000.0, 2000000.0}
