@@ -90,15 +90,27 @@ class RatingColumns:
     groups: list[object] | None = None
 
 
+def _runs_of_keys(keys: Ints) -> tuple[Ints, Ints, NDArray[np.bool_]]:
+    """(order, keys in that order, where each run of equal keys starts): a stable sort, so equal
+    keys keep their rows' insertion order (rows mostly come in key order: the sort is quick)."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.ones(ordered.size, dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    return order, ordered, starts
+
+
 def _last_per_key(keys: Ints, rows: Ints) -> tuple[Ints, Ints]:
     """(unique keys, the last of ``rows`` with each key) for rows in insertion order."""
-    uniq, first_in_rev = np.unique(keys[::-1], return_index=True)
-    return uniq, rows[::-1][first_in_rev]
+    order, ordered, starts = _runs_of_keys(keys)
+    ends = np.ones(ordered.size, dtype=bool)  # the last of each run: the latest row with that key
+    ends[:-1] = starts[1:]
+    return ordered[ends], rows[order[ends]]
 
 
 def _first_per_key(keys: Ints, rows: Ints) -> tuple[Ints, Ints]:
-    uniq, first = np.unique(keys, return_index=True)
-    return uniq, rows[first]
+    order, ordered, starts = _runs_of_keys(keys)
+    return ordered[starts], rows[order[starts]]
 
 
 @dataclass
