@@ -12,12 +12,21 @@ from sqlalchemy import Connection, CursorResult, Engine, select
 from sqlmodel import col
 
 from reviewer.errors import UserError
-from reviewer.store.tables import RubricVersion, table_of
+from reviewer.store.tables import Item, ItemRevision, RubricVersion, table_of
 from rubrics.errors import RubricError
 from rubrics.library import find_bundled, parse_ref
 from rubrics.loader import load_rubric_text
 from rubrics.schema import Rubric
 from rubrics.versioning import check_bump, diff
+
+
+def any_item_revised(conn: Connection, rubric_ref: str) -> bool:
+    """Whether an item of the rubric version has had its content changed (``import --update``):
+    an item's earlier content is kept in ``item_revision``, so any row there for one of the
+    rubric's items means a revised item (and scores of an earlier revision may exist)."""
+    revised = (select(col(ItemRevision.pk)).join(Item, col(Item.pk) == col(ItemRevision.item_pk))
+               .where(col(Item.rubric_ref) == rubric_ref).limit(1))
+    return conn.execute(revised).first() is not None
 
 
 class StoreBase:

@@ -12,9 +12,9 @@ from numpy.typing import NDArray
 from sqlalchemy import case, func, select
 from sqlmodel import col
 
-from reviewer.store.base import StoreBase
+from reviewer.store.base import StoreBase, any_item_revised
 from reviewer.store.numeric_read import read_numeric
-from reviewer.store.tables import AuditSample, Item, ItemRevision
+from reviewer.store.tables import AuditSample, Item
 
 
 class EstimatesMixin(StoreBase):
@@ -93,10 +93,7 @@ class EstimatesMixin(StoreBase):
             runs = conn.execute(select(col(JudgeRun.pk), col(JudgeRun.dataset)).where(col(JudgeRun.rubric_ref) == ref)).all()
             if len(runs) != 1 or (dataset and (runs[0][1] or "") != dataset):
                 return None
-            # an item's earlier content is kept in item_revision: any row there means a revised item
-            revised = (select(col(ItemRevision.pk)).join(Item, col(Item.pk) == col(ItemRevision.item_pk))
-                       .where(col(Item.rubric_ref) == ref).limit(1))
-            if conn.execute(revised).first() is not None:
+            if any_item_revised(conn, ref):
                 return None
             score = col(JudgeScore.score)
             q = (select(col(JudgeScore.dimension), func.count(score), func.sum(score), func.sum(score * score))

@@ -17,11 +17,10 @@ from typing import Any, TypeVar
 
 import numpy as np
 from sqlalchemy import BigInteger, ColumnElement, Integer, case, cast, func, literal, select
-from sqlalchemy.orm import Mapped
 from sqlmodel import col
 
 from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawColumns, fold
-from reviewer.store.base import StoreBase
+from reviewer.store.base import StoreBase, any_item_revised
 from reviewer.store.numeric_read import joined, key_range, read_numeric, split_range
 from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeScore
 
@@ -62,27 +61,9 @@ class RatingColumnsMixin(StoreBase):
             where.append(col(Item.pk).in_(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)))
         with self.read() as conn:
             stamp = _stamp(conn, ref)
-            groups = None
-            if group_by:
-                cols: list[Mapped[Any]] = [col(Item.pk), col(Item.revision)]
-                cols.append(col(Item.grp) if group_by == "group" else col(Item.variant) if group_by == "variant"
-                            else col(Item.meta))
-                items = conn.execute(select(*cols).where(*where).order_by(col(Item.pk))).all()
-                item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
-                top_revision = max((int(r[1] or 1) for r in items), default=1)
-                if group_by in ("group", "variant"):
-                    groups = [r[2] for r in items]
-                else:
-                    k = group_by.split(".", 1)[1]
-                    groups = [(r[2] or {}).get(k) for r in items]
-                del items
-            else:
-                read = read_numeric(conn, col(Item.pk), where, {"revision": func.coalesce(col(Item.revision), 1)}, {})
-                item_pk = read["pk"]
-                top_revision = int(read["revision"].max(initial=1))
             scope = select(col(Item.pk)).where(*where).scalar_subquery()
             # no item revised: every row is of its item's current revision (no per-row lookup)
-            every = all_revisions or top_revision <= 1
+            every = all_revisions or not any_item_revised(conn, ref)
 
             def judge_side(conn: Any) -> tuple[list[str], dict[str, np.ndarray]]:
                 models = sorted((m or "judge") for m in conn.execute(select(col(JudgeScore.model)).distinct().where(
@@ -102,6 +83,7 @@ class RatingColumnsMixin(StoreBase):
             span = key_range(conn, col(HumanScore.pk)) if stamp is not None else None
             halves = split_range(span, 2 if span and span[1] - span[0] >= SPLIT_ROWS else 1)
             later = [(half, self._beside(stamp, partial(human_part, keys=half))) for half in halves[1:]] if stamp else []
+            item_pk, groups = _items(conn, where, group_by)  # while the other connections read
             parts = [human_part(conn, halves[0])]
             for half, reading in later:
                 part = reading.result()
@@ -155,6 +137,21 @@ class RatingColumnsMixin(StoreBase):
                + _codes(who, names)) * (1 << _FLAG_BITS) + flags
         reals = {"score": table.score} if human else {"score": table.score, "std": table.std}
         return read_numeric(conn, table.pk, cond, {"key": key}, reals, keys)
+
+
+def _items(conn: Any, where: list[ColumnElement[bool]], group_by: str | None) -> tuple[np.ndarray, list[object] | None]:
+    """The keys of the items in scope, in order, and each one's group value when ``group_by``
+    (``group``, ``variant`` or ``metadata.KEY``) is given."""
+    if not group_by:
+        return read_numeric(conn, col(Item.pk), where, {}, {})["pk"], None
+    value = (col(Item.grp) if group_by == "group" else col(Item.variant) if group_by == "variant"
+             else col(Item.meta))
+    items = conn.execute(select(col(Item.pk), value).where(*where).order_by(col(Item.pk))).all()
+    item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
+    if group_by in ("group", "variant"):
+        return item_pk, [r[1] for r in items]
+    key = group_by.split(".", 1)[1]
+    return item_pk, [(r[1] or {}).get(key) for r in items]
 
 
 def _thread(fn: Callable[[], T]) -> Future[T]:
