@@ -22,7 +22,7 @@ from sqlmodel import col
 from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawColumns, fold
 from reviewer.store.base import StoreBase, any_item_revised
 from reviewer.store.numeric_read import joined, key_range, read_numeric, split_range
-from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeScore
+from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeRun, JudgeScore
 
 T = TypeVar("T")
 
@@ -66,10 +66,19 @@ class RatingColumnsMixin(StoreBase):
             every = all_revisions or not any_item_revised(conn, ref)
 
             def judge_side(conn: Any) -> tuple[list[str], dict[str, np.ndarray]]:
+                model = func.coalesce(col(JudgeScore.model), "judge")
+                # the models of the rubric's runs, a small table: a run's rows nearly always carry
+                # its model (the fold drops any model left without a row); a row with another
+                # model reads as unknown, and then the rows' own models are looked up
+                runs = sorted({m or "judge" for m in conn.execute(
+                    select(col(JudgeRun.model)).where(col(JudgeRun.rubric_ref) == ref)).scalars()})
+                rows = self._packed(conn, JudgeScore, scope, dims, model, runs, human=False, all_revisions=every)
+                if not _unknown_names(rows):
+                    return runs, rows
                 models = sorted((m or "judge") for m in conn.execute(select(col(JudgeScore.model)).distinct().where(
                     col(JudgeScore.item_pk).in_(scope), col(JudgeScore.turn).is_(None))).scalars())
-                return models, self._packed(conn, JudgeScore, scope, dims, func.coalesce(col(JudgeScore.model), "judge"),
-                                            models, human=False, all_revisions=every)
+                return models, self._packed(conn, JudgeScore, scope, dims, model, models, human=False,
+                                            all_revisions=every)
 
             beside = self._beside(stamp, judge_side) if stamp is not None else None
             reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
@@ -174,6 +183,12 @@ def _stamp(conn: Any, ref: str) -> tuple[Any, ...] | None:
                                                             col(ItemRevision.pk))]
     audit = select(func.count(), func.total(col(AuditSample.item_pk))).where(col(AuditSample.rubric_ref) == ref)
     return (ref, *conn.execute(select(*last)).one(), *conn.execute(audit).one())
+
+
+def _unknown_names(rows: dict[str, np.ndarray]) -> bool:
+    """Whether a packed row's reviewer or model was not among the names it was coded with."""
+    top = (1 << _CODE_BITS) - 1
+    return bool((((rows["key"] >> _FLAG_BITS) & top) == top).any())
 
 
 def _unpack(rows: dict[str, np.ndarray], item_pk: np.ndarray) -> dict[str, np.ndarray]:

@@ -211,3 +211,21 @@ def test_a_half_read_beside_keeps_one_snapshot(tmp_path: Path, monkeypatch: pyte
     assert not np.isnan(again[last - 1]).any()
     assert not np.isnan(unchecked[last - 1, 0]) and np.isnan(unchecked[last - 1, 1:]).all()
     store.close()
+
+
+def test_a_model_other_than_its_runs_is_read_too(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge rows are coded with the models of the rubric's runs (a small table) rather than
+    the rows' own models (a lookup over every row): a row carrying another model reads as unknown
+    and the rows are read again with their own models. Without that check the other model's
+    scores were missing from the columns."""
+    from reviewer.store import rating_columns as rc
+
+    _judged(store, tmp_path)  # run "m1", rows of model m1
+    run = store.create_judge_run(REF, "m1", dataset="num")
+    store.record_results(run, [ScoreResult("n1", "clarity", "llm_judge", "m9", 4.0)])  # a row of another model
+    cols = store.rating_columns(REF, "num")
+    assert cols.models == ["m1", "m9"]
+    assert cols.dims["clarity"].judge[1, 1] == 4.0 and cols.dims["accuracy"].judge[0, 0] == 7.0
+    monkeypatch.setattr(rc, "_unknown_names", lambda rows: False)
+    unchecked = store.rating_columns(REF, "num")
+    assert unchecked.models == ["m1"]  # m9's score was dropped as of no known model
