@@ -11,8 +11,7 @@ the rows into per-item state is :func:`reviewer.domain.columns.fold` (pure numpy
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from functools import partial
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 import numpy as np
@@ -81,23 +80,8 @@ class RatingColumnsMixin(StoreBase):
                                             all_revisions=every)
 
             beside = self._beside(stamp, judge_side) if stamp is not None else None
-            reviewers = sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
-                col(HumanScore.item_pk).in_(scope))).scalars())
-
-            def human_part(conn: Any, keys: tuple[int, int] | None) -> dict[str, np.ndarray]:
-                return self._packed(conn, HumanScore, scope, dims, col(HumanScore.reviewer), reviewers,
-                                    human=True, all_revisions=every, keys=keys)
-
-            # on SQLite many human rows (the most of any table) are read in two halves at once
-            span = key_range(conn, col(HumanScore.pk)) if stamp is not None else None
-            halves = split_range(span, 2 if span and span[1] - span[0] >= SPLIT_ROWS else 1)
-            later = [(half, self._beside(stamp, partial(human_part, keys=half))) for half in halves[1:]] if stamp else []
-            item_pk, groups = _items(conn, where, group_by)  # while the other connections read
-            parts = [human_part(conn, halves[0])]
-            for half, reading in later:
-                part = reading.result()
-                parts.append(part if part is not None else human_part(conn, half))
-            human = joined(parts)
+            reviewers, human, (item_pk, groups) = self._human_side(
+                conn, stamp, scope, dims, every, lambda: _items(conn, where, group_by))
             got = beside.result() if beside is not None else None
             models, judge = got if got is not None else judge_side(conn)
         h = _unpack(human, item_pk)
@@ -108,6 +92,43 @@ class RatingColumnsMixin(StoreBase):
                          h["item"], h["dim"], h["who"], h["score"], h["kind"], h["blind"], h["current"],
                          j["item"], j["dim"], j["who"], j["score"], j["std"], j["current"], groups)
         return fold(raw, sample)
+
+    def _human_side(self, conn: Any, stamp: tuple[Any, ...] | None, scope: Any, dims: list[str], every: bool,
+                    meanwhile: Callable[[], T]) -> tuple[list[str], dict[str, np.ndarray], T]:
+        """(reviewer names, packed rows) of the human scores in ``scope``, and what ``meanwhile``
+        gave. On SQLite many rows (the most of any table) are read in two halves at once: the
+        second half on a connection of its own (:meth:`_beside`), which first looks up the names
+        both halves are coded with while this connection does ``meanwhile``."""
+        def names(c: Any) -> list[str]:
+            return sorted(c.execute(select(col(HumanScore.reviewer)).distinct().where(
+                col(HumanScore.item_pk).in_(scope))).scalars())
+
+        def part(c: Any, found: list[str], keys: tuple[int, int] | None) -> dict[str, np.ndarray]:
+            return self._packed(c, HumanScore, scope, dims, col(HumanScore.reviewer), found, human=True,
+                                all_revisions=every, keys=keys)
+
+        span = key_range(conn, col(HumanScore.pk)) if stamp is not None else None
+        if stamp is None or span is None or span[1] - span[0] < SPLIT_ROWS:
+            got = meanwhile()
+            found = names(conn)
+            return found, part(conn, found, None), got
+        first, second = split_range(span, 2)
+        told: Future[list[str]] = Future()
+
+        def second_half(c: Any) -> dict[str, np.ndarray]:
+            mine = names(c)
+            told.set_result(mine)
+            return part(c, mine, second)
+
+        reading = self._beside(stamp, second_half)
+        got = meanwhile()
+        either: list[Future[Any]] = [told, reading]
+        wait(either, return_when=FIRST_COMPLETED)  # the names, or that connection's other snapshot
+        found = told.result() if told.done() else names(conn)
+        rows = [part(conn, found, first)]
+        other = reading.result()
+        rows.append(other if other is not None else part(conn, found, second))
+        return found, joined(rows), got
 
     def _beside(self, stamp: tuple[Any, ...], read: Callable[[Any], T]) -> Future[T | None]:
         """``read`` on a connection of its own, on its own thread (SQLite works on both tables at
