@@ -136,15 +136,18 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
 
 
 def _count_in_background(store: Any, ref: str, dataset: str | None) -> tuple[Future[Any], Future[Any]]:
-    """The corrected estimates' two counts over every item (:meth:`judge_score_totals`,
-    :meth:`judge_pass_totals`), started on their own connections: the database counts (the driver
-    lets go of the GIL) while the rating rows are read and folded here — a million items cost
-    ~max, not sum."""
+    """The corrected estimates' two counts over every item (:meth:`judge_score_totals`;
+    :meth:`judge_pass_totals` with the audit items' verdicts, :meth:`audit_judge_verdicts`),
+    started on their own connections: the database counts (the driver lets go of the GIL) while
+    the figures are computed here — a million items cost ~max, not sum."""
     from concurrent.futures import ThreadPoolExecutor
+
+    def passes() -> tuple[tuple[int, int], Any]:
+        return store.judge_pass_totals(ref, dataset), store.audit_judge_verdicts(ref)
 
     pool = ThreadPoolExecutor(2)
     try:
-        return (pool.submit(store.judge_score_totals, ref, dataset), pool.submit(store.judge_pass_totals, ref, dataset))
+        return pool.submit(store.judge_score_totals, ref, dataset), pool.submit(passes)
     finally:
         pool.shutdown(wait=False)  # the two run to the end; nothing more is submitted
 
@@ -161,14 +164,15 @@ def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, data
 
     scores, verdicts = counts or _count_in_background(store, rubric.ref, dataset)
     folds = _audit_labels(store, rubric, dataset, how, own, sample)
-    counted, passes = scores.result(), verdicts.result()
+    counted, (passes, judged) = scores.result(), verdicts.result()
     found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols,
                                           group_by=group_by, counted=counted)
     for entry in out["dimensions"]:
         e = found.get(entry["dimension"])
         entry["estimate"] = e if e is not None and entry.get("level") != "nominal" else {
             "ppi": None, "reason": "a mean of unordered labels means nothing: no corrected mean on a nominal dimension"}
-    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, folds, confidence, target_width, passes)
+    out["pass_rate_estimate"] = estimates.pass_rate(store, rubric, dataset, folds, confidence, target_width, passes,
+                                                    judged)
 
 
 def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: Any, sample: str) -> Any:

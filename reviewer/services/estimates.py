@@ -89,7 +89,8 @@ def ranking(groups: Mapping[str, tuple[NDArray[np.float64], NDArray[np.float64],
 
 def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: Labels | list[tuple[int, Any]] | None,
               confidence: float = 0.95, target_width: float | None = None,
-              totals: tuple[int, int] | None = None) -> dict[str, Any]:
+              totals: tuple[int, int] | None = None,
+              verdicts: tuple[NDArray[np.int64], NDArray[np.bool_]] | None = None) -> dict[str, Any]:
     """``pass_rate_estimate``: the share of items that pass, corrected with people's verdicts.
 
     The population is every item whose judge verdict is complete (an incomplete one has no pass
@@ -102,7 +103,8 @@ def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: Labels | list
         return refused(passes / total if total else None, total, rubric.ref, confidence)
     labels = folds if isinstance(folds, Labels) else labels_of_folds(rubric, folds)
     pks, people_passed = labels.verdicts
-    judged, verdict = store.audit_judge_verdicts(rubric.ref)  # labels are of audit items only; keys ascending
+    # labels are of audit items only; keys ascending (``verdicts``: read already)
+    judged, verdict = verdicts if verdicts is not None else store.audit_judge_verdicts(rubric.ref)
     at = np.searchsorted(judged, pks).clip(max=max(judged.size - 1, 0))
     both = judged[at] == pks if judged.size else np.zeros(pks.size, dtype=bool)  # in the labels' order
     y = people_passed[both].astype(np.float64)
