@@ -4,8 +4,10 @@ One read per table (:func:`reviewer.store.numeric_read.read_numeric`: on SQLite 
 database into a few long texts that numpy parses, elsewhere streamed into a numpy record array):
 each row is its key, a packed integer of item, dimension, reviewer or model, kind, blind and
 "current revision", and the score (and the judge's spread), decoded with array arithmetic — no
-per-row dict or object is kept. The fold of
-the rows into per-item state is :func:`reviewer.domain.columns.fold` (pure numpy).
+per-row dict or object is kept. On SQLite the judge rows and the two halves of the human rows
+are read at once, each on a connection of its own whose snapshot is checked against the first's
+(:meth:`RatingColumnsMixin._beside`). The fold of the rows into per-item state is
+:func:`reviewer.domain.columns.fold` (pure numpy).
 """
 
 from __future__ import annotations
