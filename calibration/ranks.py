@@ -26,6 +26,8 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.alpha import unique_codes
+
 Array = NDArray[np.float64]
 Codes = NDArray[np.int64]
 
@@ -61,12 +63,6 @@ def pearson(x: Array, y: Array) -> float | None:
 def spearman(x: Array, y: Array) -> float | None:
     """Spearman's rho: Pearson's r of the average ranks."""
     return pearson(average_ranks(x), average_ranks(y))
-
-
-def _codes(x: Array) -> tuple[Codes, int]:
-    """Each value's position among the distinct values (0 …), and how many there are."""
-    values, codes = np.unique(x, return_inverse=True)
-    return codes.astype(np.int64).reshape(-1), int(values.size)
 
 
 def _tied_pairs(counts: Codes) -> int:
@@ -105,13 +101,13 @@ def inversions(y: Codes) -> int:
 def kendall_tau_b(x: Array, y: Array, table_cells: int = TABLE_CELLS) -> float | None:
     """Kendall's tau-b; None when either side is constant."""
     n = x.size
-    cx, kx = _codes(x)
-    cy, ky = _codes(y)
+    x_values, cx, x_counts = unique_codes(x)
+    y_values, cy, y_counts = unique_codes(y)
+    kx, ky = x_values.size, y_values.size
     if kx < 2 or ky < 2:
         return None
     total = n * (n - 1) // 2
-    x_ties = _tied_pairs(np.bincount(cx))
-    y_ties = _tied_pairs(np.bincount(cy))
+    x_ties, y_ties = _tied_pairs(x_counts), _tied_pairs(y_counts)
     if kx * ky <= table_cells:
         t = np.bincount(cx * ky + cy, minlength=kx * ky).reshape(kx, ky).astype(np.int64)
         both_ties = _tied_pairs(t.reshape(-1))

@@ -208,21 +208,25 @@ def _stamp(conn: Any, ref: str) -> tuple[Any, ...] | None:
     return (ref, *conn.execute(select(*last)).one(), *conn.execute(audit).one())
 
 
+def _field(key: np.ndarray, shift: int) -> np.ndarray:
+    """One name code of the packed keys (reviewer or model: 0; dimension: 1), -1 where the name
+    was none of those it was coded with."""
+    top = (1 << _CODE_BITS) - 1
+    code = ((key >> (_FLAG_BITS + shift * _CODE_BITS)) & top).astype(np.int32)
+    code[code == top] = -1
+    return code
+
+
 def _unknown_names(rows: dict[str, np.ndarray]) -> bool:
     """Whether a packed row's reviewer or model was not among the names it was coded with."""
-    top = (1 << _CODE_BITS) - 1
-    return bool((((rows["key"] >> _FLAG_BITS) & top) == top).any())
+    return bool((_field(rows["key"], 0) < 0).any())
 
 
 def _unpack(rows: dict[str, np.ndarray], item_pk: np.ndarray) -> dict[str, np.ndarray]:
     """Decode the packed keys; item keys become indexes into ``item_pk`` (sorted)."""
     key = rows["key"]
-    top = (1 << _CODE_BITS) - 1
     flags = (key & ((1 << _FLAG_BITS) - 1)).astype(np.int8)
-    who = ((key >> _FLAG_BITS) & top).astype(np.int32)
-    who[who == top] = -1
-    dim = ((key >> (_FLAG_BITS + _CODE_BITS)) & top).astype(np.int32)
-    dim[dim == top] = -1
+    who, dim = _field(key, 0), _field(key, 1)
     item = np.searchsorted(item_pk, key >> (_FLAG_BITS + 2 * _CODE_BITS))
     score = rows["score"]
     std = rows.get("std", np.zeros(0))
