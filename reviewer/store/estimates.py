@@ -36,17 +36,9 @@ class EstimatesMixin(StoreBase):
         with self.read() as conn:
             return {int(pk) for pk in conn.execute(q).scalars()}
 
-    def audit_judge_passed(self, rubric_ref: str) -> dict[int, bool]:
-        """The judge's verdict on each item of the rubric's audit sample that has a complete one."""
-        ref = self.get_rubric(rubric_ref).ref
-        audit = select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)
-        q = select(col(Item.pk), col(Item.judge_passed)).where(col(Item.pk).in_(audit), col(Item.judge_passed).is_not(None))
-        with self.read() as conn:
-            return {int(pk): bool(v) for pk, v in conn.execute(q)}
-
     def audit_judge_verdicts(self, rubric_ref: str) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
-        """:meth:`audit_judge_passed` as two columns, item keys ascending (50,000 audit items
-        without a Python object each)."""
+        """The judge's verdict on each item of the rubric's audit sample that has a complete one,
+        as two columns, item keys ascending (50,000 audit items without a Python object each)."""
         ref = self.get_rubric(rubric_ref).ref
         audit = select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)
         passed = case((col(Item.judge_passed).is_(True), 1), else_=0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -75,7 +75,7 @@ class QueueFilter:
 
     def without_judge(self) -> QueueFilter:
         """The same filter less what would reveal the judge."""
-        return QueueFilter(self.dataset, None, self.status, False, self.text, False)
+        return replace(self, band=None, disagreement=False, people_disagree=False)
 
 
 @dataclass(frozen=True)
