@@ -11,11 +11,13 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
-from reviewer.store import Store
+from reviewer.services.importing import import_file
+from reviewer.store import Store, open_store
 from reviewer.tui.app import ReviewApp, make_app
 from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.reason import ReasonDialog
 from tests.cli import run_cli
+from tests.store.conftest import DEMO, pg_schema_url
 from tests.tui.conftest import REVIEWER
 from tests.tui.test_review_flow import SIZE, focus, settle, start
 
@@ -59,10 +61,9 @@ async def blind_four(app: ReviewApp, pilot: Any) -> tuple[ItemScreen, int, str]:
     return screen, screen.state.item_pk, screen.state.dims[0].dim.id
 
 
-async def test_a_reveal_outlives_the_session(store: Store, demo_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``v``, quit, resume blind: the judge is still shown and the next score is stored, exported
-    and shown as not blind. Before, the reveal lived on the screen only: hidden again on the
-    next open, and the score stored blind though the person had seen the judge."""
+async def reveal_then_resume(store: Store) -> tuple[int, str]:
+    """``v`` on the next item of a blind session, quit, resume blind and score its first
+    dimension 4: the item's key and that dimension."""
     app = make_app(store, REVIEWER, blind=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(app, pilot)
@@ -80,10 +81,33 @@ async def test_a_reveal_outlives_the_session(store: Store, demo_db: Path, capsys
         assert "judge hidden" not in str(screen.query_one("#item-summary", Static).render())
         await pilot.press("4")
         await settle(app, pilot)
+    return pk, dim
+
+
+async def test_a_reveal_outlives_the_session(store: Store, demo_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``v``, quit, resume blind: the judge is still shown and the next score is stored, exported
+    and shown as not blind. Before, the reveal lived on the screen only: hidden again on the
+    next open, and the score stored blind though the person had seen the judge."""
+    pk, dim = await reveal_then_resume(store)
     assert rows(store, pk) == [(dim, 4.0, False, "score", None)]
     mine = exported(store, pk, dim)
     assert (mine["blind"], mine["blind_score"], mine["kind"]) == (False, None, "score")
     assert shown(store, demo_db, pk, capsys).split(" UTC")[0].strip().startswith(f"{REVIEWER}: 4 (score)")
+
+
+async def test_a_reveal_outlives_the_session_on_postgres(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same on PostgreSQL: the demo's general-quality items in a fresh schema."""
+    monkeypatch.setenv("RUBRICATE_CONFIG", str(tmp_path / "config.yaml"))  # no user config leaks in
+    urls = pg_schema_url()
+    s = open_store(next(urls))
+    try:
+        import_file(s, DEMO / "general-quality.jsonl", REF, dataset="demo")
+        pk, dim = await reveal_then_resume(s)
+        assert rows(s, pk) == [(dim, 4.0, False, "score", None)]
+        assert exported(s, pk, dim)["blind"] is False
+    finally:
+        s.close()
+        next(urls, None)  # the generator drops the schema
 
 
 async def test_an_undone_blind_score_leaves_its_judge_shown(store: Store) -> None:
