@@ -42,3 +42,11 @@ def test_the_cli_refuses_an_escape_in_a_dataset_name(tmp_path: Path, capsys: pyt
     assert "holds a control or invisible character; remove it" in err
     code, out, _ = run_cli(["export", "--format", "csv", "--db", db], capsys)
     assert code == 0 and "\x1b" not in out and out.count("\n") == 1  # the header alone: nothing imported
+
+
+def test_the_cli_refuses_a_rubric_ref_with_a_trailing_newline(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "t.db")
+    code, _, err = run_cli(["import", str(_items(tmp_path)), "--rubric", GQ + "\n", "--db", db], capsys)
+    assert code == 1 and len(err.strip().splitlines()) == 1, err
+    assert "bad-ref: version '1.0.0\\n' must be semver" in err
