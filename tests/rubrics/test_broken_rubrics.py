@@ -36,6 +36,8 @@ RULES = {
     "version_prerelease_leading_zero": ("bad-version", 2), "version_arabic_digit": ("bad-version", 2),
     "id_trailing_newline": ("bad-id", 1), "id_too_long": ("bad-id", 1),
     "dimension_id_trailing_newline": ("bad-id", 16),
+    # YAML's reader refuses a NUL byte before parsing: that was "this is a bug", not FILE:LINE
+    "nul_byte": ("yaml-syntax", 7),
 }
 
 
