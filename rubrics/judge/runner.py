@@ -23,6 +23,7 @@ from typing import Any
 from rubrics.judge.client import CostCapReached, JudgeClient
 from rubrics.judge.gate_check import llm_gate_check
 from rubrics.judge.plan import combinable, item_dimensions, scoring_order
+from rubrics.judge.prompt import examples_for
 from rubrics.methods import claims, pairs
 from rubrics.methods.base import JudgeItem, failed, turn_views
 from rubrics.methods.deterministic import score_deterministic
@@ -180,8 +181,8 @@ class JudgeRunner:
         if method == "llm_judge":
             if self.client is None:
                 return failed(item, dim, "no judge model: pass --model or set judge.model in the rubric")
-            return await score_llm_judge(item, dim, self.client, self.examples.get(dim.id, ()),
-                                         self.samples, reply=self.rubric.judge.reply)
+            shown = examples_for(self.examples.get(dim.id, ()), item.key, self.rubric.judge.correction_examples)
+            return await score_llm_judge(item, dim, self.client, shown, self.samples, reply=self.rubric.judge.reply)
         return failed(item, dim, f"method {method} cannot score a single item")
 
     def _not_applicable(self, view: JudgeItem, dim: Dimension,
