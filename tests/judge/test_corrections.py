@@ -5,31 +5,21 @@ correction however many judge rows the corrected item has. On SQLite and Postgre
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import text as sql
 
 from reviewer.services import judging
 from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from rubrics.loader import load_rubric_file
+from tests.judge import test_judging
 from tests.judge.loopback import LoopbackServer, user_prompt
 from tests.judge.test_judging import RUBRIC
-from tests.store.conftest import pg_schema_url
 
 REF = "judge-learn@1.0.0"
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A SQLite file, and a fresh PostgreSQL schema."""
-    if request.param == "sqlite":
-        yield str(tmp_path / "learn.db")
-    else:
-        yield from pg_schema_url()
+db = test_judging.db  # the fixture: a SQLite file and a PostgreSQL schema
 
 
 def _import(store: Any, tmp_path: Path, rows: list[dict[str, Any]], update: bool = False) -> None:
@@ -76,6 +66,6 @@ def test_the_logged_prompts_show_each_correction_once_and_never_the_items_own(
         used = conn.execute(sql("SELECT examples_used FROM judge_score WHERE run_pk = :r AND item_pk = :i "
                                 "AND dimension = 'accuracy'"), {"r": run.run_id, "i": keys["a"]}).scalar_one()
         used = json.loads(used) if isinstance(used, str) else used  # JSON text on SQLite
-        shown_items = set(conn.execute(sql("SELECT item_pk FROM human_score WHERE pk IN (%s)" % ",".join(
-            u.removeprefix("human:") for u in used))).scalars())
+        shown_items = set(conn.execute(sql("SELECT item_pk FROM human_score WHERE pk IN ({})".format(",".join(
+            str(int(u.removeprefix("human:"))) for u in used)))).scalars())
     assert len(used) == 2 and shown_items == {keys["c"], keys["d"]}
