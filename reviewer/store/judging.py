@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, func, select, update
@@ -213,6 +215,18 @@ class JudgeMixin(StoreBase):
             rows = [{"key": k, "value": entries[k]} for k in keys if k not in have]
             if rows:
                 conn.execute(table_of(JudgeCache).insert(), rows)
+
+    def judge_pending_path(self) -> Path:
+        """Where a judge run that could not write its replies keeps them until the next run stores
+        them: beside a SQLite file (``NAME.judge-pending.json``), or for a server database in the
+        user data directory, named by the database's URL (its password left out)."""
+        url = self.engine.url
+        if self.dialect == "sqlite" and url.database and url.database != ":memory:":
+            return Path(f"{url.database}.judge-pending.json")
+        from reviewer.locations import data_dir
+
+        name = hashlib.sha256(url.render_as_string(hide_password=True).encode("utf-8")).hexdigest()[:16]
+        return data_dir() / f"judge-pending-{name}.json"
 
     def items_for_judging(self, rubric_ref: str, dataset: str | None = None,
                           only_missing_for_model: str | None = None) -> Iterator[dict[str, Any]]:

@@ -10,7 +10,8 @@ it. A panel is several runners (one per model) sharing a cache and a :class:`Cos
 One item cannot end the run: any exception inside one dimension's call, parse or rule (an empty
 reply, a reply nested past the parser's depth, a rule of the wrong type, a bug) becomes that
 dimension's recorded error for that item (:func:`crash_note`), and the other dimensions and items
-go on. Only the cost cap, Ctrl-C and a failing sink (the store) stop a run.
+go on. Only the cost cap, Ctrl-C and a failing sink (the store) stop a run; a failing sink lets the
+items in flight finish first, so every reply already paid for reaches the cache.
 """
 
 from __future__ import annotations
@@ -347,6 +348,9 @@ class JudgeRunner:
         """Score every item, then the pairs; ``totals.status`` says how the run ended."""
         source: Iterator[JudgeItem] = iter(items)
         stop = asyncio.Event()
+        #: the sink's first failure: no new item starts, the items in flight finish (their paid
+        #: replies reach the client's cache), then the run raises it
+        refused: list[Exception] = []
 
         async def worker() -> None:
             while not stop.is_set():
@@ -364,10 +368,17 @@ class JudgeRunner:
                                for d in item_dimensions(self.rubric)]
                     hits = []
                 self.totals.items += 1
-                self._record(sink, results, hits)
+                try:
+                    self._record(sink, results, hits)
+                except Exception as exc:
+                    refused.append(exc)
+                    stop.set()
+                    return
                 self._progress(total)
 
         await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+        if refused:
+            raise refused[0]
         if self.totals.status == "running":
             try:
                 self._record(sink, await self.score_pairs(), [])
