@@ -168,3 +168,16 @@ def test_a_lock_mid_run_stops_new_calls_and_no_call_is_paid_twice(
         scored = conn.execute(sql("SELECT count(DISTINCT item_pk) FROM judge_score WHERE dimension = 'accuracy' "
                                   "AND score IS NOT NULL")).scalar()
     assert scored == 150
+
+
+def test_a_damaged_file_of_kept_replies_is_one_line_and_calls_nothing(
+        store: Any, db: str, server: LoopbackServer, capsys: pytest.CaptureFixture[str]) -> None:
+    pending = store.judge_pending_path()
+    pending.parent.mkdir(parents=True, exist_ok=True)
+    pending.write_text('{"format": "rubricate-judge-pending/1", "cache": [1, 2]}')
+    code, err = _judge(db, server, capsys)
+    lines = err.strip().splitlines()
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0] == (f"error: {pending}: not a file of kept judge replies ('cache' is not a mapping of "
+                        "entries); move it away to go on (the replies in it are then asked for again)")
+    assert server.count == 0 and pending.exists()
