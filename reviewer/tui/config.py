@@ -18,6 +18,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewer.errors import UserError
+from reviewer.safetext import safe_line
+from reviewer.tui.keys import key_problem
 
 MAX_CONFIG_BYTES = 65_536
 
@@ -99,8 +101,13 @@ def load_settings(path: Path | None = None) -> TuiSettings:
         checked = _SettingsFile.model_validate(data)
     except ValidationError as exc:
         raise UserError("\n".join(_fault_line(path, lines, e) for e in exc.errors())) from None
-    return TuiSettings(lease_minutes=checked.lease_minutes, page_size=checked.page_size,
-                       keymap=dict(checked.keymap))
+    bad_keys = [f"{path}:{lines.get(f'keymap.{bid}', lines.get('keymap', 1))}: keymap.{safe_line(bid)}: {problem}"
+                for bid, keys in checked.keymap.items() if (problem := key_problem(keys)) is not None]
+    if bad_keys:
+        raise UserError("\n".join(bad_keys))
+    # Textual matches a keymap's keys as written: " a" would answer to nothing
+    keymap = {bid: ",".join(k.strip() for k in keys.split(",")) for bid, keys in checked.keymap.items()}
+    return TuiSettings(lease_minutes=checked.lease_minutes, page_size=checked.page_size, keymap=keymap)
 
 
 def _key_lines(node: Any) -> dict[str, int]:

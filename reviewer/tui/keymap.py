@@ -1,6 +1,7 @@
 """The keymap a reviewer's config file sets, checked before the app starts.
 
-An unknown binding id, or a key that two bindings of one screen would then share (remapping agree
+An unknown binding id, a key name no key press arrives as (:func:`reviewer.tui.keys.key_problem`),
+or a key that two bindings of one screen would then share (remapping agree
 onto ``n`` would silently remove "next"), is refused with one line naming the file. This module
 knows every screen, so it sits above them (the app hands in its class); the screens use :mod:`reviewer.tui.keys`.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reviewer.errors import UserError
-from reviewer.tui.keys import bindings, keys_of
+from reviewer.tui.keys import bindings, key_problem, keys_of
 
 
 def screens(app: type) -> dict[str, list[type]]:
@@ -37,7 +38,7 @@ def screens(app: type) -> dict[str, list[type]]:
 
 
 def check_keymap(keymap: dict[str, str], path: Path | str, app: type) -> None:
-    """Refuse an unknown binding id or a key two bindings of one screen would share (``app``:
+    """Refuse an unknown binding id, a key name no key press arrives as, or a key two bindings of one screen would share (``app``:
     the app class, whose bindings are in force on every screen)."""
     if not keymap:
         return
@@ -48,6 +49,9 @@ def check_keymap(keymap: dict[str, str], path: Path | str, app: type) -> None:
             near = sorted(k for k in known if k and k.split(".")[-1] == bid.split(".")[-1])
             hint = f" (did you mean {near[0]}?)" if near else "; `?` in the app lists every id"
             raise UserError(f"{path}: keymap: unknown binding id {bid!r}{hint}")
+        problem = key_problem(keymap[bid])  # (the settings file's own check says the line)
+        if problem is not None:
+            raise UserError(f"{path}: keymap.{bid}: {problem}")
     for name, classes in by_screen.items():
         owner: dict[str, str] = {}
         for b in bindings(classes):
