@@ -54,6 +54,10 @@ class FlagLine:
     decisions: tuple[tuple[str, str, str], ...] = ()
     #: why it was flagged (a reviewer's reason, or the gate's context)
     context: str = ""
+    #: why it still waits when the sign-offs alone do not say (the escalator's own clearance)
+    why_waiting: str | None = None
+    #: the item's conversation (messages), when it is one
+    conversation: tuple[dict[str, Any], ...] = ()
 
 
 def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
@@ -255,7 +259,9 @@ def open_flags(store: Any, rubric_ref: str | None) -> list[FlagLine]:
             needed[f.rubric_ref] = store.get_rubric(f.rubric_ref).review.safety_signoffs if f.rubric_ref else 1
         status = safety_status([(who, what) for who, what, _ in f.decisions], needed[f.rubric_ref])
         out.append(FlagLine(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.matched, f.start, f.end,
-                            status.state, status.signoff_text(), f.output, tuple(f.decisions), f.context))
+                            status.state, status.signoff_text(), f.output, tuple(f.decisions), f.context,
+                            status.why_waiting(),
+                            tuple(m for m in (f.conversation or []) if isinstance(m, dict))))
     return out
 
 

@@ -120,6 +120,8 @@ SEEDED: dict[str, tuple[str, tuple[str, ...]]] = {
     "markdown": ("md-1", ()),  # rendered: heading, emphasis, link with its address, code highlighted
     "markdown_raw": ("md-1", ("m",)),  # the same output as written
     "conversation_turns": ("chat-1", ()),  # turn scores beside the turns, the safety cap named
+    # the safety screen on the flagged chat: the whole conversation under decision, as written
+    "safety_conversation": ("chat-1", ("escape", "S", *["down"] * 5)),
 }
 
 
