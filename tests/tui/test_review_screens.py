@@ -19,10 +19,11 @@ from textual.widgets import DataTable, Static
 from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.tui.app import ReviewApp, make_app
+from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.safety import SafetyScreen
 from reviewer.tui.widgets.textview import TextView
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, settle
+from tests.tui.test_review_flow import SIZE, settle, start
 
 GQ = "general-quality@1.0.0"
 CHAT = [
@@ -105,3 +106,42 @@ async def test_a_flag_cleared_only_by_its_escalator_says_why_it_waits(store: Sto
     assert (flag.status, flag.signoffs) == ("escalated", "1 of 1 person")
     assert "whoever escalated a flag cannot be the only one to clear it" in detail
     assert f"cleared only by {REVIEWER}" in detail
+
+
+async def test_u_withdraws_ones_own_waiting_flag_on_a_later_visit(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        pk = screen.state.item_pk
+        await pilot.press("f", *"a home address", "enter")
+        await settle(app, pilot)
+        await pilot.press("escape")  # leave the item: this visit's undo list is gone
+        await settle(app, pilot)
+        app.open_item(pk)
+        await settle(app, pilot)
+        again = app.screen
+        assert isinstance(again, ItemScreen) and again.state.item_pk == pk and not again.done
+        assert [f.detector for f in again.state.flags if f.gate == "reviewer_flag"] == [f"human:{REVIEWER}"]
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert not [f for f in again.state.flags if f.gate == "reviewer_flag"]  # off the screen at once
+    mine = [f for f in store.item_view(pk, REVIEWER).flags if f.detector == f"human:{REVIEWER}"]
+    assert [(f.status, f.decisions) for f in mine] == [("withdrawn", [(REVIEWER, "withdraw", "withdrawn by the flagger")])]
+
+
+async def test_u_leaves_a_flag_with_a_safety_decision_alone(store: Store) -> None:
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        pk = screen.state.item_pk
+        await pilot.press("escape")
+        await settle(app, pilot)
+        flag = store.flag_item(pk, REVIEWER, "a home address")
+        store.add_safety_decision(flag, REVIEWER, "escalate", "needs a second look")
+        app.open_item(pk)
+        await settle(app, pilot)
+        await pilot.press("u")
+        await settle(app, pilot)
+        said = [str(n.message) for n in app._notifications]
+    assert any("has a safety decision already" in m for m in said)
+    assert [f.status for f in store.item_view(pk, REVIEWER).flags if f.pk == flag] == ["escalated"]
