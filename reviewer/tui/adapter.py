@@ -302,6 +302,6 @@ def calibration_detail(store: Any, rubric_ref: str, dimension: str, dataset: str
     return dimension_detail(store, rubric_ref, dimension, dataset, sample)
 
 
-def adjudicate(store: Any, item_pk: int, dimension: str, lead: str, value: float) -> int:
-    """A lead's settling score on an item the humans disagree on."""
-    return int(store.add_human_score(item_pk, dimension, lead, value, kind="adjudication"))
+def adjudicate(store: Any, item_pk: int, dimension: str, lead: str, value: float, reason: str) -> int:
+    """A lead's settling score on an item the humans disagree on, with the lead's reason."""
+    return int(store.add_human_score(item_pk, dimension, lead, value, reason=reason, kind="adjudication"))

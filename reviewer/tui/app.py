@@ -410,10 +410,10 @@ class ReviewApp(App[None]):
         self._drop_ahead()
         self.pop_screen()
 
-    def adjudicate(self, item_pk: int, dimension: str, value: float) -> None:
-        """A lead's adjudicated score, written in order like every other score."""
+    def adjudicate(self, item_pk: int, dimension: str, value: float, reason: str) -> None:
+        """A lead's adjudicated score with its reason, written in order like every other score."""
         self.writer.submit(f"adjudication {item_pk}/{dimension}", adapter.adjudicate, self.store, item_pk,
-                           dimension, self.session.reviewer, value)
+                           dimension, self.session.reviewer, value, reason)
 
     def choose_in_pair(self, pair: PairState, choice: int, reason: str | None = None,
                        tags: tuple[str, ...] = ()) -> None:

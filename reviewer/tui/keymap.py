@@ -19,6 +19,7 @@ def screens(app: type) -> dict[str, list[type]]:
     app class is handed in, so this module does not import the app module)."""
     from reviewer.tui.screens.calibration import CalibrationScreen, DimensionDetailScreen
     from reviewer.tui.screens.comment import CommentDialog
+    from reviewer.tui.screens.confirm import AdjudicationDialog
     from reviewer.tui.screens.filter import FilterDialog
     from reviewer.tui.screens.help import HelpScreen
     from reviewer.tui.screens.item import ItemScreen
@@ -32,7 +33,7 @@ def screens(app: type) -> dict[str, list[type]]:
         "safety": [SafetyScreen, app], "calibration": [CalibrationScreen, app],
         "calibration detail": [DimensionDetailScreen, app], "help": [HelpScreen, app],
         "reason": [ReasonDialog, app], "reason tags": [TagRow, ReasonDialog, app],
-        "decision": [DecisionDialog, app], "comment": [CommentDialog, app],
+        "decision": [DecisionDialog, app], "adjudication": [AdjudicationDialog, app], "comment": [CommentDialog, app],
         "filter": [FilterDialog, app],
     }
 

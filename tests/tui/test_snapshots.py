@@ -45,6 +45,7 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "help": (False, ("g", "question_mark"), None),
     "calibration": (False, ("c",), None),
     "calibration_dimension": (False, ("c", "enter"), None),
+    "adjudication_dialog": (False, ("c", "enter", *["down"] * 6, "8", *"ben misread it"), None),
     "filter_dialog": (False, ("f",), None),
     "queue_filtered": (False, ("f", "shift+tab", "shift+tab", "shift+tab", "shift+tab", "enter", *["down"] * 4, "enter",
                                "ctrl+s"), None),

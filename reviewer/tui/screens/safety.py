@@ -16,14 +16,14 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label, Static
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Static
 
 from reviewer.domain.safety import WAITING
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter, palette
 from reviewer.tui.host import ReviewHost, host_of
+from reviewer.tui.screens.confirm import ReasonRequired
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.widgets.chat import chat_text
 from reviewer.tui.widgets.textview import TextView
@@ -32,30 +32,15 @@ COLUMNS = ("item", "gate", "detector", "matched", "status", "sign-offs")
 DECISIONS = {"clear": "clear (false positive)", "escalate": "escalate", "confirm": "confirm (blocked)"}
 
 
-class DecisionDialog(ModalScreen[str | None]):
+class DecisionDialog(ReasonRequired):
     """Ask for the reason behind a safety decision; escape cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel", id="decision.cancel")]
 
     def __init__(self, decision: str, item_id: str) -> None:
-        super().__init__()
+        super().__init__(Text.assemble(f"{DECISIONS[decision]} — ", safe_text(item_id, "bold", newlines=False),
+                                       ": why? (required)"))
         self.decision, self.item_id = decision, item_id
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="decision-box"):
-            yield Label(Text.assemble(f"{DECISIONS[self.decision]} — ", safe_text(self.item_id, "bold", newlines=False),
-                                      ": why? (required)"))
-            yield Input(placeholder="reason", id="decision-input")
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if not event.value.strip():
-            self.notify("a reason is required", severity="warning")
-            return
-        self.dismiss(event.value.strip())
-
-    def action_cancel(self) -> None:
-        """Close without deciding."""
-        self.dismiss(None)
 
 
 def content_text(f: adapter.FlagLine) -> Text:
