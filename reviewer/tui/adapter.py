@@ -66,10 +66,10 @@ def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
     return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))
 
 
-def find_item(store: Any, item_id: str) -> int | None:
-    """The key of the item with this exact id (the first by key; None when there is none)."""
-    found = store.items_by_id(item_id)
-    return found[0][0] if found else None
+def find_items(store: Any, item_id: str) -> list[tuple[int, str, str]]:
+    """``(key, dataset, rubric)`` of every item with this exact id (an id is unique only within
+    a rubric and dataset), by key."""
+    return list(store.items_by_id(item_id))
 
 
 def roles(store: Any, reviewer: str) -> set[str]:

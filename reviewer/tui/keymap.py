@@ -23,6 +23,7 @@ def screens(app: type) -> dict[str, list[type]]:
     from reviewer.tui.screens.filter import FilterDialog
     from reviewer.tui.screens.help import HelpScreen
     from reviewer.tui.screens.item import ItemScreen
+    from reviewer.tui.screens.jump import ItemChoiceDialog, JumpDialog
     from reviewer.tui.screens.pair import PairScreen
     from reviewer.tui.screens.queue import QueueScreen
     from reviewer.tui.screens.reason import ReasonDialog, TagRow
@@ -34,7 +35,7 @@ def screens(app: type) -> dict[str, list[type]]:
         "calibration detail": [DimensionDetailScreen, app], "help": [HelpScreen, app],
         "reason": [ReasonDialog, app], "reason tags": [TagRow, ReasonDialog, app],
         "decision": [DecisionDialog, app], "adjudication": [AdjudicationDialog, app], "comment": [CommentDialog, app],
-        "filter": [FilterDialog, app],
+        "filter": [FilterDialog, app], "jump": [JumpDialog, app], "jump choice": [ItemChoiceDialog, app],
     }
 
 

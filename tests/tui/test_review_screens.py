@@ -14,12 +14,14 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, OptionList, Static
 
 from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.tui.app import ReviewApp, make_app
 from reviewer.tui.screens.item import ItemScreen
+from reviewer.tui.screens.jump import ItemChoiceDialog
+from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.screens.safety import SafetyScreen
 from reviewer.tui.widgets.textview import TextView
 from tests.tui.conftest import REVIEWER
@@ -145,3 +147,28 @@ async def test_u_leaves_a_flag_with_a_safety_decision_alone(store: Store) -> Non
         said = [str(n.message) for n in app._notifications]
     assert any("has a safety decision already" in m for m in said)
     assert [f.status for f in store.item_view(pk, REVIEWER).flags if f.pk == flag] == ["escalated"]
+
+
+async def test_colon_on_an_id_two_datasets_share_names_them_and_lets_the_person_pick(store: Store,
+                                                                                      tmp_path: Path) -> None:
+    first = store.items_by_id("gq-003")
+    assert len(first) == 1
+    copy = _add(store, tmp_path, [{"id": "gq-003", "output": "another answer", "input": "q"}], "copy")["gq-003"]
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("colon", *"gq-003", "enter")
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ItemChoiceDialog)  # before: the first by key opened, unsaid
+        lines = [str(dialog.query_one(OptionList).get_option_at_index(i).prompt) for i in range(2)]
+        assert [ln.split()[1] for ln in lines] == [first[0][1], "copy"]
+        await pilot.press("escape")  # cancels: still on the queue
+        await settle(app, pilot)
+        assert isinstance(app.screen, QueueScreen)
+        await pilot.press("colon", *"gq-003", "enter")
+        await settle(app, pilot)
+        await pilot.press("down", "enter")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ItemScreen) and (screen.state.item_pk, screen.state.dataset) == (copy, "copy")
