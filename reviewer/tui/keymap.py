@@ -1,6 +1,6 @@
 """The keymap a reviewer's config file sets, checked before the app starts.
 
-An unknown binding id, a key name no key press arrives as (:func:`reviewer.tui.keys.key_problem`),
+An unknown binding id, a key name no key press arrives as (:func:`reviewer.tui.config.key_problem`),
 or a key that two bindings of one screen would then share (remapping agree
 onto ``n`` would silently remove "next"), is refused with one line naming the file. This module
 knows every screen, so it sits above them (the app hands in its class); the screens use :mod:`reviewer.tui.keys`.
@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from reviewer.errors import UserError
-from reviewer.tui.keys import bindings, key_problem, keys_of
+from reviewer.tui.config import key_problem
+from reviewer.tui.keys import bindings, keys_of
 
 
 def screens(app: type) -> dict[str, list[type]]:

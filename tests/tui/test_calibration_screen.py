@@ -17,6 +17,11 @@ from tests.tui.conftest import REVIEWER
 from tests.tui.test_review_flow import SIZE, press_to, settle
 
 
+def _top(app: Any) -> Any:
+    """The screen on top now (read afresh each time: a dialog comes and goes)."""
+    return app.screen
+
+
 async def _open(app: Any, pilot: Any) -> CalibrationScreen:
     screen: CalibrationScreen = await press_to(app, pilot, "c", CalibrationScreen)
     return screen
@@ -69,14 +74,14 @@ async def test_drill_down_adjudicate_and_open_the_item(store: Store) -> None:
         item = detail.items[split[0]]
         await pilot.press("3")  # asks first: escape writes nothing (one digit wrote it before)
         await settle(app, pilot)
-        assert isinstance(app.screen, AdjudicationDialog)
+        assert isinstance(_top(app), AdjudicationDialog)
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen is detail and item["adjudicated"] is None
         assert not [h for h in store.human_rows(item["item_pk"]) if h.kind == "adjudication"]
         await pilot.press("3", "enter")  # a reason is required: enter alone writes nothing
         await settle(app, pilot)
-        assert isinstance(app.screen, AdjudicationDialog)
+        assert isinstance(_top(app), AdjudicationDialog)
         await pilot.press(*"the source says 3", "enter")
         await settle(app, pilot)
         assert app.screen is detail
