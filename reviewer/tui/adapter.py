@@ -141,7 +141,11 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
             d.my_score, d.my_reason, d.my_tags = mine.score, mine.reason, tuple(mine.tags)
             d.my_blind = mine.first_blind is not None
             d.blind_score = mine.first_blind
-        d.revealed = not blind or mine is not None
+            d.my_kind, d.my_score_blind = mine.kind, mine.blind
+            d.my_sample = next((h.sample for h in view.history if h.pk == mine.pk), None)
+        # the judge once shown stays shown: after a reveal (``v``), or on a dimension this person
+        # has scored on this revision (a blind score shows the judge's card, even if undone since)
+        d.revealed = not blind or view.revealed or mine is not None or any(h.dimension == dim.id for h in view.history)
         d.peers = {name: rec.score for name, rec in view.human.get(dim.id, {}).items()
                    if name != reviewer and rec.score is not None}
         dims.append(d)
@@ -223,11 +227,15 @@ def claim_next(store: Any, queue: str, reviewer: str, rubric_ref: str | None, da
 
 
 def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, value: float | None, *,
-                    kind: str, blind: bool, reason: str | None, tags: tuple[str, ...]) -> int:
+                    kind: str, blind: bool, sample: str | None, reason: str | None, tags: tuple[str, ...]) -> int:
     """Write one human score row."""
     return int(store.add_human_score(state.item_pk, d.dim.id, reviewer, value, reason=reason, tags=tags,
-                                     blind=blind, judge_score_id=d.judge_score_id, kind=kind,
-                                     sample=state.claim.queue if state.claim is not None else None))
+                                     blind=blind, judge_score_id=d.judge_score_id, kind=kind, sample=sample))
+
+
+def add_reveal(store: Any, state: ItemState, reviewer: str) -> int:
+    """Write the reviewer's reveal of the judge on the item (read again on every open)."""
+    return int(store.add_reveal(state.item_pk, reviewer))
 
 
 def add_comment(store: Any, state: ItemState, reviewer: str, text: str) -> int:

@@ -376,18 +376,25 @@ class ReviewApp(App[None]):
     # --- what item screens ask for -----------------------------------------------------------
     def write_score(
         self, state: ItemState, d: DimState, value: float | None, *, kind: str, blind: bool,
-        reason: str | None = None, tags: tuple[str, ...] = (),
+        sample: str | None, reason: str | None = None, tags: tuple[str, ...] = (),
     ) -> None:
         """Hand one human score to the writer; it is in the store before the next one."""
         self.writer.submit(
             f"{state.item_id}/{d.dim.id}", adapter.add_human_score, self.store, state, d,
-            self.session.reviewer, value, kind=kind, blind=blind, reason=reason, tags=tags,
+            self.session.reviewer, value, kind=kind, blind=blind, sample=sample, reason=reason, tags=tags,
         )
 
     def write_comment(self, state: ItemState, text: str) -> Future[Any]:
         """Hand the reviewer's comment on the item to the writer (stored at once, in order)."""
         return self.writer.submit(f"comment on {state.item_id}", adapter.add_comment, self.store, state,
                                   self.session.reviewer, text)
+
+    def write_reveal(self, *states: ItemState) -> None:
+        """Hand the reviewer's reveal of the judge on these items to the writer: stored, so the
+        judge stays shown (and later scores are not blind) when the item is opened again."""
+        for state in states:
+            self.writer.submit(f"reveal on {state.item_id}", adapter.add_reveal, self.store, state,
+                               self.session.reviewer)
 
     def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None:
         """Close the leases of the items on screen (complete, skip or release) and show the next
