@@ -46,9 +46,10 @@ class SafetyMixin(RolesMixin):
         flags of an item's earlier content revisions are left out."""
         from reviewer.domain import DecisionRow, FlagRow, flag_status
 
-        q: Select[SafetyFlag, str, str, str, int] = select(
+        q: Select[SafetyFlag, str, str, str, int, Any] = select(
             SafetyFlag, col(Item.item_id).label("item_id"), col(Item.output).label("output"),
             col(Item.rubric_ref).label("rubric_ref"), col(Item.revision).label("item_revision"),
+            col(Item.conversation).label("conversation"),
         ).join(Item, col(Item.pk) == col(SafetyFlag.item_pk))
         if item_pks is not None:
             q = q.where(col(SafetyFlag.item_pk).in_(item_pks))
@@ -71,7 +72,7 @@ class SafetyMixin(RolesMixin):
                 continue
             out.append(FlagRecord(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.start, f.end, f.matched,
                                   f.context, state.status, f.output, [(d.reviewer, d.decision, d.reason) for d in ds],
-                                  f.rubric_ref, state.signoffs))
+                                  f.rubric_ref, state.signoffs, f.conversation))
         return out
 
     def open_flags(self, rubric_ref: str | None = None) -> list[FlagRecord]:

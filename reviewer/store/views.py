@@ -151,6 +151,8 @@ class FlagRecord:
     rubric_ref: str = ""
     #: distinct people who cleared it since it was last escalated or confirmed
     signoffs: int = 0
+    #: the item's conversation (messages), when it is one
+    conversation: list[Any] | None = None
 
 
 @dataclass

@@ -54,6 +54,10 @@ class FlagLine:
     decisions: tuple[tuple[str, str, str], ...] = ()
     #: why it was flagged (a reviewer's reason, or the gate's context)
     context: str = ""
+    #: why it still waits when the sign-offs alone do not say (the escalator's own clearance)
+    why_waiting: str | None = None
+    #: the item's conversation (messages), when it is one
+    conversation: tuple[dict[str, Any], ...] = ()
 
 
 def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
@@ -62,10 +66,10 @@ def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
     return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))
 
 
-def find_item(store: Any, item_id: str) -> int | None:
-    """The key of the item with this exact id (the first by key; None when there is none)."""
-    found = store.items_by_id(item_id)
-    return found[0][0] if found else None
+def find_items(store: Any, item_id: str) -> list[tuple[int, str, str]]:
+    """``(key, dataset, rubric)`` of every item with this exact id (an id is unique only within
+    a rubric and dataset), by key."""
+    return list(store.items_by_id(item_id))
 
 
 def roles(store: Any, reviewer: str) -> set[str]:
@@ -263,7 +267,9 @@ def open_flags(store: Any, rubric_ref: str | None) -> list[FlagLine]:
             needed[f.rubric_ref] = store.get_rubric(f.rubric_ref).review.safety_signoffs if f.rubric_ref else 1
         status = safety_status([(who, what) for who, what, _ in f.decisions], needed[f.rubric_ref])
         out.append(FlagLine(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.matched, f.start, f.end,
-                            status.state, status.signoff_text(), f.output, tuple(f.decisions), f.context))
+                            status.state, status.signoff_text(), f.output, tuple(f.decisions), f.context,
+                            status.why_waiting(),
+                            tuple(m for m in (f.conversation or []) if isinstance(m, dict))))
     return out
 
 
@@ -304,6 +310,6 @@ def calibration_detail(store: Any, rubric_ref: str, dimension: str, dataset: str
     return dimension_detail(store, rubric_ref, dimension, dataset, sample)
 
 
-def adjudicate(store: Any, item_pk: int, dimension: str, lead: str, value: float) -> int:
-    """A lead's settling score on an item the humans disagree on."""
-    return int(store.add_human_score(item_pk, dimension, lead, value, kind="adjudication"))
+def adjudicate(store: Any, item_pk: int, dimension: str, lead: str, value: float, reason: str) -> int:
+    """A lead's settling score on an item the humans disagree on, with the lead's reason."""
+    return int(store.add_human_score(item_pk, dimension, lead, value, reason=reason, kind="adjudication"))

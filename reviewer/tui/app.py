@@ -313,16 +313,31 @@ class ReviewApp(App[None]):
             self._jump_to(item_id, states)
 
     @work(thread=True, exclusive=True, group="load")
-    def _jump_to(self, item_id: str, states: tuple[ItemState, ...]) -> None:
-        pk = adapter.find_item(self.store, item_id)
+    def _jump_to(self, item_id: str, states: tuple[ItemState, ...], pk: int | None = None) -> None:
+        """Open the item with this id (``pk``: the one picked among several sharing it)."""
         if pk is None:
-            self.call_from_thread(self.notify, Text(f"no item {item_id!r}"), severity="warning")
-            return
+            found = adapter.find_items(self.store, item_id)
+            if not found:
+                self.call_from_thread(self.notify, Text(safe_line(f"no item {item_id!r}")), severity="warning")
+                return
+            if len(found) > 1:
+                self.call_from_thread(self._choose, item_id, found, states)
+                return
+            pk = found[0][0]
         for state in states:
             if state.claim is not None:
                 self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
         state = _warmed(adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind))
         self.call_from_thread(self._show, state, True, None)
+
+    @work
+    async def _choose(self, item_id: str, found: list[tuple[int, str, str]], states: tuple[ItemState, ...]) -> None:
+        """Several items share the id: the person picks one by its dataset and rubric."""
+        from reviewer.tui.screens.jump import ItemChoiceDialog
+
+        pk = await self.push_screen_wait(ItemChoiceDialog(item_id, found))
+        if pk is not None:
+            self._jump_to(item_id, states, pk)
 
     @work(thread=True, exclusive=True, group="load")
     def open_pair(self, state: ItemState) -> None:
@@ -417,10 +432,10 @@ class ReviewApp(App[None]):
         self._drop_ahead()
         self.pop_screen()
 
-    def adjudicate(self, item_pk: int, dimension: str, value: float) -> None:
-        """A lead's adjudicated score, written in order like every other score."""
+    def adjudicate(self, item_pk: int, dimension: str, value: float, reason: str) -> None:
+        """A lead's adjudicated score with its reason, written in order like every other score."""
         self.writer.submit(f"adjudication {item_pk}/{dimension}", adapter.adjudicate, self.store, item_pk,
-                           dimension, self.session.reviewer, value)
+                           dimension, self.session.reviewer, value, reason)
 
     def choose_in_pair(self, pair: PairState, choice: int, reason: str | None = None,
                        tags: tuple[str, ...] = ()) -> None:

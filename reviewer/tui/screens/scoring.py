@@ -7,6 +7,7 @@ Every score goes to the app's writer the moment it is entered.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -227,21 +228,17 @@ class ScoringScreen(AppKeysFirst):
         self._refresh_all()
 
     def action_undo(self) -> None:
-        """Undo the last action on this screen's items: a score, a reason or a flag. Every undo
-        is a new row (a retraction, the score before, or a withdrawn flag), never a deletion."""
+        """Undo the last action on this screen's items: a score, a reason or a flag; with nothing
+        done on this visit, withdraw one's own waiting flag raised earlier. Every undo is a new
+        row (a retraction, the score before, or a withdrawn flag), never a deletion."""
         if not self.done:
-            self.notify("nothing to undo on this item", severity="warning")
+            self._withdraw_earlier_flag()
             return
         last = self.done.pop()
         s, d = last.state, last.dim
         if last.flag is not None and last.written is not None:
-            if last.flag in s.flags:
-                s.flags.remove(last.flag)
             written = last.written
-            self.rapp.writer.submit("withdraw flag", lambda: adapter.withdraw_flag(
-                self.rapp.store, written.result(), self.rapp.session.reviewer))
-            self.notify(safe_line(f"flag on {s.item_id} withdrawn"), markup=False)
-            self._refresh_all()
+            self._withdraw(s, last.flag, lambda: int(written.result()))
             return
         assert d is not None and last.before is not None
         d.my_score, d.my_reason, d.my_tags, d.my_blind, d.my_kind, d.my_score_blind, d.my_sample = last.before
@@ -253,6 +250,30 @@ class ScoringScreen(AppKeysFirst):
         self.notify(safe_line(f"undone on {d.dim.id}: now {'unscored' if d.my_score is None else f'{d.my_score:g}'}"),
                     markup=False)
         self._focus_on(s, d)
+
+    def _withdraw_earlier_flag(self) -> None:
+        """Nothing done on this visit: ``u`` withdraws this reviewer's own flag raised on an
+        earlier one, while it waits with no safety decision (the store refuses it after one)."""
+        s, _ = self.target
+        me = f"human:{self.rapp.session.reviewer}"
+        mine = next((f for f in s.flags if f.detector == me and f.status in WAITING and f.flag_id), None)
+        if mine is None:
+            self.notify("nothing to undo on this item", severity="warning")
+        elif mine.decisions or mine.status != "open":
+            self.notify(safe_line(f"your flag on {s.item_id} has a safety decision already: it can no longer "
+                                  "be withdrawn"), severity="warning", markup=False)
+        else:
+            self._withdraw(s, mine, lambda: mine.flag_id)
+
+    def _withdraw(self, s: ItemState, flag: FlagState, flag_id: Callable[[], int]) -> None:
+        """Withdraw ``flag`` (its id from ``flag_id``, read in the writer: a flag raised just now
+        has its id once its own write has landed): a ``withdraw`` decision, never a deletion."""
+        if flag in s.flags:
+            s.flags.remove(flag)
+        store, reviewer = self.rapp.store, self.rapp.session.reviewer
+        self.rapp.writer.submit("withdraw flag", lambda: adapter.withdraw_flag(store, flag_id(), reviewer))
+        self.notify(safe_line(f"flag on {s.item_id} withdrawn"), markup=False)
+        self._refresh_all()
 
     def _refuse_unexplained(self, *states: ItemState, labels: tuple[str, ...] = ()) -> bool:
         """Whether a score on ``states`` still needs a reason: then say which (each dimension
