@@ -118,7 +118,6 @@ def classify(exc: BaseException, db: str | None = None) -> tuple[int, str] | Non
     in a database fault (default: the one on the command line)."""
     from typer._click import exceptions as cx
 
-    from calibration.errors import CalibrationError
     from reviewer.errors import UserError
     from rubrics.errors import RubricError
 
@@ -128,7 +127,7 @@ def classify(exc: BaseException, db: str | None = None) -> tuple[int, str] | Non
         return USAGE, f"error: {exc.format_message()} (see `{where} --help`)"
     if isinstance(exc, cx.ClickException):
         return exc.exit_code or BAD_INPUT, f"error: {exc.format_message()}"
-    if isinstance(exc, (RubricError, CalibrationError, UserError)):
+    if isinstance(exc, (RubricError, UserError)):
         return BAD_INPUT, f"error: {exc}"
     if _is_db_error(exc):
         orig = getattr(exc, "orig", None) or exc
