@@ -191,7 +191,9 @@ def reviewer_accuracy(
 
     if fmt not in ("table", "json"):
         raise UserError(f"--format {fmt!r}: use table or json")
-    rows = _store(db).gold_accuracy(rubric)
+    from reviewer.services.gold import gold_accuracy
+
+    rows = gold_accuracy(_store(db), rubric)
     if fmt == "json":
         typer.echo(json.dumps(rows, indent=2, default=str))
         return
