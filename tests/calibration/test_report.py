@@ -67,9 +67,8 @@ def test_bootstrap_is_seeded() -> None:
     assert a == b
 
 
-def test_routing_puts_errors_and_flags_first() -> None:
+def test_routing_puts_errors_first() -> None:
     calm = {"a": DimSignal("trusted", 0.9, 0.7, 0.0, 0.95)}
     near = {"a": DimSignal("low_confidence", 0.7, 0.7, 0.2, 0.5)}
     assert item_priority(near) > item_priority(calm)
     assert item_priority({"a": DimSignal("trusted", error=True)}) > item_priority(near)
-    assert item_priority(calm, flagged=True) > item_priority(near)
