@@ -284,10 +284,15 @@ class QueueMixin(StoreBase):
         return len(rows)
 
     def set_priorities(self, rubric_ref: str, priorities: dict[int, float]) -> None:
-        """Routing priorities from calibration; the triage queue serves high ones first."""
+        """Routing priorities from calibration; the triage queue serves high ones first. One
+        UPDATE statement, run by the driver for every item at once (executemany)."""
+        from sqlalchemy import Float, Integer, bindparam
+
+        each = update(Item).where(col(Item.pk) == bindparam("item", type_=Integer)).values(
+            priority=bindparam("new_priority", type_=Float))
         with self.write() as conn:
-            for pk, p in priorities.items():
-                conn.execute(update(Item).where(col(Item.pk) == pk).values(priority=p))
+            if priorities:
+                conn.execute(each, [{"item": pk, "new_priority": p} for pk, p in priorities.items()])
             refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.get_rubric(rubric_ref).ref})
 
 

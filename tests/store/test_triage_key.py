@@ -1,13 +1,14 @@
 """The triage key on both backends: unreviewed items before reviewed ones, judge errors and open
 safety flags before any routing priority, then higher priority first (clamped, so no priority
-reaches into the steps above it)."""
+reaches into the steps above it); and calibrate's priorities written in one statement."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import event, select, update
 from sqlmodel import col
 
 from reviewer.services.importing import import_file
@@ -44,3 +45,23 @@ def test_urgent_items_come_first_then_priority_and_reviewed_items_last(store: St
         served.append(claim.item_pk)
     assert served == [errored, huge, low, reviewed]
 
+
+def test_priorities_are_written_in_one_statement(store: Store, tmp_path: Path) -> None:
+    pks = _items(store, tmp_path, 40)
+    updates: list[bool] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, _params: Any, _context: Any, executemany: bool) -> None:
+        if " ".join(statement.split()).upper().startswith("UPDATE ITEM SET PRIORITY"):
+            updates.append(executemany)
+
+    event.listen(store.engine, "before_cursor_execute", seen)
+    try:
+        store.set_priorities(REF, {pk: float(i) for i, pk in enumerate(pks)})
+    finally:
+        event.remove(store.engine, "before_cursor_execute", seen)
+    assert updates == [True]  # one UPDATE, every item's priority a parameter set of it
+    with store.read() as conn:
+        stored = {pk: p for pk, p in conn.execute(select(col(Item.pk), col(Item.priority)))}
+    assert stored == {pk: float(i) for i, pk in enumerate(pks)}
+    first = store.claim_next("triage", "ana", REF)
+    assert first is not None and first.item_pk == pks[-1]  # the highest priority is served first
