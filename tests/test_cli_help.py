@@ -6,7 +6,7 @@ from typing import Any
 
 import typer.main
 
-from reviewer.cli import _register, app
+from reviewer.cli import DbOption, _register, app
 
 
 def _walk(cmd: Any, path: str) -> list[tuple[str, Any]]:
@@ -38,3 +38,11 @@ def test_the_check_catches_a_command_without_an_example() -> None:
 
     commands = _walk(typer.main.get_command(extra), "x")
     assert [p for p, c in commands if "Example" not in (c.help or "")] == ["x bare"]
+
+
+def test_every_db_option_is_the_one_dboption() -> None:
+    _register()
+    commands = _walk(typer.main.get_command(app), "rubricate")
+    dbs = {path: p for path, cmd in commands for p in getattr(cmd, "params", []) if "--db" in p.opts}
+    assert {"rubricate review", "rubricate judge", "rubricate calibrate", "rubricate import"} <= set(dbs)
+    assert {(p.help, p.default) for p in dbs.values()} == {(DbOption.__metadata__[0].help, None)}
