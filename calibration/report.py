@@ -59,7 +59,7 @@ class DimensionInput:
 
 @dataclass
 class DimensionReport:
-    """The figures of one dimension (keys of DESIGN.md's calibration JSON, plus more)."""
+    """The figures of one dimension (keys of the calibration JSON in docs/formats.md, plus more)."""
 
     figures: dict[str, Any] = field(default_factory=dict)
     null_reasons: dict[str, str] = field(default_factory=dict)

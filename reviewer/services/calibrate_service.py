@@ -1,6 +1,6 @@
 """Glue between the store and the pure calibration code: rows → arrays → the report dict.
 
-The dict's keys are DESIGN.md's calibration JSON (other tools read them): ``rubric``, ``dataset``,
+The dict's keys are the calibration JSON of docs/formats.md (other tools read them): ``rubric``, ``dataset``,
 ``sample``, ``group_by``, ``dimensions`` with ``dimension, n, n_groups, level, alpha, alpha_ci,
 alpha_humans, pearson, spearman, kendall, kappa_linear, kappa_quadratic, exact, within_one, bias,
 mae, pass_agreement, status`` — and more keys beside them, never renamed ones.
