@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import typer.main
 
@@ -45,4 +45,4 @@ def test_every_db_option_is_the_one_dboption() -> None:
     commands = _walk(typer.main.get_command(app), "rubricate")
     dbs = {path: p for path, cmd in commands for p in getattr(cmd, "params", []) if "--db" in p.opts}
     assert {"rubricate review", "rubricate judge", "rubricate calibrate", "rubricate import"} <= set(dbs)
-    assert {(p.help, p.default) for p in dbs.values()} == {(DbOption.__metadata__[0].help, None)}
+    assert {(p.help, p.default) for p in dbs.values()} == {(get_args(DbOption)[1].help, None)}
