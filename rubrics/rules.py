@@ -116,7 +116,8 @@ def _check_reply(rubric: Rubric, fail: Fail) -> None:
         fail(("judge", "reply"), "judge-reply", f"judge.reply is one of {', '.join(JUDGE_REPLIES)}")
     if reply == "flat" and rubric.judge.mode != "combined":
         fail(("judge", "reply"), "judge-reply",
-             "judge.reply: flat is ADR-016's one object for every dimension: set judge.mode: combined")
+             "judge.reply: flat is one object holding every dimension's score, "
+             "so all dimensions go in one call: set judge.mode: combined")
     if reply == "flat" and any(d.choices for d in rubric.dimensions if d.method == "llm_judge"):
         fail(("judge", "reply"), "judge-reply", "judge.reply: flat holds numbers; choice dimensions need structured")
     if reply == "last_line":

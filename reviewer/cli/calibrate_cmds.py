@@ -8,13 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from reviewer.cli import app
+from reviewer.cli import DbOption, app
 from reviewer.safetext import md_cell, safe, safe_line, safe_text
 
-DbOption = Annotated[
-    str | None,
-    typer.Option("--db", help="SQLAlchemy URL or SQLite path (default: $RUBRICATE_DB, else the user data dir)."),
-]
 FORMATS = ("table", "json", "markdown", "html")
 
 

@@ -10,14 +10,10 @@ from typing import Annotated, Any
 
 import typer
 
-from reviewer.cli import app, rubric_app
+from reviewer.cli import DbOption, app, rubric_app
 from reviewer.faults import regular_file
 from reviewer.safetext import csv_cell, json_text, safe_line, safe_text
 
-DbOption = Annotated[
-    str | None,
-    typer.Option("--db", help="SQLAlchemy URL or SQLite path (default: $RUBRICATE_DB, else the user data dir)."),
-]
 reviewer_app = typer.Typer(help="Manage reviewers and their roles.\n\nExample: rubricate reviewer add ana --role safety",
                            no_args_is_help=True)
 queue_app = typer.Typer(help="Manage review queues.\n\nExample: rubricate queue audit-sample --rubric general-quality --n 100",
@@ -193,7 +189,9 @@ def reviewer_accuracy(
 
     if fmt not in ("table", "json"):
         raise UserError(f"--format {fmt!r}: use table or json")
-    rows = _store(db).gold_accuracy(rubric)
+    from reviewer.services.gold import gold_accuracy
+
+    rows = gold_accuracy(_store(db), rubric)
     if fmt == "json":
         typer.echo(json.dumps(rows, indent=2, default=str))
         return

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # rich is imported by the commands that print with it, not by
     from rich.console import Console
     from rich.table import Table
 
-from reviewer.cli import app
+from reviewer.cli import DbOption, app
 from reviewer.errors import UserError
 from reviewer.safetext import safe_line, safe_text
 
@@ -74,7 +74,7 @@ def judge(
     timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="Seconds per call attempt."),
     retries: int = typer.Option(2, "--retries", min=0, help="Extra attempts after a failed call."),
     report: int = typer.Option(None, "--report", help="Print the totals of stored run RUN."),
-    db: str = typer.Option(None, "--db", help="Database URL or SQLite path (default $RUBRICATE_DB)."),
+    db: DbOption = None,
 ) -> None:
     from rich.console import Console
 

@@ -15,7 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
-from reviewer.cli.data_cmds import DbOption, _store, queue_app
+from reviewer.cli import DbOption
+from reviewer.cli.data_cmds import _store, queue_app
 from reviewer.domain.wording import score_text
 from reviewer.errors import UserError
 from reviewer.safetext import json_text, safe, safe_line

@@ -7,12 +7,7 @@ from typing import Annotated
 
 import typer
 
-from reviewer.cli import app
-
-DbOption = Annotated[
-    str | None,
-    typer.Option("--db", help="SQLAlchemy URL or SQLite path (default: $RUBRICATE_DB, else the user data dir)."),
-]
+from reviewer.cli import DbOption, app
 
 
 @app.command()

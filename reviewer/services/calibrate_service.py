@@ -1,6 +1,6 @@
 """Glue between the store and the pure calibration code: rows → arrays → the report dict.
 
-The dict's keys are DESIGN.md's calibration JSON (other tools read them): ``rubric``, ``dataset``,
+The dict's keys are the calibration JSON of docs/formats.md (other tools read them): ``rubric``, ``dataset``,
 ``sample``, ``group_by``, ``dimensions`` with ``dimension, n, n_groups, level, alpha, alpha_ci,
 alpha_humans, pearson, spearman, kendall, kappa_linear, kappa_quadratic, exact, within_one, bias,
 mae, pass_agreement, status`` — and more keys beside them, never renamed ones.
@@ -341,24 +341,27 @@ def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[s
     reviewer's current score (from the item's fold) with their reason and tags."""
     rubric = store.get_rubric(rubric_ref)
     rows = store.rating_rows(rubric.ref, None, "all")
+    picked = [(dim.id, rank, d) for dim in rubric.dimensions if not (dim.is_pair or dim.method == "human")
+              for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top, rows), start=1)]
+    # every picked item's row, fold and judge records at once (not one read per item)
+    pks = {d["item_pk"] for _, _, d in picked}
+    items = {it.pk: (it, fold) for it, fold in store.item_folds(item_pks=pks)}
+    judges = store.current_judges(pks)
     out = []
-    for dim in rubric.dimensions:
-        if dim.is_pair or dim.method == "human":
-            continue
-        for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top, rows), start=1):
-            view = store.item_view(d["item_pk"])
-            judge = [j for j in view.judge.get(dim.id, []) if j.turn is None and j.score is not None]
-            said = {who: {"score": v.score, "reason": v.reason, "tags": list(v.tags), "blind": v.blind}
-                    for who, v in sorted(view.fold.dims[dim.id].human.votes.items())}
-            out.append({
-                "rubric": rubric.ref, "dimension": dim.id, "rank": rank, "item_id": d["item_id"],
-                "judge": d["judge"], "human_mean": d["human_mean"], "bias": d["bias"], "gap": d["gap"],
-                "human_spread": d["human_spread"], "adjudicated": d["adjudicated"],
-                "input": view.input, "output": view.output,
-                "judge_rationale": [{"model": j.model, "score": j.score, "rationale": j.rationale,
-                                     "evidence": list(j.evidence)} for j in judge],
-                "humans": said,
-            })
+    for dim_id, rank, d in picked:
+        item, fold = items[d["item_pk"]]
+        judge = [j for j in judges[d["item_pk"]].get(dim_id, []) if j.turn is None and j.score is not None]
+        said = {who: {"score": v.score, "reason": v.reason, "tags": list(v.tags), "blind": v.blind}
+                for who, v in sorted(fold.dims[dim_id].human.votes.items())}
+        out.append({
+            "rubric": rubric.ref, "dimension": dim_id, "rank": rank, "item_id": d["item_id"],
+            "judge": d["judge"], "human_mean": d["human_mean"], "bias": d["bias"], "gap": d["gap"],
+            "human_spread": d["human_spread"], "adjudicated": d["adjudicated"],
+            "input": item.input, "output": item.output,
+            "judge_rationale": [{"model": j.model, "score": j.score, "rationale": j.rationale,
+                                 "evidence": list(j.evidence)} for j in judge],
+            "humans": said,
+        })
     return out
 
 

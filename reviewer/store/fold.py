@@ -119,9 +119,12 @@ class FoldMixin(StoreBase):
                 q = q.where(col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
             if dataset:
                 q = q.where(col(Item.dataset) == dataset)
-            if item_pks is not None:
-                q = q.where(col(Item.pk).in_(list(item_pks)))
-            items = records(conn, q.order_by(col(Item.pk)))
+            if item_pks is None:
+                items = records(conn, q.order_by(col(Item.pk)))
+            else:  # keys in chunks: each is a bound parameter, and both databases cap how many
+                keys = sorted(set(item_pks))
+                items = [it for i in range(0, len(keys), CHUNK)
+                         for it in records(conn, q.where(col(Item.pk).in_(keys[i:i + CHUNK])).order_by(col(Item.pk)))]
             rows = item_rows(conn, [(it.pk, it.revision) for it in items])
         for it in items:
             yield it, fold_item(self.get_rubric(it.rubric_ref), rows[it.pk], how, all_revisions)

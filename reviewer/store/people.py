@@ -85,10 +85,7 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
             revealed = viewer is not None and revealed_to(conn, it.pk, it.revision, viewer)
         rubric = self.get_rubric(it.rubric_ref)
         fold = fold_item(rubric, rows)
-        judge: dict[str, dict[Any, JudgeRecord]] = {}
-        for j in jrows:  # later rows win: the latest run per (dimension, model, turn)
-            if revision_of(j, it.revision) == it.revision:
-                judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
+        judge = _latest_judges(jrows, it.revision)
         by_pk = {h.pk: _human(h) for h in hrows}
         current: dict[str, dict[str, HumanRecord]] = {
             dim: {who: by_pk[v.pk] for who, v in f.human.votes.items()} for dim, f in fold.dims.items()}
@@ -108,6 +105,27 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
             flags=flags, fold=fold, revealed=revealed,
         )
 
+    def current_judges(self, item_pks: Iterable[int]) -> dict[int, dict[str, list[JudgeRecord]]]:
+        """Each item's judge records per dimension, as :meth:`item_view` shows them (on the item's
+        current content, the latest run per model and turn), for many items in one read per
+        :data:`reviewer.store.fold.CHUNK` keys; an item with no judge record maps to ``{}``."""
+        from reviewer.store.fold import CHUNK
+
+        keys = sorted(set(item_pks))
+        out: dict[int, dict[str, list[JudgeRecord]]] = {}
+        with self.read() as conn:
+            for i in range(0, len(keys), CHUNK):
+                chunk = keys[i:i + CHUNK]
+                revisions = {pk: rev for pk, rev in conn.execute(
+                    select(col(Item.pk), col(Item.revision)).where(col(Item.pk).in_(chunk)))}
+                jrows: dict[int, list[Any]] = {pk: [] for pk in revisions}
+                for j in records(conn, select(JudgeScore).where(col(JudgeScore.item_pk).in_(chunk))
+                                 .order_by(col(JudgeScore.pk))):
+                    jrows[j.item_pk].append(j)
+                for pk, rows in jrows.items():
+                    out[pk] = {d: list(v.values()) for d, v in _latest_judges(rows, revisions[pk]).items()}
+        return out
+
     def group_items(self, item_pk: int) -> list[int]:
         """Keys of the items sharing this item's group (itself included), by variant."""
         with self.read() as conn:
@@ -122,6 +140,16 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
 def _human(h: Any) -> HumanRecord:
     return HumanRecord(h.pk, h.dimension, h.reviewer, h.score, h.reason, list(h.tags or []),
                        bool(h.blind), h.kind, h.sample, h.created_at)
+
+
+def _latest_judges(jrows: Iterable[Any], revision: int) -> dict[str, dict[Any, JudgeRecord]]:
+    """The judge rows on content ``revision``, per dimension and (model, turn): rows oldest first,
+    so a later row wins and each (model, turn) keeps its latest run."""
+    judge: dict[str, dict[Any, JudgeRecord]] = {}
+    for j in jrows:
+        if revision_of(j, revision) == revision:
+            judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
+    return judge
 
 
 def _judge(j: Any) -> JudgeRecord:

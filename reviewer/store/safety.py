@@ -13,7 +13,7 @@ from sqlmodel import col
 
 from reviewer.domain import revision_of
 from reviewer.domain.safety import WAITING
-from reviewer.errors import UserError
+from reviewer.errors import StaleFlag, UserError
 from reviewer.store.base import inserted_pk, records
 from reviewer.store.roles import RolesMixin
 from reviewer.store.tables import Item, Reviewer, SafetyDecision, SafetyFlag, table_of
@@ -145,8 +145,7 @@ class SafetyMixin(RolesMixin):
     def _refuse_stale(self, conn: Any, flag_id: int, item_pk: int) -> None:
         """A flag raised on an earlier content revision no longer applies: deciding it is refused."""
         if not any(f.pk == flag_id for f in self._flags(conn, [item_pk])):
-            raise UserError(f"flag {flag_id} was raised on an earlier version of the item's content and no "
-                            "longer applies; decide the flags of the current version (rubricate review --queue safety)")
+            raise StaleFlag(flag_id)
 
     def _settle_flag(self, conn: Any, flag_id: int, item_pk: int) -> str:
         """The item's derived safety status onto its row (``safety_flag.status`` is never

@@ -35,6 +35,10 @@ from reviewer.tui.viewmodel import DimState, ItemState, PairState
 from reviewer.tui.writer import StoreWriter, WriteDone
 
 _S = TypeVar("_S", bound=ItemState | None)
+#: While the reviewer is on an item its lease is renewed this many times over the lease's length,
+RENEWALS_PER_LEASE = 3
+#: but never more often than every this many seconds.
+MIN_RENEW_S = 20.0
 
 
 class StoreUnavailable(asyncio.CancelledError):
@@ -105,8 +109,8 @@ class ReviewApp(App[None]):
         self.set_interval(IDLE_S, self.collector.tick)
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
-        # leases run lease_minutes; renewed at a third of that while the reviewer is on the item
-        self.set_interval(max(20.0, self.settings.lease_minutes * 20.0), self.renew_leases)
+        # leases run lease_minutes; renewed several times within that while the reviewer is on the item
+        self.set_interval(max(MIN_RENEW_S, self.settings.lease_minutes * 60.0 / RENEWALS_PER_LEASE), self.renew_leases)
         self.push_screen(QueueScreen())
         if isinstance(self.store, StoreHandle):
             self._open_store()

@@ -33,7 +33,7 @@ def scoring_order(dims: Sequence[Dimension]) -> list[list[Dimension]]:
 
 
 def combinable(rubric: Rubric, dim: Dimension, has_turns: bool) -> bool:
-    """Whether ``dim`` joins the item's combined call (ADR-016's one-call mode)."""
+    """Whether ``dim`` joins the item's combined call (``judge.mode: combined``: one call for them all)."""
     return (rubric.judge.mode == "combined" and dim.method == "llm_judge" and dim.depends_on is None
             and not (dim.metric_level == "turn" and has_turns) and rubric.judge.correction_examples == 0)
 

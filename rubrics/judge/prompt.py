@@ -257,8 +257,8 @@ def build_dimension_prompt(
 def build_combined_prompt(
     item: JudgeItem, dims: Sequence[Dimension], sandbox: Sandbox | None = None, reply: str = "structured"
 ) -> BuiltPrompt:
-    """ADR-016's shape: every dimension scored in one call, one JSON object keyed by dimension
-    (``reply="flat"``: ADR-016's own object, each dimension a number, plus ``notes``)."""
+    """Combined mode: every dimension scored in one call, one JSON object keyed by dimension
+    (``reply="flat"``: each dimension a number, plus ``notes``)."""
     sandbox = sandbox or Sandbox()
     blocks = data_blocks(item, sandbox)
     # The data appears once below, so fill words inside questions just name it.

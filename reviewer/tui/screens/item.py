@@ -68,7 +68,6 @@ class ItemScreen(ScoringScreen):
         super().__init__()
         self.state = state
         self.focus_index = state.first_unscored()
-        self._verdict_flipped = False
         self._was_hidden = state.judge_hidden
         #: the output shown as written (``m``) rather than rendered as markdown; per item
         self.raw = False
@@ -242,7 +241,7 @@ class ItemScreen(ScoringScreen):
         False when a new screen is needed."""
         if self._shape(state) != self._shape(self.state):
             return False
-        self.state, self.focus_index, self._verdict_flipped = state, state.first_unscored(), False
+        self.state, self.focus_index = state, state.first_unscored()
         self.done = []
         put(self._title_w, self._title())
         self.raw = False
