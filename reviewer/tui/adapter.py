@@ -219,11 +219,14 @@ def claim_next(store: Any, queue: str, reviewer: str, rubric_ref: str | None, da
 
 
 def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, value: float | None, *,
-                    kind: str, blind: bool, reason: str | None, tags: tuple[str, ...]) -> int:
-    """Write one human score row."""
+                    kind: str, blind: bool, reason: str | None, tags: tuple[str, ...], queue: str) -> int:
+    """Write one human score row, with the queue it was given in (the claim's, else the session's
+    ``queue``: an item opened from the queue list) and under the item's lease, if any: the store
+    refuses it when someone else has claimed the item since."""
     return int(store.add_human_score(state.item_pk, d.dim.id, reviewer, value, reason=reason, tags=tags,
                                      blind=blind, judge_score_id=d.judge_score_id, kind=kind,
-                                     sample=state.claim.queue if state.claim is not None else None))
+                                     sample=state.claim.queue if state.claim is not None else queue,
+                                     claim=state.claim))
 
 
 def add_comment(store: Any, state: ItemState, reviewer: str, text: str) -> int:

@@ -366,7 +366,7 @@ class ReviewApp(App[None]):
         """Hand one human score to the writer; it is in the store before the next one."""
         self.writer.submit(
             f"{state.item_id}/{d.dim.id}", adapter.add_human_score, self.store, state, d,
-            self.session.reviewer, value, kind=kind, blind=blind, reason=reason, tags=tags,
+            self.session.reviewer, value, kind=kind, blind=blind, reason=reason, tags=tags, queue=self.session.queue,
         )
 
     def write_comment(self, state: ItemState, text: str) -> Future[Any]:
