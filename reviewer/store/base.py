@@ -170,6 +170,15 @@ def records(conn: Connection, query: Any) -> list[SimpleNamespace]:
     return out
 
 
+def current_revision(conn: Connection, item_pk: int) -> int:
+    """The item's content revision (what a row written on it now belongs to); a
+    :class:`UserError` when there is no such item."""
+    revision = conn.execute(select(col(Item.revision)).where(col(Item.pk) == item_pk)).scalar()
+    if revision is None:
+        raise UserError(f"no item with key {item_pk}")
+    return int(revision)
+
+
 def inserted_pk(result: CursorResult[Any]) -> int:
     """The primary key of the row a one-row INSERT just wrote (SQLAlchemy types the key as
     optional: it is absent only for statements that are not one-row inserts)."""

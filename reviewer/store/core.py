@@ -16,10 +16,11 @@ from reviewer.store.queue import QueueMixin
 from reviewer.store.queue_settings import QueueSettingsMixin
 from reviewer.store.rating_columns import RatingColumnsMixin
 from reviewer.store.ratings import RatingsMixin
+from reviewer.store.reveals import RevealsMixin
 
 
 class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
-            RatingColumnsMixin, FoldMixin, CommentsMixin, PairsMixin, JudgeMixin):
+            RatingColumnsMixin, FoldMixin, CommentsMixin, RevealsMixin, PairsMixin, JudgeMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue.
 
     A mixin that calls another's methods inherits it (so mypy checks the call), and comes before

@@ -15,6 +15,7 @@ from reviewer.store.base import inserted_pk, records
 from reviewer.store.coverage import refresh_coverage
 from reviewer.store.judging import JudgeMixin
 from reviewer.store.queue import claimed_since
+from reviewer.store.reveals import revealed_to
 from reviewer.store.safety import SafetyMixin
 from reviewer.store.tables import HumanScore, Item, JudgeScore, table_of
 from reviewer.store.views import Claim, HumanRecord, ItemView, JudgeRecord
@@ -90,6 +91,7 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
             hrows = records(conn, select(HumanScore).where(col(HumanScore.item_pk) == item_pk)
                             .order_by(col(HumanScore.pk)))
             rows = item_rows(conn, [(it.pk, it.revision)])[it.pk]
+            revealed = viewer is not None and revealed_to(conn, it.pk, it.revision, viewer)
         rubric = self.get_rubric(it.rubric_ref)
         fold = fold_item(rubric, rows)
         judge: dict[str, dict[Any, JudgeRecord]] = {}
@@ -112,7 +114,7 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
             conversation=it.conversation, group=it.grp, variant=it.variant, metadata=it.meta or {},
             judge={d: list(v.values()) for d, v in judge.items()}, human=current,
             history=[_human(h) for h in hrows if h.reviewer == viewer and revision_of(h, it.revision) == it.revision],
-            flags=flags, fold=fold,
+            flags=flags, fold=fold, revealed=revealed,
         )
 
     def group_items(self, item_pk: int) -> list[int]:

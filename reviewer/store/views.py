@@ -179,6 +179,8 @@ class ItemView:
     flags: list[FlagRecord]
     #: The item's state (:mod:`reviewer.domain`): effective scores, overall, safety.
     fold: Any = None
+    #: The viewer has revealed the judge on this content revision (a blind session's ``v``).
+    revealed: bool = False
 
 
 @dataclass

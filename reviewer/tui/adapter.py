@@ -104,10 +104,12 @@ def lines(rows: list[Any]) -> list[QueueLine]:
                       r.holder, r.sort_key) for r in rows]
 
 
-def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None) -> ItemState:
+def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None,
+              queue: str | None = None) -> ItemState:
     """Build the item screen's state from the store's item view and the item's fold (effective
     scores, the judge panel, this reviewer's current votes and the safety status all come from
-    the fold; the records add what is shown beside them: rationale, evidence, samples)."""
+    the fold; the records add what is shown beside them: rationale, evidence, samples).
+    ``queue``: the session's (:attr:`ItemState.queue`)."""
     view = store.item_view(item_pk, reviewer)
     rubric = store.get_rubric(view.rubric_ref)
     fold = view.fold
@@ -137,7 +139,11 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
             d.my_score, d.my_reason, d.my_tags = mine.score, mine.reason, tuple(mine.tags)
             d.my_blind = mine.first_blind is not None
             d.blind_score = mine.first_blind
-        d.revealed = not blind or mine is not None
+            d.my_kind, d.my_score_blind = mine.kind, mine.blind
+            d.my_sample = next((h.sample for h in view.history if h.pk == mine.pk), None)
+        # the judge once shown stays shown: after a reveal (``v``), or on a dimension this person
+        # has scored on this revision (a blind score shows the judge's card, even if undone since)
+        d.revealed = not blind or view.revealed or mine is not None or any(h.dimension == dim.id for h in view.history)
         d.peers = {name: rec.score for name, rec in view.human.get(dim.id, {}).items()
                    if name != reviewer and rec.score is not None}
         dims.append(d)
@@ -149,7 +155,7 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
                      pair_lines, fold=fold, reviewer=reviewer,
                      conversation=[m for m in (view.conversation or []) if isinstance(m, dict)],
-                     comments=list(store.comments([item_pk])[item_pk]), revision=fold.revision)
+                     comments=list(store.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue)
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -174,7 +180,7 @@ def load_pair(store: Any, state: ItemState, reviewer: str, blind: bool = False,
         claim = store.claim_item(others[partner_index], state.claim.queue, reviewer, lease_seconds=lease_seconds)
         if claim is None:
             return None
-    partner = load_item(store, others[partner_index], reviewer, blind, claim)
+    partner = load_item(store, others[partner_index], reviewer, blind, claim, state.queue)
     sides = sorted([state, partner], key=lambda s: (s.variant or "", s.item_pk))
     pair = PairState(state.group, state.rubric, sides, judge_lines=state.pair_lines, anchor_pk=state.item_pk,
                      partners=others, partner_index=partner_index)
@@ -215,18 +221,21 @@ def claim_next(store: Any, queue: str, reviewer: str, rubric_ref: str | None, da
     claim = store.claim_next(queue, reviewer, rubric_ref, dataset, lease_seconds=lease_seconds, exclude=exclude)
     if claim is None:
         return None
-    return load_item(store, claim.item_pk, reviewer, blind, claim)
+    return load_item(store, claim.item_pk, reviewer, blind, claim, queue)
 
 
 def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, value: float | None, *,
-                    kind: str, blind: bool, reason: str | None, tags: tuple[str, ...], queue: str) -> int:
-    """Write one human score row, with the queue it was given in (the claim's, else the session's
-    ``queue``: an item opened from the queue list) and under the item's lease, if any: the store
-    refuses it when someone else has claimed the item since."""
+                    kind: str, blind: bool, sample: str | None, reason: str | None, tags: tuple[str, ...]) -> int:
+    """Write one human score row, under the item's lease if any: the store refuses it when
+    someone else has claimed the item since."""
     return int(store.add_human_score(state.item_pk, d.dim.id, reviewer, value, reason=reason, tags=tags,
-                                     blind=blind, judge_score_id=d.judge_score_id, kind=kind,
-                                     sample=state.claim.queue if state.claim is not None else queue,
+                                     blind=blind, judge_score_id=d.judge_score_id, kind=kind, sample=sample,
                                      claim=state.claim))
+
+
+def add_reveal(store: Any, state: ItemState, reviewer: str) -> int:
+    """Write the reviewer's reveal of the judge on the item (read again on every open)."""
+    return int(store.add_reveal(state.item_pk, reviewer))
 
 
 def add_comment(store: Any, state: ItemState, reviewer: str, text: str) -> int:

@@ -215,11 +215,12 @@ class ReviewApp(App[None]):
         """Re-read an item claimed a while ago (its scores may have changed since), keeping its
         lease; a pair's sides likewise."""
         s = self.session
-        fresh = _warmed(adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim))
+        fresh = _warmed(adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim, s.queue))
         if pair is None:
             return fresh, None
         sides = [fresh if side.item_pk == state.item_pk else
-                 adapter.load_item(self.store, side.item_pk, s.reviewer, s.blind, side.claim) for side in pair.sides]
+                 adapter.load_item(self.store, side.item_pk, s.reviewer, s.blind, side.claim, s.queue)
+                 for side in pair.sides]
         return fresh, replace(pair, sides=sides)
 
     def _usable(self, claimed: tuple[ItemState | None, PairState | None]) -> tuple[ItemState, PairState | None] | None:
@@ -255,7 +256,8 @@ class ReviewApp(App[None]):
     @work(thread=True, exclusive=True, group="load")
     def open_item(self, item_pk: int, remember: bool = True) -> None:
         """Show one item picked from the queue list."""
-        state = _warmed(adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind))
+        state = _warmed(adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind,
+                                          queue=self.session.queue))
         self.call_from_thread(self._show, state, remember, self._pair_for(state, None))
 
     def _show(self, state: ItemState | None, remember: bool = True, pair: PairState | None = None) -> None:
@@ -321,7 +323,8 @@ class ReviewApp(App[None]):
         for state in states:
             if state.claim is not None:
                 self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
-        state = _warmed(adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind))
+        state = _warmed(adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind,
+                                          queue=self.session.queue))
         self.call_from_thread(self._show, state, True, None)
 
     @work(thread=True, exclusive=True, group="load")
@@ -361,18 +364,25 @@ class ReviewApp(App[None]):
     # --- what item screens ask for -----------------------------------------------------------
     def write_score(
         self, state: ItemState, d: DimState, value: float | None, *, kind: str, blind: bool,
-        reason: str | None = None, tags: tuple[str, ...] = (),
+        sample: str | None, reason: str | None = None, tags: tuple[str, ...] = (),
     ) -> None:
         """Hand one human score to the writer; it is in the store before the next one."""
         self.writer.submit(
             f"{state.item_id}/{d.dim.id}", adapter.add_human_score, self.store, state, d,
-            self.session.reviewer, value, kind=kind, blind=blind, reason=reason, tags=tags, queue=self.session.queue,
+            self.session.reviewer, value, kind=kind, blind=blind, sample=sample, reason=reason, tags=tags,
         )
 
     def write_comment(self, state: ItemState, text: str) -> Future[Any]:
         """Hand the reviewer's comment on the item to the writer (stored at once, in order)."""
         return self.writer.submit(f"comment on {state.item_id}", adapter.add_comment, self.store, state,
                                   self.session.reviewer, text)
+
+    def write_reveal(self, *states: ItemState) -> None:
+        """Hand the reviewer's reveal of the judge on these items to the writer: stored, so the
+        judge stays shown (and later scores are not blind) when the item is opened again."""
+        for state in states:
+            self.writer.submit(f"reveal on {state.item_id}", adapter.add_reveal, self.store, state,
+                               self.session.reviewer)
 
     def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None:
         """Close the leases of the items on screen (complete, skip or release) and show the next

@@ -279,7 +279,9 @@ class ItemScreen(ScoringScreen):
         self._show_texts()
 
     def action_reveal(self) -> None:
-        """Show the judge's side of every dimension already scored blind (or all, on request)."""
+        """Show the judge's side of every dimension; stored, so it stays shown on a later open."""
+        if self.state.judge_hidden:
+            self.rapp.write_reveal(self.state)
         for d in self.state.dims:
             d.revealed = True
         self._refresh_all()
@@ -287,10 +289,7 @@ class ItemScreen(ScoringScreen):
 
     def action_next_item(self) -> None:
         """Finish this item and open the next one in the queue."""
-        missing = self.state.missing_reasons()
-        if missing:
-            self.notify(safe_line(f"a reason is required for {', '.join(missing)} (press r)"), severity="error",
-                        markup=False)
+        if self._refuse_unexplained(self.state):
             return
         scored = self.state.scored_count()
         if scored and not self.state.review_complete():

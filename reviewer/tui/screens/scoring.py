@@ -144,13 +144,19 @@ class Done:
 
     state: ItemState
     dim: DimState | None
-    before: tuple[float | None, str | None, tuple[str, ...], bool] | None = None
+    before: Mine | None = None
     flag: FlagState | None = None
     written: Future[Any] | None = None
 
 
-def _values(d: DimState) -> tuple[float | None, str | None, tuple[str, ...], bool]:
-    return d.my_score, d.my_reason, d.my_tags, d.my_blind
+#: A dimension's score as the reviewer had it: score, reason, tags, first score blind, and the
+#: kind, blind mark and sample of the score's row (a reason or an undo stores the score again
+#: with them).
+Mine = tuple[float | None, str | None, tuple[str, ...], bool, str, bool, str | None]
+
+
+def _values(d: DimState) -> Mine:
+    return d.my_score, d.my_reason, d.my_tags, d.my_blind, d.my_kind, d.my_score_blind, d.my_sample
 
 
 class ScoringScreen(AppKeysFirst):
@@ -215,7 +221,7 @@ class ScoringScreen(AppKeysFirst):
             return
         self.done.append(Done(s, d, _values(d)))
         kind, blind = s.record(d, value, kind)
-        self.rapp.write_score(s, d, value, kind=kind, blind=blind)
+        self.rapp.write_score(s, d, value, kind=kind, blind=blind, sample=d.my_sample)
         if not d.needs_reason(s.rubric.review.reason_margin) and self.focus_index < len(s.dims) - 1:
             self.focus_index += 1
         self._refresh_all()
@@ -238,29 +244,51 @@ class ScoringScreen(AppKeysFirst):
             self._refresh_all()
             return
         assert d is not None and last.before is not None
-        d.my_score, d.my_reason, d.my_tags, d.my_blind = last.before
+        d.my_score, d.my_reason, d.my_tags, d.my_blind, d.my_kind, d.my_score_blind, d.my_sample = last.before
         if d.my_score is None:
-            self.rapp.write_score(s, d, None, kind="undo", blind=False)
-        else:
-            self.rapp.write_score(s, d, d.my_score, kind="score", blind=False, reason=d.my_reason, tags=d.my_tags)
+            self.rapp.write_score(s, d, None, kind="undo", blind=False, sample=s.sample)
+        else:  # the score before, stored again as it was given (its kind, blind mark and sample)
+            self.rapp.write_score(s, d, d.my_score, kind=d.my_kind, blind=d.my_score_blind, sample=d.my_sample,
+                                  reason=d.my_reason, tags=d.my_tags)
         self.notify(safe_line(f"undone on {d.dim.id}: now {'unscored' if d.my_score is None else f'{d.my_score:g}'}"),
                     markup=False)
         self._focus_on(s, d)
 
+    def _refuse_unexplained(self, *states: ItemState, labels: tuple[str, ...] = ()) -> bool:
+        """Whether a score on ``states`` still needs a reason: then say which (each dimension
+        after its state's label, when given) and focus the first named, so ``r`` writes its
+        reason there."""
+        missing = [(i, s, d) for i, s in enumerate(states) for d in s.unexplained()]
+        if not missing:
+            return False
+        named = ", ".join(f"{labels[i]} {d.dim.id}" if labels else d.dim.id for i, _, d in missing)
+        self.notify(safe_line(f"a reason is required for {named} (press r)"), severity="error", markup=False)
+        _, s, d = missing[0]
+        self._focus_on(s, d)
+        return True
+
     @work
     async def action_reason(self) -> None:
-        """Ask for a reason (and quick tags) for the focused dimension's score."""
+        """Ask for a reason (and quick tags) for the focused dimension's score. The score is
+        stored again with it, as it was given (its kind, blind mark and sample kept); when the reason
+        was required, the focus moves on to the next score on the item still needing one."""
         s, d = self.target
         if d.my_score is None:
             self.notify("score the dimension first, then give the reason", severity="warning")
             return
+        required = d.needs_reason(s.rubric.review.reason_margin)
         result: ReasonResult | None = await self.app.push_screen_wait(ReasonDialog(d.dim.id))
         if result is None:
             return
         self.done.append(Done(s, d, _values(d)))
         d.my_reason, d.my_tags = result.reason, result.tags
-        self.rapp.write_score(s, d, d.my_score, kind="score", blind=False, reason=result.reason, tags=result.tags)
-        self._refresh_all()
+        self.rapp.write_score(s, d, d.my_score, kind=d.my_kind, blind=d.my_score_blind, sample=d.my_sample,
+                              reason=result.reason, tags=result.tags)
+        still = s.unexplained()
+        if required and still:
+            self._focus_on(s, still[0])
+        else:
+            self._refresh_all()
 
     @work
     async def action_flag(self) -> None:
