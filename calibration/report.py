@@ -134,10 +134,10 @@ def _prepare(inp: DimensionInput, intervals: bool) -> _Pending:
         js, hs = snap(j, inp.levels), snap(h, inp.levels)
         t = ag.table(js, hs, inp.levels)
         f["kappa"] = ag.kappa_from_table(t, "unweighted")
-        f["kappa_linear"] = ag.kappa_from_table(t, "linear")
-        f["kappa_quadratic"] = ag.kappa_from_table(t, "quadratic")
+        f["kappa_linear"] = ag.kappa_from_table(t, "linear", inp.levels)  # weighted by the declared levels
+        f["kappa_quadratic"] = ag.kappa_from_table(t, "quadratic", inp.levels)
         f["gwet_ac1"] = ag.gwet_from_table(t, "unweighted")
-        f["gwet_ac2"] = ag.gwet_from_table(t, "quadratic")
+        f["gwet_ac2"] = ag.gwet_from_table(t, "quadratic", inp.levels)
         for k in ("kappa", "kappa_linear", "kappa_quadratic", "gwet_ac1", "gwet_ac2"):
             if f[k] is None:
                 why[k] = "chance agreement is 1 (every pair on one level): kappa is undefined"

@@ -26,6 +26,8 @@ _DB_FAULTS: tuple[tuple[str, str, str], ...] = (
      "try again when it has finished (RUBRICATE_DB_TIMEOUT sets how many seconds to wait)"),
     ("database table is locked", "the database is locked by another process",
      "try again when it has finished (RUBRICATE_DB_TIMEOUT sets how many seconds to wait)"),
+    ("lock timeout", "the database is locked by another connection",
+     "try again when it has finished"),
     ("readonly database", "the database is read-only",
      "make the file and its folder writable, or use another --db"),
     ("unable to open database", "the database file cannot be opened",

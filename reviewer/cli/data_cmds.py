@@ -26,10 +26,12 @@ app.add_typer(reviewer_app, name="reviewer")
 app.add_typer(queue_app, name="queue")
 
 
-def _store(db: str | None) -> Any:
+def _store(db: str | None, existing: bool = False) -> Any:
+    """The store at ``db``; ``existing`` for a reading command, which refuses a path with no
+    database rather than create one."""
     from reviewer.store import open_store
 
-    return open_store(db)
+    return open_store(db, existing=existing)
 
 
 @rubric_app.command("add")
@@ -93,7 +95,7 @@ def export_cmd(
     """
     if fmt not in ("jsonl", "csv"):
         raise typer.BadParameter("use jsonl or csv", param_hint="--format")
-    store = _store(db)
+    store = _store(db, existing=True)
     rows = store.export_rows(rubric, dataset)
     if labels:
         from reviewer.io.labels import with_labels

@@ -162,7 +162,7 @@ def queue_show(
 
     Example: rubricate queue show chat-17 --dataset march
     """
-    store = _store(db)
+    store = _store(db, existing=True)
     rec = item_record(store, find_item(store, item, dataset, rubric))
     if as_json:
         typer.echo(json_text(rec, default=str, indent=2))

@@ -122,7 +122,7 @@ class ReviewApp(App[None]):
             from reviewer.store import open_store
             from reviewer.tui.screens import item  # noqa: F401  (loaded here, off the first frame)
 
-            store = open_store(self.db)
+            store = open_store(self.db, existing=True)  # a reading command: it creates no database
             store.checkpoint()  # here, not in the first commit a reviewer waits for
             blind = store.queue_settings(self.session.queue, self.session.rubric_ref).blind
         except Exception as exc:

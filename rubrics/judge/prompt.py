@@ -175,6 +175,14 @@ SYSTEM_LAST_LINE = (
 )
 
 
+def examples_for(examples: Sequence[Mapping[str, Any]], item_key: int | None, k: int) -> list[Mapping[str, Any]]:
+    """The first ``k`` examples that are not of the item being judged (``item_key``): shown its
+    own item's answer, the judge would copy it, and its agreement with people would be made up.
+    An example without an ``item_key`` is of no stored item and always counts."""
+    mine = item_key is not None
+    return [e for e in examples if not (mine and e.get("item_key") == item_key)][:max(0, k)]
+
+
 def example_block(examples: Sequence[Mapping[str, Any]], sandbox: Sandbox) -> tuple[str, list[str]]:
     """Human-corrected examples (learning from corrections) and their ids."""
     parts, ids = [], []
