@@ -124,11 +124,12 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     if per_model:
         out["per_model"] = per_model
     if estimates:
-        # the audit items' labels come from these columns when they hold every current score of
-        # the audit items (not a blind sample's first scores, nor earlier revisions')
-        own = cols if sample in ("all", "audit") and not all_revisions else None
+        # the audit items' labels come from these columns when they are the audit sample's
+        # current labels (not the all sample's every score, a blind sample's first scores, nor
+        # earlier revisions')
+        own = cols if sample == "audit" and not all_revisions else None
         _add_estimates(store, rubric, out, cols if sample == "all" else None, dataset, human_aggregate,
-                       confidence, target_width, group_by, own, sample, counts)
+                       confidence, target_width, group_by, own, counts)
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
@@ -154,16 +155,15 @@ def _count_in_background(store: Any, ref: str, dataset: str | None) -> tuple[Fut
 
 def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
                    confidence: float, target_width: float | None, group_by: str | None = None,
-                   own: Any = None, sample: str = "all",
-                   counts: tuple[Future[Any], Future[Any]] | None = None) -> None:
+                   own: Any = None, counts: tuple[Future[Any], Future[Any]] | None = None) -> None:
     """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.services.estimates`):
     they need the judge on every item (a report on the whole store hands its columns over).
-    ``own``: the report's columns (sample ``sample``) when the audit items' labels may be read from
-    them; ``counts``: :func:`_count_in_background`'s, when started already."""
+    ``own``: the report's columns when they are the audit sample's (the labels are read from
+    them); ``counts``: :func:`_count_in_background`'s, when started already."""
     from reviewer.services import estimates
 
     scores, verdicts = counts or _count_in_background(store, rubric.ref, dataset)
-    folds = _audit_labels(store, rubric, dataset, how, own, sample)
+    folds = _audit_labels(store, rubric, dataset, how, own)
     counted, (passes, judged) = scores.result(), verdicts.result()
     found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols,
                                           group_by=group_by, counted=counted)
@@ -175,18 +175,16 @@ def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, data
                                                     judged)
 
 
-def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: Any, sample: str) -> Any:
-    """The audit items' labels (:mod:`reviewer.services.estimate_labels`), None without an audit sample:
-    from the report's own columns when it has them, else from columns of the audit sample."""
+def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: Any) -> Any:
+    """The audit items' labels (:mod:`reviewer.services.estimate_labels`), None without an audit
+    sample: from the columns of the audit sample (``own``: the report's, when they are those)."""
     from reviewer.services.estimate_labels import labels_of_columns
 
     if not store.has_audit_sample(rubric.ref):
         return None
     if own is None:
-        own, sample = store.rating_columns(rubric.ref, dataset, "audit"), "audit"
-    mask = (np.ones(own.item_pk.size, dtype=bool) if sample == "audit"
-            else np.isin(own.item_pk, np.asarray(sorted(store.audit_pks(rubric.ref)), dtype=np.int64)))
-    return labels_of_columns(store, rubric, own, mask, how)
+        own = store.rating_columns(rubric.ref, dataset, "audit")
+    return labels_of_columns(store, rubric, own, how)
 
 
 def _before_after(item_pk: np.ndarray, scores: dict[int, tuple[float | None, float | None]],

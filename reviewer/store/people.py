@@ -14,10 +14,11 @@ from reviewer.errors import UserError
 from reviewer.store.base import inserted_pk, records
 from reviewer.store.coverage import refresh_coverage
 from reviewer.store.judging import JudgeMixin
+from reviewer.store.queue import claimed_since
 from reviewer.store.reveals import revealed_to
 from reviewer.store.safety import SafetyMixin
 from reviewer.store.tables import HumanScore, Item, JudgeScore, table_of
-from reviewer.store.views import HumanRecord, ItemView, JudgeRecord
+from reviewer.store.views import Claim, HumanRecord, ItemView, JudgeRecord
 
 KINDS = ("score", "agree", "revision", "undo", "adjudication", "import")
 
@@ -29,8 +30,11 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
         self, item_pk: int, dimension: str, reviewer: str, score: float | None,
         reason: str | None = None, tags: Iterable[str] = (), blind: bool = False,
         judge_score_id: int | None = None, kind: str = "score", sample: str | None = None,
+        claim: Claim | None = None,
     ) -> int:
-        """Append one human score; it is durable when this returns. Undo is ``score=None``."""
+        """Append one human score; it is durable when this returns. Undo is ``score=None``.
+        ``sample``: the queue it was given in; ``claim``: the lease it was given under — refused
+        (UserError) when another person has claimed the item since (:func:`claimed_since`)."""
         if kind not in KINDS:
             raise UserError(f"unknown score kind {kind!r}")
         if score is None and kind != "undo":
@@ -40,6 +44,11 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
             item = conn.execute(select(col(Item.rubric_ref), col(Item.revision)).where(col(Item.pk) == item_pk)).first()
             if item is None:
                 raise UserError(f"no item with key {item_pk}")
+            if claim is not None:
+                other = claimed_since(conn, claim)
+                if other is not None:
+                    raise UserError(f"{claim.item_id}: your lease ran out and {other} has claimed the item since, "
+                                    "so this score was not stored; open the item from the queue again to score it")
             if score is not None:
                 dim = self.get_rubric(item[0]).dimension(dimension)
                 if not dim.scale.contains(score):

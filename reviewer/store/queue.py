@@ -296,6 +296,16 @@ class QueueMixin(StoreBase):
             refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.get_rubric(rubric_ref).ref})
 
 
+def claimed_since(conn: Any, claim: Claim) -> str | None:
+    """Who has claimed the item since ``claim`` was made, if anyone: the reviewer of its latest
+    assignment in any queue when that is not the claim's (a claim is only made once the lease
+    before it ran out or was given back). A write made under ``claim`` then comes too late:
+    the item is that person's now, and the queue counts their review, not a late one."""
+    latest = conn.execute(select(col(Assignment.reviewer)).where(col(Assignment.item_pk) == claim.item_pk)
+                          .order_by(col(Assignment.pk).desc()).limit(1)).scalar()
+    return None if latest is None or latest == claim.reviewer else str(latest)
+
+
 def _check_lease(lease_seconds: Any) -> None:
     """A lease is a positive whole number of seconds, at most a day (a negative one would hand
     the item to the next reviewer at once; a huge one would hide it for ever)."""

@@ -108,10 +108,12 @@ def lines(rows: list[Any]) -> list[QueueLine]:
                       r.holder, r.sort_key) for r in rows]
 
 
-def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None) -> ItemState:
+def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None,
+              queue: str | None = None) -> ItemState:
     """Build the item screen's state from the store's item view and the item's fold (effective
     scores, the judge panel, this reviewer's current votes and the safety status all come from
-    the fold; the records add what is shown beside them: rationale, evidence, samples)."""
+    the fold; the records add what is shown beside them: rationale, evidence, samples).
+    ``queue``: the session's (:attr:`ItemState.queue`)."""
     view = store.item_view(item_pk, reviewer)
     rubric = store.get_rubric(view.rubric_ref)
     fold = view.fold
@@ -157,7 +159,7 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
                      pair_lines, fold=fold, reviewer=reviewer,
                      conversation=[m for m in (view.conversation or []) if isinstance(m, dict)],
-                     comments=list(store.comments([item_pk])[item_pk]), revision=fold.revision)
+                     comments=list(store.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue)
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -182,7 +184,7 @@ def load_pair(store: Any, state: ItemState, reviewer: str, blind: bool = False,
         claim = store.claim_item(others[partner_index], state.claim.queue, reviewer, lease_seconds=lease_seconds)
         if claim is None:
             return None
-    partner = load_item(store, others[partner_index], reviewer, blind, claim)
+    partner = load_item(store, others[partner_index], reviewer, blind, claim, state.queue)
     sides = sorted([state, partner], key=lambda s: (s.variant or "", s.item_pk))
     pair = PairState(state.group, state.rubric, sides, judge_lines=state.pair_lines, anchor_pk=state.item_pk,
                      partners=others, partner_index=partner_index)
@@ -223,14 +225,16 @@ def claim_next(store: Any, queue: str, reviewer: str, rubric_ref: str | None, da
     claim = store.claim_next(queue, reviewer, rubric_ref, dataset, lease_seconds=lease_seconds, exclude=exclude)
     if claim is None:
         return None
-    return load_item(store, claim.item_pk, reviewer, blind, claim)
+    return load_item(store, claim.item_pk, reviewer, blind, claim, queue)
 
 
 def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, value: float | None, *,
                     kind: str, blind: bool, sample: str | None, reason: str | None, tags: tuple[str, ...]) -> int:
-    """Write one human score row."""
+    """Write one human score row, under the item's lease if any: the store refuses it when
+    someone else has claimed the item since."""
     return int(store.add_human_score(state.item_pk, d.dim.id, reviewer, value, reason=reason, tags=tags,
-                                     blind=blind, judge_score_id=d.judge_score_id, kind=kind, sample=sample))
+                                     blind=blind, judge_score_id=d.judge_score_id, kind=kind, sample=sample,
+                                     claim=state.claim))
 
 
 def add_reveal(store: Any, state: ItemState, reviewer: str) -> int:

@@ -219,11 +219,12 @@ class ReviewApp(App[None]):
         """Re-read an item claimed a while ago (its scores may have changed since), keeping its
         lease; a pair's sides likewise."""
         s = self.session
-        fresh = _warmed(adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim))
+        fresh = _warmed(adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim, s.queue))
         if pair is None:
             return fresh, None
         sides = [fresh if side.item_pk == state.item_pk else
-                 adapter.load_item(self.store, side.item_pk, s.reviewer, s.blind, side.claim) for side in pair.sides]
+                 adapter.load_item(self.store, side.item_pk, s.reviewer, s.blind, side.claim, s.queue)
+                 for side in pair.sides]
         return fresh, replace(pair, sides=sides)
 
     def _usable(self, claimed: tuple[ItemState | None, PairState | None]) -> tuple[ItemState, PairState | None] | None:
@@ -259,7 +260,8 @@ class ReviewApp(App[None]):
     @work(thread=True, exclusive=True, group="load")
     def open_item(self, item_pk: int, remember: bool = True) -> None:
         """Show one item picked from the queue list."""
-        state = _warmed(adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind))
+        state = _warmed(adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind,
+                                          queue=self.session.queue))
         self.call_from_thread(self._show, state, remember, self._pair_for(state, None))
 
     def _show(self, state: ItemState | None, remember: bool = True, pair: PairState | None = None) -> None:
@@ -331,7 +333,8 @@ class ReviewApp(App[None]):
         for state in states:
             if state.claim is not None:
                 self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
-        state = _warmed(adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind))
+        state = _warmed(adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind,
+                                          queue=self.session.queue))
         self.call_from_thread(self._show, state, True, None)
 
     @work

@@ -127,6 +127,9 @@ class ItemState:
     comments: list[Comment] = field(default_factory=list)
     #: The item's content revision (a comment says which it was written on).
     revision: int = 1
+    #: The session's queue: the sample of a score given with no claim (the item opened from the
+    #: queue list), so an audit session's scores are labels there too (reviewer.domain.labels).
+    queue: str | None = None
     #: The last results computed, with what they were computed from: one refresh of the item
     #: screen asks for them several times (summary, verdict, caps), each a fold of the rubric.
     _results: dict[str, tuple[Any, ItemScore]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -210,9 +213,9 @@ class ItemState:
 
     @property
     def sample(self) -> str | None:
-        """The queue sample a score given now is stored with: the queue the item was claimed in
-        (None when it was opened without a claim)."""
-        return self.claim.queue if self.claim is not None else None
+        """The queue sample a score given now is stored with: the queue the item was claimed in,
+        else the session's (:attr:`queue`)."""
+        return self.claim.queue if self.claim is not None else self.queue
 
     def record(self, d: DimState, value: float, kind: str) -> tuple[str, bool]:
         """Set the reviewer's score on ``d``; returns the kind and blindness to store it with
