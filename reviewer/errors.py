@@ -41,6 +41,15 @@ class BrokenStoredRubric(UserError):
         super().__init__(f"{where}: does not pass the rubric rules ({why}); refusing to use it")
 
 
+class NoDatabase(UserError):
+    """A reading command's ``db`` holds no rubricate database (nothing was created there)."""
+
+    def __init__(self, db: str) -> None:
+        self.db = db
+        super().__init__(f"{db}: no rubricate database there (a mistyped --db or $RUBRICATE_DB?); "
+                         "nothing was created: give an existing database")
+
+
 class StaleFlag(UserError):
     """A decision on safety flag ``flag``, raised on content the item no longer has."""
 

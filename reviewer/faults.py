@@ -101,7 +101,14 @@ def db_label(argv: list[str] | None = None) -> str:
 def explained(exc: Exception) -> str:
     """A refusal's one line for a person: what the store said, and for a typed refusal the
     command that mends it (the store names no command; both front ends show this)."""
-    from reviewer.errors import BrokenStoredRubric, MissingRole, NoLead, StaleFlag, UnknownRubric
+    from reviewer.errors import (
+        BrokenStoredRubric,
+        MissingRole,
+        NoDatabase,
+        NoLead,
+        StaleFlag,
+        UnknownRubric,
+    )
 
     if isinstance(exc, NoLead):
         return (f"this store has no lead yet: make the first one with "
@@ -112,6 +119,8 @@ def explained(exc: Exception) -> str:
         return f"{exc}; register it with `rubricate rubric add FILE` or use a bundled one (`rubricate rubric list`)"
     if isinstance(exc, BrokenStoredRubric):
         return f"{exc}: register a fixed version with `rubricate rubric add`"
+    if isinstance(exc, NoDatabase):
+        return f"{exc}, or make one with `rubricate import`"
     if isinstance(exc, StaleFlag):
         return f"{exc} (rubricate review --queue safety)"
     return str(exc)

@@ -68,7 +68,7 @@ def demo(
 def run_tui(db: str | None, reviewer: str, queue: str, rubric: str | None, dataset: str | None,
             blind: bool) -> None:
     """Open the store and run the app until the reviewer quits."""
-    from reviewer.errors import UserError
+    from reviewer.errors import NoDatabase
     from reviewer.locations import default_db
     from reviewer.store.lite import missing_database
     from reviewer.tui import firstpage
@@ -76,9 +76,8 @@ def run_tui(db: str | None, reviewer: str, queue: str, rubric: str | None, datas
 
     settings = load_settings()
     db = db or default_db()
-    missing = missing_database(db)  # a reading command: before the TUI loads (the app checks the rest)
-    if missing is not None:
-        raise UserError(missing)
+    if missing_database(db):  # a reading command: before the TUI loads (the app checks the rest)
+        raise NoDatabase(db)
     # The first page is read while Textual loads; the app opens the store in a worker (and
     # applies a blind queue setting then), so the queue shows before SQLAlchemy has loaded.
     first = firstpage.start(db, queue, rubric, dataset, settings.page_size)

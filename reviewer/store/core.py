@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from sqlalchemy import inspect
 
-from reviewer.errors import UserError
+from reviewer.errors import NoDatabase
 from reviewer.store.comments import CommentsMixin
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.estimates import EstimatesMixin
 from reviewer.store.fold import FoldMixin
 from reviewer.store.importer import ImportMixin
 from reviewer.store.judging import JudgeMixin
-from reviewer.store.lite import missing_database, no_database
+from reviewer.store.lite import missing_database
 from reviewer.store.lookup import LookupMixin
 from reviewer.store.pairs import PairsMixin
 from reviewer.store.people import PeopleMixin
@@ -39,18 +39,16 @@ def open_store(db: str | None = None, login: str | None = None, *, existing: boo
     ``login`` (SQLite only): the OS login to act as instead of this process's user (see
     :mod:`reviewer.store.roles`); on PostgreSQL the acting login is the database login.
     ``existing``: a reading command's open: a path with no file, or a database without the
-    store's tables, is refused in one line (:class:`UserError`) and nothing is created."""
+    store's tables, is refused in one line (:class:`NoDatabase`) and nothing is created."""
     from reviewer.locations import default_db
 
     target = db or default_db()
-    if existing:
-        missing = missing_database(target)
-        if missing is not None:
-            raise UserError(missing)
+    if existing and missing_database(target):
+        raise NoDatabase(target)
     engine = make_engine(target)
     if existing and not inspect(engine).has_table(table_of(SchemaMigration).name):
         engine.dispose()
-        raise UserError(no_database(target))
+        raise NoDatabase(target)
     migrate(engine)
     store = Store(engine)
     if login is not None:

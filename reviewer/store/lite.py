@@ -42,29 +42,23 @@ def _sqlite_file(db: str) -> Path | None:
     return Path(db).expanduser()
 
 
-def no_database(db: str) -> str:
-    """What a reading command says when ``db`` holds no rubricate database (it creates none)."""
-    return (f"{db}: no rubricate database there (a mistyped --db or $RUBRICATE_DB?); nothing was created: "
-            "give an existing database, or make one with `rubricate import`")
-
-
-def missing_database(db: str) -> str | None:
-    """:func:`no_database` when ``db`` names a SQLite file that does not exist, or one without the
-    store's tables (an empty file: opening it for writing would make it a database); None
-    otherwise, and for a server database, which the caller checks. Read-only, and only the
+def missing_database(db: str) -> bool:
+    """Whether ``db`` names a SQLite file that does not exist, or one without the store's tables
+    (an empty file: opening it for writing would make it a database); False otherwise, and for a
+    server database, which the caller checks. Read-only, and only the
     standard library: `rubricate review` asks before the TUI loads."""
     path = _sqlite_file(db)
     if path is None:
-        return None
+        return False
     if not path.exists():
-        return no_database(db)
+        return True
     try:
         with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)) as conn:
             found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
                                  ).fetchone()
     except sqlite3.Error:  # not a database, locked, unreadable: the store's open says which
-        return None
-    return None if found else no_database(db)
+        return False
+    return not found
 
 
 def first_page(path: Path, queue: str, rubric_ref: str | None, dataset: str | None,

@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from reviewer.errors import MissingRole, NoLead, UnknownRubric
+from reviewer.errors import MissingRole, NoDatabase, NoLead, UnknownRubric
 from reviewer.services.importing import import_file
-from reviewer.store import Store
+from reviewer.store import Store, open_store
 from reviewer.store.roles import os_login
 from reviewer.tui.writer import StoreWriter, WriteDone
 from tests.cli import run_cli
 
 REF = "general-quality@1.0.0"
 #: A rubricate command in a message (the PostgreSQL test login is itself called rubricate).
-COMMAND = re.compile(r"rubricate (reviewer|rubric|review|db) ")
+COMMAND = re.compile(r"rubricate (reviewer|rubric|review|db|import)")
 GRANT = "`rubricate reviewer add bo --role lead` (by a lead) grants it"
 
 
@@ -38,7 +38,9 @@ def test_the_store_names_no_command(store: Store, tmp_path: Path) -> None:
     with pytest.raises(MissingRole) as missing:  # an adjudication is a lead's
         store.add_human_score(pk, "accuracy", "lee", 5, kind="adjudication")
         store.add_human_score(pk, "accuracy", "bo", 5, kind="adjudication")
-    for refused in (no_lead.value, unknown.value, missing.value):
+    with pytest.raises(NoDatabase) as no_db:  # a reading command's open of a path with no database
+        open_store(str(tmp_path / "typo.db"), existing=True)
+    for refused in (no_lead.value, unknown.value, missing.value, no_db.value):
         assert not COMMAND.search(str(refused)), str(refused)
     assert (missing.value.reviewer, missing.value.role) == ("bo", "lead")
 
