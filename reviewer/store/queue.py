@@ -13,12 +13,25 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, exists, false, func, or_, select, update
+from sqlalchemy import (
+    Boolean,
+    ColumnElement,
+    and_,
+    case,
+    exists,
+    false,
+    func,
+    literal_column,
+    or_,
+    select,
+    update,
+)
 from sqlmodel import col
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
 from reviewer.store.queue_filter import filter_conditions
+from reviewer.store.queue_sql import ORDER_COLUMN, QUEUE_CONDITIONS, QUEUES, ROW_COLUMNS, queue_row
 from reviewer.store.tables import (
     Assignment,
     AuditSample,
@@ -30,7 +43,6 @@ from reviewer.store.tables import (
 )
 from reviewer.store.views import Claim, QueueFilter, QueueRow
 
-QUEUES = ("triage", "audit", "safety")
 #: Lower is served first: items already reviewed go last, judge errors and open safety flags
 #: first, then higher routing priority (clamped to 0–99,999). Plain CASE, for both dialects.
 TRIAGE_KEY_SQL = (
@@ -62,11 +74,9 @@ class QueueMixin(StoreBase):
             conds.append(col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
         if dataset:
             conds.append(col(Item.dataset) == dataset)
-        if queue == "safety":
-            # the item's safety status, derived from its flags' decisions (reviewer.domain.safety)
-            conds.append(col(Item.safety).in_(("open", "escalated")))
-        elif queue == "audit":
-            conds.append(exists().where(col(AuditSample.item_pk) == col(Item.pk)))
+        own = QUEUE_CONDITIONS[queue]
+        if own is not None:
+            conds.append(literal_column(f"({own})", Boolean()))
         return conds
 
     def claim_next(self, queue: str, reviewer: str, rubric_ref: str | None = None,
@@ -212,14 +222,12 @@ class QueueMixin(StoreBase):
         conds = self._filters(queue, rubric_ref, dataset) + self._narrow(queue, filt, search, t)
         if after is not None:
             conds.append(col(Item.pk) > after)
-        q = (select(col(Item.pk), col(Item.item_id), col(Item.dataset), col(Item.rubric_ref), col(Item.judge_overall), col(Item.judge_band),
-                    col(Item.judge_passed), col(Item.flagged), col(Item.n_errors), col(Item.n_reviewed), col(Item.lease_reviewer),
-                    col(Item.lease_until))
-             .where(and_(*conds) if conds else ~false()).order_by(col(Item.pk)).limit(limit))
+        item = table_of(Item).c
+        q = (select(*(item[c] for c in ROW_COLUMNS))
+             .where(and_(*conds) if conds else ~false()).order_by(item[ORDER_COLUMN]).limit(limit))
         with self.read() as conn:
             rows = conn.execute(q).all()
-        return [QueueRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9],
-                         r[10] if r[11] is not None and r[11] > t else None, r[0]) for r in rows]
+        return [queue_row(r, t) for r in rows]
 
     def queue_count(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
                     filt: QueueFilter | None = None) -> int:
