@@ -43,10 +43,15 @@ from reviewer.store.tables import (
 )
 from reviewer.store.views import Claim, QueueFilter, QueueRow
 
+#: Routing priorities lie in [0, MAX_PRIORITY] (calibration's come to about a hundred at most):
+#: the triage key keeps each count of reviews apart only below it.
+MAX_PRIORITY = 99_999
 #: Lower is served first: items already reviewed go last, judge errors and open safety flags
-#: first, then higher routing priority (clamped to 0–99,999). Plain CASE, for both dialects.
+#: first, then higher routing priority (0–99,999, refused past it by ``set_priorities``). Plain
+#: CASE, for both dialects; computed as a double (an integer product overflows PostgreSQL's
+#: 32-bit ``n_reviewed`` past 2,147 reviews; a double is exact to 2**53).
 TRIAGE_KEY_SQL = (
-    "n_reviewed * 1000000"
+    "n_reviewed * 1000000.0"
     " - CASE WHEN n_errors > 0 OR flagged THEN 100000 ELSE 0 END"
     " - CASE WHEN priority IS NULL THEN 0 WHEN priority > 99999 THEN 99999"
     " WHEN priority < 0 THEN 0 ELSE priority END"
@@ -284,7 +289,11 @@ class QueueMixin(StoreBase):
         return len(rows)
 
     def set_priorities(self, rubric_ref: str, priorities: dict[int, float]) -> None:
-        """Routing priorities from calibration; the triage queue serves high ones first."""
+        """Routing priorities from calibration; the triage queue serves high ones first. Each
+        lies in [0, :data:`MAX_PRIORITY`] (the triage key's room for them), or none is written."""
+        bad = next((p for p in priorities.values() if not 0 <= p <= MAX_PRIORITY), None)
+        if bad is not None:  # NaN fails the test too
+            raise UserError(f"routing priority {bad!r} is outside 0–{MAX_PRIORITY:,}; nothing was written")
         with self.write() as conn:
             for pk, p in priorities.items():
                 conn.execute(update(Item).where(col(Item.pk) == pk).values(priority=p))
