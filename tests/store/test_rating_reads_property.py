@@ -11,7 +11,6 @@ import itertools
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,6 +19,7 @@ from reviewer.errors import UserError
 from reviewer.services.importing import import_file
 from reviewer.store import Store
 from rubrics.results import ScoreResult
+from tests.store.test_rating_columns import assert_reads_agree
 
 REF = "general-quality@1.0.0"
 DIMS = ("accuracy", "clarity")
@@ -68,15 +68,4 @@ def test_the_two_reads_of_the_ratings_agree(store: Store, tmp_path: Path, sample
             import_file(store, path, REF, dataset=dataset, update_existing=True)
     want = store.rating_rows(REF, dataset, sample)
     cols = store.rating_columns(REF, dataset, sample)
-    assert [r["item_pk"] for r in want] == cols.item_pk.tolist()
-    for dim in DIMS:
-        dc = cols.dims[dim]
-        for i, r in enumerate(want):
-            humans_got = {w: dc.humans[i, k] for k, w in enumerate(cols.reviewers) if not np.isnan(dc.humans[i, k])}
-            assert humans_got == r["human"].get(dim, {}), (dim, r["item_id"])
-            judge_got = {m: dc.judge[i, k] for k, m in enumerate(cols.models) if not np.isnan(dc.judge[i, k])}
-            assert judge_got == r["judge"].get(dim, {}), (dim, r["item_id"])
-            settled = r["adjudicated"].get(dim)
-            assert np.isnan(dc.adjudicated[i]) if settled is None else dc.adjudicated[i] == settled
-        moves = sorted((i, b, v) for i, r in enumerate(want) for b, v in r["revised"].get(dim, {}).values())
-        assert sorted(map(tuple, dc.revised.tolist())) == moves
+    assert_reads_agree(want, cols, DIMS)
