@@ -143,7 +143,7 @@ class RatingColumnsMixin(StoreBase):
                     select(col(JudgeRun.model)).where(col(JudgeRun.rubric_ref) == ref)).scalars()})
                 rows = self._packed(conn, JudgeScore, scope, dims, model, runs, last_item, human=False,
                                     all_revisions=every)
-                if not (Layout.of(len(dims), len(runs), last_item).who(rows["key"]) < 0).any():
+                if not _unknown_names(rows, Layout.of(len(dims), len(runs), last_item)):
                     return runs, rows
                 models = sorted((m or "judge") for m in conn.execute(select(col(JudgeScore.model)).distinct().where(
                     col(JudgeScore.item_pk).in_(scope), col(JudgeScore.turn).is_(None))).scalars())
@@ -279,6 +279,11 @@ def _stamp(conn: Any, ref: str) -> tuple[Any, ...] | None:
                                                             col(ItemRevision.pk))]
     audit = select(func.count(), func.total(col(AuditSample.item_pk))).where(col(AuditSample.rubric_ref) == ref)
     return (ref, *conn.execute(select(*last)).one(), *conn.execute(audit).one())
+
+
+def _unknown_names(rows: dict[str, np.ndarray], lay: Layout) -> bool:
+    """Whether a packed row's reviewer or model was not among the names it was coded with."""
+    return bool((lay.who(rows["key"]) < 0).any())
 
 
 def _unpack(rows: dict[str, np.ndarray], item_pk: np.ndarray, lay: Layout) -> dict[str, np.ndarray]:
