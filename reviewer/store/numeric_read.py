@@ -28,7 +28,18 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from sqlalchemy import BigInteger, ColumnElement, Float, and_, case, cast, func, literal, or_, select
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Float,
+    and_,
+    case,
+    cast,
+    func,
+    literal,
+    or_,
+    select,
+)
 
 _SHIFT = float(1 << 20)
 _LIMIT = float(1 << 33)  # |value| below this: value × 2**20 is below 2**53, exact as a double
