@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,7 +36,7 @@ class Draws:
 
     def __init__(self, n_units: int, draws: int, seed: int) -> None:
         self.n_units, self.draws, self.seed = n_units, draws, seed
-        self._chunks: list[NDArray[np.uint8]] | None = None
+        self._chunks: list[NDArray[np.unsignedinteger[Any]]] | None = None
 
     def chunks(self) -> Iterator[Array]:
         """The weights, ``CHUNK`` draws at a time, as float (draws × units)."""
@@ -44,13 +45,27 @@ class Draws:
             n, out = self.n_units, []
             for start in range(0, self.draws, CHUNK):
                 k = min(CHUNK, self.draws - start)
-                chunk = np.empty((k, n), dtype=np.uint8)  # a unit drawn 256 times in n draws: never
+                chunk: NDArray[np.unsignedinteger[Any]] = np.empty((k, n), dtype=np.uint8)
                 for row in range(k):
-                    chunk[row] = np.bincount(rng.integers(0, n, size=n, dtype=np.int32), minlength=n)
+                    chunk = put_counts(chunk, row, np.bincount(rng.integers(0, n, size=n, dtype=np.int32), minlength=n))
                 out.append(chunk)
             self._chunks = out
         for c in self._chunks:
             yield c.astype(np.float64)
+
+
+def put_counts(chunk: NDArray[np.unsignedinteger[Any]], row: int,
+               counts: NDArray[np.intp]) -> NDArray[np.unsignedinteger[Any]]:
+    """``chunk`` with ``counts`` (how often each of n units was drawn in n draws) as its row
+    ``row``: the chunk is one byte per count, as a unit drawn more than 255 times in n draws is
+    all but impossible; when one is, the chunk is widened first rather than the count wrapped.
+    No count exceeds n, so only a chunk narrower than n is looked at."""
+    if counts.size > np.iinfo(chunk.dtype).max:
+        top = int(counts.max())
+        if top > np.iinfo(chunk.dtype).max:
+            chunk = chunk.astype(np.min_scalar_type(top))
+    chunk[row] = counts
+    return chunk
 
 
 @dataclass

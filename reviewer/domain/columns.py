@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from reviewer.errors import UserError
+
 Array = NDArray[np.float64]
 Ints = NDArray[np.int64]
 #: Small integer codes (dimension, reviewer, model, kind): any integer width.
@@ -181,10 +183,23 @@ def _standing_with_undo(raw: RawColumns, rows: Ints, key: Ints) -> _Standing:
     return _Standing(ints("vk"), floats("vs"), ints("vkind"), floats("fb"), ints("ak"), ints("apos"), floats("as"))
 
 
+def _fits_a_key(*sizes: int) -> None:
+    """The fold numbers each (item, dimension, reviewer or model) as one int64 key: refuse in one
+    line when the product of the counts does not fit, rather than let a key wrap onto another."""
+    space = 1
+    for size in sizes:
+        space *= max(size, 1)
+    if space >= 1 << 63:
+        raise UserError(f"{' × '.join(map(str, sizes))} (items × dimensions × names) are more than one "
+                        "calibration can number; calibrate a smaller dataset at a time")
+
+
 def fold(raw: RawColumns, sample: str = "all") -> RatingColumns:
     """Fold the rows (see the module docstring)."""
     n, d_n = raw.item_pk.size, len(raw.dims)
     r_n = max(len(raw.reviewers), 1)
+    _fits_a_key(n, d_n, r_n)
+    _fits_a_key(n, d_n, len(raw.models))
     # --- humans: the standing vote and adjudication per (item, dimension, reviewer) ----------
     rows = np.flatnonzero(raw.h_current & (raw.h_dim >= 0) & (raw.h_who >= 0))
     key = (raw.h_item[rows] * d_n + raw.h_dim[rows]) * r_n + raw.h_who[rows]

@@ -83,9 +83,8 @@ class PlainCheck:
         if key not in self.judge_sets:
             if len(self.judge_sets) >= _MAX_SETS:
                 self.judge_sets.clear()
-            judge = self.scales.judge
-            self.judge_sets[key] = PlainJudge(key) if all(
-                dim_id in judge and judge[dim_id].min <= score <= judge[dim_id].max for dim_id, score in key) else None
+            plain = self.scales.judge_plain
+            self.judge_sets[key] = PlainJudge(key) if all(plain(dim_id, score) for dim_id, score in key) else None
         return self.judge_sets[key]
 
     def _human(self, entries: Any) -> PlainHuman | None:
@@ -116,8 +115,8 @@ class PlainCheck:
 
     def _human_set(self, key: tuple[tuple[str, int], ...]) -> PlainScores | None:
         """A person's scores: each a level of its dimension's scale (none given: the full check)."""
-        levels = self.scales.human_levels
-        if not key or not all(dim_id in levels and score in levels[dim_id] for dim_id, score in key):
+        plain = self.scales.human_plain
+        if not key or not all(plain(dim_id, score) for dim_id, score in key):
             return None
         return PlainScores(tuple(d for d, _ in key), tuple(float(s) for _, s in key))
 

@@ -109,6 +109,32 @@ class RubricScales:
                    {d.id: d for d in rubric.dimensions if d.judge_scale is None},
                    {d.id: d for d in rubric.dimensions}, levels)
 
+    def judge_plain(self, dim_id: str, value: Any) -> bool:
+        """Whether ``value`` is a plain judge score on ``dim_id``: a number (int or float, not
+        bool) on that dimension's judge scale (NaN fails; infinity lies off every scale). The
+        one statement of the rule for both checks of a row (this module's and
+        :mod:`reviewer.io.plainrow`'s); anything else goes through the full score check."""
+        kind = type(value)
+        if kind is not int and kind is not float:
+            return False
+        sc = self.judge.get(dim_id)
+        return sc is not None and sc.min <= value <= sc.max
+
+    def human_plain(self, dim_id: str, value: Any, aggregate: bool = False) -> bool:
+        """Whether ``value`` is a plain score a person gave on ``dim_id``: a number (int or
+        float, not bool) that is a level of the dimension's scale — any number on the scale for
+        an ``aggregate`` entry (a mean of several people). One rule for both checks of a row."""
+        kind = type(value)
+        if kind is not int and kind is not float:
+            return False
+        levels = self.human_levels.get(dim_id)
+        if levels is None:
+            return False
+        if value in levels:  # a level of the scale (so on it): NaN is none
+            return True
+        sc = self.human[dim_id]
+        return sc.min <= value <= sc.max and (aggregate or sc.is_level(value))  # NaN fails this
+
     def name_problem(self, value: Any, what: str) -> str | None:
         """:func:`reviewer.domain.itemlimits.name_problem`, remembered for text names."""
         if type(value) is not str:
@@ -185,20 +211,16 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             if model is not None and scales.name_problem(model, "the judge model") is not None:
                 errs.append(f"{at}: item {item_id}: judge: {scales.name_problem(model, 'the judge model')}")
                 model = None
-            jscales, plain = scales.judge, scales.plain_judge
+            plain = scales.plain_judge
             for dim_id, value in scores.items():
-                kind = type(value)
-                if (kind is int or kind is float) and dim_id in jscales:  # a plain score: the common case
+                if scales.judge_plain(dim_id, value):  # a plain score: the common case
                     entry = plain.get((dim_id, value)) if value else None  # (0 and -0.0 are equal keys)
-                    if entry is not None:
-                        judge[dim_id] = entry
-                        continue
-                    sc = jscales[dim_id]
-                    if sc.min <= value <= sc.max:  # NaN fails this; infinity lies off every scale
-                        judge[dim_id] = entry = JudgeEntry(float(value), [])
+                    if entry is None:
+                        entry = JudgeEntry(float(value), [])
                         if value and len(plain) < _MAX_NAMES:
                             plain[(dim_id, value)] = entry
-                        continue
+                    judge[dim_id] = entry
+                    continue
 
                 def where(dim_id: str = dim_id) -> str:
                     return f"{at}: item {item_id}: judge {dim_id}"
@@ -243,17 +265,10 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             continue
         who, blind = h["reviewer"], bool(h.get("blind", False))
         aggregate = h.get("aggregate") is True  # a mean of several people may lie between levels
-        levels = scales.human_levels
         for dim_id, value in h["scores"].items():
-            kind = type(value)
-            if (kind is int or kind is float) and dim_id in dims:  # a plain score: the common case
-                if value in levels[dim_id]:  # a level of the scale (so on it): NaN is none
-                    human.append((who, dim_id, float(value), None, [], blind))
-                    continue
-                sc = dims[dim_id]
-                if sc.min <= value <= sc.max and (aggregate or sc.is_level(value)):  # NaN fails this
-                    human.append((who, dim_id, float(value), None, [], blind))
-                    continue
+            if scales.human_plain(dim_id, value, aggregate):  # a plain score: the common case
+                human.append((who, dim_id, float(value), None, [], blind))
+                continue
 
             def hwhere(who: str = who, dim_id: str = dim_id) -> str:
                 return f"{at}: item {item_id}: {who} {dim_id}"

@@ -2,8 +2,9 @@
 
 Loading SQLAlchemy and SQLModel takes longer than a reviewer should wait for the first screen, so
 the TUI paints the first page of its queue from here while the full store loads behind it. Only
-what the queue screen's first page needs; the same rows as :meth:`QueueMixin.queue_page` (a test
-holds the two side by side). Anything unexpected — not a SQLite file, a schema this code does not
+what the queue screen's first page needs: the queue's condition, columns and order are
+:mod:`reviewer.store.queue_sql`'s, as for :meth:`QueueMixin.queue_page` (a test holds the two
+side by side). Anything unexpected — not a SQLite file, a schema this code does not
 know, a rubric given without its version — answers None and the caller waits for the full store.
 """
 
@@ -14,16 +15,8 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
+from reviewer.store.queue_sql import ORDER_COLUMN, QUEUE_CONDITIONS, ROW_COLUMNS, queue_row
 from reviewer.store.views import QueueRow
-
-_COLUMNS = ("pk, item_id, dataset, rubric_ref, judge_overall, judge_band, judge_passed, flagged, n_errors,"
-            " n_reviewed, lease_reviewer, lease_until")
-_QUEUE_FILTERS = {
-    "triage": "",
-    "audit": " AND EXISTS (SELECT 1 FROM audit_sample a WHERE a.item_pk = item.pk)",
-    # the item's safety status derived from its flags' decisions (flag rows are never updated)
-    "safety": " AND item.safety IN ('open', 'escalated')",
-}
 
 
 def sqlite_path(db: str | None) -> Path | None:
@@ -64,9 +57,9 @@ def missing_database(db: str) -> bool:
 def first_page(path: Path, queue: str, rubric_ref: str | None, dataset: str | None,
                limit: int) -> tuple[list[QueueRow], int] | None:
     """The first ``limit`` rows of the queue and its size, or None when this path cannot say."""
-    if queue not in _QUEUE_FILTERS or (rubric_ref is not None and "@" not in rubric_ref):
+    if queue not in QUEUE_CONDITIONS or (rubric_ref is not None and "@" not in rubric_ref):
         return None
-    where, params = "1 = 1" + _QUEUE_FILTERS[queue], []
+    where, params = QUEUE_CONDITIONS[queue] or "1 = 1", []
     if rubric_ref:
         where += " AND rubric_ref = ?"
         params.append(rubric_ref)
@@ -82,7 +75,7 @@ def first_page(path: Path, queue: str, rubric_ref: str | None, dataset: str | No
         with contextlib.suppress(sqlite3.Error):
             if conn.execute("SELECT 1 FROM queue_setting WHERE queue = ? AND blind LIMIT 1", [queue]).fetchone():
                 return None
-        rows = conn.execute(f"SELECT {_COLUMNS} FROM item WHERE {where} ORDER BY pk LIMIT ?",
+        rows = conn.execute(f"SELECT {', '.join(ROW_COLUMNS)} FROM item WHERE {where} ORDER BY {ORDER_COLUMN} LIMIT ?",
                             [*params, limit]).fetchall()
         (total,) = conn.execute(f"SELECT count(*) FROM item WHERE {where}", params).fetchone()
     except sqlite3.Error:
@@ -90,6 +83,4 @@ def first_page(path: Path, queue: str, rubric_ref: str | None, dataset: str | No
     finally:
         conn.close()
     t = datetime.now(UTC).replace(tzinfo=None)
-    return [QueueRow(r[0], r[1], r[2], r[3], r[4], r[5], None if r[6] is None else bool(r[6]), bool(r[7]), r[8],
-                     r[9], r[10] if r[11] is not None and datetime.fromisoformat(r[11]) > t else None, r[0])
-            for r in rows], int(total)
+    return [queue_row(r, t) for r in rows], int(total)

@@ -28,7 +28,18 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from sqlalchemy import BigInteger, ColumnElement, and_, case, cast, func, literal, or_, select
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Float,
+    and_,
+    case,
+    cast,
+    func,
+    literal,
+    or_,
+    select,
+)
 
 _SHIFT = float(1 << 20)
 _LIMIT = float(1 << 33)  # |value| below this: value × 2**20 is below 2**53, exact as a double
@@ -36,8 +47,6 @@ NULL_CODE = -(1 << 62)
 INEXACT_CODE = NULL_CODE - 1
 #: Rows per aggregated text: keeps each text far below SQLite's string limit (1e9 bytes).
 CHUNK = 1_000_000
-#: A NULL real on the streamed path (a field of a numpy record must be a number).
-_NULL = -1.0e300
 
 
 def _real_code(x: Any) -> ColumnElement[Any]:
@@ -138,8 +147,9 @@ def _fill_inexact(conn: Any, pk: Any, where: list[ColumnElement[bool]], reals: d
 def _streamed(conn: Any, pk: Any, where: list[ColumnElement[bool]], ints: dict[str, Any],
               reals: dict[str, Any]) -> dict[str, NDArray[Any]]:
     """The rows through the driver's cursor, straight into a numpy record array (no per-row
-    Python object outlives its row)."""
-    exprs = [pk, *ints.values(), *(func.coalesce(r, _NULL) for r in reals.values())]
+    Python object outlives its row). A NULL real travels as NaN (a field of a numpy record must
+    be a number; no finite stand-in, which a score on a scale reaching that far would meet)."""
+    exprs = [pk, *ints.values(), *(func.coalesce(r, literal(float("nan"), Float())) for r in reals.values())]
     dtype = np.dtype([("pk", np.int64)] + [(n, np.int64) for n in ints] + [(n, np.float64) for n in reals])
     compiled = select(*exprs).where(*where).order_by(pk).compile(dialect=conn.dialect)
     params = compiled.construct_params()
@@ -150,9 +160,4 @@ def _streamed(conn: Any, pk: Any, where: list[ColumnElement[bool]], ints: dict[s
         rows = np.fromiter(cursor, dtype=dtype)
     finally:
         cursor.close()
-    out: dict[str, NDArray[Any]] = {n: rows[n].copy() for n in ("pk", *ints)}
-    for n in reals:
-        r = rows[n].copy()
-        r[r <= _NULL / 2] = np.nan
-        out[n] = r
-    return out
+    return {n: rows[n].copy() for n in ("pk", *ints, *reals)}

@@ -13,12 +13,25 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, exists, false, func, or_, select, update
+from sqlalchemy import (
+    Boolean,
+    ColumnElement,
+    and_,
+    case,
+    exists,
+    false,
+    func,
+    literal_column,
+    or_,
+    select,
+    update,
+)
 from sqlmodel import col
 
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase
 from reviewer.store.queue_filter import filter_conditions
+from reviewer.store.queue_sql import ORDER_COLUMN, QUEUE_CONDITIONS, QUEUES, ROW_COLUMNS, queue_row
 from reviewer.store.tables import (
     Assignment,
     AuditSample,
@@ -30,19 +43,22 @@ from reviewer.store.tables import (
 )
 from reviewer.store.views import Claim, QueueFilter, QueueRow
 
-QUEUES = ("triage", "audit", "safety")
 #: Each reviewer an item already has moves it this far back in triage: past any urgency and priority.
 REVIEWED_STEP = 1_000_000
 #: A judge error or an open safety flag moves an item this far forward: past any routing priority.
 URGENT_STEP = 100_000
-#: Routing priorities count clamped to 0..PRIORITY_CAP, so they never reach into the steps above.
+#: Routing priorities lie in 0..PRIORITY_CAP (calibration's come to about a hundred at most):
+#: ``set_priorities`` refuses any other, and the key clamps a value written by other means, so
+#: no priority reaches into the steps above.
 PRIORITY_CAP = 99_999
 if not (PRIORITY_CAP < URGENT_STEP and URGENT_STEP + PRIORITY_CAP < REVIEWED_STEP):
     raise ValueError("the triage key's parts overlap: PRIORITY_CAP < URGENT_STEP < REVIEWED_STEP - PRIORITY_CAP")
 #: Lower is served first: items already reviewed go last, judge errors and open safety flags
-#: first, then higher routing priority. Plain CASE, for both dialects.
+#: first, then higher routing priority. Plain CASE, for both dialects; computed as a double (an
+#: integer product overflows PostgreSQL's 32-bit ``n_reviewed`` past 2,147 reviews; a double is
+#: exact to 2**53).
 TRIAGE_KEY_SQL = (
-    f"n_reviewed * {REVIEWED_STEP}"
+    f"n_reviewed * {REVIEWED_STEP}.0"
     f" - CASE WHEN n_errors > 0 OR flagged THEN {URGENT_STEP} ELSE 0 END"
     f" - CASE WHEN priority IS NULL THEN 0 WHEN priority > {PRIORITY_CAP} THEN {PRIORITY_CAP}"
     " WHEN priority < 0 THEN 0 ELSE priority END"
@@ -70,11 +86,9 @@ class QueueMixin(StoreBase):
             conds.append(col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
         if dataset:
             conds.append(col(Item.dataset) == dataset)
-        if queue == "safety":
-            # the item's safety status, derived from its flags' decisions (reviewer.domain.safety)
-            conds.append(col(Item.safety).in_(("open", "escalated")))
-        elif queue == "audit":
-            conds.append(exists().where(col(AuditSample.item_pk) == col(Item.pk)))
+        own = QUEUE_CONDITIONS[queue]
+        if own is not None:
+            conds.append(literal_column(f"({own})", Boolean()))
         return conds
 
     def claim_next(self, queue: str, reviewer: str, rubric_ref: str | None = None,
@@ -220,14 +234,12 @@ class QueueMixin(StoreBase):
         conds = self._filters(queue, rubric_ref, dataset) + self._narrow(queue, filt, search, t)
         if after is not None:
             conds.append(col(Item.pk) > after)
-        q = (select(col(Item.pk), col(Item.item_id), col(Item.dataset), col(Item.rubric_ref), col(Item.judge_overall), col(Item.judge_band),
-                    col(Item.judge_passed), col(Item.flagged), col(Item.n_errors), col(Item.n_reviewed), col(Item.lease_reviewer),
-                    col(Item.lease_until))
-             .where(and_(*conds) if conds else ~false()).order_by(col(Item.pk)).limit(limit))
+        item = table_of(Item).c
+        q = (select(*(item[c] for c in ROW_COLUMNS))
+             .where(and_(*conds) if conds else ~false()).order_by(item[ORDER_COLUMN]).limit(limit))
         with self.read() as conn:
             rows = conn.execute(q).all()
-        return [QueueRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9],
-                         r[10] if r[11] is not None and r[11] > t else None, r[0]) for r in rows]
+        return [queue_row(r, t) for r in rows]
 
     def queue_count(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
                     filt: QueueFilter | None = None) -> int:
@@ -284,10 +296,14 @@ class QueueMixin(StoreBase):
         return len(rows)
 
     def set_priorities(self, rubric_ref: str, priorities: dict[int, float]) -> None:
-        """Routing priorities from calibration; the triage queue serves high ones first. One
-        UPDATE statement, run by the driver for every item at once (executemany)."""
+        """Routing priorities from calibration; the triage queue serves high ones first. Each
+        lies in [0, :data:`PRIORITY_CAP`] (the triage key's room for them), or none is written.
+        One UPDATE statement, run by the driver for every item at once (executemany)."""
         from sqlalchemy import Float, Integer, bindparam
 
+        bad = next((p for p in priorities.values() if not 0 <= p <= PRIORITY_CAP), None)
+        if bad is not None:  # NaN fails the test too
+            raise UserError(f"routing priority {bad!r} is outside 0–{PRIORITY_CAP:,}; nothing was written")
         each = update(Item).where(col(Item.pk) == bindparam("item", type_=Integer)).values(
             priority=bindparam("new_priority", type_=Float))
         with self.write() as conn:

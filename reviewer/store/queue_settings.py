@@ -40,7 +40,7 @@ class QueueSettingsMixin(FoldMixin):
     def set_queue_settings(self, queue: str, rubric_ref: str | None = None, reviewers_per_item: int | None = None,
                            gold_rate: float | None = None, blind: bool | None = None) -> QueueSettings:
         """Change what is given; the rest keeps its value. Returns the settings now in force."""
-        from reviewer.store.queue import QUEUES
+        from reviewer.store.queue_sql import QUEUES
 
         if queue not in QUEUES:
             raise UserError(f"unknown queue {queue!r}; use {', '.join(QUEUES)}")

@@ -4,7 +4,8 @@ One read per table (:func:`reviewer.store.numeric_read.read_numeric`: on SQLite 
 database into a few long texts that numpy parses, elsewhere streamed into a numpy record array):
 each row is its key, a packed integer of item, dimension, reviewer or model, kind, blind and
 "current revision", and the score (and the judge's spread), decoded with array arithmetic — no
-per-row dict or object is kept. On SQLite the judge rows and the two halves of the human rows
+per-row dict or object is kept. Each code is as wide as its count needs (:class:`Layout`: 4,096
+reviewers take 13 bits); an item key that does not fit beside them is read as a column of its own. On SQLite the judge rows and the two halves of the human rows
 are read at once, each on a connection of its own whose snapshot is checked against the first's
 (:meth:`RatingColumnsMixin._beside`). The fold of the rows into per-item state is
 :func:`reviewer.domain.columns.fold` (pure numpy).
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -21,6 +23,7 @@ from sqlalchemy import BigInteger, ColumnElement, Integer, case, cast, func, lit
 from sqlmodel import col
 
 from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawColumns, fold
+from reviewer.errors import UserError
 from reviewer.store.base import StoreBase, any_item_revised
 from reviewer.store.fold import label_rows
 from reviewer.store.numeric_read import joined, key_range, read_numeric, split_range
@@ -28,18 +31,81 @@ from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, J
 
 T = TypeVar("T")
 
-_FLAG_BITS = 5  # kind (3 bits), blind, current revision
-_CODE_BITS = 12  # dimensions, reviewers, models: up to 4095 each
+_KIND_BITS = 3
+_FLAG_BITS = _KIND_BITS + 2  # kind, blind, current revision
+if max(*KIND_CODES.values(), OTHER_KIND) >= 1 << _KIND_BITS:
+    raise RuntimeError(f"a kind code does not fit in the packed key's {_KIND_BITS} bits")
+#: The packed key is a signed 64-bit integer (both databases, numpy's int64).
+_KEY_BITS = 63
 #: Human score keys spanning at least this many are read in two halves at once (SQLite).
 SPLIT_ROWS = 100_000
 
 
-def _codes(column: Any, names: list[str]) -> Any:
-    """SQL mapping each name to its position in ``names`` (-1 … encoded as the top code)."""
-    top = (1 << _CODE_BITS) - 1
-    if not names:
-        return literal(top)
-    return case({n: i for i, n in enumerate(names)}, value=column, else_=top)
+def _width(count: int) -> int:
+    """Bits for the codes of ``count`` names: each name's position, and one more code (all bits
+    set) for a name that is none of them."""
+    return max(1, count.bit_length())
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one read packs a row into integers, its widths chosen from what it codes: the
+    dimension code and the reviewer's or model's code (each a position in its list, all bits set
+    for a name not in it) above the flags; above them the item key when it fits in
+    :data:`_KEY_BITS`, else the item key travels as a column of its own (``apart``)."""
+
+    dim_bits: int
+    who_bits: int
+    apart: bool
+
+    @classmethod
+    def of(cls, n_dims: int, n_names: int, last_item: int) -> Layout:
+        """The layout for ``n_dims`` dimensions, ``n_names`` names and item keys up to ``last_item``."""
+        dim_bits, who_bits = _width(n_dims), _width(n_names)
+        code_bits = _FLAG_BITS + dim_bits + who_bits
+        if code_bits >= _KEY_BITS:
+            raise UserError(f"{n_names} names and {n_dims} dimensions are more than one read can code "
+                            f"({code_bits} bits of {_KEY_BITS}); read a smaller dataset at a time")
+        return cls(dim_bits, who_bits, last_item >= 1 << (_KEY_BITS - code_bits))
+
+    @property
+    def code_bits(self) -> int:
+        """The bits below the item key."""
+        return _FLAG_BITS + self.dim_bits + self.who_bits
+
+    def codes(self, column: Any, names: list[str], bits: int) -> Any:
+        """SQL mapping each name to its position in ``names``, any other value to all ``bits`` set."""
+        top = (1 << bits) - 1
+        if len(names) > top:  # Layout.of chose the width from this count: never, unless misused
+            raise RuntimeError(f"{len(names)} names do not fit in {bits} bits")
+        if not names:
+            return literal(top)
+        return case({n: i for i, n in enumerate(names)}, value=column, else_=top)
+
+    def pack(self, item: Any, dim: Any, who: Any, flags: Any) -> Any:
+        """The packed key of a row (without the item key when ``apart``): one formula for SQL
+        expressions and numpy arrays alike (only ``*`` and ``+``)."""
+        code = (dim * (1 << self.who_bits) + who) * (1 << _FLAG_BITS) + flags
+        return code if self.apart else item * (1 << self.code_bits) + code
+
+    def item(self, rows: dict[str, np.ndarray]) -> np.ndarray:
+        """The item key of each row read."""
+        return rows["item"] if self.apart else rows["key"] >> self.code_bits
+
+    def field(self, key: np.ndarray, shift: int, bits: int) -> np.ndarray:
+        """The code ``bits`` wide ``shift`` bits above the flags, -1 where it is all bits set."""
+        top = (1 << bits) - 1
+        code = ((key >> (_FLAG_BITS + shift)) & top).astype(np.int32)
+        code[code == top] = -1
+        return code
+
+    def who(self, key: np.ndarray) -> np.ndarray:
+        """The reviewer or model code of each packed key (-1: a name not coded)."""
+        return self.field(key, 0, self.who_bits)
+
+    def dim(self, key: np.ndarray) -> np.ndarray:
+        """The dimension code of each packed key (-1: a dimension not in the rubric)."""
+        return self.field(key, self.who_bits, self.dim_bits)
 
 
 class RatingColumnsMixin(StoreBase):
@@ -67,6 +133,8 @@ class RatingColumnsMixin(StoreBase):
             people.append(label_rows())
         with self.read() as conn:
             stamp = _stamp(conn, ref)
+            items = key_range(conn, col(Item.pk))
+            last_item = items[1] if items is not None else 0
             scope = select(col(Item.pk)).where(*where).scalar_subquery()
             # no item revised: every row is of its item's current revision (no per-row lookup)
             every = all_revisions or not any_item_revised(conn, ref)
@@ -78,22 +146,23 @@ class RatingColumnsMixin(StoreBase):
                 # model reads as unknown, and then the rows' own models are looked up
                 runs = sorted({m or "judge" for m in conn.execute(
                     select(col(JudgeRun.model)).where(col(JudgeRun.rubric_ref) == ref)).scalars()})
-                rows = self._packed(conn, JudgeScore, scope, dims, model, runs, human=False, all_revisions=every)
-                if not _unknown_names(rows):
+                rows = self._packed(conn, JudgeScore, scope, dims, model, runs, last_item, human=False,
+                                    all_revisions=every)
+                if not _unknown_names(rows, Layout.of(len(dims), len(runs), last_item)):
                     return runs, rows
                 models = sorted((m or "judge") for m in conn.execute(select(col(JudgeScore.model)).distinct().where(
                     col(JudgeScore.item_pk).in_(scope), col(JudgeScore.turn).is_(None))).scalars())
-                return models, self._packed(conn, JudgeScore, scope, dims, model, models, human=False,
+                return models, self._packed(conn, JudgeScore, scope, dims, model, models, last_item, human=False,
                                             all_revisions=every)
 
             beside = self._beside(stamp, judge_side) if stamp is not None else None
             reviewers, human, (item_pk, groups) = self._human_side(
-                conn, stamp, scope, people, dims, every, lambda: _items(conn, where, group_by))
+                conn, stamp, scope, people, dims, every, last_item, lambda: _items(conn, where, group_by))
             got = beside.result() if beside is not None else None
             models, judge = got if got is not None else judge_side(conn)
-        h = _unpack(human, item_pk)
+        h = _unpack(human, item_pk, Layout.of(len(dims), len(reviewers), last_item))
         del human
-        j = _unpack(judge, item_pk)
+        j = _unpack(judge, item_pk, Layout.of(len(dims), len(models), last_item))
         del judge
         raw = RawColumns(item_pk, dims, reviewers, models,
                          h["item"], h["dim"], h["who"], h["score"], h["kind"], h["blind"], h["current"],
@@ -101,7 +170,7 @@ class RatingColumnsMixin(StoreBase):
         return fold(raw, sample)
 
     def _human_side(self, conn: Any, stamp: tuple[Any, ...] | None, scope: Any, people: list[ColumnElement[bool]],
-                    dims: list[str], every: bool,
+                    dims: list[str], every: bool, last_item: int,
                     meanwhile: Callable[[], T]) -> tuple[list[str], dict[str, np.ndarray], T]:
         """(reviewer names, packed rows) of the human scores in ``scope`` that meet ``people``, and what ``meanwhile``
         gave. On SQLite many rows (the most of any table) are read in two halves at once: the
@@ -112,7 +181,7 @@ class RatingColumnsMixin(StoreBase):
                 col(HumanScore.item_pk).in_(scope), *people)).scalars())
 
         def part(c: Any, found: list[str], keys: tuple[int, int] | None) -> dict[str, np.ndarray]:
-            return self._packed(c, HumanScore, scope, dims, col(HumanScore.reviewer), found, human=True,
+            return self._packed(c, HumanScore, scope, dims, col(HumanScore.reviewer), found, last_item, human=True,
                                 all_revisions=every, keys=keys, rows=people)
 
         span = key_range(conn, col(HumanScore.pk)) if stamp is not None else None
@@ -150,10 +219,12 @@ class RatingColumnsMixin(StoreBase):
         return _thread(run)
 
     def _packed(self, conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
-                human: bool, all_revisions: bool = False, keys: tuple[int, int] | None = None,
+                last_item: int, human: bool, all_revisions: bool = False,
+                keys: tuple[int, int] | None = None,
                 rows: list[ColumnElement[bool]] | None = None) -> dict[str, np.ndarray]:
         """(packed key, score, std) per row of ``table`` for the items in ``scope`` that meet
-        ``rows``, in pk order (``keys``: only rows with keys in that range)."""
+        ``rows``, in pk order (``keys``: only rows with keys in that range), packed by
+        :meth:`Layout.of` for these dimensions, names and item keys up to ``last_item``."""
         revision = getattr(table, "revision", None)  # content revisions: rows of older ones do not count
         current: ColumnElement[Any]
         if revision is not None and not all_revisions:
@@ -172,10 +243,12 @@ class RatingColumnsMixin(StoreBase):
         else:
             flags = current
             cond = [in_scope, table.turn.is_(None)]
-        key = ((cast(table.item_pk, BigInteger) * (1 << _CODE_BITS) + _codes(table.dimension, dims)) * (1 << _CODE_BITS)
-               + _codes(who, names)) * (1 << _FLAG_BITS) + flags
+        lay = Layout.of(len(dims), len(names), last_item)
+        item = cast(table.item_pk, BigInteger)
+        key = lay.pack(item, lay.codes(table.dimension, dims, lay.dim_bits), lay.codes(who, names, lay.who_bits), flags)
+        ints = {"item": item, "key": key} if lay.apart else {"key": key}
         reals = {"score": table.score} if human else {"score": table.score, "std": table.std}
-        return read_numeric(conn, table.pk, cond, {"key": key}, reals, keys)
+        return read_numeric(conn, table.pk, cond, ints, reals, keys)
 
 
 def _items(conn: Any, where: list[ColumnElement[bool]], group_by: str | None) -> tuple[np.ndarray, list[object] | None]:
@@ -215,27 +288,17 @@ def _stamp(conn: Any, ref: str) -> tuple[Any, ...] | None:
     return (ref, *conn.execute(select(*last)).one(), *conn.execute(audit).one())
 
 
-def _field(key: np.ndarray, shift: int) -> np.ndarray:
-    """One name code of the packed keys (reviewer or model: 0; dimension: 1), -1 where the name
-    was none of those it was coded with."""
-    top = (1 << _CODE_BITS) - 1
-    code = ((key >> (_FLAG_BITS + shift * _CODE_BITS)) & top).astype(np.int32)
-    code[code == top] = -1
-    return code
-
-
-def _unknown_names(rows: dict[str, np.ndarray]) -> bool:
+def _unknown_names(rows: dict[str, np.ndarray], lay: Layout) -> bool:
     """Whether a packed row's reviewer or model was not among the names it was coded with."""
-    return bool((_field(rows["key"], 0) < 0).any())
+    return bool((lay.who(rows["key"]) < 0).any())
 
 
-def _unpack(rows: dict[str, np.ndarray], item_pk: np.ndarray) -> dict[str, np.ndarray]:
+def _unpack(rows: dict[str, np.ndarray], item_pk: np.ndarray, lay: Layout) -> dict[str, np.ndarray]:
     """Decode the packed keys; item keys become indexes into ``item_pk`` (sorted)."""
     key = rows["key"]
     flags = (key & ((1 << _FLAG_BITS) - 1)).astype(np.int8)
-    who, dim = _field(key, 0), _field(key, 1)
-    item = np.searchsorted(item_pk, key >> (_FLAG_BITS + 2 * _CODE_BITS))
+    item = np.searchsorted(item_pk, lay.item(rows))
     score = rows["score"]
     std = rows.get("std", np.zeros(0))
-    return {"item": item, "dim": dim, "who": who, "score": score, "std": std,
+    return {"item": item, "dim": lay.dim(key), "who": lay.who(key), "score": score, "std": std,
             "kind": flags >> 2, "blind": (flags & 2) > 0, "current": (flags & 1) > 0}

@@ -226,6 +226,6 @@ def test_a_model_other_than_its_runs_is_read_too(store: Store, tmp_path: Path, m
     cols = store.rating_columns(REF, "num")
     assert cols.models == ["m1", "m9"]
     assert cols.dims["clarity"].judge[1, 1] == 4.0 and cols.dims["accuracy"].judge[0, 0] == 7.0
-    monkeypatch.setattr(rc, "_unknown_names", lambda rows: False)
+    monkeypatch.setattr(rc, "_unknown_names", lambda rows, lay: False)
     unchecked = store.rating_columns(REF, "num")
     assert unchecked.models == ["m1"]  # m9's score was dropped as of no known model

@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from reviewer.domain.columns import RatingColumns
 from reviewer.services.importing import import_file
 from reviewer.store import Store
 from rubrics.results import ScoreResult
@@ -58,24 +60,21 @@ def _history(store: Store, tmp_path: Path, seed: int) -> None:
     store.add_human_score(pks[0], "clarity", "ana", 9)
 
 
-@pytest.mark.parametrize(("sample", "seed"), [("all", 3), ("blind", 3), ("all", 8), ("blind", 11), ("audit", 5)])
-def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str, seed: int) -> None:
-    _history(store, tmp_path, seed=seed)
-    if sample == "audit":  # people's labels only (reviewer.domain.labels), on both paths
-        store.create_audit_sample(REF, 20, seed=seed)
-    rows = store.rating_rows(REF, "cols", sample)
-    cols = store.rating_columns(REF, "cols", sample)
+def assert_reads_agree(rows: list[dict[str, Any]], cols: RatingColumns, dims: tuple[str, ...]) -> int:
+    """The per-item read's ``rows`` and the columnar read's ``cols`` hold the same items, names,
+    current human scores, judge scores and spreads, adjudications and revised blind scores on
+    ``dims``; returns how many human scores were compared."""
     assert [r["item_pk"] for r in rows] == cols.item_pk.tolist()
     assert cols.models == sorted({m for r in rows for d in r["judge"].values() for m in d})
     assert cols.reviewers == sorted({w for r in rows for d in r["human"].values() for w in d})
     checked = 0
-    for dim in DIMS:
+    for dim in dims:
         dc = cols.dims[dim]
         for i, r in enumerate(rows):
             humans = {w: dc.humans[i, k] for k, w in enumerate(cols.reviewers) if not np.isnan(dc.humans[i, k])}
             assert humans == r["human"].get(dim, {}), (dim, r["item_id"])
             judge = {m: dc.judge[i, k] for k, m in enumerate(cols.models) if not np.isnan(dc.judge[i, k])}
-            assert judge == r["judge"].get(dim, {})
+            assert judge == r["judge"].get(dim, {}), (dim, r["item_id"])
             stds = {m: dc.judge_std[i, k] for k, m in enumerate(cols.models) if not np.isnan(dc.judge_std[i, k])}
             assert stds == {m: v for m, v in r["judge_std"].get(dim, {}).items() if v is not None}
             settled = r["adjudicated"].get(dim)
@@ -83,6 +82,17 @@ def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str, s
             checked += len(humans)
         moves = sorted((i, b, v) for i, r in enumerate(rows) for b, v in r["revised"].get(dim, {}).values())
         assert sorted(map(tuple, dc.revised.tolist())) == moves
+    return checked
+
+
+@pytest.mark.parametrize(("sample", "seed"), [("all", 3), ("blind", 3), ("all", 8), ("blind", 11), ("audit", 5)])
+def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str, seed: int) -> None:
+    _history(store, tmp_path, seed=seed)
+    if sample == "audit":  # people's labels only (reviewer.domain.labels), on both paths
+        store.create_audit_sample(REF, 20, seed=seed)
+    rows = store.rating_rows(REF, "cols", sample)
+    cols = store.rating_columns(REF, "cols", sample)
+    checked = assert_reads_agree(rows, cols, DIMS)
     assert checked > 20  # the history left plenty of current scores to compare
     if sample == "audit":  # the labels only: scores given in triage or outside a queue left out
         assert cols.reviewers and len(cols.item_pk) == 20
