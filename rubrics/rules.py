@@ -13,7 +13,15 @@ from collections.abc import Callable, Iterable, Sequence
 
 from rubrics.errors import RubricError, raise_all
 from rubrics.rulecheck import check_rule
-from rubrics.schema import GATE_ALIASES, GATES, JUDGE_REPLIES, METHODS, PAIR_METHODS, Dimension, Rubric
+from rubrics.schema import (
+    GATE_ALIASES,
+    GATES,
+    JUDGE_REPLIES,
+    METHODS,
+    PAIR_METHODS,
+    Dimension,
+    Rubric,
+)
 
 LineOf = Callable[..., int | None]
 KeyPath = tuple[str | int, ...]
@@ -54,6 +62,8 @@ def collect(rubric: Rubric, line_of: LineOf, broken: Iterable[KeyPath] = (),
     if not SEMVER.match(rubric.version):
         fail(("version",), "bad-version",
              f"version {rubric.version!r} must be semver MAJOR.MINOR.PATCH, e.g. 1.0.0")
+    if not rubric.owner.strip():
+        fail((), "owner-missing", "a rubric needs an owner (owner: the person or team who answers for it)")
     if len(rubric.dimensions) > MAX_DIMENSIONS:
         fail(("dimensions",), "too-many-dimensions",
              f"{len(rubric.dimensions)} dimensions; at most {MAX_DIMENSIONS} (beyond that reviewers guess)")
