@@ -132,8 +132,10 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
         turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
         comments = self.comments(it.pk for it, _ in folds)
         pairs = self.pair_choices_by_item({it.rubric_ref for it, _ in folds if it.grp is not None})
+        stated = self.stated_overalls({it.pk: it.revision for it, _ in folds})
         for it, fold in folds:
-            row = export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []))
+            row = export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []),
+                             stated.get(it.pk))
             if it.grp is not None:  # grouped items: each current choice on a pair it is in
                 row["pair_choices"] = pairs.get(it.pk, [])
             yield row
@@ -155,6 +157,26 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
                 for j in records(conn, q):
                     if revision_of(j) == revisions[j.item_pk]:
                         out.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[(j.model, j.turn)] = j
+        return out
+
+
+    def stated_overalls(self, revisions: dict[int, int]) -> dict[int, dict[str, float]]:
+        """Per item and model: the latest overall the judge stated in its own reply (ADR-016's
+        ``overall``) on the item's current revision — the judge's figure, not rubricate's."""
+        from reviewer.domain import NO_MODEL
+        from reviewer.store.tables import JudgeScore
+
+        out: dict[int, dict[str, float]] = {}
+        pks = sorted(revisions)
+        with self.read() as conn:
+            for i in range(0, len(pks), 500):
+                q = (select(col(JudgeScore.item_pk), col(JudgeScore.revision), col(JudgeScore.model),
+                            col(JudgeScore.stated_overall))
+                     .where(col(JudgeScore.item_pk).in_(pks[i:i + 500]), col(JudgeScore.stated_overall).is_not(None))
+                     .order_by(col(JudgeScore.pk)))
+                for pk, revision, model, value in conn.execute(q):
+                    if revision == revisions[pk]:
+                        out.setdefault(pk, {})[model or NO_MODEL] = float(value)
         return out
 
 
@@ -210,9 +232,10 @@ def paused_gc() -> Iterator[None]:
 
 def export_row(it: Any, fold: Any, rubric: Rubric,
                turns: dict[str, dict[tuple[str | None, int], Any]] | None = None,
-               comments: list[Any] | None = None) -> dict[str, Any]:
+               comments: list[Any] | None = None, stated: dict[str, float] | None = None) -> dict[str, Any]:
     """One item's export record from its fold (``turns``: its turn-level judge rows;
-    ``comments``: its comments, oldest first)."""
+    ``comments``: its comments, oldest first; ``stated``: per model, the overall the judge stated
+    itself, exported beside the computed overall as ``judge_stated_overall``)."""
     from reviewer.domain import judge_only
     from reviewer.domain.provenance import comment_records, human_records
 
@@ -237,7 +260,8 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
             "capped_by": list(agg.capped_by), "judge_overall": alone.overall,
             "safety": fold.safety.status, "metadata": it.meta or {}, "group": it.grp,
             "comments": comment_records(comments or [], fold.revision),
-            **({"headline": headline_of(rubric, fold.effective)} if rubric.headline is not None else {})}
+            **({"headline": headline_of(rubric, fold.effective)} if rubric.headline is not None else {}),
+            **({"judge_stated_overall": dict(sorted(stated.items()))} if stated else {})}
 
 
 def _existing(conn: Any, ref: str, ds: str, ids: list[str]) -> dict[str, tuple[int, str, int]]:
