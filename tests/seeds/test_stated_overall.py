@@ -17,6 +17,8 @@ import pytest
 
 from rubrics.judge.runner import JudgeRunner
 from rubrics.loader import load_rubric_text
+from rubrics.results import ScoreResult
+from rubrics.schema import Rubric
 from tests.cli import run_cli
 from tests.judge.helpers import client, item
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
@@ -27,19 +29,23 @@ ADR_REPLY = {"accuracy": 9, "completeness": 7, "relevance": 8, "overall": 8.15,
              "notes": "Factually solid, slightly verbose in the introduction"}
 
 
+async def _run(r: Rubric, server: LoopbackServer) -> list[ScoreResult]:
+    got: list[ScoreResult] = []
+    await JudgeRunner(r, client=client(server)).run([item()], lambda rs, _h: got.extend(rs))
+    return got
+
+
 async def test_overall_is_kept_apart_and_other_keys_still_refused(server: LoopbackServer) -> None:
     r = load_rubric_text(FLAT)
     for answer, error in (({**ADR_REPLY, "ranking": ["A"]}, "unexpected ranking"),
                           ({**ADR_REPLY, "overall": 42}, '"overall" 42 is off the scale 1–10'),
                           ({**ADR_REPLY, "overall": "high"}, '"overall" must be a number')):
         server.reset(default=Reply(json.dumps(answer)))
-        got = []
-        await JudgeRunner(r, client=client(server)).run([item()], lambda rs, _h: got.extend(rs))
+        got = await _run(r, server)
         assert all(x.score is None and x.stated_overall is None for x in got)
         assert all(x.error and error in x.error for x in got), (answer, [x.error for x in got])
     server.reset(default=Reply(json.dumps(ADR_REPLY)))
-    got = []
-    await JudgeRunner(r, client=client(server)).run([item()], lambda rs, _h: got.extend(rs))
+    got = await _run(r, server)
     assert {x.dimension: (x.score, x.stated_overall) for x in got} == {
         "accuracy": (9, 8.15), "completeness": (7, 8.15), "relevance": (8, 8.15)}
 
