@@ -9,6 +9,10 @@ from rubrics.safety import check_gates
 from tests.safety.gate_phrases import FALSE_CONFIRMATION, MEDICAL_ADVICE
 
 
+#: The precision and recall each gate must reach on its phrase set (the test and the benchmark).
+TARGET = 0.95
+
+
 @dataclass
 class GateScore:
     gate: str
