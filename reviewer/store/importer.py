@@ -25,6 +25,7 @@ from reviewer.store.import_batches import (
     can_fork,
 )
 from reviewer.store.import_writer import RowWriter
+from reviewer.store.judging import JudgeMixin
 from reviewer.store.pairs import PairsMixin
 from reviewer.store.tables import Item
 from rubrics.schema import Rubric
@@ -37,7 +38,7 @@ Progress = Callable[[int, int], None]
 IMPORTED_TABLES = ("judge_score", "human_score")
 
 
-class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
+class ImportMixin(FoldMixin, CommentsMixin, PairsMixin, JudgeMixin):
     """Items in, effective scores out."""
 
     def import_items(self, source: ItemSource, rubric_ref: str, dataset: str | None = None,
@@ -92,11 +93,14 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
         def lookup(ids: list[str]) -> dict[str, tuple[int, str, int]]:
             return _existing(conn, rubric.ref, ds, ids)
 
+        def stored(pks: list[int]) -> dict[int, tuple[Any, ...]]:
+            return _stored_content(conn, pks)
+
         if sqlite and fresh and total >= PARALLEL_FROM_LINES and can_fork():
             batches = batches_in_child(source, rubric, errs, next_pk[0])
             summary.reader = "child"
         else:
-            batches = build_batches(source, rubric, errs, reserve, None if fresh else lookup, update_existing)
+            batches = build_batches(source, rubric, errs, reserve, None if fresh else lookup, update_existing, stored)
         writer = RowWriter(conn, rubric, ds)
         # a large file: SQLite's per-row insert guards checked as a set over the rows written instead,
         # batch by batch (while the next batch is being read) and once more at the end
@@ -104,6 +108,7 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
         guarded = set_checked_inserts(conn) if large else nullcontext(_no_check)
         # as many rows as the tables hold already, or more: their indexes built once at the end
         reindexed = deferred_indexes(conn, IMPORTED_TABLES) if large and total >= next_pk[0] - 1 else nullcontext()
+        rescored: set[int] = set()
         with reindexed, guarded as check:
             for batch in batches:
                 summary.rows += batch.rows
@@ -113,10 +118,17 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
                 if not errs:
                     writer.put(batch)
                     check()
+                    rescored.update(batch.rescored)
                 if progress:
                     progress(summary.rows, max(total, summary.rows))
         if errs:
             return
+        if rescored:  # scores added to stored items' current revision: their summaries and coverage
+            from reviewer.store.coverage import refresh_coverage
+
+            self._refresh_summaries(conn, rubric.ref, rescored)
+            for pk in sorted(rescored):
+                refresh_coverage(conn, rubric, pk)
         if not fresh:  # the writer refreshed the keys of the items it wrote; the scope's others too
             from reviewer.store.queue import refresh_triage_keys
 
@@ -175,7 +187,7 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
                      .where(col(JudgeScore.item_pk).in_(pks[i:i + 500]), col(JudgeScore.stated_overall).is_not(None))
                      .order_by(col(JudgeScore.pk)))
                 for pk, revision, model, value in conn.execute(q):
-                    if revision == revisions[pk]:
+                    if revision == revisions[pk] and value is not None:
                         out.setdefault(pk, {})[model or NO_MODEL] = float(value)
         return out
 
@@ -262,6 +274,14 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
             "comments": comment_records(comments or [], fold.revision),
             **({"headline": headline_of(rubric, fold.effective)} if rubric.headline is not None else {}),
             **({"judge_stated_overall": dict(sorted(stated.items()))} if stated else {})}
+
+
+def _stored_content(conn: Any, pks: list[int]) -> dict[int, tuple[Any, ...]]:
+    """The stored content of these items, in CONTENT_COLUMNS order (see :func:`build_batches`)."""
+    q = select(col(Item.pk), col(Item.input), col(Item.output), col(Item.context), col(Item.reference),
+               col(Item.conversation), col(Item.grp), col(Item.variant), col(Item.meta), col(Item.gold)
+               ).where(col(Item.pk).in_(pks))
+    return {row[0]: tuple(row[1:]) for row in conn.execute(q)}
 
 
 def _existing(conn: Any, ref: str, ds: str, ids: list[str]) -> dict[str, tuple[int, str, int]]:
