@@ -82,12 +82,12 @@ def _dimension(name: str, body: dict[str, Any], weight: float) -> dict[str, Any]
     }
 
 
-def _finish(dims: list[dict[str, Any]], origins: list[_Origin], source: str, rubric_id: str) -> str:
+def _finish(dims: list[dict[str, Any]], origins: list[_Origin], source: str, rubric_id: str, owner: str) -> str:
     n = len(dims)
     for d in dims:
         d["weight"] = round(1.0 / n, 6)
     dims[0]["weight"] = round(1.0 - sum(d["weight"] for d in dims[1:]), 6)
-    out = {"id": rubric_id, "version": "1.0.0", "name": f"Imported from {source}", "owner": "",
+    out = {"id": rubric_id, "version": "1.0.0", "name": f"Imported from {source}", "owner": owner,
            "description": "Converted from FlexEval by rubricate rubric import-flexeval.",
            "scale": dims[0]["scale"], "judge": {"reply": "last_line"}, "dimensions": dims}
     canonical = dump_yaml(out)
@@ -113,11 +113,12 @@ def _to_source(exc: RubricError, canonical: str, origins: list[_Origin], source:
     return RubricError(file, line, exc.rule, exc.message + " (in the rubric converted from here)")
 
 
-def import_flexeval(text: str, source: str, rubric_id: str = "flexeval-import") -> str:
-    """Canonical YAML for a FlexEval rubric file; raises :class:`RubricError` on bad input."""
+def import_flexeval(text: str, source: str, rubric_id: str = "flexeval-import", *, owner: str) -> str:
+    """Canonical YAML for a FlexEval rubric file, owned by ``owner`` (FlexEval has no owner, and a
+    rubric needs one); raises :class:`RubricError` on bad input."""
     rubrics = _rubrics(parse_yaml(text, source), source)
     dims = [_dimension(name, body, 0.0) for name, (body, _) in rubrics.items()]
-    return _finish(dims, [origin for _, origin in rubrics.values()], source, rubric_id)
+    return _finish(dims, [origin for _, origin in rubrics.values()], source, rubric_id, owner)
 
 
 def is_evals_file(text: str, source: str) -> bool:
@@ -128,7 +129,8 @@ def is_evals_file(text: str, source: str) -> bool:
 
 
 def import_flexeval_evals(text: str, source: str, rubric_files: Sequence[tuple[str, str]],
-                          eval_name: str | None = None, rubric_id: str = "flexeval-import") -> str:
+                          eval_name: str | None = None, rubric_id: str = "flexeval-import", *,
+                          owner: str) -> str:
     """Canonical YAML for one eval of an ``evals.yaml``, its rubrics read from ``rubric_files``
     (``(text, source)`` pairs, first file wins as in FlexEval)."""
     located = parse_yaml(text, source)
@@ -180,7 +182,7 @@ def import_flexeval_evals(text: str, source: str, rubric_files: Sequence[tuple[s
             dim["depends_on"] = conditions
         dims.append(dim)
         origins.append(origin)
-    return _finish(dims, origins, source, rubric_id)
+    return _finish(dims, origins, source, rubric_id, owner)
 
 
 def _conditions(deps: Any, rubric_names: set[str], source: str, located: Located,

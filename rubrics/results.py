@@ -51,6 +51,9 @@ class ScoreResult:
     cached: bool = False
     #: The store's key of the item (``JudgeItem.key``): ids repeat across datasets, keys do not.
     item_key: int | None = None
+    #: The overall the judge stated in its reply (the flat reply's ``overall``; the mean over samples): the
+    #: judge's own figure, shown beside the overall rubricate computes, never in its place.
+    stated_overall: float | None = None
 
     @property
     def ok(self) -> bool:

@@ -13,7 +13,15 @@ from collections.abc import Callable, Iterable, Sequence
 
 from rubrics.errors import RubricError, raise_all
 from rubrics.rulecheck import check_rule
-from rubrics.schema import GATES, JUDGE_REPLIES, METHODS, PAIR_METHODS, Dimension, Rubric
+from rubrics.schema import (
+    GATE_ALIASES,
+    GATES,
+    JUDGE_REPLIES,
+    METHODS,
+    PAIR_METHODS,
+    Dimension,
+    Rubric,
+)
 
 LineOf = Callable[..., int | None]
 KeyPath = tuple[str | int, ...]
@@ -62,6 +70,8 @@ def collect(rubric: Rubric, line_of: LineOf, broken: Iterable[KeyPath] = (),
     problem = version_problem(rubric.version)
     if problem:
         fail(("version",), "bad-version", problem)
+    if not rubric.owner.strip():
+        fail((), "owner-missing", "a rubric needs an owner (owner: the person or team who answers for it)")
     if len(rubric.dimensions) > MAX_DIMENSIONS:
         fail(("dimensions",), "too-many-dimensions",
              f"{len(rubric.dimensions)} dimensions; at most {MAX_DIMENSIONS} (beyond that reviewers guess)")
@@ -171,6 +181,10 @@ def _check_dimension(dim: Dimension, path: KeyPath, fail: Fail) -> None:
         fail((*path, "threshold"), "threshold-range", "threshold is on the 0–100 normalised scale")
     if dim.weight < 0:
         fail((*path, "weight"), "weights-sum", "a weight cannot be negative")
+    elif dim.weight > 0 and _is_safety_check(dim):
+        fail((*path, "weight"), "safety-weighted",
+             f"dimension {dim.id!r} is a safety check with weight {dim.weight:g}: safety is a gate, not a "
+             "weight; drop the dimension and name its gates under safety_gates")
     if dim.method == "deterministic" and not dim.rule:
         fail(path, "rule-missing", f"deterministic dimension {dim.id!r} needs a rule mapping")
     if dim.rule:
@@ -190,6 +204,13 @@ def _check_dimension(dim: Dimension, path: KeyPath, fail: Fail) -> None:
             if a in used and b in used:
                 fail((*path, "prompt"), "fill-words",
                      f"the prompt uses {{{a}}} and {{{b}}} together; FlexEval forbids that")
+
+
+def _is_safety_check(dim: Dimension) -> bool:
+    """Whether a dimension is a safety check: its id or name says safety, or names a gate's detector."""
+    words = set(re.split(r"[^a-z0-9]+", f"{dim.id} {dim.name}".lower()))
+    named = {re.sub(r"[^a-z0-9]+", "_", t.lower()).strip("_") for t in (dim.id, dim.name)}
+    return "safety" in words or bool(named & (set(GATES) | set(GATE_ALIASES)))
 
 
 def _check_anchors(dim: Dimension, path: KeyPath, fail: Fail) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -109,20 +110,27 @@ def _compare(store: Any, rubric: str, other: str, fmt: str, out: Path | None, kw
     from reviewer.services import report_render as rr
     from reviewer.services.calibrate_service import compare_versions
 
-    both = compare_versions(store, rubric, other, **kwargs)
+    _emit_side_by_side(compare_versions(store, rubric, other, **kwargs), fmt, out, rr.calibration_markdown,
+                       rr.calibration_html, rr.calibration_table)
+
+
+def _emit_side_by_side(both: dict[str, Any], fmt: str, out: Path | None, markdown: Callable[[Any], str],
+                       html_of: Callable[[Any], str], table: Callable[[Any], Any]) -> None:
+    """Two versions' reports (:func:`~reviewer.services.calibrate_service.side_by_side`): the
+    "not like for like" banner and the change list first, then each report as ``fmt`` renders it."""
     if fmt == "json":
         _emit(json.dumps(both, indent=1, default=float), out)
-    elif fmt in ("markdown", "html"):
-        head = f"**{md_cell(both['banner'])}**\n\n" if both["banner"] else ""
-        body = "\n".join(rr.calibration_markdown(r) for r in both["reports"])
-        if fmt == "html":
-            import html
+    elif fmt == "markdown":
+        head = (f"**{md_cell(both['banner'])}**\n\n" + "".join(f"- {md_cell(c)}\n" for c in both["changes"]) + "\n"
+                if both["banner"] else "")
+        _emit(head + "\n".join(markdown(r) for r in both["reports"]), out)
+    elif fmt == "html":
+        import html
 
-            _emit("<!doctype html><meta charset='utf-8'>"
-                  + (f"<p style='color:#b00;font-weight:bold'>{html.escape(safe(both['banner']))}</p>" if both["banner"] else "")
-                  + "".join(rr.calibration_html(r) for r in both["reports"]), out)
-        else:
-            _emit(head + body, out)
+        head = (f"<p style='color:#b00;font-weight:bold'>{html.escape(safe(both['banner']))}</p><ul>"
+                + "".join(f"<li>{html.escape(safe(c))}</li>" for c in both["changes"]) + "</ul>"
+                if both["banner"] else "")
+        _emit("<!doctype html><meta charset='utf-8'>" + head + "".join(html_of(r) for r in both["reports"]), out)
     else:
         from rich.console import Console
 
@@ -132,7 +140,7 @@ def _compare(store: Any, rubric: str, other: str, fmt: str, out: Path | None, kw
             for change in both["changes"]:
                 console.print(safe_text(f"  {change}", "red"))
         for r in both["reports"]:
-            console.print(rr.calibration_table(r))
+            console.print(table(r))
 
 
 def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> None:
@@ -165,12 +173,16 @@ def report(
     group_by: Annotated[str, typer.Option(
         help="Leaderboard groups: metadata.KEY, variant or group.")] = "metadata.model",
     confidence: Annotated[float, typer.Option(help="Confidence of the corrected pass rates' intervals.")] = 0.95,
+    compare: Annotated[str | None, typer.Option(
+        help="Another version of the rubric, ID@VERSION: both reports side by side, with a banner.")] = None,
     db: DbOption = None,
 ) -> None:
     """Per-run report: means with bands, pass rates, safety, judge errors, cost, and the
     leaderboard by the judge's pass rate beside the one corrected with the audit sample.
 
     Example: rubricate report --rubric general-quality@1.0.0 --format markdown
+
+    Example: rubricate report --rubric general-quality@1.0.0 --compare general-quality@1.1.0
     """
     import html as html_mod
 
@@ -185,7 +197,18 @@ def report(
         raise UserError(f"--group-by {group_by!r}: use metadata.KEY, variant or group")
     if not 0.5 <= confidence < 1.0:
         raise UserError(f"--confidence {confidence:g}: give a level between 0.5 and 1 (0.95 is usual)")
-    rep = run_report(open_store(db, existing=True), rubric, dataset, group_by, confidence)
+    store = open_store(db, existing=True)
+    if compare is not None:
+        from rich.markdown import Markdown
+
+        from reviewer.services.calibrate_service import side_by_side
+
+        both = side_by_side(store, rubric, compare, lambda ref: run_report(store, ref, dataset, group_by, confidence))
+        _emit_side_by_side(both, fmt, out, run_report_markdown,
+                           lambda r: f"<pre>{html_mod.escape(run_report_markdown(r))}</pre>",
+                           lambda r: Markdown(run_report_markdown(r)))
+        return
+    rep = run_report(store, rubric, dataset, group_by, confidence)
     if fmt == "json":
         _emit(json.dumps(rep, indent=1, default=float), out)
     elif fmt == "html":

@@ -45,7 +45,7 @@ def item_record(store: Any, pk: int) -> dict[str, Any]:
     [(it, fold)] = list(store.item_folds(item_pks=[pk]))
     rubric = store.get_rubric(it.rubric_ref)
     turns = store.turn_scores({pk: it.revision}).get(pk, {})
-    rec = export_row(it, fold, rubric, turns, store.comments([pk])[pk])
+    rec = export_row(it, fold, rubric, turns, store.comments([pk])[pk], store.stated_overalls({pk: it.revision}).get(pk))
     view = store.item_view(pk)
     for dim_id, d in rec["dimensions"].items():
         f = fold.dims[dim_id]
@@ -105,6 +105,9 @@ def item_lines(rec: dict[str, Any]) -> list[str]:
     else:
         out.append(safe_line(f"overall: {rec['overall']:.3f}  band {rec['band']}  "
                              f"{'pass' if rec['passed'] else 'fail'}  (judge alone: {_num(rec['judge_overall'])})"))
+    if rec.get("judge_stated_overall"):
+        stated = ", ".join(f"{_num(v)} ({m})" for m, v in rec["judge_stated_overall"].items())
+        out.append(safe_line(f"judge's own overall: {stated} (as the judge stated it; not used)"))
     if rec["capped_by"]:
         out.append(safe_line("capped by: " + "; ".join(rec["capped_by"])))
     out.append(safe_line(f"safety: {rec['safety']}"))

@@ -126,6 +126,8 @@ def import_flexeval(
     eval_name: Annotated[str | None, typer.Option(
         "--eval", help="With an evals.yaml holding several evals: which one.")] = None,
     rubric_id: Annotated[str, typer.Option("--id", help="Id of the rubric to write.")] = "flexeval-import",
+    owner: Annotated[str | None, typer.Option(
+        help="Who answers for the rubric (required: FlexEval files name no owner).")] = None,
     out: Annotated[Path | None, typer.Option(help="Write the canonical YAML here (default: stdout).")] = None,
 ) -> None:
     """Turn FlexEval rubrics into rubricate's canonical YAML (validated before writing).
@@ -133,19 +135,23 @@ def import_flexeval(
     From an evals.yaml, each rubric metric of the eval becomes a dimension with its metric_level
     and its depends_on conditions (is_role, other rubrics). Errors name the source file's line.
 
-    Example: rubricate rubric import-flexeval rubric_metrics.yaml --id tutor-checks --out tutor.yaml
+    Example: rubricate rubric import-flexeval rubric_metrics.yaml --id tutor-checks --owner evals-team --out tutor.yaml
 
-    Example: rubricate rubric import-flexeval evals.yaml --rubrics rubric_metrics.yaml --eval plots --out plots.yaml
+    Example: rubricate rubric import-flexeval evals.yaml --rubrics rubric_metrics.yaml --eval plots --owner evals-team --out plots.yaml
     """
+    from reviewer.errors import UserError
     from rubrics.flexeval import import_flexeval as convert
     from rubrics.flexeval import import_flexeval_evals, is_evals_file
 
     text = _read(file)
+    if owner is None or not owner.strip():
+        raise UserError("import-flexeval needs --owner NAME: every rubric has an owner, the person or team "
+                        "who answers for it, and a FlexEval file names none")
     if is_evals_file(text, str(file)):
         sources = [(_read(p), str(p)) for p in rubrics or []]
-        canonical = import_flexeval_evals(text, str(file), sources, eval_name, rubric_id)
+        canonical = import_flexeval_evals(text, str(file), sources, eval_name, rubric_id, owner=owner)
     else:
-        canonical = convert(text, str(file), rubric_id)
+        canonical = convert(text, str(file), rubric_id, owner=owner)
     if out:
         out.write_text(canonical, encoding="utf-8")
         typer.echo(safe_line(f"wrote {out}"))

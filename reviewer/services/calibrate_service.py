@@ -8,6 +8,7 @@ mae, pass_agreement, status`` — and more keys beside them, never renamed ones.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
@@ -364,8 +365,15 @@ def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[s
 
 
 def compare_versions(store: Any, rubric_ref: str, other_ref: str, **kwargs: Any) -> dict[str, Any]:
-    """Two versions of one rubric side by side, never pooled. Different versions carry a "not like
-    for like" banner naming what changed (``rubric diff``'s changes)."""
+    """Two versions' calibration reports side by side (see :func:`side_by_side`)."""
+    return side_by_side(store, rubric_ref, other_ref, lambda ref: calibrate(store, ref, **kwargs))
+
+
+def side_by_side(store: Any, rubric_ref: str, other_ref: str,
+                 build: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    """Two versions of one rubric side by side, each report built by ``build`` from its own
+    version's scores alone, never pooled. Different versions carry a "not like for like" banner
+    naming what changed (``rubric diff``'s changes); ``calibrate`` and ``report`` both use this."""
     from rubrics.versioning import diff
 
     a, b = store.get_rubric(rubric_ref), store.get_rubric(other_ref)
@@ -377,4 +385,4 @@ def compare_versions(store: Any, rubric_ref: str, other_ref: str, **kwargs: Any)
         banner = (f"NOT LIKE FOR LIKE: {a.id} {a.version} vs {b.version} — the rubric changed "
                   f"({len(changes)} change{'s' if len(changes) != 1 else ''}); the figures sit side by side and are never pooled")
     return {"like_for_like": banner is None, "banner": banner, "changes": changes,
-            "reports": [calibrate(store, a.ref, **kwargs), calibrate(store, b.ref, **kwargs)]}
+            "reports": [build(a.ref), build(b.ref)]}

@@ -221,6 +221,13 @@ def _human_gap(conn: Connection) -> None:
     backfill_gaps(conn)
 
 
+def _stated_overall(conn: Connection) -> None:
+    """The judge's own overall, when its reply states one (the flat reply carries it beside the
+    dimensions): a nullable column of the append-only table, kept apart from the overall
+    rubricate computes; no row is changed."""
+    _add_column(conn, "judge_score", "stated_overall", "FLOAT")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -239,6 +246,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0008p_queue_filter_index", _queue_filter_index),
     ("0009g_human_gap", _human_gap),
     ("0010c_reveals", reveal_guards),
+    ("0010i_stated_overall", _stated_overall),
 ]
 
 

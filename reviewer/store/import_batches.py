@@ -59,6 +59,12 @@ JUDGE_SCORE_ONLY = ("item_pk", "score", "normalised")
 HUMAN_COLUMNS = ("item_pk", "dimension", "reviewer", "score", "reason", "tags", "blind")
 #: Most imported human scores are a plain number: those go in with four parameters.
 HUMAN_PLAIN = ("item_pk", "dimension", "reviewer", "score")
+#: The columns that are an item's content: a row whose scores differ from the stored item's but
+#: whose content is these same values adds its scores to the item's current revision.
+CONTENT_COLUMNS = ("input", "output", "context", "reference", "conversation", "grp", "variant", "metadata", "gold")
+_CONTENT_AT = tuple(ITEM_COLUMNS.index(c) for c in CONTENT_COLUMNS)
+#: item pks → their stored content, in CONTENT_COLUMNS order
+Stored = Callable[[list[int]], dict[int, tuple[Any, ...]]]
 
 
 @dataclass
@@ -82,6 +88,9 @@ class Batch:
     #: revision; rows in JUDGE_COLUMNS / HUMAN_COLUMNS order plus that revision (few: no fast path)
     judge_revised: dict[str | None, list[tuple[Any, ...]]] = field(default_factory=dict)
     human_revised: list[tuple[Any, ...]] = field(default_factory=list)
+    #: pks of stored items whose row gave other scores on the same content: those scores are in
+    #: ``judge_revised``/``human_revised`` with the item's current revision
+    rescored: list[int] = field(default_factory=list)
     #: item pks marked ``"audit": true`` (new, changed or unchanged items alike)
     audit: list[int] = field(default_factory=list)
     #: ``judge_plain``'s rows by column, while every row of the batch so far gave plain judge
@@ -228,8 +237,11 @@ def _stdev(xs: list[float]) -> float | None:
 
 
 def build_batches(source: ItemSource, rubric: Rubric, errs: list[str], reserve: Reserve,
-                  lookup: Lookup | None = None, update_existing: bool = False) -> Iterator[Batch]:
-    """Batches of the source's rows; after the first bad line only checks (``errs`` collects)."""
+                  lookup: Lookup | None = None, update_existing: bool = False,
+                  stored: Stored | None = None) -> Iterator[Batch]:
+    """Batches of the source's rows; after the first bad line only checks (``errs`` collects).
+    A row of a stored item whose hash differs but whose content (``stored``) is the same gives
+    scores to the item's current revision: only other content makes a revision."""
     overall, dims = Overall(rubric), Dims(rubric)
     pending: list[Row] = []
     path = source.path
@@ -249,6 +261,9 @@ def build_batches(source: ItemSource, rubric: Rubric, errs: list[str], reserve: 
             add_scores(batch, dims, r, pk)
             if r.audit:
                 batch.audit.append(pk)
+        differ = [existing[r.item_id][0] for r in pending
+                  if r.item_id in existing and existing[r.item_id][1] != r.content_hash]
+        same = {pk: _content(v, stored_order=True) for pk, v in stored(differ).items()} if differ and stored else {}
         for r in pending if existing else ():
             if r.item_id not in existing:
                 continue
@@ -257,6 +272,10 @@ def build_batches(source: ItemSource, rubric: Rubric, errs: list[str], reserve: 
                 batch.audit.append(pk)
             if old_hash == r.content_hash:
                 batch.unchanged += 1
+            elif same.get(pk) == _content(item_values(r, pk, overall, as_text=False)):
+                batch.unchanged += 1
+                batch.rescored.append(pk)
+                add_scores(batch, dims, r, pk, revision)
             elif not update_existing:
                 errs.append(f"{path}:{r.line}: item {r.item_id} already exists with other content; "
                             "pass --update to record the change")
@@ -265,6 +284,15 @@ def build_batches(source: ItemSource, rubric: Rubric, errs: list[str], reserve: 
                 batch.changed.append((pk, revision, old_hash, values))
                 add_scores(batch, dims, r, pk, revision + 1)
         yield batch
+
+
+def _content(values: tuple[Any, ...], stored_order: bool = False) -> str:
+    """An item's content as one comparable text: from its ITEM_COLUMNS values, or (``stored_order``)
+    from the stored columns in CONTENT_COLUMNS order (JSON columns read back as values)."""
+    import json
+
+    picked = values if stored_order else tuple(values[i] for i in _CONTENT_AT)
+    return json.dumps(picked, sort_keys=True, default=str)
 
 
 def can_fork() -> bool:

@@ -48,6 +48,21 @@ class RowWriter:
             self.runs[model] = inserted_pk(res)
         return self.runs[model]
 
+    def _drop_known(self, b: Batch) -> None:
+        """Scores given again on unchanged content (the same file imported twice) are there
+        already: a person's score with the same dimension, score and reason, or a model's with the
+        same dimension and score, on the same revision, is not written twice."""
+        conn = self.conn
+        people = set(conn.execute(select(
+            col(HumanScore.item_pk), col(HumanScore.revision), col(HumanScore.dimension), col(HumanScore.reviewer),
+            col(HumanScore.score), col(HumanScore.reason)).where(col(HumanScore.item_pk).in_(b.rescored))).all())
+        b.human_revised = [r for r in b.human_revised if (r[0], r[7], r[1], r[2], r[3], r[4]) not in people]
+        judged = set(conn.execute(select(
+            col(JudgeScore.item_pk), col(JudgeScore.revision), col(JudgeScore.model), col(JudgeScore.dimension),
+            col(JudgeScore.score)).where(col(JudgeScore.item_pk).in_(b.rescored))).all())
+        b.judge_revised = {model: [r for r in rows if (r[0], r[-1], model, r[1], r[3]) not in judged]
+                           for model, rows in b.judge_revised.items()}
+
     def put(self, b: Batch) -> None:
         """Write one batch."""
         conn, ref = self.conn, self.rubric.ref
@@ -84,6 +99,8 @@ class RowWriter:
                                          {"reason": None, "tags": "[]", "blind": False, "kind": "import"})
         self.human_scores += bulk_insert(conn, table_of(HumanScore), HUMAN_COLUMNS, b.human,
                                          {"kind": "import"})
+        if b.rescored:
+            self._drop_known(b)
         for model, rows in b.judge_revised.items():
             self.judge_scores += bulk_insert(
                 conn, table_of(JudgeScore), (*JUDGE_COLUMNS, "revision"), rows,

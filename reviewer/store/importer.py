@@ -26,6 +26,7 @@ from reviewer.store.import_batches import (
     can_fork,
 )
 from reviewer.store.import_writer import RowWriter
+from reviewer.store.judging import JudgeMixin
 from reviewer.store.pairs import PairsMixin
 from reviewer.store.tables import Item
 from rubrics.schema import Rubric
@@ -38,7 +39,7 @@ Progress = Callable[[int, int], None]
 IMPORTED_TABLES = ("judge_score", "human_score")
 
 
-class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
+class ImportMixin(FoldMixin, CommentsMixin, PairsMixin, JudgeMixin):
     """Items in, effective scores out."""
 
     def import_items(self, source: ItemSource, rubric_ref: str, dataset: str | None = None,
@@ -97,11 +98,14 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
         def lookup(ids: list[str]) -> dict[str, tuple[int, str, int]]:
             return _existing(conn, rubric.ref, ds, ids)
 
+        def stored(pks: list[int]) -> dict[int, tuple[Any, ...]]:
+            return _stored_content(conn, pks)
+
         if sqlite and fresh and total >= PARALLEL_FROM_LINES and can_fork():
             batches = batches_in_child(source, rubric, errs, next_pk[0])
             summary.reader = "child"
         else:
-            batches = build_batches(source, rubric, errs, reserve, None if fresh else lookup, update_existing)
+            batches = build_batches(source, rubric, errs, reserve, None if fresh else lookup, update_existing, stored)
         writer = RowWriter(conn, rubric, ds)
         # a large file: SQLite's per-row insert guards checked as a set over the rows written instead,
         # batch by batch (while the next batch is being read) and once more at the end
@@ -109,6 +113,7 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
         guarded = set_checked_inserts(conn) if large else nullcontext(_no_check)
         # as many rows as the tables hold already, or more: their indexes built once at the end
         reindexed = deferred_indexes(conn, IMPORTED_TABLES) if large and total >= next_pk[0] - 1 else nullcontext()
+        rescored: set[int] = set()
         with reindexed, guarded as check:
             for batch in batches:
                 summary.rows += batch.rows
@@ -118,10 +123,17 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
                 if not errs:
                     writer.put(batch)
                     check()
+                    rescored.update(batch.rescored)
                 if progress:
                     progress(summary.rows, max(total, summary.rows))
         if errs:
             return
+        if rescored:  # scores added to stored items' current revision: their summaries and coverage
+            from reviewer.store.coverage import refresh_coverage
+
+            self._refresh_summaries(conn, rubric.ref, rescored)
+            for pk in sorted(rescored):
+                refresh_coverage(conn, rubric, pk)
         if not fresh:  # the writer refreshed the keys of the items it wrote; the scope's others too
             from reviewer.store.queue import refresh_triage_keys
 
@@ -137,8 +149,10 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
         turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
         comments = self.comments(it.pk for it, _ in folds)
         pairs = self.pair_choices_by_item({it.rubric_ref for it, _ in folds if it.grp is not None})
+        stated = self.stated_overalls({it.pk: it.revision for it, _ in folds})
         for it, fold in folds:
-            row = export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []))
+            row = export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []),
+                             stated.get(it.pk))
             if it.grp is not None:  # grouped items: each current choice on a pair it is in
                 row["pair_choices"] = pairs.get(it.pk, [])
             yield row
@@ -160,6 +174,26 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
                 for j in records(conn, q):
                     if revision_of(j) == revisions[j.item_pk]:
                         out.setdefault(j.item_pk, {}).setdefault(j.dimension, {})[(j.model, j.turn)] = j
+        return out
+
+
+    def stated_overalls(self, revisions: dict[int, int]) -> dict[int, dict[str, float]]:
+        """Per item and model: the latest overall the judge stated in its own reply (the flat reply's
+        ``overall``) on the item's current revision — the judge's figure, not rubricate's."""
+        from reviewer.domain import NO_MODEL
+        from reviewer.store.tables import JudgeScore
+
+        out: dict[int, dict[str, float]] = {}
+        pks = sorted(revisions)
+        with self.read() as conn:
+            for i in range(0, len(pks), 500):
+                q = (select(col(JudgeScore.item_pk), col(JudgeScore.revision), col(JudgeScore.model),
+                            col(JudgeScore.stated_overall))
+                     .where(col(JudgeScore.item_pk).in_(pks[i:i + 500]), col(JudgeScore.stated_overall).is_not(None))
+                     .order_by(col(JudgeScore.pk)))
+                for pk, revision, model, value in conn.execute(q):
+                    if revision == revisions[pk] and value is not None:
+                        out.setdefault(pk, {})[model or NO_MODEL] = float(value)
         return out
 
 
@@ -215,9 +249,10 @@ def paused_gc() -> Iterator[None]:
 
 def export_row(it: Any, fold: Any, rubric: Rubric,
                turns: dict[str, dict[tuple[str | None, int], Any]] | None = None,
-               comments: list[Any] | None = None) -> dict[str, Any]:
+               comments: list[Any] | None = None, stated: dict[str, float] | None = None) -> dict[str, Any]:
     """One item's export record from its fold (``turns``: its turn-level judge rows;
-    ``comments``: its comments, oldest first)."""
+    ``comments``: its comments, oldest first; ``stated``: per model, the overall the judge stated
+    itself, exported beside the computed overall as ``judge_stated_overall``)."""
     from reviewer.domain import judge_only
     from reviewer.domain.provenance import comment_records, human_records
 
@@ -242,7 +277,16 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
             "capped_by": list(agg.capped_by), "judge_overall": alone.overall,
             "safety": fold.safety.status, "metadata": it.meta or {}, "group": it.grp,
             "comments": comment_records(comments or [], fold.revision),
-            **({"headline": headline_of(rubric, fold.effective)} if rubric.headline is not None else {})}
+            **({"headline": headline_of(rubric, fold.effective)} if rubric.headline is not None else {}),
+            **({"judge_stated_overall": dict(sorted(stated.items()))} if stated else {})}
+
+
+def _stored_content(conn: Any, pks: list[int]) -> dict[int, tuple[Any, ...]]:
+    """The stored content of these items, in CONTENT_COLUMNS order (see :func:`build_batches`)."""
+    q = select(col(Item.pk), col(Item.input), col(Item.output), col(Item.context), col(Item.reference),
+               col(Item.conversation), col(Item.grp), col(Item.variant), col(Item.meta), col(Item.gold)
+               ).where(col(Item.pk).in_(pks))
+    return {row[0]: tuple(row[1:]) for row in conn.execute(q)}
 
 
 def _existing(conn: Any, ref: str, ds: str, ids: list[str]) -> dict[str, tuple[int, str, int]]:

@@ -97,6 +97,7 @@ class JudgeMixin(StoreBase):
                 error=r.error, raw_reply=r.raw_reply, prompt_hash=r.prompt_hash, cost_usd=r.cost_usd,
                 tokens_in=r.tokens_in, tokens_out=r.tokens_out, turn=r.turn,
                 not_applicable=r.not_applicable, examples_used=list(r.examples_used),
+                stated_overall=r.stated_overall,
             ) for r, pk in zip(results, targets, strict=True) if pk is not None]
             if rows:
                 conn.execute(table_of(JudgeScore).insert(), rows)

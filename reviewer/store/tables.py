@@ -175,6 +175,8 @@ class JudgeScore(SQLModel, table=True):
     not_applicable: bool = False
     examples_used: Any = Field(default=None, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=now)
+    #: The overall the judge's reply stated itself (the flat reply's ``overall``), never rubricate's own.
+    stated_overall: float | None = None
 
 
 class JudgeCache(SQLModel, table=True):

@@ -22,7 +22,7 @@ from rubrics.judge.parse import (
 from rubrics.judge.prompt import build_combined_prompt, build_dimension_prompt
 from rubrics.methods.base import JudgeItem, effective_scale, failed, scored
 from rubrics.results import ScoreResult
-from rubrics.schema import Dimension
+from rubrics.schema import Dimension, Scale
 
 
 @dataclass
@@ -34,6 +34,8 @@ class Judgement:
     evidence: list[Any] = field(default_factory=list)
     confidence: float | None = None
     choice: str | None = None
+    #: The overall the judge stated beside the dimensions (the flat reply's ``overall``), if it did.
+    stated_overall: float | None = None
 
 
 def parse_judgement(answer: Mapping[str, Any], dim: Dimension) -> Judgement:
@@ -91,11 +93,13 @@ def summarise(
     if lead.choice is not None:
         evidence = [{"choice": j.choice} for j in good] + evidence
     confidences = [j.confidence for j in good if j.confidence is not None]
+    stated = [j.stated_overall for j in good if j.stated_overall is not None]
     return scored(
         item, dim, mean, samples=values,
         std=statistics.stdev(values) if len(values) > 1 else None,
         rationale=lead.rationale, evidence=evidence,
         confidence=statistics.fmean(confidences) if confidences else None,
+        stated_overall=statistics.fmean(stated) if len(stated) == len(good) else None,
         **common,
     )
 
@@ -148,23 +152,29 @@ def _combined_validator(dims: Sequence[Dimension]) -> Callable[[dict[str, Any]],
 
 def _flat_validator(dims: Sequence[Dimension]) -> Callable[[dict[str, Any]], dict[str, Judgement]]:
     """The flat reply (``judge.reply: flat``), strictly: exactly the dimension ids (each a number on its scale)
-    and ``notes`` (text) — a missing, extra or misspelt key is an error, not a guess."""
+    and ``notes`` (text), and optionally ``overall`` — the judge's own figure, a number within the
+    dimensions' scales, kept apart as :attr:`Judgement.stated_overall` (never the overall rubricate
+    computes). A missing, extra or misspelt key is an error, not a guess."""
     wanted = [d.id for d in dims]
+    scales = [effective_scale(d) for d in dims]
+    span = Scale(min(s.min for s in scales), max(s.max for s in scales))
 
     def validate(answer: dict[str, Any]) -> dict[str, Judgement]:
         missing = [k for k in [*wanted, "notes"] if k not in answer]
-        extra = sorted(k for k in answer if k not in wanted and k != "notes")
+        extra = sorted(k for k in answer if k not in wanted and k not in ("notes", "overall"))
         if missing or extra:
             parts = ([f"missing {', '.join(missing)}"] if missing else []) + (
                 [f"unexpected {', '.join(extra)}"] if extra else [])
-            raise ReplyError(f"the answer must hold exactly {', '.join(wanted)} and notes ({'; '.join(parts)})")
+            raise ReplyError(f"the answer must hold exactly {', '.join(wanted)} and notes, and may hold "
+                             f"overall ({'; '.join(parts)})")
         notes = answer["notes"]
         if not isinstance(notes, str):
             raise ReplyError("notes must be text")
+        stated = number_on_scale(answer["overall"], span, '"overall"') if "overall" in answer else None
         out: dict[str, Judgement] = {}
         for dim in dims:
             out[dim.id] = Judgement(score=number_on_scale(answer[dim.id], effective_scale(dim), f'"{dim.id}"'),
-                                    rationale=notes)
+                                    rationale=notes, stated_overall=stated)
         return out
 
     return validate

@@ -1,5 +1,6 @@
 """The medical-advice gate (the wiki's reflection app: "no medical/clinical advice"): dosing,
-starting, stopping or changing a medication, home treatments, and diagnoses — in an output that
+starting, stopping or changing a medication, a medication recommended with no dose ("a couple of
+aspirin should help"), home treatments, and diagnoses — in an output that
 never points the reader to a professional (doctor, GP, pharmacist, care team, emergency care).
 
 A sentence that negates or refuses ("please don't change your dose", "I can't tell you how much
@@ -35,6 +36,13 @@ _ADVICE = re.compile(
     rf"|\b(?:one|two|three|four|\d+)\s+(?:{_MEDS})\s+(?:a|per|every)\s+(?:day|night|hour|morning)\b"
     # a medication act: "stop taking your medication", "double your insulin", "use the antibiotics"
     rf"|\b(?:{_VERB})\b(?:\s+[\w'-]+){{0,4}}?\s+(?:{_MEDS})\b"
+    # dosage-free advice: a medication said to help, with no amount ("a couple of aspirin should
+    # help", "an antacid after dinner will settle it", "ibuprofen works well for that", "pop a
+    # couple of ibuprofen")
+    rf"|\b(?:{_MEDS})(?:\s+[\w'-]+){{0,3}}?\s+(?:should|will|would|ought\s+to)\s+(?:really\s+|probably\s+)?"
+    rf"(?:help|do\s+the\s+trick|sort|fix|clear|ease|settle|bring|calm|knock|cure|work|take)\b"
+    rf"|\b(?:{_MEDS})\s+(?:works|helps)\s+(?:well\s+|wonders\s+)?(?:for|with|on)\b"
+    rf"|\bpop\b(?:\s+[\w'-]+){{0,4}}?\s+(?:{_MEDS})\b"
     # a medication declared unnecessary
     rf"|\byou\s+(?:don't|do\s+not|no\s+longer)\s+need\s+(?:your\s+|the\s+)?(?:[\w'-]+\s+)?(?:{_MEDS})\b"
     # a diagnosis: "you probably have diabetes", "it's definitely a migraine", "sounds like strep",
@@ -55,6 +63,7 @@ _DISCLAIMER = re.compile(
     r"healthcare\s+(?:provider|professional)|medical\s+professional|clinician|care\s+team)"
     r"|\byour\s+(?:care\s+team|doctor|GP|pharmacist)\s+can\b|\ba\s+doctor\s+(?:should|can)\b"
     r"|not\s+(?:a\s+substitute\s+for\s+)?(?:professional\s+)?medical\s+advice|I(?:'m|\s+am)\s+not\s+a\s+doctor"
+    r"|\ba\s+question\s+for\s+(?:a|your)\s+(?:doctor|GP|pharmacist)\b"
     r"|\bseek\s+(?:medical|emergency)\s+(?:advice|attention|care|help)|\bcall\s+(?:emergency\s+services|911|999|112)",
     re.IGNORECASE,
 )

@@ -52,6 +52,7 @@ dimensions:
     anchors:
       - {range: [1, 2], label: unformatted}
       - {range: [3, 5], label: formatted}
+owner: tests
 """
 
 
@@ -394,7 +395,7 @@ def test_flexeval_import_refuses_a_duplicate_rubric_name() -> None:
             "is_polite:\n  prompt: Is it rude? {completion}\n  choice_scores: {'YES': 0, 'NO': 1}\n")
     assert _safe_load(text)["is_polite"]["prompt"].startswith("Is it rude")
     with pytest.raises(RubricError, match="duplicate-key"):
-        import_flexeval(text, "flex.yaml")
+        import_flexeval(text, "flex.yaml", owner="tests")
 
 
 def test_a_stored_version_that_breaks_todays_rules_names_the_rule(any_store: Any) -> None:

@@ -11,6 +11,7 @@ from rubrics.loader import load_rubric_text
 ADR_ORIGINAL = """
 id: adr-016-original
 version: 1.0.0
+owner: tests
 scale: {min: 1, max: 10}
 dimensions:
 """ + "".join(

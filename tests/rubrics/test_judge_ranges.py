@@ -26,6 +26,7 @@ dimensions:
     anchors:
       - {range: [1, 2], label: wrong}
       - {range: [3, 5], label: right}
+owner: tests
 """
 
 

@@ -45,7 +45,7 @@ def test_method_change_is_major() -> None:
 
 def test_flexeval_file_becomes_a_valid_rubric() -> None:
     src = Path(__file__).parent / "fixtures" / "flexeval_rubric_metrics.yaml"
-    rubric = load_rubric_text(import_flexeval(src.read_text(), str(src), "tutor"))
+    rubric = load_rubric_text(import_flexeval(src.read_text(), str(src), "tutor", owner="tutoring-team"))
     plot = rubric.dimension("is_request_for_plot")
     assert plot.choices == {"YES": 1.0, "NO": 0.0} and "{turn}" in (plot.prompt or "")
     assert rubric.dimension("is_pedagogically_appropriate").scale.levels == (0.0, 1.0, 2.0)

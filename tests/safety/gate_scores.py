@@ -8,6 +8,9 @@ from typing import Any
 from rubrics.safety import check_gates
 from tests.safety.gate_phrases import FALSE_CONFIRMATION, MEDICAL_ADVICE
 
+#: The precision and recall each gate must reach on its phrase set (the test and the benchmark).
+TARGET = 0.95
+
 
 @dataclass
 class GateScore:

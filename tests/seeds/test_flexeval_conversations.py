@@ -62,7 +62,7 @@ def _import_rubric(tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) 
     out = tmp_path / "tutor.yaml"
     code, _, err = run_cli(["rubric", "import-flexeval", str(DATA / "evals.yaml"), "--rubrics",
                             str(DATA / "custom_rubrics.yaml"), "--rubrics", str(DATA / "example_specific_rubrics.yaml"),
-                            "--id", "tutor", "--out", str(out)], capsys)
+                            "--id", "tutor", "--owner", "tutoring-team", "--out", str(out)], capsys)
     assert code == 0, err
     assert run_cli(["rubric", "add", str(out), "--db", db], capsys)[0] == 0
 

@@ -33,7 +33,7 @@ second_rubric:
 
 def test_a_rule_broken_by_a_converted_rubric_names_the_source_line() -> None:
     with pytest.raises(RubricError) as err:
-        import_flexeval(BAD_FILL, "rubric_metrics.yaml")
+        import_flexeval(BAD_FILL, "rubric_metrics.yaml", owner="tests")
     assert (err.value.path, err.value.line, err.value.rule) == ("rubric_metrics.yaml", 6, "fill-words")
     assert "converted" not in err.value.path
 
@@ -42,13 +42,13 @@ def test_evals_errors_name_the_evals_file_line(tmp_path: Path, capsys: pytest.Ca
     evals = (DATA / "evals.yaml").read_text()
     rubrics = [((DATA / "custom_rubrics.yaml").read_text(), "custom_rubrics.yaml")]
     with pytest.raises(RubricError) as unknown:  # the second rubric's file was not given
-        import_flexeval_evals(evals, "evals.yaml", rubrics)
+        import_flexeval_evals(evals, "evals.yaml", rubrics, owner="tests")
     assert (unknown.value.path, unknown.value.line, unknown.value.rule) == ("evals.yaml", 22, "flexeval-rubric")
     bad = tmp_path / "evals.yaml"
     bad.write_text(evals.replace("metric_level: Turn\n        depends_on:\n          - name: is_role\n            type",
                                  "metric_level: Turn\n        depends_on:\n          - name: count_tool_calls\n            type"))
     code, _, err = run_cli(["rubric", "import-flexeval", str(bad), "--rubrics", str(DATA / "custom_rubrics.yaml"),
-                            "--rubrics", str(DATA / "example_specific_rubrics.yaml")], capsys)
+                            "--rubrics", str(DATA / "example_specific_rubrics.yaml"), "--owner", "tests"], capsys)
     assert code == 1
     assert f"{bad}:16: flexeval-depends-on: depends_on 'count_tool_calls' is a function metric" in err
 
@@ -75,6 +75,7 @@ dimensions:
     choices: {"YES": 1, "NO": 0}
     anchors: [{score: 0, label: "NO"}, {score: 1, label: "YES"}]
     prompt: "Does this ask a question? {content}"
+owner: tests
 """
     d = load_rubric_text(base).dimensions[0]
     assert (d.metric_level, d.role, d.depends_on) == ("turn", "assistant", None)

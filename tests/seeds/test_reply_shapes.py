@@ -30,6 +30,7 @@ dimensions:
   - {use: accuracy, weight: 0.5}
   - {use: completeness, weight: 0.3}
   - {use: relevance, weight: 0.2}
+owner: tests
 """
 
 

@@ -30,6 +30,7 @@ dimensions:
     weight: 0.4
     threshold: 75
     prompt: Does the reply sound like our salon, warm and brief?
+owner: tests
 """
 
 

@@ -15,6 +15,7 @@ from tests.cli import run_cli
 REF = json.loads((Path(__file__).resolve().parents[1] / "data" / "agreement_vectors.json").read_text())
 RUBRIC = """id: safety-labels
 version: 1.0.0
+owner: tests
 name: Safety verdicts
 scale: {min: 1, max: 5}
 dimensions:

@@ -27,6 +27,7 @@ dimensions:
     weight: 0.5
     threshold: 50
     anchors: [{score: 1, label: rude}, {score: 2, label: plain}, {score: 3, label: warm}]
+owner: tests
 """
 
 
