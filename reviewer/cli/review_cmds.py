@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import getpass
 from typing import Annotated
 
 import typer
 
 from reviewer.cli import app
+from reviewer.locations import os_login
 
 DbOption = Annotated[
     str | None,
@@ -43,7 +43,7 @@ def review(
             store.check_signer(reviewer)
         finally:
             store.close()
-    run_tui(db, reviewer or getpass.getuser(), queue, rubric, dataset, blind)
+    run_tui(db, reviewer or os_login(), queue, rubric, dataset, blind)
 
 
 @app.command()
@@ -59,7 +59,7 @@ def demo(
     from reviewer.demo.build import build_demo, default_demo_path
 
     target = db or str(default_demo_path())
-    name = reviewer or getpass.getuser()
+    name = reviewer or os_login()
     summary = build_demo(target, name)
     from reviewer.safetext import safe_line
 

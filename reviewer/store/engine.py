@@ -17,6 +17,7 @@ from sqlmodel import SQLModel, col
 from reviewer.errors import UserError
 from reviewer.store import tables
 from reviewer.store.guards import comment_guards, history_guards, people_guards
+from reviewer.store.team_guards import team_writes
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
 
@@ -235,6 +236,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0008p_pair_reason", _pair_reason),
     ("0008p_queue_filter_index", _queue_filter_index),
     ("0009g_human_gap", _human_gap),
+    ("0010e_team_writes", team_writes),
 ]
 
 
