@@ -30,11 +30,14 @@ import re
 
 from sqlalchemy import Connection
 
-from reviewer.store.guards import _pg
+from reviewer.store.guards import ALL_HISTORY, _pg
 from reviewer.store.tables import Item, table_of
 
-#: History a person's screens append to (signed rows; checked by ``0007g_roles`` and here).
-PERSON_HISTORY = ("human_score", "item_comment", "safety_flag", "safety_decision", "pair_choice")
+#: History only the owner appends to: judge runs' scores, rubric versions, imports' revisions.
+OWNER_HISTORY = ("judge_score", "rubric_version", "item_revision")
+#: History a person's screens append to (signed rows; checked by ``0007g_roles`` and here): the
+#: rest of it, so a history table added later is a person's unless it is listed above.
+PERSON_HISTORY = tuple(t for t in ALL_HISTORY if t not in OWNER_HISTORY)
 #: Working tables a person's screens insert into and update (leases' history; claimed names).
 PERSON_WORKING = ("assignment", "reviewer")
 #: Item columns a person's write recomputes: its lease, then what a score, flag or decision

@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 
 from reviewer.errors import UserError
+from reviewer.locations import os_login
 from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from reviewer.store.guards import ALL_HISTORY
-from reviewer.store.roles import os_login
 from tests.cli import run_cli
 from tests.hostile.dbs import REF, Raw, open_without, pg_schema, pg_url, refused
 from tests.hostile.test_roles import Team, _pg_people, _setup
@@ -65,6 +65,14 @@ def _state(t: Team, tmp: Path) -> dict[str, Any]:
     return info
 
 
+def _closer(t: Team) -> Any:
+    """Closes every store the team opened."""
+    def close() -> None:
+        for store in t.stores:
+            store.close()
+    return close
+
+
 def _person(t: Team, who: str) -> Any:
     """``who``'s store: on a database the owner has not migrated yet, opened without the new
     migration (a person's login cannot run it)."""
@@ -93,7 +101,7 @@ def _earlier_team(tmp: Path, stack: ExitStack) -> tuple[Team, dict[str, Any], st
     owner.apply_team_roles([f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {app}"] + [
         g.format(app=app, history=", ".join(ALL_HISTORY), item_columns=", ".join(item_columns)) for g in EARLIER_GRANTS])
     t = Team("postgres", schema, logins, owner)
-    stack.callback(lambda: [s.close() for s in t.stores])
+    stack.callback(_closer(t))
     return t, _state(t, tmp), app
 
 
@@ -228,7 +236,7 @@ def _fresh_team(tmp: Path, stack: ExitStack) -> tuple[Team, dict[str, Any]]:
     owner = open_store(pg_url(schema))
     owner.apply_team_roles(owner.team_roles(f"g_app_{name}", list(logins.values())))
     t = Team("postgres", schema, logins, owner)
-    stack.callback(lambda: [s.close() for s in t.stores])
+    stack.callback(_closer(t))
     return t, _state(t, tmp)
 
 
@@ -342,6 +350,47 @@ def test_one_os_account_under_two_lognames_is_not_two_signoffs(tmp_path: Path, m
         check.close()
 
 
+def _team(backend: str, tmp: Path, stack: ExitStack) -> tuple[Team, dict[str, Any]]:
+    """A team with every migration: on SQLite its people are OS logins the store acts as."""
+    if backend == "postgres":
+        return _fresh_team(tmp, stack)
+    logins = {p: f"{p}-login" for p in ("ana", "mal", "sam", "sue")}
+    db = str(tmp / f"t{uuid.uuid4().hex[:6]}.db")
+    t = Team("sqlite", db, logins, open_store(db))
+    stack.callback(_closer(t))
+    return t, _state(t, tmp)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_claim_and_its_end_are_signed_like_a_score(backend: str, tmp_path: Path) -> None:
+    """mal's store could claim items as ana, and renew, end or submit ana's claim (marking her
+    assignment done); a claim is now taken and ended with a name the login may sign with."""
+    from dataclasses import replace
+
+    with ExitStack() as stack:
+        t, info = _team(backend, tmp_path, stack)
+        mal = t.as_("mal")
+        pk = next(r.item_pk for r in t.owner.queue_page("triage") if r.item_pk != info["mal_pk"])
+        with pytest.raises(UserError, match="may not sign as ana"):
+            mal.claim_next("triage", "ana")
+        with pytest.raises(UserError, match="may not sign as ana"):
+            mal.claim_item(pk, "triage", "ana")
+        mine = t.as_("ana").claim_item(pk, "triage", "ana")
+        assert mine is not None
+        for end in (mal.complete, mal.skip, mal.release, mal.renew):
+            with pytest.raises(UserError, match="may not sign as ana"):
+                end(mine)
+        forged = replace(mine, reviewer="mal")  # mal's own name on ana's lease: nothing to end
+        mal.release(forged)
+        raw = t.raw()
+        try:
+            assert raw.one(f"SELECT lease_reviewer FROM item WHERE pk = {pk}")[0] == "ana"
+            assert raw.one(f"SELECT state FROM assignment WHERE reviewer = 'ana' AND item_pk = {pk}")[0] == "active"
+        finally:
+            raw.close()
+        assert t.as_("ana").complete(mine) is False  # (ana has not scored: her review stays open)
+
+
 # --- an imported name is bound to no login -----------------------------------------------------
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
@@ -349,14 +398,7 @@ def test_an_imported_name_is_bound_to_no_login_until_a_lead_binds_it(backend: st
     """The first login to sign with a name that came with an import became that person; now
     nobody does until a lead binds it (``reviewer add NAME --login LOGIN``)."""
     with ExitStack() as stack:
-        if backend == "sqlite":
-            logins = {p: f"{p}-login" for p in ("ana", "mal", "sam", "sue")}
-            owner = open_store(str(tmp_path / "imp.db"))
-            t = Team("sqlite", str(tmp_path / "imp.db"), logins, owner)
-            stack.callback(lambda: [s.close() for s in t.stores])
-            info = _state(t, tmp_path)
-        else:
-            t, info = _fresh_team(tmp_path, stack)
+        t, _ = _team(backend, tmp_path, stack)
         ivy_pk = next(r.item_pk for r in t.owner.queue_page("triage") if r.item_id == "ivy-1")
         mal = t.as_("mal")
         with pytest.raises(UserError, match="ivy came with imported scores and is bound to no login"):
