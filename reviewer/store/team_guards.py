@@ -51,14 +51,19 @@ ITEM_PERSON_COLUMNS = ITEM_LEASE + ITEM_PEOPLE + ITEM_SAFETY + ITEM_JUDGE + ("tr
 
 
 def _name_ok(name: str) -> bool:
+    """A role or schema name written into SQL unquoted: letters, digits and _, not first a digit."""
     return bool(name) and name.replace("_", "").isalnum() and name.isascii() and not name[0].isdigit()
+
+
+def _check_names(*names: str) -> None:
+    for name in names:
+        if not _name_ok(name):
+            raise ValueError(f"{name!r}: a role or schema name is letters, digits and _ (not first a digit)")
 
 
 def grant_statements(app_role: str, schema: str) -> list[str]:
     """The application role's grants (module docstring), from nothing: run as the owner."""
-    for name in (app_role, schema):
-        if not _name_ok(name):
-            raise ValueError(f"{name!r}: a role or schema name is letters, digits and _ (not first a digit)")
+    _check_names(app_role, schema)
     return [
         f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {app_role}",
         f"GRANT USAGE ON SCHEMA {schema} TO {app_role}",
@@ -73,9 +78,7 @@ def grant_statements(app_role: str, schema: str) -> list[str]:
 def roles_statements(app_role: str, logins: list[str], schema: str) -> list[str]:
     """``rubricate db roles``: the application role owning nothing, its grants
     (:func:`grant_statements`), and one login per person that is a member of it."""
-    for name in [app_role, *logins, schema]:
-        if not _name_ok(name):
-            raise ValueError(f"{name!r}: a role or schema name is letters, digits and _ (not first a digit)")
+    _check_names(app_role, *logins, schema)
     out = [f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{app_role}') THEN "
            f"CREATE ROLE {app_role} NOLOGIN; END IF; END $$", *grant_statements(app_role, schema)]
     for login in logins:
