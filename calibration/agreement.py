@@ -20,7 +20,12 @@ Weighting = Literal["unweighted", "linear", "quadratic"]
 
 
 def weights(q: int, kind: Weighting, levels: Sequence[float] | None = None) -> Array:
-    """Agreement weights between q ordered categories (1 on the diagonal)."""
+    """Agreement weights between q ordered categories (1 on the diagonal): by how far apart the
+    categories' values lie (``levels``, as declared: ``[1, 2, 5]`` puts 2 nearer 1 than 5), else
+    by position. This is irrCAC's definition; scikit-learn weights by position only, which is the
+    same for evenly spaced levels."""
+    if levels is not None and len(levels) != q:
+        raise ValueError(f"{len(levels)} levels for a {q} × {q} table")
     idx = np.asarray(levels if levels is not None else range(q), dtype=np.float64)
     span = idx.max() - idx.min() if q > 1 else 1.0
     diff = np.abs(idx[:, None] - idx[None, :]) / (span or 1.0)
@@ -31,27 +36,29 @@ def weights(q: int, kind: Weighting, levels: Sequence[float] | None = None) -> A
     return 1.0 - diff**2
 
 
-def kappa_from_table(table: Array, kind: Weighting = "unweighted") -> float | None:
-    """Cohen's kappa from a rater-1 × rater-2 contingency table."""
+def kappa_from_table(table: Array, kind: Weighting = "unweighted",
+                     levels: Sequence[float] | None = None) -> float | None:
+    """Cohen's kappa from a rater-1 × rater-2 contingency table over ``levels`` (see :func:`weights`)."""
     t = np.asarray(table, dtype=np.float64)
     n = t.sum()
     if n == 0:
         return None
     p = t / n
-    w = weights(t.shape[0], kind)
+    w = weights(t.shape[0], kind, levels)
     po = float((w * p).sum())
     pe = float((w * np.outer(p.sum(axis=1), p.sum(axis=0))).sum())
     return None if math.isclose(pe, 1.0) else (po - pe) / (1.0 - pe)
 
 
-def gwet_from_table(table: Array, kind: Weighting = "unweighted") -> float | None:
-    """Gwet's AC1 (unweighted) or AC2 (weighted) from a contingency table."""
+def gwet_from_table(table: Array, kind: Weighting = "unweighted",
+                    levels: Sequence[float] | None = None) -> float | None:
+    """Gwet's AC1 (unweighted) or AC2 (weighted) from a contingency table over ``levels``."""
     t = np.asarray(table, dtype=np.float64)
     n, q = t.sum(), t.shape[0]
     if n == 0 or q < 2:
         return None
     p = t / n
-    w = weights(q, kind)
+    w = weights(q, kind, levels)
     po = float((w * p).sum())
     pi = (p.sum(axis=1) + p.sum(axis=0)) / 2.0
     pe = float(w.sum() / (q * (q - 1)) * np.sum(pi * (1 - pi)))
@@ -72,7 +79,7 @@ def cohen_kappa(a: Array, b: Array, levels: Sequence[float], kind: Weighting = "
     """Cohen's kappa of two raters' scores (rounded to the nearest level)."""
     if len(a) == 0:
         return None
-    return kappa_from_table(table(np.asarray(a, float), np.asarray(b, float), levels), kind)
+    return kappa_from_table(table(np.asarray(a, float), np.asarray(b, float), levels), kind, levels)
 
 
 _CORRELATIONS = {"pearson": pearson, "spearman": spearman, "kendall": kendall_tau_b}

@@ -24,6 +24,9 @@ from calibration.ranks import average_ranks
 
 Array = NDArray[np.float64]
 Status = Literal["trusted", "tentative", "low_confidence", "insufficient_data"]
+#: Humans agreeing with each other at least this much more than the judge agrees with them
+#: (alpha among humans minus alpha) put the blame on the judge, not the rubric.
+HUMANS_AHEAD_BY = 0.1
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,7 @@ class DimensionInput:
 
 @dataclass
 class DimensionReport:
-    """The figures of one dimension (keys of DESIGN.md's calibration JSON, plus more)."""
+    """The figures of one dimension (keys of the calibration JSON in docs/formats.md, plus more)."""
 
     figures: dict[str, Any] = field(default_factory=dict)
     null_reasons: dict[str, str] = field(default_factory=dict)
@@ -134,10 +137,10 @@ def _prepare(inp: DimensionInput, intervals: bool) -> _Pending:
         js, hs = snap(j, inp.levels), snap(h, inp.levels)
         t = ag.table(js, hs, inp.levels)
         f["kappa"] = ag.kappa_from_table(t, "unweighted")
-        f["kappa_linear"] = ag.kappa_from_table(t, "linear")
-        f["kappa_quadratic"] = ag.kappa_from_table(t, "quadratic")
+        f["kappa_linear"] = ag.kappa_from_table(t, "linear", inp.levels)  # weighted by the declared levels
+        f["kappa_quadratic"] = ag.kappa_from_table(t, "quadratic", inp.levels)
         f["gwet_ac1"] = ag.gwet_from_table(t, "unweighted")
-        f["gwet_ac2"] = ag.gwet_from_table(t, "quadratic")
+        f["gwet_ac2"] = ag.gwet_from_table(t, "quadratic", inp.levels)
         for k in ("kappa", "kappa_linear", "kappa_quadratic", "gwet_ac1", "gwet_ac2"):
             if f[k] is None:
                 why[k] = "chance agreement is 1 (every pair on one level): kappa is undefined"
@@ -259,7 +262,7 @@ def _status(f: dict[str, Any], b: TrustBounds) -> tuple[Status, str]:
     where = f"alpha {a:.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "") + f" on {n} items"
     if ah is None:
         humans = "no two reviewers overlap to compare"
-    elif ah - a >= 0.1:
+    elif ah - a >= HUMANS_AHEAD_BY:
         humans = f"humans agree at {ah:.2f}: the judge is the problem"
     elif ah < b.tentative:
         humans = f"humans agree only at {ah:.2f}: the rubric is ambiguous"

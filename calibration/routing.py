@@ -2,7 +2,8 @@
 
 Everything is on [0, 1] and added up per item: the untrust of each dimension's status, how close
 the judge's score sits to the pass threshold, the spread of its samples, its own stated lack of
-confidence, and disagreement between judge models. Judge errors and open safety flags go first.
+confidence, and disagreement between judge models. Judge errors go first (the queue's triage key
+puts open safety flags ahead of every priority).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from dataclasses import dataclass
 #: How much a dimension's status adds: an untrusted dimension needs people.
 UNTRUST = {"trusted": 0.0, "tentative": 0.4, "low_confidence": 0.8, "insufficient_data": 1.0}
 ERROR_BONUS = 10.0
-FLAG_BONUS = 20.0
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,6 @@ def dimension_priority(s: DimSignal) -> float:
     return p
 
 
-def item_priority(dims: Mapping[str, DimSignal], flagged: bool = False) -> float:
-    """The item's priority: the sum over its dimensions, plus a large bonus for a safety flag."""
-    return sum(dimension_priority(s) for s in dims.values()) + (FLAG_BONUS if flagged else 0.0)
+def item_priority(dims: Mapping[str, DimSignal]) -> float:
+    """The item's priority: the sum over its dimensions."""
+    return sum(dimension_priority(s) for s in dims.values())

@@ -26,6 +26,8 @@ _DB_FAULTS: tuple[tuple[str, str, str], ...] = (
      "try again when it has finished (RUBRICATE_DB_TIMEOUT sets how many seconds to wait)"),
     ("database table is locked", "the database is locked by another process",
      "try again when it has finished (RUBRICATE_DB_TIMEOUT sets how many seconds to wait)"),
+    ("lock timeout", "the database is locked by another connection",
+     "try again when it has finished"),
     ("readonly database", "the database is read-only",
      "make the file and its folder writable, or use another --db"),
     ("unable to open database", "the database file cannot be opened",
@@ -96,6 +98,37 @@ def db_label(argv: list[str] | None = None) -> str:
     return db
 
 
+def explained(exc: Exception) -> str:
+    """A refusal's one line for a person: what the store said, and for a typed refusal the
+    command that mends it (the store names no command; both front ends show this)."""
+    from reviewer.errors import (
+        BrokenStoredRubric,
+        MissingRole,
+        NoDatabase,
+        NoLead,
+        StaleFlag,
+        UnboundName,
+        UnknownRubric,
+    )
+
+    if isinstance(exc, NoLead):
+        return (f"this store has no lead yet: make the first one with "
+                f"`rubricate reviewer add NAME --role lead` (bound to your login {exc.login})")
+    if isinstance(exc, MissingRole):
+        return f"{exc}; `rubricate reviewer add {exc.reviewer} --role {exc.role}` (by a lead) grants it"
+    if isinstance(exc, UnboundName):
+        return f"{exc}; a lead binds it to its person: `rubricate reviewer add {exc.reviewer} --login LOGIN`"
+    if isinstance(exc, UnknownRubric):
+        return f"{exc}; register it with `rubricate rubric add FILE` or use a bundled one (`rubricate rubric list`)"
+    if isinstance(exc, BrokenStoredRubric):
+        return f"{exc}: register a fixed version with `rubricate rubric add`"
+    if isinstance(exc, NoDatabase):
+        return f"{exc}, or make one with `rubricate import`"
+    if isinstance(exc, StaleFlag):
+        return f"{exc} (rubricate review --queue safety)"
+    return str(exc)
+
+
 def _db_message(text: str) -> tuple[str, str] | None:
     low = text.lower()
     for fragment, what, todo in _DB_FAULTS:
@@ -118,7 +151,6 @@ def classify(exc: BaseException, db: str | None = None) -> tuple[int, str] | Non
     in a database fault (default: the one on the command line)."""
     from typer._click import exceptions as cx
 
-    from calibration.errors import CalibrationError
     from reviewer.errors import UserError
     from rubrics.errors import RubricError
 
@@ -128,7 +160,9 @@ def classify(exc: BaseException, db: str | None = None) -> tuple[int, str] | Non
         return USAGE, f"error: {exc.format_message()} (see `{where} --help`)"
     if isinstance(exc, cx.ClickException):
         return exc.exit_code or BAD_INPUT, f"error: {exc.format_message()}"
-    if isinstance(exc, (RubricError, CalibrationError, UserError)):
+    if isinstance(exc, UserError):
+        return BAD_INPUT, f"error: {explained(exc)}"
+    if isinstance(exc, RubricError):
         return BAD_INPUT, f"error: {exc}"
     if _is_db_error(exc):
         orig = getattr(exc, "orig", None) or exc

@@ -16,9 +16,10 @@ def data_dir() -> Path:
     return path
 
 
-def default_db() -> str:
-    """``--db`` when not given: ``$RUBRICATE_DB``, else ``rubricate.db`` in the data directory."""
-    return os.environ.get("RUBRICATE_DB") or str(data_dir() / "rubricate.db")
+def default_db(name: str = "rubricate.db") -> str:
+    """``--db`` when not given: ``$RUBRICATE_DB``, else ``name`` in the data directory (the demo's
+    is ``demo.db``)."""
+    return os.environ.get("RUBRICATE_DB") or str(data_dir() / name)
 
 
 def os_login() -> str:

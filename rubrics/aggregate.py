@@ -1,7 +1,7 @@
 """From per-dimension scores to one item's overall, band and verdict.
 
 normalised = (raw − min) / (max − min); overall = weighted mean of the normalised scores of the
-weighted dimensions; then each dimension's ceilings (ADR-016's accuracy ceiling, made general)
+weighted dimensions; then each dimension's ceilings (e.g. low accuracy caps the overall)
 whenever that dimension's score is known, then the safety cap; the band comes from the overall.
 
 A weighted dimension with no score (its judge call failed, or it still waits for a person), or a
@@ -109,7 +109,7 @@ def score_item(rubric: Rubric, raw: Mapping[str, float | None], safety_failed: b
 
 
 def weighted_raw(scores: Mapping[str, float], weights: Mapping[str, float]) -> float:
-    """ADR-016's plain weighted sum on the raw scale (``sum(score × weight)``)."""
+    """The plain weighted sum on the raw scale (``sum(score × weight)``)."""
     return sum(scores[k] * w for k, w in weights.items() if k in scores)
 
 

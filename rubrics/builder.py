@@ -106,7 +106,8 @@ class Builder:
         return str(value)
 
     def number(self, d: Mapping[str, Any], key: str, path: tuple[str | int, ...],
-               default: float | None = None) -> float | None:
+               default: float | None = None, lo: float | None = None) -> float | None:
+        """A finite number (``default`` when absent); with ``lo``, at least ``lo``."""
         value = d.get(key)
         if value is None:
             return default
@@ -114,6 +115,8 @@ class Builder:
             raise self.fail((*path, key), "wrong-type", f"{key!r} must be a number, not {_shown(value)}")
         if value != value or value in (float("inf"), float("-inf")):
             raise self.fail((*path, key), "wrong-type", f"{key!r} must be a finite number")
+        if lo is not None and value < lo:
+            raise self.fail((*path, key), "wrong-type", f"{key!r} must be {lo:g} or more, not {value:g}")
         return float(value)
 
     def whole(self, d: Mapping[str, Any], key: str, path: tuple[str | int, ...], default: int,
@@ -352,7 +355,7 @@ class Builder:
         return JudgeSettings(
             model=self.guard(lambda: self.text(judge, "model", p), "") or None,
             mode=self.guard(lambda: self.text(judge, "mode", p), "") or "per_dimension",
-            temperature=self.guard(lambda: self.number(judge, "temperature", p, 0.0), 0.0) or 0.0,
+            temperature=self.guard(lambda: self.number(judge, "temperature", p, 0.0, lo=0.0), 0.0) or 0.0,
             panel_aggregate=self.guard(lambda: self.text(judge, "panel_aggregate", p), "") or "mean",
             correction_examples=self.guard(
                 lambda: self.whole(judge, "correction_examples", p, 0, 0, MAX_CORRECTION_EXAMPLES), 0),
@@ -363,7 +366,7 @@ class Builder:
         p: tuple[str | int, ...] = ("review",)
         review = self.mapping(top.get("review") or {}, p, ("reason_margin", "safety_signoffs", "pairwise", "partial"))
         return ReviewSettings(
-            reason_margin=self.guard(lambda: self.number(review, "reason_margin", p, 2.0), 2.0) or 0.0,
+            reason_margin=self.guard(lambda: self.number(review, "reason_margin", p, 2.0, lo=0.0), 2.0) or 0.0,
             safety_signoffs=self.guard(lambda: self.whole(review, "safety_signoffs", p, 1, 1, MAX_SIGNOFFS), 1),
             pairwise=self.guard(lambda: self.flag(review, "pairwise", p, False), False),
             partial=self.guard(lambda: self.flag(review, "partial", p, False), False),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rubrics.errors import RubricError
 from rubrics.loader import load_rubric_file
+from rubrics.rules import id_problem, version_problem
 from rubrics.schema import Rubric
 
 LIBRARY_DIR = Path(__file__).resolve().parent / "library"
@@ -24,10 +25,15 @@ def bundled() -> tuple[Rubric, ...]:
 
 
 def parse_ref(ref: str) -> tuple[str, str | None]:
-    """Split ``id@version`` (the version is optional)."""
-    rid, _, version = ref.strip().partition("@")
-    if not rid:
-        raise RubricError(ref, None, "bad-ref", "a rubric reference is ID or ID@VERSION, e.g. general-quality@1.0.0")
+    """Split ``id@version`` (the version is optional); each part is held to the rubric file's own
+    rule (:func:`rubrics.rules.id_problem`, :func:`rubrics.rules.version_problem`)."""
+    rid, at, version = ref.partition("@")
+    problem = id_problem(rid, "rubric id") if rid else "the rubric id is empty"
+    if problem is None and at:
+        problem = version_problem(version)
+    if problem is not None:
+        raise RubricError(repr(ref[:80]), None, "bad-ref",
+                          f"{problem}; a rubric reference is ID or ID@VERSION, e.g. general-quality@1.0.0")
     return rid, version or None
 
 

@@ -21,8 +21,15 @@ Fail = Callable[[KeyPath, str, str], None]
 
 MAX_DIMENSIONS = 10
 WEIGHT_TOLERANCE = 0.001
-SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$")
-SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+#: Semantic versioning's MAJOR.MINOR.PATCH[-PRERELEASE], ASCII digits without leading zeros
+#: (``1.01.0`` would sort beside ``1.1.0``); used with ``fullmatch``, so no trailing newline.
+_NUMBER = r"(?:0|[1-9][0-9]*)"
+_PRERELEASE = r"(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"
+SEMVER = re.compile(rf"{_NUMBER}\.{_NUMBER}\.{_NUMBER}(?:-{_PRERELEASE}(?:\.{_PRERELEASE})*)?")
+SLUG = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+#: Longest rubric id, dimension id and version: names shown in every table and export.
+MAX_SLUG_CHARS = 64
+MAX_VERSION_CHARS = 64
 #: FlexEval: {conversation} includes {context}; {turn} and {completion} are alternatives.
 EXCLUSIVE_FILL_WORDS = (("conversation", "context"), ("turn", "completion"), ("content", "completion"))
 
@@ -49,11 +56,12 @@ def collect(rubric: Rubric, line_of: LineOf, broken: Iterable[KeyPath] = (),
             return
         out.append(RubricError(src, line_of(*path), rule, message))
 
-    if not SLUG.match(rubric.id):
-        fail(("id",), "bad-id", f"rubric id {rubric.id!r} must be a lower-case slug like general-quality")
-    if not SEMVER.match(rubric.version):
-        fail(("version",), "bad-version",
-             f"version {rubric.version!r} must be semver MAJOR.MINOR.PATCH, e.g. 1.0.0")
+    problem = id_problem(rubric.id, "rubric id")
+    if problem:
+        fail(("id",), "bad-id", problem)
+    problem = version_problem(rubric.version)
+    if problem:
+        fail(("version",), "bad-version", problem)
     if len(rubric.dimensions) > MAX_DIMENSIONS:
         fail(("dimensions",), "too-many-dimensions",
              f"{len(rubric.dimensions)} dimensions; at most {MAX_DIMENSIONS} (beyond that reviewers guess)")
@@ -108,7 +116,8 @@ def _check_reply(rubric: Rubric, fail: Fail) -> None:
         fail(("judge", "reply"), "judge-reply", f"judge.reply is one of {', '.join(JUDGE_REPLIES)}")
     if reply == "flat" and rubric.judge.mode != "combined":
         fail(("judge", "reply"), "judge-reply",
-             "judge.reply: flat is ADR-016's one object for every dimension: set judge.mode: combined")
+             "judge.reply: flat is one object holding every dimension's score, "
+             "so all dimensions go in one call: set judge.mode: combined")
     if reply == "flat" and any(d.choices for d in rubric.dimensions if d.method == "llm_judge"):
         fail(("judge", "reply"), "judge-reply", "judge.reply: flat holds numbers; choice dimensions need structured")
     if reply == "last_line":
@@ -118,13 +127,35 @@ def _check_reply(rubric: Rubric, fail: Fail) -> None:
                      f"judge.reply: last_line reads a choice; {d.id!r} has no choices")
 
 
+def id_problem(value: str, what: str) -> str | None:
+    """What is wrong with a rubric or dimension id (``what`` names it), or None: a lower-case
+    ASCII slug of at most :data:`MAX_SLUG_CHARS` characters, nothing after it (no newline)."""
+    if len(value) > MAX_SLUG_CHARS:
+        return f"{what} {value[:40]!r}… is {len(value)} characters; at most {MAX_SLUG_CHARS}"
+    if not SLUG.fullmatch(value):
+        return f"{what} {value!r} must be a lower-case slug like general-quality (a–z, 0–9, _ . -)"
+    return None
+
+
+def version_problem(value: str) -> str | None:
+    """What is wrong with a rubric version, or None: semver MAJOR.MINOR.PATCH[-PRERELEASE] in ASCII
+    digits without leading zeros, at most :data:`MAX_VERSION_CHARS` characters."""
+    if len(value) > MAX_VERSION_CHARS:
+        return f"version {value[:40]!r}… is {len(value)} characters; at most {MAX_VERSION_CHARS}"
+    if not SEMVER.fullmatch(value):
+        return (f"version {value!r} must be semver MAJOR.MINOR.PATCH, e.g. 1.0.0 (digits 0–9, "
+                "no leading zeros such as 1.01.0, nothing after it)")
+    return None
+
+
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def _check_dimension(dim: Dimension, path: KeyPath, fail: Fail) -> None:
-    if not SLUG.match(dim.id):
-        fail((*path, "id"), "bad-id", f"dimension id {dim.id!r} must be a lower-case slug")
+    problem = id_problem(dim.id, "dimension id")
+    if problem:
+        fail((*path, "id"), "bad-id", problem)
     if not dim.description.strip():
         fail(path, "description-missing", f"dimension {dim.id!r} needs a description of what it measures")
     elif _words(dim.description) <= _words(dim.id.replace("_", " ")) | _words(dim.name) | {"the", "is", "a", "of"}:

@@ -51,8 +51,8 @@ MetricLevel = Literal["item", "turn", "conversation"]
 #: How a turn-level dimension's turn scores become the item's score.
 TurnAggregate = Literal["mean", "min", "max", "last"]
 TURN_AGGREGATES: tuple[str, ...] = ("mean", "min", "max", "last")
-#: How the judge writes its answer: one JSON object per dimension (``structured``), ADR-016's
-#: flat object of numbers plus ``notes`` (``flat``, combined mode), or FlexEval's reasoning with
+#: How the judge writes its answer: one JSON object per dimension (``structured``), one flat
+#: object of numbers keyed by dimension plus ``notes`` (``flat``, combined mode), or FlexEval's reasoning with
 #: the choice alone on the last line (``last_line``, choice dimensions).
 JudgeReply = Literal["structured", "flat", "last_line"]
 JUDGE_REPLIES: tuple[str, ...] = ("structured", "flat", "last_line")
@@ -70,7 +70,7 @@ MEASUREMENT_LEVELS: tuple[MeasurementLevel, ...] = ("nominal", "ordinal", "inter
 class Scale:
     """The values a score may take: every number in ``[min, max]``, or only ``levels`` if given.
 
-    REVAL's 1–3–5 scale is ``Scale(1, 5, (1, 3, 5))``; ADR-016's is ``Scale(1, 10)``.
+    A 1–3–5 scale is ``Scale(1, 5, (1, 3, 5))``; a 1–10 one is ``Scale(1, 10)``.
     """
 
     min: float
@@ -134,7 +134,7 @@ class Anchor:
 
 @dataclass(frozen=True)
 class Ceiling:
-    """ADR-016's accuracy ceiling, made general: while this dimension's raw score is below
+    """A ceiling (e.g. low accuracy caps the overall): while this dimension's raw score is below
     ``below``, the overall score cannot exceed ``cap`` (on the rubric's scale)."""
 
     below: float
@@ -283,7 +283,7 @@ class JudgeSettings:
     """Rubric-level defaults for the LLM judge; ``rubricate judge --model`` overrides the model."""
 
     model: str | None = None
-    #: One call per dimension (G-Eval's shape) or all dimensions in one call (ADR-016's).
+    #: One call per dimension (G-Eval's shape) or all dimensions in one call (combined).
     mode: JudgeMode = "per_dimension"
     temperature: float = 0.0
     #: How several judge models' scores combine into the panel score.

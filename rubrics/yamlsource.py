@@ -101,7 +101,14 @@ def parse_yaml(text: str, source: str) -> Located:
                           f"a rubric file must be under {MAX_BYTES // 1_000_000} MB; this one is not")
     if not text.strip():
         raise RubricError(source, 1, "empty-file", "the file is empty; a rubric needs id, version and dimensions")
-    loader = _NoAliasLoader(text)
+    try:
+        loader = _NoAliasLoader(text)  # its reader refuses a NUL or another unprintable character here
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, max(exc.position, 0)) + 1
+        raise RubricError(source, line, "yaml-syntax",
+                          f"column {exc.position - text.rfind(chr(10), 0, exc.position)}: the character "
+                          f"#x{exc.character if isinstance(exc.character, int) else ord(exc.character):04x} "
+                          "is not allowed in YAML (a NUL byte or another control character); remove it") from None
     loader.name = source
     try:
         node = loader.get_single_node()

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import typer.main
 
-from reviewer.cli import _register, app
+from reviewer.cli import DbOption, _register, app
 
 
 def _walk(cmd: Any, path: str) -> list[tuple[str, Any]]:
@@ -38,3 +38,13 @@ def test_the_check_catches_a_command_without_an_example() -> None:
 
     commands = _walk(typer.main.get_command(extra), "x")
     assert [p for p, c in commands if "Example" not in (c.help or "")] == ["x bare"]
+
+
+def test_every_db_option_is_the_one_dboption() -> None:
+    _register()
+    commands = _walk(typer.main.get_command(app), "rubricate")
+    # `rubricate demo` builds its own database (demo.db by default), so its --db says so
+    dbs = {path: p for path, cmd in commands for p in getattr(cmd, "params", [])
+           if "--db" in p.opts and path != "rubricate demo"}
+    assert {"rubricate review", "rubricate judge", "rubricate calibrate", "rubricate import"} <= set(dbs)
+    assert {(p.help, p.default) for p in dbs.values()} == {(get_args(DbOption)[1].help, None)}

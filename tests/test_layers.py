@@ -31,6 +31,12 @@ WRONG = [
      "SQL only in the store"),
     ("reviewer/tui/widgets/chat.py", "import litellm",
      "the TUI never imports litellm"),
+    ("reviewer/store/queue_settings.py", "from calibration.gold import gold_accuracy",
+     "the store never imports calibration"),
+    ("reviewer/tui/screens/calibration.py", "from calibration.report import dimension_report",
+     "the front ends reach calibration only through the services"),
+    ("reviewer/cli/data_cmds.py", "from reviewer.tui.app import make_app",
+     "the CLI imports the TUI only to start it"),
 ]
 
 
@@ -65,7 +71,8 @@ def test_a_wrong_import_breaks_its_contract(tmp_path: Path) -> None:
     out = _lint(tree)
     assert out.returncode != 0
     for path, _line, contract in WRONG:
-        broken = [ln for ln in out.stdout.splitlines() if ln.endswith("BROKEN")]
+        # a contract with ignored imports reads "… BROKEN (n ignored imports)"
+        broken = [ln for ln in out.stdout.splitlines() if ln.endswith("BROKEN") or " BROKEN (" in ln]
         assert any(ln.startswith(contract) for ln in broken), (contract, out.stdout)
         module = path.removesuffix(".py").replace("/", ".")
         assert module in out.stdout, (module, out.stdout)

@@ -8,6 +8,7 @@ No module here imports litellm, torch or sentence-transformers at import time, s
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -29,6 +30,11 @@ rubric_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(rubric_app, name="rubric")
+#: The ``--db`` option every command that opens the database takes.
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", help="SQLAlchemy URL or SQLite path (default: $RUBRICATE_DB, else the user data dir)."),
+]
 
 
 def _register() -> None:

@@ -8,13 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from reviewer.cli import app
+from reviewer.cli import DbOption, app
 from reviewer.safetext import md_cell, safe, safe_line, safe_text
 
-DbOption = Annotated[
-    str | None,
-    typer.Option("--db", help="SQLAlchemy URL or SQLite path (default: $RUBRICATE_DB, else the user data dir)."),
-]
 FORMATS = ("table", "json", "markdown", "html")
 
 
@@ -75,7 +71,7 @@ def calibrate(
 
     if fmt not in FORMATS:
         raise UserError(f"--format {fmt!r}: use {', '.join(FORMATS)}")
-    store = open_store(db)
+    store = open_store(db, existing=True)
     rubric = rubric or _only_rubric(store)
     if compare is not None:
         _compare(store, rubric, compare, fmt, out, dict(dataset=dataset, sample=sample, group_by=group_by,
@@ -189,7 +185,7 @@ def report(
         raise UserError(f"--group-by {group_by!r}: use metadata.KEY, variant or group")
     if not 0.5 <= confidence < 1.0:
         raise UserError(f"--confidence {confidence:g}: give a level between 0.5 and 1 (0.95 is usual)")
-    rep = run_report(open_store(db), rubric, dataset, group_by, confidence)
+    rep = run_report(open_store(db, existing=True), rubric, dataset, group_by, confidence)
     if fmt == "json":
         _emit(json.dumps(rep, indent=1, default=float), out)
     elif fmt == "html":

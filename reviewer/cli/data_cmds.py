@@ -10,14 +10,10 @@ from typing import Annotated, Any
 
 import typer
 
-from reviewer.cli import app, rubric_app
+from reviewer.cli import DbOption, app, rubric_app
 from reviewer.faults import regular_file
 from reviewer.safetext import csv_cell, json_text, safe_line, safe_text
 
-DbOption = Annotated[
-    str | None,
-    typer.Option("--db", help="SQLAlchemy URL or SQLite path (default: $RUBRICATE_DB, else the user data dir)."),
-]
 reviewer_app = typer.Typer(help="Manage reviewers and their roles.\n\nExample: rubricate reviewer add ana --role safety",
                            no_args_is_help=True)
 queue_app = typer.Typer(help="Manage review queues.\n\nExample: rubricate queue audit-sample --rubric general-quality --n 100",
@@ -26,10 +22,12 @@ app.add_typer(reviewer_app, name="reviewer")
 app.add_typer(queue_app, name="queue")
 
 
-def _store(db: str | None) -> Any:
+def _store(db: str | None, existing: bool = False) -> Any:
+    """The store at ``db``; ``existing`` for a reading command, which refuses a path with no
+    database rather than create one."""
     from reviewer.store import open_store
 
-    return open_store(db)
+    return open_store(db, existing=existing)
 
 
 @rubric_app.command("add")
@@ -93,7 +91,7 @@ def export_cmd(
     """
     if fmt not in ("jsonl", "csv"):
         raise typer.BadParameter("use jsonl or csv", param_hint="--format")
-    store = _store(db)
+    store = _store(db, existing=True)
     rows = store.export_rows(rubric, dataset)
     if labels:
         from reviewer.io.labels import with_labels
@@ -191,7 +189,9 @@ def reviewer_accuracy(
 
     if fmt not in ("table", "json"):
         raise UserError(f"--format {fmt!r}: use table or json")
-    rows = _store(db).gold_accuracy(rubric)
+    from reviewer.services.gold import gold_accuracy
+
+    rows = gold_accuracy(_store(db), rubric)
     if fmt == "json":
         typer.echo(json.dumps(rows, indent=2, default=str))
         return

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # rich is imported by the commands that print with it, not by
     from rich.console import Console
     from rich.table import Table
 
-from reviewer.cli import app
+from reviewer.cli import DbOption, app
 from reviewer.errors import UserError
 from reviewer.safetext import safe_line, safe_text
 
@@ -74,7 +74,7 @@ def judge(
     timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="Seconds per call attempt."),
     retries: int = typer.Option(2, "--retries", min=0, help="Extra attempts after a failed call."),
     report: int = typer.Option(None, "--report", help="Print the totals of stored run RUN."),
-    db: str = typer.Option(None, "--db", help="Database URL or SQLite path (default $RUBRICATE_DB)."),
+    db: DbOption = None,
 ) -> None:
     from rich.console import Console
 
@@ -115,6 +115,17 @@ def _warn_flat_samples(store: Any, options: Any, console: Console) -> None:
                                 "models will repeat themselves (set judge.temperature in the rubric)"))
 
 
+def _failed(failed: Any) -> None:
+    """A run the store stopped: the store's one line (and its exit code), then where its replies
+    are kept, on the same line."""
+    from reviewer import faults
+
+    known = faults.classify(failed.cause)
+    code, line = known if known is not None else (faults.BAD_INPUT, f"error: {failed.cause}")
+    faults.say(f"{line.splitlines()[0]}; {failed}")
+    raise SystemExit(code)
+
+
 def _run(store: Any, options: Any, console: Console) -> None:
     from rich.progress import (
         BarColumn,
@@ -145,6 +156,9 @@ def _run(store: Any, options: Any, console: Console) -> None:
 
         try:
             summaries = judging.run(store, options, on_start, on_progress)
+        except judging.RunFailed as failed:
+            bar.stop()
+            _failed(failed)
         except KeyboardInterrupt:
             bar.stop()
             from rich.console import Console

@@ -15,7 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
-from reviewer.cli.data_cmds import DbOption, _store, queue_app
+from reviewer.cli import DbOption
+from reviewer.cli.data_cmds import _store, queue_app
 from reviewer.domain.wording import score_text
 from reviewer.errors import UserError
 from reviewer.safetext import json_text, safe, safe_line
@@ -162,7 +163,7 @@ def queue_show(
 
     Example: rubricate queue show chat-17 --dataset march
     """
-    store = _store(db)
+    store = _store(db, existing=True)
     rec = item_record(store, find_item(store, item, dataset, rubric))
     if as_json:
         typer.echo(json_text(rec, default=str, indent=2))

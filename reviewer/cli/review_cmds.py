@@ -6,13 +6,8 @@ from typing import Annotated
 
 import typer
 
-from reviewer.cli import app
+from reviewer.cli import DbOption, app
 from reviewer.locations import os_login
-
-DbOption = Annotated[
-    str | None,
-    typer.Option("--db", help="SQLAlchemy URL or SQLite path (default: $RUBRICATE_DB, else the user data dir)."),
-]
 
 
 @app.command()
@@ -38,7 +33,7 @@ def review(
     if reviewer is not None:  # signing as a name bound to someone else is a lead's act: say so now
         from reviewer.store import open_store
 
-        store = open_store(db)
+        store = open_store(db, existing=True)
         try:
             store.check_signer(reviewer)
         finally:
@@ -48,7 +43,8 @@ def review(
 
 @app.command()
 def demo(
-    db: DbOption = None,
+    db: Annotated[str | None, typer.Option(
+        "--db", help="SQLAlchemy URL or SQLite path (default: $RUBRICATE_DB, else demo.db in the user data dir).")] = None,
     reviewer: Annotated[str | None, typer.Option(help="Your reviewer name (default: the OS user).")] = None,
     build_only: Annotated[bool, typer.Option("--build-only", help="Build the demo database and exit.")] = False,
 ) -> None:
@@ -56,9 +52,10 @@ def demo(
 
     Example: rubricate demo            (or: make demo)
     """
-    from reviewer.demo.build import build_demo, default_demo_path
+    from reviewer.demo.build import build_demo
+    from reviewer.locations import default_db
 
-    target = db or str(default_demo_path())
+    target = db or default_db("demo.db")
     name = reviewer or os_login()
     summary = build_demo(target, name)
     from reviewer.safetext import safe_line
@@ -71,12 +68,16 @@ def demo(
 def run_tui(db: str | None, reviewer: str, queue: str, rubric: str | None, dataset: str | None,
             blind: bool) -> None:
     """Open the store and run the app until the reviewer quits."""
+    from reviewer.errors import NoDatabase
     from reviewer.locations import default_db
+    from reviewer.store.lite import missing_database
     from reviewer.tui import firstpage
     from reviewer.tui.config import load_settings
 
     settings = load_settings()
     db = db or default_db()
+    if missing_database(db):  # a reading command: before the TUI loads (the app checks the rest)
+        raise NoDatabase(db)
     # The first page is read while Textual loads; the app opens the store in a worker (and
     # applies a blind queue setting then), so the queue shows before SQLAlchemy has loaded.
     first = firstpage.start(db, queue, rubric, dataset, settings.page_size)

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from reviewer.cli import app
-from reviewer.cli.data_cmds import DbOption, _store, reviewer_app
+from reviewer.cli import DbOption, app
+from reviewer.cli.data_cmds import _store, reviewer_app
 from reviewer.safetext import safe_line
 
 db_app = typer.Typer(help="Database administration for a team.\n\nExample: rubricate db roles --db postgresql://owner@host/rubricate",

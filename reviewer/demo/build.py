@@ -10,7 +10,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-from reviewer.locations import data_dir
 from rubrics.safety import check_gates
 
 HERE = Path(__file__).resolve().parent
@@ -20,11 +19,6 @@ FILES = {
     "reval-issue-framing.jsonl": "reval-issue-framing@1.0.0",
 }
 ROLES = {"ana": ("reviewer",), "ben": ("reviewer", "safety"), "chen": ("reviewer", "lead")}
-
-
-def default_demo_path() -> Path:
-    """Where ``rubricate demo`` keeps its database."""
-    return data_dir() / "demo.db"
 
 
 def build_demo(db: str, reviewer: str) -> str:

@@ -41,11 +41,21 @@ class SafetyStatus:
     needed: int
     #: who escalated it, in order
     escalated_by: tuple[str, ...] = ()
+    #: who cleared it since its last escalation, in order
+    cleared_by: tuple[str, ...] = ()
 
     @property
     def waiting(self) -> bool:
         """Whether the flag still needs a decision."""
         return self.state in WAITING
+
+    def why_waiting(self) -> str | None:
+        """Why a flag with all its sign-offs still waits, in words (None when the count says it):
+        every clearance is by a person who escalated it."""
+        if self.state != "escalated" or self.signoffs < self.needed:
+            return None
+        return (f"cleared only by {', '.join(self.cleared_by)}, who escalated it: whoever escalated a flag "
+                "cannot be the only one to clear it; another safety reviewer must clear it")
 
     def signoff_text(self) -> str:
         """The sign-offs in words, e.g. ``1 of 2 logins``."""
@@ -79,7 +89,7 @@ def safety_status(decisions: Iterable[tuple[str, str]], needed: int) -> SafetySt
                 clearers.append(person)
             if len(clearers) >= needed and any(p not in escalators for p in clearers):
                 state = "cleared"
-    return SafetyStatus(state, len(clearers), needed, tuple(escalators))
+    return SafetyStatus(state, len(clearers), needed, tuple(escalators), tuple(clearers))
 
 
 #: An item's status over its flags, most pressing first.

@@ -14,7 +14,12 @@ also words every error), and :func:`canonical_bytes` writes it with ``json`` its
 - writing: a float ``json`` writes with an exponent (``1e-05``, ``1e+16``) is written otherwise by
   orjson (``0.00001``, ``1e16``), so output holding a number token with an exponent or four
   leading zeros after the point is thrown away; integers beyond 64 bits and lone surrogates
-  make orjson raise.
+  make orjson raise;
+- a key written twice in one object: orjson keeps the last one, ``json`` (with
+  :func:`unique_pairs`) refuses the line. orjson's own text of what it read has as many colons as
+  the line only when no key was dropped (every key and every colon inside text is written again;
+  a dropped key takes its colon with it), unless the line spells a colon as an escape
+  (``\\u003a``): such a line, and any line whose counts differ, is left to ``json``.
 
 Strings (every code point, escapes of control characters), key order (code point order),
 ``true``/``false``/``null`` and every other float are written byte for byte alike (checked by
@@ -52,7 +57,29 @@ def loads_line(raw: bytes) -> dict[str, Any] | None:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
-    return obj if type(obj) is dict else None
+    if type(obj) is not dict or raw.count(b":") != orjson.dumps(obj).count(b":"):
+        return None  # a key written twice (or a colon inside text written as an escape)
+    if raw.find(b"\\") >= 0 and b"\\u003" in raw:  # (most lines hold no backslash: one fast scan)
+        return None  # an escaped colon could stand in for a dropped key's: json reads it
+
+    return obj
+
+
+class DuplicateKey(ValueError):
+    """A key appears twice in one JSON object (the message names it)."""
+
+
+def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json``: the object, or :class:`DuplicateKey` when a key repeats
+    (``json`` and orjson would both keep the last one silently)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(f"key {key[:40]!r} appears twice in one object; keep one")
+            seen.add(key)
+    return obj
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -67,4 +94,4 @@ def canonical_bytes(value: Any) -> bytes:
     return out
 
 
-__all__ = ["canonical_bytes", "loads_line"]
+__all__ = ["DuplicateKey", "canonical_bytes", "loads_line", "unique_pairs"]

@@ -20,7 +20,7 @@ from reviewer.domain.itemlimits import (
 )
 from reviewer.domain.records import JudgeEntry, Row
 from reviewer.errors import MAX_ERRORS_SHOWN, FileErrors
-from reviewer.io.fastjson import loads_line
+from reviewer.io.fastjson import DuplicateKey, loads_line, unique_pairs
 from reviewer.io.plainrow import PlainCheck
 from reviewer.io.rowcheck import RubricScales, check_row
 from rubrics.schema import Rubric
@@ -55,6 +55,9 @@ def _raw_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
                 continue
             try:
                 obj = _DECODER.decode(text)
+            except DuplicateKey as exc:
+                yield n, str(exc)
+                continue
             except ValueError as exc:
                 cut = "" if raw.endswith(b"\n") else " (the file ends mid-line: truncated?)"
                 yield n, f"not valid JSON ({exc}){cut}; one JSON object per line"
@@ -74,7 +77,7 @@ def _no_constant(name: str) -> float:
 
 
 # Made once: building a decoder per line costs as much as using it.
-_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+_DECODER = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=unique_pairs)
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
@@ -125,7 +128,10 @@ def _csv_row(row: dict[str | None, Any], line: int, width: int,
             continue
         if key in ("conversation", "metadata", "judge", "human", "gold"):
             try:
-                obj[key] = json.loads(value, parse_constant=_no_constant)
+                obj[key] = _DECODER.decode(value)
+            except DuplicateKey as exc:
+                yield line, f"column {key!r}: {exc}"
+                return
             except (ValueError, RecursionError):
                 yield line, f"column {key!r} must hold JSON text"
                 return

@@ -1,6 +1,6 @@
 """Glue between the store and the pure calibration code: rows → arrays → the report dict.
 
-The dict's keys are DESIGN.md's calibration JSON (other tools read them): ``rubric``, ``dataset``,
+The dict's keys are the calibration JSON of docs/formats.md (other tools read them): ``rubric``, ``dataset``,
 ``sample``, ``group_by``, ``dimensions`` with ``dimension, n, n_groups, level, alpha, alpha_ci,
 alpha_humans, pearson, spearman, kendall, kappa_linear, kappa_quadratic, exact, within_one, bias,
 mae, pass_agreement, status`` — and more keys beside them, never renamed ones.
@@ -124,11 +124,12 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     if per_model:
         out["per_model"] = per_model
     if estimates:
-        # the audit items' labels come from these columns when they hold every current score of
-        # the audit items (not a blind sample's first scores, nor earlier revisions')
-        own = cols if sample in ("all", "audit") and not all_revisions else None
+        # the audit items' labels come from these columns when they are the audit sample's
+        # current labels (not the all sample's every score, a blind sample's first scores, nor
+        # earlier revisions')
+        own = cols if sample == "audit" and not all_revisions else None
         _add_estimates(store, rubric, out, cols if sample == "all" else None, dataset, human_aggregate,
-                       confidence, target_width, group_by, own, sample, counts)
+                       confidence, target_width, group_by, own, counts)
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
@@ -154,16 +155,15 @@ def _count_in_background(store: Any, ref: str, dataset: str | None) -> tuple[Fut
 
 def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
                    confidence: float, target_width: float | None, group_by: str | None = None,
-                   own: Any = None, sample: str = "all",
-                   counts: tuple[Future[Any], Future[Any]] | None = None) -> None:
+                   own: Any = None, counts: tuple[Future[Any], Future[Any]] | None = None) -> None:
     """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.services.estimates`):
     they need the judge on every item (a report on the whole store hands its columns over).
-    ``own``: the report's columns (sample ``sample``) when the audit items' labels may be read from
-    them; ``counts``: :func:`_count_in_background`'s, when started already."""
+    ``own``: the report's columns when they are the audit sample's (the labels are read from
+    them); ``counts``: :func:`_count_in_background`'s, when started already."""
     from reviewer.services import estimates
 
     scores, verdicts = counts or _count_in_background(store, rubric.ref, dataset)
-    folds = _audit_labels(store, rubric, dataset, how, own, sample)
+    folds = _audit_labels(store, rubric, dataset, how, own)
     counted, (passes, judged) = scores.result(), verdicts.result()
     found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols,
                                           group_by=group_by, counted=counted)
@@ -175,18 +175,16 @@ def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, data
                                                     judged)
 
 
-def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: Any, sample: str) -> Any:
-    """The audit items' labels (:mod:`reviewer.services.estimate_labels`), None without an audit sample:
-    from the report's own columns when it has them, else from columns of the audit sample."""
+def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: Any) -> Any:
+    """The audit items' labels (:mod:`reviewer.services.estimate_labels`), None without an audit
+    sample: from the columns of the audit sample (``own``: the report's, when they are those)."""
     from reviewer.services.estimate_labels import labels_of_columns
 
     if not store.has_audit_sample(rubric.ref):
         return None
     if own is None:
-        own, sample = store.rating_columns(rubric.ref, dataset, "audit"), "audit"
-    mask = (np.ones(own.item_pk.size, dtype=bool) if sample == "audit"
-            else np.isin(own.item_pk, np.asarray(sorted(store.audit_pks(rubric.ref)), dtype=np.int64)))
-    return labels_of_columns(store, rubric, own, mask, how)
+        own = store.rating_columns(rubric.ref, dataset, "audit")
+    return labels_of_columns(store, rubric, own, how)
 
 
 def _before_after(item_pk: np.ndarray, scores: dict[int, tuple[float | None, float | None]],
@@ -341,24 +339,27 @@ def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[s
     reviewer's current score (from the item's fold) with their reason and tags."""
     rubric = store.get_rubric(rubric_ref)
     rows = store.rating_rows(rubric.ref, None, "all")
+    picked = [(dim.id, rank, d) for dim in rubric.dimensions if not (dim.is_pair or dim.method == "human")
+              for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top, rows), start=1)]
+    # every picked item's row, fold and judge records at once (not one read per item)
+    pks = {d["item_pk"] for _, _, d in picked}
+    items = {it.pk: (it, fold) for it, fold in store.item_folds(item_pks=pks)}
+    judges = store.current_judges(pks)
     out = []
-    for dim in rubric.dimensions:
-        if dim.is_pair or dim.method == "human":
-            continue
-        for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top, rows), start=1):
-            view = store.item_view(d["item_pk"])
-            judge = [j for j in view.judge.get(dim.id, []) if j.turn is None and j.score is not None]
-            said = {who: {"score": v.score, "reason": v.reason, "tags": list(v.tags), "blind": v.blind}
-                    for who, v in sorted(view.fold.dims[dim.id].human.votes.items())}
-            out.append({
-                "rubric": rubric.ref, "dimension": dim.id, "rank": rank, "item_id": d["item_id"],
-                "judge": d["judge"], "human_mean": d["human_mean"], "bias": d["bias"], "gap": d["gap"],
-                "human_spread": d["human_spread"], "adjudicated": d["adjudicated"],
-                "input": view.input, "output": view.output,
-                "judge_rationale": [{"model": j.model, "score": j.score, "rationale": j.rationale,
-                                     "evidence": list(j.evidence)} for j in judge],
-                "humans": said,
-            })
+    for dim_id, rank, d in picked:
+        item, fold = items[d["item_pk"]]
+        judge = [j for j in judges[d["item_pk"]].get(dim_id, []) if j.turn is None and j.score is not None]
+        said = {who: {"score": v.score, "reason": v.reason, "tags": list(v.tags), "blind": v.blind}
+                for who, v in sorted(fold.dims[dim_id].human.votes.items())}
+        out.append({
+            "rubric": rubric.ref, "dimension": dim_id, "rank": rank, "item_id": d["item_id"],
+            "judge": d["judge"], "human_mean": d["human_mean"], "bias": d["bias"], "gap": d["gap"],
+            "human_spread": d["human_spread"], "adjudicated": d["adjudicated"],
+            "input": item.input, "output": item.output,
+            "judge_rationale": [{"model": j.model, "score": j.score, "rationale": j.rationale,
+                                 "evidence": list(j.evidence)} for j in judge],
+            "humans": said,
+        })
     return out
 
 

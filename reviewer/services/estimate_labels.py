@@ -1,4 +1,5 @@
-"""The labelled side of the corrected estimates: what people said on the audit items.
+"""The labelled side of the corrected estimates: what people said on the audit items, in
+their labels (:mod:`reviewer.domain.labels`: not a score given in the triage queue).
 
 Per dimension the audit items where both people (a lead's adjudication, else the consensus) and
 the judge panel scored it, with both scores; and per audit item whose overall people alone
@@ -57,9 +58,9 @@ def labels_of_folds(rubric: Any, folds: list[tuple[int, Any]]) -> Labels:
                   (np.asarray(pks, dtype=np.int64), np.asarray(passed, dtype=bool)))
 
 
-def labels_of_columns(store: Any, rubric: Any, cols: RatingColumns, audit: NDArray[np.bool_], how: str) -> Labels:
-    """:class:`Labels` of the items ``audit`` marks in ``cols`` (current revisions, every score;
-    not a blind sample's). People's verdict per item is the per-item rule itself
+def labels_of_columns(store: Any, rubric: Any, cols: RatingColumns, how: str) -> Labels:
+    """:class:`Labels` of the items of ``cols``: the columns of the audit sample
+    (``rating_columns(…, "audit")``: people's labels only, current revisions). People's verdict per item is the per-item rule itself
     (:func:`reviewer.domain.resolve` on people's scores alone) asked once per distinct pattern of
     which dimensions are scored and pass: the verdict and whether it is complete depend on nothing
     else when no safety flag caps. Items with a safety flag are folded one by one."""
@@ -71,10 +72,10 @@ def labels_of_columns(store: Any, rubric: Any, cols: RatingColumns, audit: NDArr
         if d.is_pair:
             continue
         panel = panel_of(cols.dims[d.id].judge, rubric.judge.panel_aggregate)
-        ok = audit & ~np.isnan(people[d.id]) & ~np.isnan(panel)
+        ok = ~np.isnan(people[d.id]) & ~np.isnan(panel)
         dims[d.id] = (cols.item_pk[ok], people[d.id][ok], panel[ok])
-    rows = np.flatnonzero(audit)
-    pks = cols.item_pk[rows]
+    rows = np.arange(cols.item_pk.size)
+    pks = cols.item_pk
     flagged = store.flagged_items(rubric.ref) & set(pks.tolist())
     passed = np.zeros(rows.size, dtype=bool)
     complete = np.zeros(rows.size, dtype=bool)
@@ -94,7 +95,7 @@ def labels_of_columns(store: Any, rubric: Any, cols: RatingColumns, audit: NDArr
         from reviewer.domain import humans_only
 
         at = {int(pk): i for i, pk in enumerate(pks.tolist())}
-        for it, fold in store.item_folds(rubric.ref, None, sorted(flagged), how):
+        for it, fold in store.item_folds(rubric.ref, None, sorted(flagged), how, labels=True):
             alone = humans_only(rubric, fold)
             complete[at[it.pk]], passed[at[it.pk]] = alone.overall is not None, bool(alone.passed)
     return Labels(dims, (pks[complete], passed[complete]))

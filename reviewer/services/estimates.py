@@ -2,9 +2,10 @@
 
 Which items are labelled is the one rule here: an item is labelled data for a dimension when it
 belongs to the rubric's audit sample (drawn by ``rubricate queue audit-sample``, or imported with
-``"audit": true``) and people have scored that dimension on it. Every other item — triage-reviewed
+``"audit": true``) and people have labelled that dimension on it: scored it in the audit queue,
+imported or adjudicated the score (:mod:`reviewer.domain.labels`). Every other item — triage-reviewed
 ones included, since triage chose them for being doubtful — counts as unlabelled, with its judge
-score. The statistics are ``calibration.ppi``'s; this module only cuts the store's columns into
+score; so does an audit item scored only in triage. The statistics are ``calibration.ppi``'s; this module only cuts the store's columns into
 its arrays and says, in words, why a figure is missing.
 """
 
@@ -119,11 +120,11 @@ def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: Labels | list
 
 
 def audit_folds(store: Any, rubric: Any, dataset: str | None, how: str) -> list[tuple[int, Any]] | None:
-    """(item key, fold) of every item in the rubric's audit sample; None when it has none."""
+    """(item key, fold of its labels) of every item in the rubric's audit sample; None when it has none."""
     audit = store.audit_pks(rubric.ref)
     if not audit:
         return None
-    return [(it.pk, fold) for it, fold in store.item_folds(rubric.ref, dataset, sorted(audit), how)]
+    return [(it.pk, fold) for it, fold in store.item_folds(rubric.ref, dataset, sorted(audit), how, labels=True)]
 
 
 def dimension_estimates(store: Any, rubric: Any, dataset: str | None,
@@ -205,19 +206,20 @@ def corrected_leaderboard(store: Any, rubric: Any, dataset: str | None, field: s
     where the corrected order differs from the judge's. None without an audit sample."""
     from reviewer.domain import humans_only, judge_only
 
-    audit = store.audit_pks(rubric.ref)
-    if not audit:
+    audit = audit_folds(store, rubric, dataset, "mean")  # people's side: their labels
+    if audit is None:
         return None
+    labelled = dict(audit)
     by_group: dict[str, tuple[list[float], list[float], list[bool]]] = {}
     for it, fold in store.item_folds(rubric.ref, dataset):
         alone = judge_only(rubric, fold)
         if alone.overall is None:  # no verdict from the judge: outside the population
             continue
-        people = humans_only(rubric, fold) if it.pk in audit else None
+        people = humans_only(rubric, labelled[it.pk]) if it.pk in labelled else None
         judge, human, is_audit = by_group.setdefault(_group_value(it, field), ([], [], []))
         judge.append(float(alone.passed))
         human.append(float(people.passed) if people is not None and people.overall is not None else np.nan)
-        is_audit.append(it.pk in audit)
+        is_audit.append(it.pk in labelled)
     rows = ranking({g: (np.asarray(j), np.asarray(h), np.asarray(a, dtype=bool))
                     for g, (j, h, a) in by_group.items()}, confidence)
     moved = [r["group"] for r in rows if r["rank"] != r["judge_rank"]]

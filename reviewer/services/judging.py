@@ -6,19 +6,23 @@ scored by :class:`rubrics.judge.runner.JudgeRunner`, and written back in small b
 item finishes. A panel (several models) is one run per model sharing the judge cache, the
 embedding cache and one cost meter; safety hits are recorded once, with the first model's run.
 Ctrl-C ends the run as ``interrupted`` with everything scored so far kept; ``only_missing``
-resumes it. A failure no single item explains (the store refusing a write) ends it as ``failed``,
-again keeping what was written; one item's failure is only that item's recorded error.
+resumes it. A failure no single item explains (the store refusing a write past its timeout) ends
+it as ``failed``; the judge replies the store would not take are kept in a file until the next run
+stores them (:mod:`reviewer.services.judge_pending`), so ``only_missing`` then calls nothing again.
+One item's failure is only that item's recorded error.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, is_dataclass
+from pathlib import Path
 from typing import Any
 
 from reviewer.errors import UserError
+from reviewer.services import judge_pending
 from rubrics.judge.client import ClientSettings, CostMeter, JudgeClient, release_litellm
 from rubrics.judge.plan import DryRun, dry_run
 from rubrics.judge.runner import JudgeRunner, Progress, Totals
@@ -50,6 +54,19 @@ class JudgeOptions:
     retries: int = 2
     #: Refuse (one line, exit 1) a run with no item to judge, rather than store an empty run.
     refuse_empty: bool = False
+
+
+class RunFailed(Exception):
+    """A run the store stopped (its writes refused past the timeout), whose judge replies not yet
+    stored are kept in a file (:mod:`reviewer.services.judge_pending`) until the next run stores
+    them; ``cause`` is the store's error."""
+
+    def __init__(self, run_id: int, kept: int, path: Path, cause: Exception) -> None:
+        self.run_id, self.kept, self.path, self.cause = run_id, kept, path, cause
+        super().__init__(
+            f"judge run {run_id} failed; {kept} judge {'reply is' if kept == 1 else 'replies are'} kept in "
+            f"{path}: run again with --only-missing once the database can be written, to store their "
+            "scores without calling the judge again")
 
 
 @dataclass
@@ -182,16 +199,25 @@ class _Writer:
             self.hits += hits
         if len(self.results) >= BATCH:
             self._submit()
+        else:
+            self._reap()
 
     def _submit(self) -> None:
         entries = self.cache.take() if self.cache is not None else {}
         results, hits, self.results, self.hits = self.results, self.hits, [], []
         if results or hits or entries:
             self._jobs.append(self._pool.submit(self._write, results, hits, entries))
-        done = [j for j in self._jobs if j.done()]
-        for job in done:
-            job.result()  # a failed write stops the run here, not silently
+        self._reap()
+
+    def _reap(self) -> None:
+        """Forget finished writes; raise the first that failed (on the next item, not a batch later)."""
+        for job in [j for j in self._jobs if j.done()]:
             self._jobs.remove(job)
+            error = job.exception()
+            if error is not None:  # a failed write stops the run here, not silently
+                for queued in self._jobs:  # each would wait out the lock again; their replies
+                    queued.cancel()        # stay in the cache's pending entries
+                raise error
 
     def _write(self, results: list[ScoreResult], hits: list[SafetyHit], entries: dict[str, dict[str, Any]]) -> None:
         if entries:
@@ -204,12 +230,17 @@ class _Writer:
             self.store.record_safety_hits(self.run_id, hits)
 
     def flush(self) -> None:
-        self._submit()
+        """Write what is buffered and wait until no write is left running (none may outlive the
+        run: it would write to a run already ended); then raise the first write's error."""
         try:
-            for job in self._jobs:
-                job.result()
+            self._submit()
         finally:
-            self._jobs = []
+            jobs, self._jobs = self._jobs, []
+            wait(jobs)
+        for job in jobs:
+            error = None if job.cancelled() else job.exception()
+            if error is not None:
+                raise error
 
 
 def run(
@@ -221,6 +252,7 @@ def run(
     """Judge every item (or every missing one) with each model; one stored run per model."""
     rubric = store.get_rubric(options.rubric_ref)
     models = models_for(rubric, options)
+    judge_pending.restore(store)  # an earlier run's kept replies go into the cache first
     examples = _examples(store, rubric)
     cache = StoreCache(store)
     meter = CostMeter(cap=options.max_cost)
@@ -252,12 +284,14 @@ def run(
             totals = asyncio.run(_run(runner, items, writer))
             writer.flush()  # inside: a write that fails only now still ends the run as failed
         except KeyboardInterrupt:
-            writer.flush()
             runner.totals.status = "interrupted"
-            store.finish_judge_run(run_id, "interrupted", runner.totals.as_dict())
+            _end(store, run_id, runner, writer, cache)
             raise
-        except Exception:  # the run still ends with a status, keeping what was scored
-            _end_failed(store, run_id, runner, writer)
+        except Exception as exc:  # the run still ends with a status, keeping what was scored
+            runner.totals.status = "failed"
+            kept = _end(store, run_id, runner, writer, cache)
+            if kept is not None:
+                raise RunFailed(run_id, kept, store.judge_pending_path(), exc) from exc
             raise
         store.finish_judge_run(run_id, totals.status, totals.as_dict())
         summaries.append(RunSummary(run_id, model, totals))
@@ -266,16 +300,26 @@ def run(
     return summaries
 
 
-def _end_failed(store: Any, run_id: int, runner: JudgeRunner, writer: _Writer) -> None:
-    """A run stopped by something outside any one item (the store failing): keep what can be
-    kept and mark the run ``failed`` rather than leave it ``running`` for ever."""
+def _end(store: Any, run_id: int, runner: JudgeRunner, writer: _Writer, cache: StoreCache) -> int | None:
+    """End a run stopped from outside (Ctrl-C, the store failing) with its status, keeping what
+    it can: what is buffered is written, and the run closed; what the store still refuses (judge
+    replies not yet in its cache, the run left open) is kept in a file that the next run stores
+    (:mod:`reviewer.services.judge_pending`) — never dropped. Returns how many judge replies went
+    to that file, or None when the store took everything."""
     import contextlib
 
     with contextlib.suppress(Exception):
         writer.flush()
-    runner.totals.status = "failed"
+    totals = runner.totals.as_dict()
+    closed = False
     with contextlib.suppress(Exception):
-        store.finish_judge_run(run_id, "failed", runner.totals.as_dict())
+        store.finish_judge_run(run_id, runner.totals.status, totals)
+        closed = True
+    entries = cache.take()
+    if closed and not entries:
+        return None
+    judge_pending.keep(store.judge_pending_path(), entries, {} if closed else {run_id: totals})
+    return judge_pending.replies(entries)
 
 
 async def _run(runner: JudgeRunner, items: Iterable[JudgeItem], writer: _Writer) -> Totals:

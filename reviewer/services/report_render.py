@@ -8,7 +8,6 @@ from typing import Any
 from reviewer.safetext import md_cell, safe, safe_line, safe_text
 
 STATUS_COLOR = {"trusted": "green", "tentative": "yellow", "low_confidence": "red", "insufficient_data": "grey50"}
-BAND_COLOR = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 COLUMNS = ("dimension", "level", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa",
            "kappa_quadratic", "exact", "bias", "pass_agreement", "status")
 #: Column headings where the key alone would not say enough (bias is always judge minus human).

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, CursorResult, Engine, select
 from sqlmodel import col
 
-from reviewer.errors import UserError
+from reviewer.errors import BrokenStoredRubric, UnknownRubric, UserError
 from reviewer.store.tables import Item, ItemRevision, RubricVersion, table_of
 from rubrics.errors import RubricError
 from rubrics.library import find_bundled, parse_ref
@@ -145,8 +145,7 @@ class StoreBase:
             try:
                 rubric = find_bundled(rid, version)
             except RubricError:
-                raise UserError(f"unknown rubric {ref}; register it with `rubricate rubric add FILE` "
-                                "or use a bundled one (`rubricate rubric list`)") from None
+                raise UnknownRubric(ref) from None
             self.add_rubric(rubric, _bundled_text(rubric.source), require_newer=False)
         self._rubric_cache[ref] = rubric
         return rubric
@@ -170,6 +169,15 @@ def records(conn: Connection, query: Any) -> list[SimpleNamespace]:
     return out
 
 
+def current_revision(conn: Connection, item_pk: int) -> int:
+    """The item's content revision (what a row written on it now belongs to); a
+    :class:`UserError` when there is no such item."""
+    revision = conn.execute(select(col(Item.revision)).where(col(Item.pk) == item_pk)).scalar()
+    if revision is None:
+        raise UserError(f"no item with key {item_pk}")
+    return int(revision)
+
+
 def inserted_pk(result: CursorResult[Any]) -> int:
     """The primary key of the row a one-row INSERT just wrote (SQLAlchemy types the key as
     optional: it is absent only for statements that are not one-row inserts)."""
@@ -185,8 +193,7 @@ def _stored(text: str, content_hash: str, rid: str, version: str) -> Rubric:
     try:
         rubric = load_rubric_text(text, where)
     except RubricError as exc:  # edited in the database, or stored before a rule it breaks
-        raise UserError(f"{where}: does not pass the rubric rules ({exc.rule}: {exc.message}); "
-                        "refusing to use it: register a fixed version with `rubricate rubric add`") from None
+        raise BrokenStoredRubric(where, f"{exc.rule}: {exc.message}") from None
     if rubric.content_hash != content_hash:
         raise UserError(f"{where}: its text does not match the content hash recorded when it was added "
                         "(edited in the database?); refusing to use it: restore it, or register the "

@@ -13,9 +13,9 @@ from sqlmodel import col
 from reviewer.domain.comments import Comment
 from reviewer.domain.itemlimits import comment_problem
 from reviewer.errors import UserError
-from reviewer.store.base import inserted_pk
+from reviewer.store.base import current_revision, inserted_pk
 from reviewer.store.roles import RolesMixin
-from reviewer.store.tables import Item, ItemComment, table_of
+from reviewer.store.tables import ItemComment, table_of
 
 
 def comment_rows(conn: Any, item_pks: Iterable[int]) -> dict[int, list[Comment]]:
@@ -41,11 +41,8 @@ class CommentsMixin(RolesMixin):
             raise UserError(problem)
         with self.write() as conn:
             signed = self._sign(conn, reviewer)
-            revision = conn.execute(select(col(Item.revision)).where(col(Item.pk) == item_pk)).scalar()
-            if revision is None:
-                raise UserError(f"no item with key {item_pk}")
             result = conn.execute(table_of(ItemComment).insert().values(
-                item_pk=item_pk, revision=revision, reviewer=reviewer, text=text.strip(), **signed))
+                item_pk=item_pk, revision=current_revision(conn, item_pk), reviewer=reviewer, text=text.strip(), **signed))
             return inserted_pk(result)
 
     def comments(self, item_pks: Iterable[int]) -> dict[int, list[Comment]]:

@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+from sqlalchemy import inspect
+
+from reviewer.errors import NoDatabase
 from reviewer.store.comments import CommentsMixin
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.estimates import EstimatesMixin
 from reviewer.store.fold import FoldMixin
 from reviewer.store.importer import ImportMixin
 from reviewer.store.judging import JudgeMixin
+from reviewer.store.lite import missing_database
 from reviewer.store.lookup import LookupMixin
 from reviewer.store.pairs import PairsMixin
 from reviewer.store.people import PeopleMixin
@@ -16,25 +20,35 @@ from reviewer.store.queue import QueueMixin
 from reviewer.store.queue_settings import QueueSettingsMixin
 from reviewer.store.rating_columns import RatingColumnsMixin
 from reviewer.store.ratings import RatingsMixin
+from reviewer.store.reveals import RevealsMixin
+from reviewer.store.tables import SchemaMigration, table_of
 
 
 class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
-            RatingColumnsMixin, FoldMixin, CommentsMixin, PairsMixin, JudgeMixin):
+            RatingColumnsMixin, FoldMixin, CommentsMixin, RevealsMixin, PairsMixin, JudgeMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue.
 
     A mixin that calls another's methods inherits it (so mypy checks the call), and comes before
     it here; the last ones are those the others build on."""
 
 
-def open_store(db: str | None = None, login: str | None = None) -> Store:
+def open_store(db: str | None = None, login: str | None = None, *, existing: bool = False) -> Store:
     """Open ``db`` (a SQLAlchemy URL or a SQLite path; default ``$RUBRICATE_DB`` or the user
     data directory), applying any migrations it has not had.
 
     ``login`` (SQLite only): the OS login to act as instead of this process's user (see
-    :mod:`reviewer.store.roles`); on PostgreSQL the acting login is the database login."""
+    :mod:`reviewer.store.roles`); on PostgreSQL the acting login is the database login.
+    ``existing``: a reading command's open: a path with no file, or a database without the
+    store's tables, is refused in one line (:class:`NoDatabase`) and nothing is created."""
     from reviewer.locations import default_db
 
-    engine = make_engine(db or default_db())
+    target = db or default_db()
+    if existing and missing_database(target):
+        raise NoDatabase(target)
+    engine = make_engine(target)
+    if existing and not inspect(engine).has_table(table_of(SchemaMigration).name):
+        engine.dispose()
+        raise NoDatabase(target)
     migrate(engine)
     store = Store(engine)
     if login is not None:

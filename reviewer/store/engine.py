@@ -16,10 +16,13 @@ from sqlmodel import SQLModel, col
 
 from reviewer.errors import UserError
 from reviewer.store import tables
-from reviewer.store.guards import comment_guards, history_guards, people_guards
+from reviewer.store.guards import comment_guards, history_guards, people_guards, reveal_guards
 from reviewer.store.team_guards import team_writes
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
+#: The PostgreSQL advisory lock a migrator holds, so one process at a time migrates a database
+#: (any fixed number will do; the application takes no other advisory lock).
+MIGRATION_LOCK = 4242
 
 #: Every engine this process made and still holds (see :func:`_dispose_at_exit`).
 _ENGINES: weakref.WeakSet[Engine] = weakref.WeakSet()
@@ -236,6 +239,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0008p_pair_reason", _pair_reason),
     ("0008p_queue_filter_index", _queue_filter_index),
     ("0009g_human_gap", _human_gap),
+    ("0010c_reveals", reveal_guards),
     ("0010e_team_writes", team_writes),
 ]
 
@@ -244,7 +248,7 @@ def migrate(engine: Engine) -> list[str]:
     """Apply the migrations this database has not had yet; returns their names."""
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":  # one migrator at a time across processes
-            conn.execute(text("SELECT pg_advisory_xact_lock(4242)"))
+            conn.execute(text(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})"))
         tables.table_of(tables.SchemaMigration).create(conn, checkfirst=True)
         done = set(conn.execute(select(col(tables.SchemaMigration.name))).scalars())
         applied = []

@@ -7,10 +7,11 @@ import functools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Integer, bindparam, literal, select
+from sqlalchemy import ColumnElement, Integer, bindparam, literal, or_, select
 from sqlmodel import col
 
 from reviewer.domain import DecisionRow, FlagRow, HumanRow, ItemFold, ItemRows, JudgeRow, fold_item
+from reviewer.domain.labels import LABEL_KINDS, LABEL_QUEUE
 from reviewer.store.base import StoreBase
 from reviewer.store.safety import decision_person, with_reviewer
 from reviewer.store.tables import HumanScore, Item, JudgeScore, SafetyDecision, SafetyFlag
@@ -27,6 +28,13 @@ def _rev(table: Any) -> Any:
 
 def _r(rev: Any, item: ItemRows) -> int:
     return item.revision if rev is None else int(rev)
+
+
+def label_rows() -> ColumnElement[bool]:
+    """The ``human_score`` rows that are labels for the audit sample (:mod:`reviewer.domain.labels`):
+    given in the audit queue, imported or adjudicated. Every read of labels filters by this."""
+    # equalities, not IN: an expanding IN parameter does not survive the streamed read's own compile
+    return or_(col(HumanScore.sample) == LABEL_QUEUE, *(col(HumanScore.kind) == k for k in LABEL_KINDS))
 
 
 def _judge_select() -> Any:
@@ -67,10 +75,13 @@ def _current_statements() -> tuple[Any, Any]:
     return human, judge
 
 
-def item_rows(conn: Any, items: Sequence[tuple[int, int]], flags: bool = True) -> dict[int, ItemRows]:
+def item_rows(conn: Any, items: Sequence[tuple[int, int]], flags: bool = True,
+              labels: bool = False) -> dict[int, ItemRows]:
     """``items``: (item pk, current revision). Their human, judge, flag and decision rows, oldest
     first (judge rows of conversation turns left out; ``flags=False``: no flags or decisions, for
-    a caller that needs only people and the judge)."""
+    a caller that needs only people and the judge; ``labels``: only the human rows that are
+    labels, :func:`label_rows`)."""
+    human_scope = [label_rows()] if labels else []
     out = {pk: ItemRows(pk, int(rev or 1)) for pk, rev in items}
     pks = list(out)
     for i in range(0, len(pks), CHUNK):
@@ -79,7 +90,7 @@ def item_rows(conn: Any, items: Sequence[tuple[int, int]], flags: bool = True) -
                 select(col(HumanScore.item_pk), col(HumanScore.pk), col(HumanScore.dimension), col(HumanScore.reviewer),
                        col(HumanScore.score), col(HumanScore.kind), col(HumanScore.blind), _rev(HumanScore),
                        col(HumanScore.reason), col(HumanScore.tags), col(HumanScore.sample), col(HumanScore.created_at))
-                .where(col(HumanScore.item_pk).in_(chunk)).order_by(col(HumanScore.pk))):
+                .where(col(HumanScore.item_pk).in_(chunk), *human_scope).order_by(col(HumanScore.pk))):
             out[pk].human.append(HumanRow(hpk, dim, who, score, kind, bool(blind), _r(rev, out[pk]), reason,
                                           tuple(str(t) for t in tags or ()), sample, at))
         for pk, *judged in conn.execute(_judge_select().where(col(JudgeScore.item_pk).in_(chunk))):
@@ -108,9 +119,10 @@ class FoldMixin(StoreBase):
 
     def item_folds(self, rubric_ref: str | None = None, dataset: str | None = None,
                    item_pks: Iterable[int] | None = None, how: str = "mean",
-                   all_revisions: bool = False) -> Iterator[tuple[Any, ItemFold]]:
+                   all_revisions: bool = False, labels: bool = False) -> Iterator[tuple[Any, ItemFold]]:
         """(item row, its fold) for the items of a rubric (and dataset, or given keys), by key.
-        The item row has every ``item`` column (``metadata`` as ``meta``)."""
+        The item row has every ``item`` column (``metadata`` as ``meta``). ``labels``: people's
+        side folded from their labels only (:func:`label_rows`: for the audit sample's items)."""
         from reviewer.store.base import records
 
         with self.read() as conn:
@@ -119,10 +131,13 @@ class FoldMixin(StoreBase):
                 q = q.where(col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
             if dataset:
                 q = q.where(col(Item.dataset) == dataset)
-            if item_pks is not None:
-                q = q.where(col(Item.pk).in_(list(item_pks)))
-            items = records(conn, q.order_by(col(Item.pk)))
-            rows = item_rows(conn, [(it.pk, it.revision) for it in items])
+            if item_pks is None:
+                items = records(conn, q.order_by(col(Item.pk)))
+            else:  # keys in chunks: each is a bound parameter, and both databases cap how many
+                keys = sorted(set(item_pks))
+                items = [it for i in range(0, len(keys), CHUNK)
+                         for it in records(conn, q.where(col(Item.pk).in_(keys[i:i + CHUNK])).order_by(col(Item.pk)))]
+            rows = item_rows(conn, [(it.pk, it.revision) for it in items], labels=labels)
         for it in items:
             yield it, fold_item(self.get_rubric(it.rubric_ref), rows[it.pk], how, all_revisions)
 

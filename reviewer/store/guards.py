@@ -33,8 +33,10 @@ HISTORY = ("human_score", "judge_score", "safety_flag", "safety_decision", "pair
            "rubric_version", "item_revision")
 #: History tables added later, each guarded by its own migration the same way (``0008c_comments``).
 COMMENTS = ("item_comment",)
+#: Reveals of the judge in a blind session (``0010c_reveals``).
+REVEALS = ("item_reveal",)
 #: Every history table.
-ALL_HISTORY = HISTORY + COMMENTS
+ALL_HISTORY = HISTORY + COMMENTS + REVEALS
 #: Unique keys besides ``pk`` that a REPLACE could use to delete a row.
 _UNIQUE = {"rubric_version": ("rubric_id", "version")}
 #: Tables whose rows are signed by a reviewer name.
@@ -120,17 +122,40 @@ def guard_tables(conn: Connection, tables: tuple[str, ...]) -> None:
 
 def comment_guards(conn: Connection) -> None:
     """``0008c_comments``: the comment table (for databases made before it), append-only like the
-    other history, and signed like a score: a printable author name; on PostgreSQL the author
-    bound to the login and ``actor = current_user`` (the ``0007g_roles`` function)."""
+    other history, and signed like a score (:func:`signed_history`)."""
     from reviewer.store.tables import ItemComment, table_of
 
     table_of(ItemComment).create(conn, checkfirst=True)
-    guard_tables(conn, COMMENTS)
-    for t in COMMENTS:
+    signed_history(conn, COMMENTS)
+
+
+def reveal_guards(conn: Connection) -> None:
+    """``0010c_reveals``: the reveal table, append-only and signed like a comment; on PostgreSQL
+    the people who may write scores (granted INSERT on ``human_score`` by ``db roles``) may
+    write reveals too, without running ``db roles`` again."""
+    from reviewer.store.tables import ItemReveal, table_of
+
+    table_of(ItemReveal).create(conn, checkfirst=True)
+    signed_history(conn, REVEALS)
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(
+            "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.table_privileges"
+            " WHERE table_schema = current_schema() AND table_name = 'human_score' AND privilege_type = 'INSERT'"
+            " AND grantee <> current_user LOOP"
+            " EXECUTE 'GRANT SELECT, INSERT ON item_reveal TO ' || quote_ident(r.grantee);"
+            " EXECUTE 'GRANT USAGE, SELECT ON SEQUENCE item_reveal_pk_seq TO ' || quote_ident(r.grantee);"
+            " END LOOP; END $$")
+
+
+def signed_history(conn: Connection, tables: tuple[str, ...]) -> None:
+    """``tables`` append-only like the other history (:func:`guard_tables`) and signed like a
+    score: a printable reviewer name; on PostgreSQL the name bound to the login and
+    ``actor = current_user`` (the ``0007g_roles`` function)."""
+    guard_tables(conn, tables)
+    for t in tables:
         if conn.dialect.name == "sqlite":
-            bad = "a reviewer name must be non-empty and printable, without surrounding spaces (at most 100 characters)"
             conn.exec_driver_sql(f"CREATE TRIGGER IF NOT EXISTS {t}_printable_name BEFORE INSERT ON {t} "
-                                 f"WHEN {_sqlite_bad_name('NEW.reviewer')} BEGIN SELECT RAISE(ABORT, '{bad}'); END")
+                                 f"WHEN {_sqlite_bad_name('NEW.reviewer')} BEGIN SELECT RAISE(ABORT, '{_BAD_NAME}'); END")
         elif conn.exec_driver_sql("SELECT to_regproc('rubricate_signed')").scalar() is not None:
             # (absent only where ``0007g_roles`` was left out, as the guard tests build a database)
             conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {t}_signed ON {t}")

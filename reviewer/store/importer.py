@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import col
 
+from reviewer.domain.itemlimits import name_problem
 from reviewer.errors import FileErrors, UserError
 from reviewer.store.bulk import deferred_indexes
 from reviewer.store.comments import CommentsMixin
@@ -51,6 +52,10 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin):
             raise TypeError("the store reads no files: pass reviewer.io.itemfile.ItemFile(path), "
                             "or call reviewer.services.importing.import_file(store, path, ...)")
 
+        if dataset:  # a dataset name is shown and exported like an id: the same rule
+            problem = name_problem(dataset, "the dataset name")
+            if problem is not None:
+                raise UserError(f"--dataset: {problem}")
         started = time.perf_counter()
         rubric = self.get_rubric(rubric_ref)
         summary = ImportSummary()

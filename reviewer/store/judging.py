@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, func, select, update
@@ -214,6 +216,18 @@ class JudgeMixin(StoreBase):
             if rows:
                 conn.execute(table_of(JudgeCache).insert(), rows)
 
+    def judge_pending_path(self) -> Path:
+        """Where a judge run that could not write its replies keeps them until the next run stores
+        them: beside a SQLite file (``NAME.judge-pending.json``), or for a server database in the
+        user data directory, named by the database's URL (its password left out)."""
+        url = self.engine.url
+        if self.dialect == "sqlite" and url.database and url.database != ":memory:":
+            return Path(f"{url.database}.judge-pending.json")
+        from reviewer.locations import data_dir
+
+        name = hashlib.sha256(url.render_as_string(hide_password=True).encode("utf-8")).hexdigest()[:16]
+        return data_dir() / f"judge-pending-{name}.json"
+
     def items_for_judging(self, rubric_ref: str, dataset: str | None = None,
                           only_missing_for_model: str | None = None) -> Iterator[dict[str, Any]]:
         """The items of a rubric (in a dataset); with ``only_missing_for_model``, only those
@@ -263,18 +277,71 @@ class JudgeMixin(StoreBase):
                 "cost_usd": sum(d["cost_usd"] for d in dims.values())}
 
     def human_examples(self, rubric_ref: str, dimension: str, k: int) -> list[dict[str, Any]]:
-        """Up to ``k`` recent human corrections of the judge on a dimension (score and reason)."""
-        ref = self.get_rubric(rubric_ref).ref
+        """People's recent corrections of the judge on a dimension, newest first, one example per
+        correction: a person's current score (or a lead's standing adjudication) on an item's
+        current content, with a reason, that differs from the judge's score on that content (the
+        panel's, as the item's fold reads it). A reason given on an earlier revision of the content
+        is never paired with the text as it is now.
+
+        Enough are returned that leaving out any one item's still leaves ``k`` (or all there
+        are): the judge must never see its own item's answer, so the runner drops the examples of
+        the item it is judging (``item_key``) and keeps the first ``k`` of the rest."""
+        from reviewer.domain import sides
+        from reviewer.store.fold import item_rows
+
+        if k <= 0:
+            return []
+        rubric = self.get_rubric(rubric_ref)
+        newest = func.max(col(HumanScore.pk))
+        # items with a reasoned score on their current content, by their newest such row: no
+        # current vote of an item further down is newer than the row that ranks it
+        candidates = (select(col(Item.pk), col(Item.revision), col(Item.item_id), newest)
+                      .join(Item, (col(Item.pk) == col(HumanScore.item_pk))
+                            & (col(Item.revision) == col(HumanScore.revision)))
+                      .where(col(Item.rubric_ref) == rubric.ref, col(HumanScore.dimension) == dimension,
+                             col(HumanScore.score).is_not(None), col(HumanScore.reason).is_not(None))
+                      .group_by(col(Item.pk), col(Item.revision), col(Item.item_id))
+                      .order_by(newest.desc()))
+        found: list[dict[str, Any]] = []
         with self.read() as conn:
-            q = (select(col(HumanScore.pk), col(Item.item_id), col(Item.output), col(HumanScore.score), col(HumanScore.reason),
-                        col(JudgeScore.score))
-                 .join(Item, col(Item.pk) == col(HumanScore.item_pk))
-                 .join(JudgeScore, (col(JudgeScore.item_pk) == col(HumanScore.item_pk))
-                       & (col(JudgeScore.dimension) == col(HumanScore.dimension)))
-                 .where(col(Item.rubric_ref) == ref, col(HumanScore.dimension) == dimension,
-                        col(HumanScore.score).is_not(None), col(HumanScore.reason).is_not(None),
-                        col(HumanScore.score) != col(JudgeScore.score))
-                 .order_by(col(HumanScore.pk).desc()).limit(k))
-            rows = conn.execute(q).all()
-        return [{"id": f"{EXAMPLE_PREFIX}{pk}", "item_id": iid, "output": out, "human_score": hs, "reason": reason,
-                 "judge_score": js} for pk, iid, out, hs, reason, js in rows]
+            ranked = conn.execute(candidates).all()
+            for i in range(0, len(ranked), EXAMPLE_CHUNK):
+                chunk = ranked[i:i + EXAMPLE_CHUNK]
+                rows = item_rows(conn, [(pk, rev) for pk, rev, _, _ in chunk], flags=False)
+                for pk, _, item_id, _ in chunk:
+                    humans, judges = sides(rubric, rows[pk])
+                    judged, people = judges.get(dimension), humans.get(dimension)
+                    if judged is None or judged.panel is None or people is None:
+                        continue
+                    standing = [*people.votes.values(), *([people.adjudication] if people.adjudication else [])]
+                    found += [{"id": f"{EXAMPLE_PREFIX}{v.pk}", "item_key": pk, "item_id": item_id,
+                               "human_score": v.score, "reason": v.reason, "judge_score": judged.panel}
+                              for v in standing if v.reason and v.score != judged.panel]
+                settled = sorted((e for e in found if int(e["id"].removeprefix(EXAMPLE_PREFIX)) >= chunk[-1][3]),
+                                 key=lambda e: -int(e["id"].removeprefix(EXAMPLE_PREFIX)))
+                enough = _enough(settled, k)
+                if enough is not None:
+                    found = enough
+                    break
+            else:
+                found.sort(key=lambda e: -int(e["id"].removeprefix(EXAMPLE_PREFIX)))
+            outputs = dict(conn.execute(select(col(Item.pk), col(Item.output)).where(
+                col(Item.pk).in_(sorted({e["item_key"] for e in found})))).all()) if found else {}
+        for e in found:
+            e["output"] = outputs[e["item_key"]]
+        return found
+
+
+#: Items folded at once when looking for correction examples.
+EXAMPLE_CHUNK = 200
+
+
+def _enough(newest_first: list[dict[str, Any]], k: int) -> list[dict[str, Any]] | None:
+    """The shortest head of ``newest_first`` that still holds ``k`` examples with any one item's
+    left out, or None when the whole list does not."""
+    per_item: dict[int, int] = {}
+    for n, e in enumerate(newest_first, 1):
+        per_item[e["item_key"]] = per_item.get(e["item_key"], 0) + 1
+        if n - max(per_item.values()) >= k:
+            return newest_first[:n]
+    return None

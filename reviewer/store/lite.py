@@ -27,15 +27,38 @@ _QUEUE_FILTERS = {
 
 
 def sqlite_path(db: str | None) -> Path | None:
-    """The file a ``--db`` value names when it is SQLite (a plain path or ``sqlite:///``), else None."""
-    if not db:
-        return None
+    """The file a ``--db`` value names when it is SQLite (a plain path or ``sqlite:///``) and that
+    file exists, else None."""
+    path = _sqlite_file(db) if db else None
+    return path if path is not None and path.is_file() else None
+
+
+def _sqlite_file(db: str) -> Path | None:
+    """The file a ``--db`` value names when it is SQLite, whether or not it exists."""
     if db.startswith("sqlite:///"):
         db = db[len("sqlite:///"):]
     elif "://" in db:
         return None
-    path = Path(db).expanduser()
-    return path if path.is_file() else None
+    return Path(db).expanduser()
+
+
+def missing_database(db: str) -> bool:
+    """Whether ``db`` names a SQLite file that does not exist, or one without the store's tables
+    (an empty file: opening it for writing would make it a database); False otherwise, and for a
+    server database, which the caller checks. Read-only, and only the
+    standard library: `rubricate review` asks before the TUI loads."""
+    path = _sqlite_file(db)
+    if path is None:
+        return False
+    if not path.exists():
+        return True
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)) as conn:
+            found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+                                 ).fetchone()
+    except sqlite3.Error:  # not a database, locked, unreadable: the store's open says which
+        return False
+    return not found
 
 
 def first_page(path: Path, queue: str, rubric_ref: str | None, dataset: str | None,

@@ -14,9 +14,11 @@ from reviewer.errors import UserError
 from reviewer.store.base import inserted_pk, records
 from reviewer.store.coverage import refresh_coverage
 from reviewer.store.judging import JudgeMixin
+from reviewer.store.queue import claimed_since
+from reviewer.store.reveals import revealed_to
 from reviewer.store.safety import SafetyMixin
 from reviewer.store.tables import HumanScore, Item, JudgeScore, table_of
-from reviewer.store.views import HumanRecord, ItemView, JudgeRecord
+from reviewer.store.views import Claim, HumanRecord, ItemView, JudgeRecord
 
 KINDS = ("score", "agree", "revision", "undo", "adjudication", "import")
 
@@ -28,8 +30,11 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
         self, item_pk: int, dimension: str, reviewer: str, score: float | None,
         reason: str | None = None, tags: Iterable[str] = (), blind: bool = False,
         judge_score_id: int | None = None, kind: str = "score", sample: str | None = None,
+        claim: Claim | None = None,
     ) -> int:
-        """Append one human score; it is durable when this returns. Undo is ``score=None``."""
+        """Append one human score; it is durable when this returns. Undo is ``score=None``.
+        ``sample``: the queue it was given in; ``claim``: the lease it was given under — refused
+        (UserError) when another person has claimed the item since (:func:`claimed_since`)."""
         if kind not in KINDS:
             raise UserError(f"unknown score kind {kind!r}")
         if score is None and kind != "undo":
@@ -39,6 +44,11 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
             item = conn.execute(select(col(Item.rubric_ref), col(Item.revision)).where(col(Item.pk) == item_pk)).first()
             if item is None:
                 raise UserError(f"no item with key {item_pk}")
+            if claim is not None:
+                other = claimed_since(conn, claim)
+                if other is not None:
+                    raise UserError(f"{claim.item_id}: your lease ran out and {other} has claimed the item since, "
+                                    "so this score was not stored; open the item from the queue again to score it")
             if score is not None:
                 dim = self.get_rubric(item[0]).dimension(dimension)
                 if not dim.scale.contains(score):
@@ -81,12 +91,10 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
             hrows = records(conn, select(HumanScore).where(col(HumanScore.item_pk) == item_pk)
                             .order_by(col(HumanScore.pk)))
             rows = item_rows(conn, [(it.pk, it.revision)])[it.pk]
+            revealed = viewer is not None and revealed_to(conn, it.pk, it.revision, viewer)
         rubric = self.get_rubric(it.rubric_ref)
         fold = fold_item(rubric, rows)
-        judge: dict[str, dict[Any, JudgeRecord]] = {}
-        for j in jrows:  # later rows win: the latest run per (dimension, model, turn)
-            if revision_of(j, it.revision) == it.revision:
-                judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
+        judge = _latest_judges(jrows, it.revision)
         by_pk = {h.pk: _human(h) for h in hrows}
         current: dict[str, dict[str, HumanRecord]] = {
             dim: {who: by_pk[v.pk] for who, v in f.human.votes.items()} for dim, f in fold.dims.items()}
@@ -103,8 +111,29 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
             conversation=it.conversation, group=it.grp, variant=it.variant, metadata=it.meta or {},
             judge={d: list(v.values()) for d, v in judge.items()}, human=current,
             history=[_human(h) for h in hrows if h.reviewer == viewer and revision_of(h, it.revision) == it.revision],
-            flags=flags, fold=fold,
+            flags=flags, fold=fold, revealed=revealed,
         )
+
+    def current_judges(self, item_pks: Iterable[int]) -> dict[int, dict[str, list[JudgeRecord]]]:
+        """Each item's judge records per dimension, as :meth:`item_view` shows them (on the item's
+        current content, the latest run per model and turn), for many items in one read per
+        :data:`reviewer.store.fold.CHUNK` keys; an item with no judge record maps to ``{}``."""
+        from reviewer.store.fold import CHUNK
+
+        keys = sorted(set(item_pks))
+        out: dict[int, dict[str, list[JudgeRecord]]] = {}
+        with self.read() as conn:
+            for i in range(0, len(keys), CHUNK):
+                chunk = keys[i:i + CHUNK]
+                revisions = {pk: rev for pk, rev in conn.execute(
+                    select(col(Item.pk), col(Item.revision)).where(col(Item.pk).in_(chunk)))}
+                jrows: dict[int, list[Any]] = {pk: [] for pk in revisions}
+                for j in records(conn, select(JudgeScore).where(col(JudgeScore.item_pk).in_(chunk))
+                                 .order_by(col(JudgeScore.pk))):
+                    jrows[j.item_pk].append(j)
+                for pk, rows in jrows.items():
+                    out[pk] = {d: list(v.values()) for d, v in _latest_judges(rows, revisions[pk]).items()}
+        return out
 
     def group_items(self, item_pk: int) -> list[int]:
         """Keys of the items sharing this item's group (itself included), by variant."""
@@ -120,6 +149,16 @@ class PeopleMixin(SafetyMixin, JudgeMixin):
 def _human(h: Any) -> HumanRecord:
     return HumanRecord(h.pk, h.dimension, h.reviewer, h.score, h.reason, list(h.tags or []),
                        bool(h.blind), h.kind, h.sample, h.created_at)
+
+
+def _latest_judges(jrows: Iterable[Any], revision: int) -> dict[str, dict[Any, JudgeRecord]]:
+    """The judge rows on content ``revision``, per dimension and (model, turn): rows oldest first,
+    so a later row wins and each (model, turn) keeps its latest run."""
+    judge: dict[str, dict[Any, JudgeRecord]] = {}
+    for j in jrows:
+        if revision_of(j, revision) == revision:
+            judge.setdefault(j.dimension, {})[(j.model, j.turn)] = _judge(j)
+    return judge
 
 
 def _judge(j: Any) -> JudgeRecord:

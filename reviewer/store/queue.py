@@ -31,12 +31,20 @@ from reviewer.store.tables import (
 from reviewer.store.views import Claim, QueueFilter, QueueRow
 
 QUEUES = ("triage", "audit", "safety")
+#: Each reviewer an item already has moves it this far back in triage: past any urgency and priority.
+REVIEWED_STEP = 1_000_000
+#: A judge error or an open safety flag moves an item this far forward: past any routing priority.
+URGENT_STEP = 100_000
+#: Routing priorities count clamped to 0..PRIORITY_CAP, so they never reach into the steps above.
+PRIORITY_CAP = 99_999
+if not (PRIORITY_CAP < URGENT_STEP and URGENT_STEP + PRIORITY_CAP < REVIEWED_STEP):
+    raise ValueError("the triage key's parts overlap: PRIORITY_CAP < URGENT_STEP < REVIEWED_STEP - PRIORITY_CAP")
 #: Lower is served first: items already reviewed go last, judge errors and open safety flags
-#: first, then higher routing priority (clamped to 0–99,999). Plain CASE, for both dialects.
+#: first, then higher routing priority. Plain CASE, for both dialects.
 TRIAGE_KEY_SQL = (
-    "n_reviewed * 1000000"
-    " - CASE WHEN n_errors > 0 OR flagged THEN 100000 ELSE 0 END"
-    " - CASE WHEN priority IS NULL THEN 0 WHEN priority > 99999 THEN 99999"
+    f"n_reviewed * {REVIEWED_STEP}"
+    f" - CASE WHEN n_errors > 0 OR flagged THEN {URGENT_STEP} ELSE 0 END"
+    f" - CASE WHEN priority IS NULL THEN 0 WHEN priority > {PRIORITY_CAP} THEN {PRIORITY_CAP}"
     " WHEN priority < 0 THEN 0 ELSE priority END"
 )
 
@@ -285,11 +293,26 @@ class QueueMixin(RolesMixin):
         return len(rows)
 
     def set_priorities(self, rubric_ref: str, priorities: dict[int, float]) -> None:
-        """Routing priorities from calibration; the triage queue serves high ones first."""
+        """Routing priorities from calibration; the triage queue serves high ones first. One
+        UPDATE statement, run by the driver for every item at once (executemany)."""
+        from sqlalchemy import Float, Integer, bindparam
+
+        each = update(Item).where(col(Item.pk) == bindparam("item", type_=Integer)).values(
+            priority=bindparam("new_priority", type_=Float))
         with self.write() as conn:
-            for pk, p in priorities.items():
-                conn.execute(update(Item).where(col(Item.pk) == pk).values(priority=p))
+            if priorities:
+                conn.execute(each, [{"item": pk, "new_priority": p} for pk, p in priorities.items()])
             refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.get_rubric(rubric_ref).ref})
+
+
+def claimed_since(conn: Any, claim: Claim) -> str | None:
+    """Who has claimed the item since ``claim`` was made, if anyone: the reviewer of its latest
+    assignment in any queue when that is not the claim's (a claim is only made once the lease
+    before it ran out or was given back). A write made under ``claim`` then comes too late:
+    the item is that person's now, and the queue counts their review, not a late one."""
+    latest = conn.execute(select(col(Assignment.reviewer)).where(col(Assignment.item_pk) == claim.item_pk)
+                          .order_by(col(Assignment.pk).desc()).limit(1)).scalar()
+    return None if latest is None or latest == claim.reviewer else str(latest)
 
 
 def _check_lease(lease_seconds: Any) -> None:

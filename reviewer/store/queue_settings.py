@@ -2,20 +2,20 @@
 
 A setting names a rubric (or ``*`` for every rubric without its own) and a queue: how many
 distinct reviewers each item needs, the share of claims that serve a gold item instead, and
-whether the queue is blind. Gold items carry expected scores; a reviewer's scores on them give
-accuracy, and accuracy per week shows drift.
+whether the queue is blind. Gold items carry expected scores; the store hands out each
+reviewer's current score beside the expected one, and the services compute accuracy and drift
+from those rows (the store computes no statistics).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
 
 from sqlalchemy import select, update
 from sqlmodel import col
 
-from calibration.gold import gold_accuracy
 from reviewer.errors import UserError
 from reviewer.store.fold import FoldMixin
 from reviewer.store.tables import Item, QueueSetting, now, table_of
@@ -35,7 +35,7 @@ class QueueSettings:
 
 
 class QueueSettingsMixin(FoldMixin):
-    """Queue settings and gold accuracy."""
+    """Queue settings and the scores given on gold items."""
 
     def set_queue_settings(self, queue: str, rubric_ref: str | None = None, reviewers_per_item: int | None = None,
                            gold_rate: float | None = None, blind: bool | None = None) -> QueueSettings:
@@ -75,22 +75,24 @@ class QueueSettingsMixin(FoldMixin):
                 return QueueSettings(ref, queue, int(n), float(rate), bool(blind))
         return QueueSettings(ref, queue)
 
-    def gold_accuracy(self, rubric_ref: str | None = None) -> list[dict[str, Any]]:
-        """Per reviewer, over the gold items they scored: how many, mean absolute error, exact and
-        within-one shares, and the error per ISO week (drift: the last week's MAE minus the first's;
-        the statistics are :func:`calibration.gold.gold_accuracy`)."""
+    def gold_scores(self, rubric_ref: str | None = None) -> list[tuple[str, float, float, datetime]]:
+        """Every reviewer's current score on every gold item and dimension that has an expected
+        score, as ``(reviewer, score, expected, scored_at)`` rows (undone scores are not current);
+        the gold-accuracy service turns them into accuracy and drift."""
         with self.read() as conn:
             q = select(col(Item.pk)).where(col(Item.is_gold).is_(True))
             if rubric_ref:
                 q = q.where(col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
             pks = list(conn.execute(q).scalars())
         # each reviewer's current score per gold item and dimension, from the item's fold
-        seen: list[tuple[str, float, float, Any]] = []
+        seen: list[tuple[str, float, float, datetime]] = []
         for it, fold in self.item_folds(item_pks=pks) if pks else ():
             if not isinstance(it.gold, dict):
                 continue
             for dim, f in fold.dims.items():
                 expected = it.gold.get(dim)
                 if isinstance(expected, (int, float)):
-                    seen.extend((who, v.score, float(expected), v.created_at) for who, v in f.human.votes.items())
-        return gold_accuracy(seen)
+                    # a vote read from a stored row always has its time (the column is NOT NULL)
+                    seen.extend((who, v.score, float(expected), v.created_at) for who, v in f.human.votes.items()
+                                if v.created_at is not None)
+        return seen

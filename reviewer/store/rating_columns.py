@@ -22,6 +22,7 @@ from sqlmodel import col
 
 from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawColumns, fold
 from reviewer.store.base import StoreBase, any_item_revised
+from reviewer.store.fold import label_rows
 from reviewer.store.numeric_read import joined, key_range, read_numeric, split_range
 from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeRun, JudgeScore
 
@@ -47,7 +48,8 @@ class RatingColumnsMixin(StoreBase):
     def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
                        group_by: str | None = None, all_revisions: bool = False) -> RatingColumns:
         """The folded human and judge scores of every item of a rubric version (``sample``
-        audit: the audit sample only; blind: first blind scores), with each item's group value
+        audit: the audit sample only, people's labels only, :func:`label_rows`; blind: first blind
+        scores), with each item's group value
         when ``group_by`` (``group``, ``variant`` or ``metadata.KEY``) is given. Rows of an item's earlier
         content revisions count only with ``all_revisions`` (``calibrate --all-revisions``).
         On SQLite the judge rows and the two halves of the human rows are read at once, each on a
@@ -58,8 +60,11 @@ class RatingColumnsMixin(StoreBase):
         where: list[ColumnElement[bool]] = [col(Item.rubric_ref) == ref]
         if dataset:
             where.append(col(Item.dataset) == dataset)
+        # which human rows count: every one, or on the audit sample its labels only
+        people: list[ColumnElement[bool]] = []
         if sample == "audit":
             where.append(col(Item.pk).in_(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)))
+            people.append(label_rows())
         with self.read() as conn:
             stamp = _stamp(conn, ref)
             scope = select(col(Item.pk)).where(*where).scalar_subquery()
@@ -83,7 +88,7 @@ class RatingColumnsMixin(StoreBase):
 
             beside = self._beside(stamp, judge_side) if stamp is not None else None
             reviewers, human, (item_pk, groups) = self._human_side(
-                conn, stamp, scope, dims, every, lambda: _items(conn, where, group_by))
+                conn, stamp, scope, people, dims, every, lambda: _items(conn, where, group_by))
             got = beside.result() if beside is not None else None
             models, judge = got if got is not None else judge_side(conn)
         h = _unpack(human, item_pk)
@@ -95,19 +100,20 @@ class RatingColumnsMixin(StoreBase):
                          j["item"], j["dim"], j["who"], j["score"], j["std"], j["current"], groups)
         return fold(raw, sample)
 
-    def _human_side(self, conn: Any, stamp: tuple[Any, ...] | None, scope: Any, dims: list[str], every: bool,
+    def _human_side(self, conn: Any, stamp: tuple[Any, ...] | None, scope: Any, people: list[ColumnElement[bool]],
+                    dims: list[str], every: bool,
                     meanwhile: Callable[[], T]) -> tuple[list[str], dict[str, np.ndarray], T]:
-        """(reviewer names, packed rows) of the human scores in ``scope``, and what ``meanwhile``
+        """(reviewer names, packed rows) of the human scores in ``scope`` that meet ``people``, and what ``meanwhile``
         gave. On SQLite many rows (the most of any table) are read in two halves at once: the
         second half on a connection of its own (:meth:`_beside`), which first looks up the names
         both halves are coded with while this connection does ``meanwhile``."""
         def names(c: Any) -> list[str]:
             return sorted(c.execute(select(col(HumanScore.reviewer)).distinct().where(
-                col(HumanScore.item_pk).in_(scope))).scalars())
+                col(HumanScore.item_pk).in_(scope), *people)).scalars())
 
         def part(c: Any, found: list[str], keys: tuple[int, int] | None) -> dict[str, np.ndarray]:
             return self._packed(c, HumanScore, scope, dims, col(HumanScore.reviewer), found, human=True,
-                                all_revisions=every, keys=keys)
+                                all_revisions=every, keys=keys, rows=people)
 
         span = key_range(conn, col(HumanScore.pk)) if stamp is not None else None
         if stamp is None or span is None or span[1] - span[0] < SPLIT_ROWS:
@@ -144,9 +150,10 @@ class RatingColumnsMixin(StoreBase):
         return _thread(run)
 
     def _packed(self, conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
-                human: bool, all_revisions: bool = False, keys: tuple[int, int] | None = None) -> dict[str, np.ndarray]:
-        """(packed key, score, std) per row of ``table`` for the items in ``scope``, in pk order
-        (``keys``: only rows with keys in that range)."""
+                human: bool, all_revisions: bool = False, keys: tuple[int, int] | None = None,
+                rows: list[ColumnElement[bool]] | None = None) -> dict[str, np.ndarray]:
+        """(packed key, score, std) per row of ``table`` for the items in ``scope`` that meet
+        ``rows``, in pk order (``keys``: only rows with keys in that range)."""
         revision = getattr(table, "revision", None)  # content revisions: rows of older ones do not count
         current: ColumnElement[Any]
         if revision is not None and not all_revisions:
@@ -161,7 +168,7 @@ class RatingColumnsMixin(StoreBase):
         if human:
             kind = case(KIND_CODES, value=table.kind, else_=OTHER_KIND)
             flags = kind * 4 + cast(table.blind, Integer) * 2 + current
-            cond = [in_scope]
+            cond = [in_scope, *(rows or ())]
         else:
             flags = current
             cond = [in_scope, table.turn.is_(None)]

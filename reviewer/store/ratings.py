@@ -34,7 +34,8 @@ class RatingsMixin(FoldMixin):
         = (blind score, its revision after the reveal)), ``adjudicated[dim]``, the item's
         ``effective`` scores, ``overall`` and ``safety``, and its group and metadata. Only rows of
         the item's current content revision count, unless ``all_revisions`` (``calibrate
-        --all-revisions``: the history too)."""
+        --all-revisions``: the history too); on the ``audit`` sample only people's labels
+        (:func:`reviewer.store.fold.label_rows`)."""
         from reviewer.domain.rating import rating_row
 
         ref = self.get_rubric(rubric_ref).ref
@@ -43,7 +44,8 @@ class RatingsMixin(FoldMixin):
             with self.read() as conn:
                 pks = list(conn.execute(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)).scalars())
         return [rating_row(it.pk, it.item_id, it.grp, it.meta, fold, sample)
-                for it, fold in self.item_folds(ref, dataset, pks, human_aggregate, all_revisions)]
+                for it, fold in self.item_folds(ref, dataset, pks, human_aggregate, all_revisions,
+                                                labels=sample == "audit")]
 
     def judge_cost_by_dimension(self, rubric_ref: str) -> dict[str, dict[str, float]]:
         """Judge cost, calls and errors per dimension over every run of a rubric."""

@@ -23,7 +23,7 @@ from sqlalchemy import Connection, exists, select, text, update
 from sqlmodel import col
 
 from reviewer.domain.itemlimits import name_problem
-from reviewer.errors import UserError
+from reviewer.errors import MissingRole, NoLead, UnboundName, UserError
 from reviewer.locations import os_login
 from reviewer.store.base import StoreBase
 from reviewer.store.tables import HumanScore, Reviewer, table_of
@@ -126,8 +126,7 @@ class RolesMixin(StoreBase):
             rows = conn.execute(select(col(Reviewer.roles))).scalars().all()
             if not any("lead" in _roles(r) for r in rows):
                 if role != "lead":
-                    raise UserError(f"this store has no lead yet: make the first one with "
-                                    f"`rubricate reviewer add NAME --role lead` (bound to your login {self.login})")
+                    raise NoLead(self.login)
                 if login not in (None, self.login) and not self.admin:
                     raise UserError(f"the first lead is you: bound to your login {self.login}, not {login}")
                 login = login or self.login
@@ -177,15 +176,13 @@ class RolesMixin(StoreBase):
         row = conn.execute(select(col(Reviewer.roles), col(Reviewer.login)).where(col(Reviewer.name) == reviewer)).first()
         roles, bound = (_roles(row[0]), row[1] or reviewer) if row else (set(), None)
         if need and need not in roles:
-            raise UserError(f"{reviewer} does not hold the {need} role; "
-                            f"`rubricate reviewer add {reviewer} --role {need}` (by a lead) grants it")
+            raise MissingRole(reviewer, need)
         acts_for_others = self.admin or (self.dialect == "sqlite" and self._acting_lead(conn))
         if bound is None:
             if not conn.execute(select(exists().where(col(HumanScore.reviewer) == reviewer))).scalar():
                 return True
             if not acts_for_others:
-                raise UserError(f"the name {reviewer} came with imported scores and is bound to no login; a lead binds "
-                                f"it to its person: `rubricate reviewer add {reviewer} --login LOGIN`")
+                raise UnboundName(reviewer)
         elif bound != self.login and not acts_for_others:
             raise UserError(f"the login {self.login} may not sign as {reviewer} (bound to the login {bound}); "
                             "only a lead may act for another reviewer")

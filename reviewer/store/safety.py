@@ -13,7 +13,7 @@ from sqlmodel import col
 
 from reviewer.domain import revision_of
 from reviewer.domain.safety import WAITING
-from reviewer.errors import UserError
+from reviewer.errors import StaleFlag, UserError
 from reviewer.store.base import inserted_pk, records
 from reviewer.store.roles import RolesMixin
 from reviewer.store.tables import Item, Reviewer, SafetyDecision, SafetyFlag, table_of
@@ -46,9 +46,10 @@ class SafetyMixin(RolesMixin):
         flags of an item's earlier content revisions are left out."""
         from reviewer.domain import DecisionRow, FlagRow, flag_status
 
-        q: Select[SafetyFlag, str, str, str, int] = select(
+        q: Select[SafetyFlag, str, str, str, int, Any] = select(
             SafetyFlag, col(Item.item_id).label("item_id"), col(Item.output).label("output"),
             col(Item.rubric_ref).label("rubric_ref"), col(Item.revision).label("item_revision"),
+            col(Item.conversation).label("conversation"),
         ).join(Item, col(Item.pk) == col(SafetyFlag.item_pk))
         if item_pks is not None:
             q = q.where(col(SafetyFlag.item_pk).in_(item_pks))
@@ -71,7 +72,7 @@ class SafetyMixin(RolesMixin):
                 continue
             out.append(FlagRecord(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.start, f.end, f.matched,
                                   f.context, state.status, f.output, [(d.reviewer, d.decision, d.reason) for d in ds],
-                                  f.rubric_ref, state.signoffs))
+                                  f.rubric_ref, state.signoffs, f.conversation))
         return out
 
     def open_flags(self, rubric_ref: str | None = None) -> list[FlagRecord]:
@@ -144,8 +145,7 @@ class SafetyMixin(RolesMixin):
     def _refuse_stale(self, conn: Any, flag_id: int, item_pk: int) -> None:
         """A flag raised on an earlier content revision no longer applies: deciding it is refused."""
         if not any(f.pk == flag_id for f in self._flags(conn, [item_pk])):
-            raise UserError(f"flag {flag_id} was raised on an earlier version of the item's content and no "
-                            "longer applies; decide the flags of the current version (rubricate review --queue safety)")
+            raise StaleFlag(flag_id)
 
     def _settle_flag(self, conn: Any, flag_id: int, item_pk: int) -> str:
         """The item's derived safety status onto its row (``safety_flag.status`` is never

@@ -1,6 +1,6 @@
 """The store's tables (SQLModel). History tables (``guards.HISTORY`` and
-``guards.COMMENTS``: scores, flags, decisions, pair choices, rubric versions, item revisions, item
-comments) are append-only: triggers created by the
+``guards.COMMENTS``, ``guards.REVEALS``: scores, flags, decisions, pair choices, rubric versions,
+item revisions, item comments, reveals) are append-only: triggers created by the
 migrations refuse UPDATE, DELETE, REPLACE and TRUNCATE on them, on SQLite and PostgreSQL alike.
 
 Primary keys are typed ``int`` (``Field(default=None, primary_key=True)``: the database assigns
@@ -314,6 +314,24 @@ class ItemComment(SQLModel, table=True):
     #: The author (a reviewer name, signed like a score).
     reviewer: str
     text: str
+    #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
+    actor: str | None = None
+    created_at: datetime = Field(default_factory=now)
+
+
+class ItemReveal(SQLModel, table=True):
+    """A person's reveal of the judge on an item in a blind session (``v``): from then on the
+    judge's side of that item (this content revision) stays shown to them and their later
+    scores on it are not blind. Append-only; signed like a score."""
+
+    __tablename__ = "item_reveal"
+    __table_args__ = (Index("ix_item_reveal_item_reviewer", "item_pk", "reviewer"),)
+    pk: int = Field(default=None, primary_key=True)
+    item_pk: int
+    #: The item's content revision whose judge scores were shown.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    #: Who saw the judge (a reviewer name, signed like a score).
+    reviewer: str
     #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
     actor: str | None = None
     created_at: datetime = Field(default_factory=now)

@@ -151,6 +151,8 @@ class FlagRecord:
     rubric_ref: str = ""
     #: distinct people who cleared it since it was last escalated or confirmed
     signoffs: int = 0
+    #: the item's conversation (messages), when it is one
+    conversation: list[Any] | None = None
 
 
 @dataclass
@@ -179,6 +181,8 @@ class ItemView:
     flags: list[FlagRecord]
     #: The item's state (:mod:`reviewer.domain`): effective scores, overall, safety.
     fold: Any = None
+    #: The viewer has revealed the judge on this content revision (a blind session's ``v``).
+    revealed: bool = False
 
 
 @dataclass

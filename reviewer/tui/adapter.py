@@ -54,6 +54,10 @@ class FlagLine:
     decisions: tuple[tuple[str, str, str], ...] = ()
     #: why it was flagged (a reviewer's reason, or the gate's context)
     context: str = ""
+    #: why it still waits when the sign-offs alone do not say (the escalator's own clearance)
+    why_waiting: str | None = None
+    #: the item's conversation (messages), when it is one
+    conversation: tuple[dict[str, Any], ...] = ()
 
 
 def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
@@ -62,10 +66,10 @@ def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
     return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))
 
 
-def find_item(store: Any, item_id: str) -> int | None:
-    """The key of the item with this exact id (the first by key; None when there is none)."""
-    found = store.items_by_id(item_id)
-    return found[0][0] if found else None
+def find_items(store: Any, item_id: str) -> list[tuple[int, str, str]]:
+    """``(key, dataset, rubric)`` of every item with this exact id (an id is unique only within
+    a rubric and dataset), by key."""
+    return list(store.items_by_id(item_id))
 
 
 def roles(store: Any, reviewer: str) -> set[str]:
@@ -104,10 +108,12 @@ def lines(rows: list[Any]) -> list[QueueLine]:
                       r.holder, r.sort_key) for r in rows]
 
 
-def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None) -> ItemState:
+def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None,
+              queue: str | None = None) -> ItemState:
     """Build the item screen's state from the store's item view and the item's fold (effective
     scores, the judge panel, this reviewer's current votes and the safety status all come from
-    the fold; the records add what is shown beside them: rationale, evidence, samples)."""
+    the fold; the records add what is shown beside them: rationale, evidence, samples).
+    ``queue``: the session's (:attr:`ItemState.queue`)."""
     view = store.item_view(item_pk, reviewer)
     rubric = store.get_rubric(view.rubric_ref)
     fold = view.fold
@@ -137,7 +143,11 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
             d.my_score, d.my_reason, d.my_tags = mine.score, mine.reason, tuple(mine.tags)
             d.my_blind = mine.first_blind is not None
             d.blind_score = mine.first_blind
-        d.revealed = not blind or mine is not None
+            d.my_kind, d.my_score_blind = mine.kind, mine.blind
+            d.my_sample = next((h.sample for h in view.history if h.pk == mine.pk), None)
+        # the judge once shown stays shown: after a reveal (``v``), or on a dimension this person
+        # has scored on this revision (a blind score shows the judge's card, even if undone since)
+        d.revealed = not blind or view.revealed or mine is not None or any(h.dimension == dim.id for h in view.history)
         d.peers = {name: rec.score for name, rec in view.human.get(dim.id, {}).items()
                    if name != reviewer and rec.score is not None}
         dims.append(d)
@@ -149,7 +159,7 @@ def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, clai
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
                      pair_lines, fold=fold, reviewer=reviewer,
                      conversation=[m for m in (view.conversation or []) if isinstance(m, dict)],
-                     comments=list(store.comments([item_pk])[item_pk]), revision=fold.revision)
+                     comments=list(store.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue)
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -174,7 +184,7 @@ def load_pair(store: Any, state: ItemState, reviewer: str, blind: bool = False,
         claim = store.claim_item(others[partner_index], state.claim.queue, reviewer, lease_seconds=lease_seconds)
         if claim is None:
             return None
-    partner = load_item(store, others[partner_index], reviewer, blind, claim)
+    partner = load_item(store, others[partner_index], reviewer, blind, claim, state.queue)
     sides = sorted([state, partner], key=lambda s: (s.variant or "", s.item_pk))
     pair = PairState(state.group, state.rubric, sides, judge_lines=state.pair_lines, anchor_pk=state.item_pk,
                      partners=others, partner_index=partner_index)
@@ -215,15 +225,21 @@ def claim_next(store: Any, queue: str, reviewer: str, rubric_ref: str | None, da
     claim = store.claim_next(queue, reviewer, rubric_ref, dataset, lease_seconds=lease_seconds, exclude=exclude)
     if claim is None:
         return None
-    return load_item(store, claim.item_pk, reviewer, blind, claim)
+    return load_item(store, claim.item_pk, reviewer, blind, claim, queue)
 
 
 def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, value: float | None, *,
-                    kind: str, blind: bool, reason: str | None, tags: tuple[str, ...]) -> int:
-    """Write one human score row."""
+                    kind: str, blind: bool, sample: str | None, reason: str | None, tags: tuple[str, ...]) -> int:
+    """Write one human score row, under the item's lease if any: the store refuses it when
+    someone else has claimed the item since."""
     return int(store.add_human_score(state.item_pk, d.dim.id, reviewer, value, reason=reason, tags=tags,
-                                     blind=blind, judge_score_id=d.judge_score_id, kind=kind,
-                                     sample=state.claim.queue if state.claim is not None else None))
+                                     blind=blind, judge_score_id=d.judge_score_id, kind=kind, sample=sample,
+                                     claim=state.claim))
+
+
+def add_reveal(store: Any, state: ItemState, reviewer: str) -> int:
+    """Write the reviewer's reveal of the judge on the item (read again on every open)."""
+    return int(store.add_reveal(state.item_pk, reviewer))
 
 
 def add_comment(store: Any, state: ItemState, reviewer: str, text: str) -> int:
@@ -255,7 +271,9 @@ def open_flags(store: Any, rubric_ref: str | None) -> list[FlagLine]:
             needed[f.rubric_ref] = store.get_rubric(f.rubric_ref).review.safety_signoffs if f.rubric_ref else 1
         status = safety_status([(who, what) for who, what, _ in f.decisions], needed[f.rubric_ref])
         out.append(FlagLine(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.matched, f.start, f.end,
-                            status.state, status.signoff_text(), f.output, tuple(f.decisions), f.context))
+                            status.state, status.signoff_text(), f.output, tuple(f.decisions), f.context,
+                            status.why_waiting(),
+                            tuple(m for m in (f.conversation or []) if isinstance(m, dict))))
     return out
 
 
@@ -296,6 +314,6 @@ def calibration_detail(store: Any, rubric_ref: str, dimension: str, dataset: str
     return dimension_detail(store, rubric_ref, dimension, dataset, sample)
 
 
-def adjudicate(store: Any, item_pk: int, dimension: str, lead: str, value: float) -> int:
-    """A lead's settling score on an item the humans disagree on."""
-    return int(store.add_human_score(item_pk, dimension, lead, value, kind="adjudication"))
+def adjudicate(store: Any, item_pk: int, dimension: str, lead: str, value: float, reason: str) -> int:
+    """A lead's settling score on an item the humans disagree on, with the lead's reason."""
+    return int(store.add_human_score(item_pk, dimension, lead, value, reason=reason, kind="adjudication"))

@@ -35,6 +35,10 @@ from reviewer.tui.viewmodel import DimState, ItemState, PairState
 from reviewer.tui.writer import StoreWriter, WriteDone
 
 _S = TypeVar("_S", bound=ItemState | None)
+#: While the reviewer is on an item its lease is renewed this many times over the lease's length,
+RENEWALS_PER_LEASE = 3
+#: but never more often than every this many seconds.
+MIN_RENEW_S = 20.0
 
 
 class StoreUnavailable(asyncio.CancelledError):
@@ -105,8 +109,8 @@ class ReviewApp(App[None]):
         self.set_interval(IDLE_S, self.collector.tick)
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
-        # leases run lease_minutes; renewed at a third of that while the reviewer is on the item
-        self.set_interval(max(20.0, self.settings.lease_minutes * 20.0), self.renew_leases)
+        # leases run lease_minutes; renewed several times within that while the reviewer is on the item
+        self.set_interval(max(MIN_RENEW_S, self.settings.lease_minutes * 60.0 / RENEWALS_PER_LEASE), self.renew_leases)
         self.push_screen(QueueScreen())
         if isinstance(self.store, StoreHandle):
             self._open_store()
@@ -122,7 +126,7 @@ class ReviewApp(App[None]):
             from reviewer.store import open_store
             from reviewer.tui.screens import item  # noqa: F401  (loaded here, off the first frame)
 
-            store = open_store(self.db)
+            store = open_store(self.db, existing=True)  # a reading command: it creates no database
             store.checkpoint()  # here, not in the first commit a reviewer waits for
             blind = store.queue_settings(self.session.queue, self.session.rubric_ref).blind
         except Exception as exc:
@@ -215,11 +219,12 @@ class ReviewApp(App[None]):
         """Re-read an item claimed a while ago (its scores may have changed since), keeping its
         lease; a pair's sides likewise."""
         s = self.session
-        fresh = _warmed(adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim))
+        fresh = _warmed(adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim, s.queue))
         if pair is None:
             return fresh, None
         sides = [fresh if side.item_pk == state.item_pk else
-                 adapter.load_item(self.store, side.item_pk, s.reviewer, s.blind, side.claim) for side in pair.sides]
+                 adapter.load_item(self.store, side.item_pk, s.reviewer, s.blind, side.claim, s.queue)
+                 for side in pair.sides]
         return fresh, replace(pair, sides=sides)
 
     def _usable(self, claimed: tuple[ItemState | None, PairState | None]) -> tuple[ItemState, PairState | None] | None:
@@ -255,7 +260,8 @@ class ReviewApp(App[None]):
     @work(thread=True, exclusive=True, group="load")
     def open_item(self, item_pk: int, remember: bool = True) -> None:
         """Show one item picked from the queue list."""
-        state = _warmed(adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind))
+        state = _warmed(adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind,
+                                          queue=self.session.queue))
         self.call_from_thread(self._show, state, remember, self._pair_for(state, None))
 
     def _show(self, state: ItemState | None, remember: bool = True, pair: PairState | None = None) -> None:
@@ -313,16 +319,32 @@ class ReviewApp(App[None]):
             self._jump_to(item_id, states)
 
     @work(thread=True, exclusive=True, group="load")
-    def _jump_to(self, item_id: str, states: tuple[ItemState, ...]) -> None:
-        pk = adapter.find_item(self.store, item_id)
+    def _jump_to(self, item_id: str, states: tuple[ItemState, ...], pk: int | None = None) -> None:
+        """Open the item with this id (``pk``: the one picked among several sharing it)."""
         if pk is None:
-            self.call_from_thread(self.notify, Text(f"no item {item_id!r}"), severity="warning")
-            return
+            found = adapter.find_items(self.store, item_id)
+            if not found:
+                self.call_from_thread(self.notify, Text(safe_line(f"no item {item_id!r}")), severity="warning")
+                return
+            if len(found) > 1:
+                self.call_from_thread(self._choose, item_id, found, states)
+                return
+            pk = found[0][0]
         for state in states:
             if state.claim is not None:
                 self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
-        state = _warmed(adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind))
+        state = _warmed(adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind,
+                                          queue=self.session.queue))
         self.call_from_thread(self._show, state, True, None)
+
+    @work
+    async def _choose(self, item_id: str, found: list[tuple[int, str, str]], states: tuple[ItemState, ...]) -> None:
+        """Several items share the id: the person picks one by its dataset and rubric."""
+        from reviewer.tui.screens.jump import ItemChoiceDialog
+
+        pk = await self.push_screen_wait(ItemChoiceDialog(item_id, found))
+        if pk is not None:
+            self._jump_to(item_id, states, pk)
 
     @work(thread=True, exclusive=True, group="load")
     def open_pair(self, state: ItemState) -> None:
@@ -361,18 +383,25 @@ class ReviewApp(App[None]):
     # --- what item screens ask for -----------------------------------------------------------
     def write_score(
         self, state: ItemState, d: DimState, value: float | None, *, kind: str, blind: bool,
-        reason: str | None = None, tags: tuple[str, ...] = (),
+        sample: str | None, reason: str | None = None, tags: tuple[str, ...] = (),
     ) -> None:
         """Hand one human score to the writer; it is in the store before the next one."""
         self.writer.submit(
             f"{state.item_id}/{d.dim.id}", adapter.add_human_score, self.store, state, d,
-            self.session.reviewer, value, kind=kind, blind=blind, reason=reason, tags=tags,
+            self.session.reviewer, value, kind=kind, blind=blind, sample=sample, reason=reason, tags=tags,
         )
 
     def write_comment(self, state: ItemState, text: str) -> Future[Any]:
         """Hand the reviewer's comment on the item to the writer (stored at once, in order)."""
         return self.writer.submit(f"comment on {state.item_id}", adapter.add_comment, self.store, state,
                                   self.session.reviewer, text)
+
+    def write_reveal(self, *states: ItemState) -> None:
+        """Hand the reviewer's reveal of the judge on these items to the writer: stored, so the
+        judge stays shown (and later scores are not blind) when the item is opened again."""
+        for state in states:
+            self.writer.submit(f"reveal on {state.item_id}", adapter.add_reveal, self.store, state,
+                               self.session.reviewer)
 
     def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None:
         """Close the leases of the items on screen (complete, skip or release) and show the next
@@ -410,10 +439,10 @@ class ReviewApp(App[None]):
         self._drop_ahead()
         self.pop_screen()
 
-    def adjudicate(self, item_pk: int, dimension: str, value: float) -> None:
-        """A lead's adjudicated score, written in order like every other score."""
+    def adjudicate(self, item_pk: int, dimension: str, value: float, reason: str) -> None:
+        """A lead's adjudicated score with its reason, written in order like every other score."""
         self.writer.submit(f"adjudication {item_pk}/{dimension}", adapter.adjudicate, self.store, item_pk,
-                           dimension, self.session.reviewer, value)
+                           dimension, self.session.reviewer, value, reason)
 
     def choose_in_pair(self, pair: PairState, choice: int, reason: str | None = None,
                        tags: tuple[str, ...] = ()) -> None:

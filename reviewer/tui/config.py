@@ -11,15 +11,21 @@
 from __future__ import annotations
 
 import os
+import string
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from textual.keys import Keys, _character_to_key
 
 from reviewer.errors import UserError
+from reviewer.safetext import safe_line
 
 MAX_CONFIG_BYTES = 65_536
+#: what may stand before a key name, joined by ``+`` (``ctrl+s``, ``ctrl+shift+up``)
+MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
 
 
 @dataclass
@@ -99,8 +105,48 @@ def load_settings(path: Path | None = None) -> TuiSettings:
         checked = _SettingsFile.model_validate(data)
     except ValidationError as exc:
         raise UserError("\n".join(_fault_line(path, lines, e) for e in exc.errors())) from None
-    return TuiSettings(lease_minutes=checked.lease_minutes, page_size=checked.page_size,
-                       keymap=dict(checked.keymap))
+    bad_keys = [f"{path}:{lines.get(f'keymap.{bid}', lines.get('keymap', 1))}: keymap.{safe_line(bid)}: {problem}"
+                for bid, keys in checked.keymap.items() if (problem := key_problem(keys)) is not None]
+    if bad_keys:
+        raise UserError("\n".join(bad_keys))
+    # Textual matches a keymap's keys as written: " a" would answer to nothing
+    keymap = {bid: ",".join(k.strip() for k in keys.split(",")) for bid, keys in checked.keymap.items()}
+    return TuiSettings(lease_minutes=checked.lease_minutes, page_size=checked.page_size, keymap=keymap)
+
+
+@cache
+def _key_names() -> frozenset[str]:
+    """Every key name a terminal key press arrives as (without modifiers): the named keys
+    (``enter``, ``f2``, ``up``) and the names of printable characters (``question_mark``)."""
+    named = {k.value for k in Keys if "+" not in k.value and not k.value.startswith("<")}
+    return frozenset(named | {_character_to_key(c) for c in string.printable if c.isprintable()})
+
+
+def key_problem(keys: str) -> str | None:
+    """What is wrong with a keymap value (comma-separated keys), or None: a key must be a name
+    a key press arrives as, else the binding would answer to nothing."""
+    parts = [k.strip() for k in keys.split(",")]
+    if not any(parts):
+        return "no key given; give at least one key, e.g. enter,a"
+    for key in parts:
+        if not key:
+            return f"{keys!r} has an empty key between commas; remove the extra comma"
+        *mods, base = key.split("+")
+        bad = next((m for m in mods if m not in MODIFIERS), None)
+        if bad is not None:
+            return (f"{key!r} is not a key: {bad!r} is not a modifier; "
+                    f"use {', '.join(MODIFIERS)} before +, e.g. ctrl+s")
+        if not base:
+            return f"{key!r} names no key after its +; write the key's name there (plus for +), e.g. ctrl+s"
+        if len(base) == 1 and base.isprintable() and not base.isspace():
+            name = _character_to_key(base)
+            if name != base:
+                return f"{key!r} is not a key name; write {key[:-1]}{name} (the name of {base!r})"
+            continue
+        if base not in _key_names():
+            return (f"{key!r} is not a key name; give a character (a, A, 7) or a key's name "
+                    "(enter, escape, tab, space, up, f2, question_mark), e.g. item.agree: enter,a")
+    return None
 
 
 def _key_lines(node: Any) -> dict[str, int]:

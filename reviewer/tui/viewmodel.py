@@ -62,6 +62,13 @@ class DimState:
     my_tags: tuple[str, ...] = ()
     #: The reviewer's first score was given before the judge was revealed.
     my_blind: bool = False
+    #: The kind of the row the current score was stored with (score, agree, revision, import):
+    #: a reason added to it, or an undo back to it, is stored with the same kind.
+    my_kind: str = "score"
+    #: Whether the current score itself was given blind: kept, like the kind, by a reason or undo.
+    my_score_blind: bool = False
+    #: The queue sample the current score was given in: kept, like the kind, by a reason or undo.
+    my_sample: str | None = None
     #: In blind mode, whether the judge's score is visible yet.
     revealed: bool = True
     #: The score given blind, before the judge was revealed (kept when revised after).
@@ -120,6 +127,9 @@ class ItemState:
     comments: list[Comment] = field(default_factory=list)
     #: The item's content revision (a comment says which it was written on).
     revision: int = 1
+    #: The session's queue: the sample of a score given with no claim (the item opened from the
+    #: queue list), so an audit session's scores are labels there too (reviewer.domain.labels).
+    queue: str | None = None
     #: The last results computed, with what they were computed from: one refresh of the item
     #: screen asks for them several times (summary, verdict, caps), each a fold of the rubric.
     _results: dict[str, tuple[Any, ItemScore]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -196,14 +206,20 @@ class ItemState:
         """The index of the first dimension this reviewer has not scored (0 when all are)."""
         return next((i for i, d in enumerate(self.dims) if d.my_score is None), 0)
 
-    def missing_reasons(self) -> list[str]:
+    def unexplained(self) -> list[DimState]:
         """Dimensions whose score differs from the judge's by more than the margin, unexplained."""
         margin = self.rubric.review.reason_margin
-        return [d.dim.id for d in self.dims if d.needs_reason(margin)]
+        return [d for d in self.dims if d.needs_reason(margin)]
 
-    @staticmethod
-    def record(d: DimState, value: float, kind: str) -> tuple[str, bool]:
-        """Set the reviewer's score on ``d``; returns the kind and blindness to store it with.
+    @property
+    def sample(self) -> str | None:
+        """The queue sample a score given now is stored with: the queue the item was claimed in,
+        else the session's (:attr:`queue`)."""
+        return self.claim.queue if self.claim is not None else self.queue
+
+    def record(self, d: DimState, value: float, kind: str) -> tuple[str, bool]:
+        """Set the reviewer's score on ``d``; returns the kind and blindness to store it with
+        (its queue sample is :attr:`sample`).
 
         A score given before the judge was revealed is blind (and reveals it); a new score after
         a blind one and the reveal is a revision, so both are kept."""
@@ -211,6 +227,7 @@ class ItemState:
         if d.my_score is not None and d.my_blind and d.revealed:
             kind = "revision"
         d.my_score, d.my_reason, d.my_tags = value, None, ()
+        d.my_kind, d.my_score_blind, d.my_sample = kind, blind, self.sample
         if blind:
             d.my_blind = d.revealed = True
             d.blind_score = value

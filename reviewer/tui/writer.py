@@ -40,7 +40,11 @@ class StoreWriter:
             try:
                 result = fn(*args, **kwargs)
             except Exception as exc:  # reported to the reviewer, never swallowed
-                self._post(WriteDone(label, error=f"{type(exc).__name__}: {exc}"))
+                from reviewer.errors import UserError
+                from reviewer.faults import explained
+
+                said = f"UserError: {explained(exc)}" if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+                self._post(WriteDone(label, error=said))
                 raise
             self._post(WriteDone(label, result=result))
             return result

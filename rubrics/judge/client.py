@@ -41,6 +41,10 @@ def import_litellm() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
+    # httpx's own transport, not litellm's aiohttp one: a reply cut off mid-body (a Content-Length
+    # longer than what came) or a call cancelled at --timeout left aiohttp responses unreleased,
+    # and their finalizers printed "Unclosed connection" and tracebacks as the program exited.
+    litellm.disable_aiohttp_transport = True
     # litellm's own response objects trip pydantic's serializer check on every call: noise.
     warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
     return litellm
@@ -166,7 +170,21 @@ def _describe(exc: Exception) -> str:
     status = getattr(exc, "status_code", None)
     kind = "timeout" if isinstance(exc, asyncio.TimeoutError) else type(exc).__name__
     text = str(exc).splitlines()[0][:200] if str(exc) else ""
-    return f"{kind}{f' {status}' if status else ''}: {text}".rstrip(": ")
+    root = _root(exc)
+    # the SDKs wrap a transport fault ("Connection error."): what really happened is at the root
+    why = str(root).splitlines()[0][:200] if root is not exc and str(root) else ""
+    said = f"{kind}{f' {status}' if status else ''}: {text}".rstrip(": ")
+    return f"{said} ({why})" if why and why not in said else said
+
+
+def _root(exc: BaseException) -> BaseException:
+    """The first cause of an exception chain (bounded: a cycle or a deep chain stops the walk)."""
+    for _ in range(20):
+        cause = exc.__cause__ or exc.__context__
+        if cause is None:
+            break
+        exc = cause
+    return exc
 
 
 class JudgeClient:

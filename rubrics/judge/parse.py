@@ -1,7 +1,7 @@
 """Reading a judge's reply: JSON only, never a guess.
 
 Accepted shapes: the whole reply is a JSON object; exactly one fenced ```json block; or prose
-ending in one JSON object (ADR-016's "end your response with a JSON block"). Anything else,
+ending in one JSON object (a prompt that says "end your response with a JSON block"). Anything else,
 including two fenced blocks that could each be the answer, is a :class:`ReplyError`.
 """
 

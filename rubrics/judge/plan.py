@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubrics.judge.client import import_litellm
-from rubrics.judge.prompt import BuiltPrompt, build_dimension_prompt
+from rubrics.judge.prompt import BuiltPrompt, build_dimension_prompt, examples_for
 from rubrics.methods.base import JudgeItem, turn_views
 from rubrics.schema import Dimension, Rubric
 
@@ -33,7 +33,7 @@ def scoring_order(dims: Sequence[Dimension]) -> list[list[Dimension]]:
 
 
 def combinable(rubric: Rubric, dim: Dimension, has_turns: bool) -> bool:
-    """Whether ``dim`` joins the item's combined call (ADR-016's one-call mode)."""
+    """Whether ``dim`` joins the item's combined call (``judge.mode: combined``: one call for them all)."""
     return (rubric.judge.mode == "combined" and dim.method == "llm_judge" and dim.depends_on is None
             and not (dim.metric_level == "turn" and has_turns) and rubric.judge.correction_examples == 0)
 
@@ -108,7 +108,7 @@ def dry_run(rubric: Rubric, items: Iterable[JudgeItem], model: str | None,
                 continue
             plan.calls[dim.id] = plan.calls.get(dim.id, 0) + calls
             if calls:
-                ex = (examples or {}).get(dim.id, ())
+                ex = examples_for((examples or {}).get(dim.id, ()), item.key, rubric.judge.correction_examples)
                 plan.tokens_in += calls * estimate_tokens(build_dimension_prompt(views[0], dim, ex,
                                                                                  reply=rubric.judge.reply))
                 plan.tokens_out += calls * TOKENS_OUT_PER_CALL

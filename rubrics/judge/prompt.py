@@ -175,6 +175,14 @@ SYSTEM_LAST_LINE = (
 )
 
 
+def examples_for(examples: Sequence[Mapping[str, Any]], item_key: int | None, k: int) -> list[Mapping[str, Any]]:
+    """The first ``k`` examples that are not of the item being judged (``item_key``): shown its
+    own item's answer, the judge would copy it, and its agreement with people would be made up.
+    An example without an ``item_key`` is of no stored item and always counts."""
+    mine = item_key is not None
+    return [e for e in examples if not (mine and e.get("item_key") == item_key)][:max(0, k)]
+
+
 def example_block(examples: Sequence[Mapping[str, Any]], sandbox: Sandbox) -> tuple[str, list[str]]:
     """Human-corrected examples (learning from corrections) and their ids."""
     parts, ids = [], []
@@ -249,8 +257,8 @@ def build_dimension_prompt(
 def build_combined_prompt(
     item: JudgeItem, dims: Sequence[Dimension], sandbox: Sandbox | None = None, reply: str = "structured"
 ) -> BuiltPrompt:
-    """ADR-016's shape: every dimension scored in one call, one JSON object keyed by dimension
-    (``reply="flat"``: ADR-016's own object, each dimension a number, plus ``notes``)."""
+    """Combined mode: every dimension scored in one call, one JSON object keyed by dimension
+    (``reply="flat"``: each dimension a number, plus ``notes``)."""
     sandbox = sandbox or Sandbox()
     blocks = data_blocks(item, sandbox)
     # The data appears once below, so fill words inside questions just name it.

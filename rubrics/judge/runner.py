@@ -10,7 +10,8 @@ it. A panel is several runners (one per model) sharing a cache and a :class:`Cos
 One item cannot end the run: any exception inside one dimension's call, parse or rule (an empty
 reply, a reply nested past the parser's depth, a rule of the wrong type, a bug) becomes that
 dimension's recorded error for that item (:func:`crash_note`), and the other dimensions and items
-go on. Only the cost cap, Ctrl-C and a failing sink (the store) stop a run.
+go on. Only the cost cap, Ctrl-C and a failing sink (the store) stop a run; a failing sink lets the
+items in flight finish first, so every reply already paid for reaches the cache.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from rubrics.judge.client import CostCapReached, JudgeClient
 from rubrics.judge.gate_check import llm_gate_check
 from rubrics.judge.plan import combinable, item_dimensions, scoring_order
+from rubrics.judge.prompt import examples_for
 from rubrics.methods import claims, pairs
 from rubrics.methods.base import JudgeItem, failed, turn_views
 from rubrics.methods.deterministic import score_deterministic
@@ -180,8 +182,8 @@ class JudgeRunner:
         if method == "llm_judge":
             if self.client is None:
                 return failed(item, dim, "no judge model: pass --model or set judge.model in the rubric")
-            return await score_llm_judge(item, dim, self.client, self.examples.get(dim.id, ()),
-                                         self.samples, reply=self.rubric.judge.reply)
+            shown = examples_for(self.examples.get(dim.id, ()), item.key, self.rubric.judge.correction_examples)
+            return await score_llm_judge(item, dim, self.client, shown, self.samples, reply=self.rubric.judge.reply)
         return failed(item, dim, f"method {method} cannot score a single item")
 
     def _not_applicable(self, view: JudgeItem, dim: Dimension,
@@ -346,6 +348,9 @@ class JudgeRunner:
         """Score every item, then the pairs; ``totals.status`` says how the run ended."""
         source: Iterator[JudgeItem] = iter(items)
         stop = asyncio.Event()
+        #: the sink's first failure: no new item starts, the items in flight finish (their paid
+        #: replies reach the client's cache), then the run raises it
+        refused: list[Exception] = []
 
         async def worker() -> None:
             while not stop.is_set():
@@ -363,10 +368,17 @@ class JudgeRunner:
                                for d in item_dimensions(self.rubric)]
                     hits = []
                 self.totals.items += 1
-                self._record(sink, results, hits)
+                try:
+                    self._record(sink, results, hits)
+                except Exception as exc:
+                    refused.append(exc)
+                    stop.set()
+                    return
                 self._progress(total)
 
         await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+        if refused:
+            raise refused[0]
         if self.totals.status == "running":
             try:
                 self._record(sink, await self.score_pairs(), [])

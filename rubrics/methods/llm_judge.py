@@ -1,5 +1,5 @@
 """The llm_judge method: one structured call per dimension (G-Eval's shape), or every dimension
-in one call (ADR-016's), with N samples stored apart and summarised by mean and spread."""
+in one call (combined mode), with N samples stored apart and summarised by mean and spread."""
 
 from __future__ import annotations
 
@@ -147,7 +147,7 @@ def _combined_validator(dims: Sequence[Dimension]) -> Callable[[dict[str, Any]],
 
 
 def _flat_validator(dims: Sequence[Dimension]) -> Callable[[dict[str, Any]], dict[str, Judgement]]:
-    """ADR-016's flat reply, strictly: exactly the dimension ids (each a number on its scale)
+    """The flat reply (``judge.reply: flat``), strictly: exactly the dimension ids (each a number on its scale)
     and ``notes`` (text) — a missing, extra or misspelt key is an error, not a guess."""
     wanted = [d.id for d in dims]
 
@@ -175,7 +175,7 @@ async def score_combined(
     reply: str = "structured",
 ) -> list[ScoreResult]:
     """Score several dimensions with one call per sample; each dimension gets its own result
-    (``reply="flat"``: ADR-016's flat object with notes)."""
+    (``reply="flat"``: one flat object of numbers keyed by dimension, with notes)."""
     n = max(1, samples or max(d.samples for d in dims))
     prompts = [build_combined_prompt(item, dims, reply=reply) for _ in range(n)]
     validate = _flat_validator(dims) if reply == "flat" else _combined_validator(dims)

@@ -1,5 +1,5 @@
 """Safety gates: deterministic, context-aware detectors whose hits cap the overall score and open
-a flag for the safety queue (ADR-016's pre-check, never an LLM judge alone)."""
+a flag for the safety queue (a check before any judge, never an LLM judge alone)."""
 
 from rubrics.safety.gates import GATE_DETECTORS, Detector, check_gates
 

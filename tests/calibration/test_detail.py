@@ -1,5 +1,5 @@
-"""calibration.detail and calibration.gold: the statistics that used to sit in the application's glue
-(``reviewer/calibrate_service.py`` and ``reviewer/store/queue_settings.py``), checked by hand."""
+"""calibration.detail and calibration.gold: the statistics the services compute from the store's rows
+(``reviewer/services/calibrate_service.py`` and ``reviewer/services/gold.py``), checked by hand."""
 
 from __future__ import annotations
 

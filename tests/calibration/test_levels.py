@@ -5,6 +5,7 @@ the same arrays, the majority aggregate and its tie rule, and --bootstrap 0."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import krippendorff
@@ -109,7 +110,13 @@ def test_a_rubric_mixing_levels_figure_by_figure() -> None:
                       "within_one", "bias", "mae"):
                 assert f[k] is None and why[k], k
             assert "nominal" in why["kappa_quadratic"] and f["gwet_ac1"] is not None
-            assert f["majority_ties"] >= 0
+            # items whose humans' most frequent score is shared by two or more values, counted here
+            ties = 0
+            for row in inp.humans:
+                counts = Counter(v for v in row if not np.isnan(v)).values()
+                ties += bool(counts) and list(counts).count(max(counts)) > 1
+            assert f["majority_ties"] == ties
+            assert ties > 0 or inp.dimension == "verdict"  # three binary votes never tie
         else:
             labels = list(inp.levels)
             assert f["kappa_linear"] == pytest.approx(cohen_kappa_score(js, hs, labels=labels, weights="linear"),
@@ -202,3 +209,38 @@ def test_exact_reads_the_same_snapped_score_as_kappa() -> None:
     assert f["exact"] == pytest.approx(35 / 40)
     table_diagonal = f["exact"]
     assert table_diagonal == pytest.approx(np.mean(snap(judge, [1, 2, 3, 4, 5]) == 3.0))
+
+
+def test_weighted_kappas_and_ac2_weigh_the_declared_levels_by_their_values() -> None:
+    """``levels: [1, 2, 5]``: 2 lies nearer 1 than 5, and the weights say so (issue 23: they were
+    by position, as if the levels were 1, 2, 3). Cohen's kappa against scikit-learn with every
+    whole number 1..5 as a label (its position-weights are then the values'; the empty labels 3
+    and 4 add nothing to Cohen's kappa); Gwet's AC2 against irrCAC's formula with the values'
+    weights over the three declared categories (empty categories do count in AC2's chance term)."""
+    rng = np.random.default_rng(23)
+    levels = [1.0, 2.0, 5.0]
+    truth = rng.choice(levels, 400)
+    judge = np.where(rng.random(400) < 0.35, rng.choice(levels, 400), truth)
+    human = np.where(rng.random(400) < 0.25, rng.choice(levels, 400), truth)
+    f = dimension_report(DimensionInput("graded", judge, human[:, None], levels, 2.0, level="ordinal"),
+                         draws=0).figures
+    every = [1, 2, 3, 4, 5]
+    assert f["kappa_linear"] == pytest.approx(cohen_kappa_score(judge, human, labels=every, weights="linear"),
+                                              abs=1e-12)
+    assert f["kappa_quadratic"] == pytest.approx(
+        cohen_kappa_score(judge, human, labels=every, weights="quadratic"), abs=1e-12)
+    # by position the figure would be scikit-learn's with the three labels alone: not the same here
+    assert abs(f["kappa_quadratic"] - cohen_kappa_score(judge, human, labels=levels, weights="quadratic")) > 1e-3
+    x = np.array(levels)
+    w = 1 - ((x[:, None] - x[None, :]) / (x.max() - x.min())) ** 2
+    t = np.array([[np.sum((judge == a) & (human == b)) for b in levels] for a in levels], float) / 400
+    pi = (t.sum(axis=1) + t.sum(axis=0)) / 2
+    pe = w.sum() / (3 * 2) * np.sum(pi * (1 - pi))
+    assert f["gwet_ac2"] == pytest.approx(((w * t).sum() - pe) / (1 - pe), abs=1e-12)
+    # evenly spaced levels weigh as by position: REVAL's 1-3-5 equals scikit-learn's three labels
+    spread = {1.0: 1.0, 2.0: 3.0, 5.0: 5.0}
+    j135, h135 = np.vectorize(spread.get)(judge), np.vectorize(spread.get)(human)
+    g = dimension_report(DimensionInput("graded", j135, h135[:, None], [1.0, 3.0, 5.0], 3.0, level="ordinal"),
+                         draws=0).figures
+    assert g["kappa_linear"] == pytest.approx(cohen_kappa_score(j135, h135, labels=[1, 3, 5], weights="linear"),
+                                              abs=1e-12)

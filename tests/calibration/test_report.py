@@ -40,6 +40,16 @@ def test_a_noisy_judge_with_agreeing_humans_is_the_problem() -> None:
     assert "the judge is the problem" in rep.figures["reason"]
 
 
+def test_the_judge_is_blamed_only_when_humans_are_ahead_by_the_margin() -> None:
+    from calibration.report import HUMANS_AHEAD_BY, _status
+
+    figures = {"n": 100, "alpha": 0.7, "alpha_ci": [0.65, 0.75]}
+    _, ahead = _status({**figures, "alpha_humans": 0.7 + 1.5 * HUMANS_AHEAD_BY}, TrustBounds())
+    _, close = _status({**figures, "alpha_humans": 0.7 + 0.5 * HUMANS_AHEAD_BY}, TrustBounds())
+    assert ahead.endswith("the judge is the problem")
+    assert close.endswith(f"humans agree at {0.7 + 0.5 * HUMANS_AHEAD_BY:.2f}")
+
+
 def test_too_few_items_is_insufficient_data() -> None:
     rep = dimension_report(_make(0.3, 0.3, n=12), TrustBounds(min_n=30))
     assert rep.figures["status"] == "insufficient_data"
@@ -67,9 +77,8 @@ def test_bootstrap_is_seeded() -> None:
     assert a == b
 
 
-def test_routing_puts_errors_and_flags_first() -> None:
+def test_routing_puts_errors_first() -> None:
     calm = {"a": DimSignal("trusted", 0.9, 0.7, 0.0, 0.95)}
     near = {"a": DimSignal("low_confidence", 0.7, 0.7, 0.2, 0.5)}
     assert item_priority(near) > item_priority(calm)
     assert item_priority({"a": DimSignal("trusted", error=True)}) > item_priority(near)
-    assert item_priority(calm, flagged=True) > item_priority(near)

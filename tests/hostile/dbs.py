@@ -78,6 +78,7 @@ def populate(store: Store, tmp: Path) -> dict[str, Any]:
     store.add_safety_decision(flag, "sam", "escalate", "needs a second look")
     store.add_pair_choice(pk, "lee", pk)
     store.add_comment(pk, "lee", "the second paragraph cites a retracted study")
+    store.add_reveal(pk, "lee")
     return {"item_pk": pk, "flag": flag}
 
 

@@ -11,6 +11,7 @@ import struct
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -95,3 +96,68 @@ def test_lines_orjson_would_read_otherwise_are_left_to_json() -> None:
     assert loads_line(b'{"id": "a", "n": 1234567890123456789, "x": 0.5}\n') is None  # 19 digits: json reads it
     assert loads_line(b'{"id": "a", "n": 123456789012345678, "x": 0.5}\n') == {"id": "a", "n": 123456789012345678,
                                                                                "x": 0.5}
+
+
+# A key written twice in one object: orjson (and plain json) keep the last one silently; an
+# import refuses the line instead (issue 23). Objects are written here from their pairs, so a
+# key may repeat, with a colon inside text sometimes spelled as the escape \u003a.
+class _Obj:
+    """A JSON object as written pairs (a key may repeat)."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        self.pairs = pairs
+
+
+_keys = st.sampled_from(["a", "b", "a:b", ":", "id", "é"])
+_leaf = st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(["x", "x:y", "::", "é:"])
+_pairs_values = st.recursive(
+    _leaf,
+    lambda inner: st.lists(inner, max_size=3) | st.builds(_Obj, st.lists(st.tuples(_keys, inner), max_size=4)),
+    max_leaves=12)
+
+
+def _write(value: Any, escape: bool, space: str) -> str:
+    if isinstance(value, _Obj):
+        return "{" + f",{space}".join(f"{_write(k, escape, space)}:{space}{_write(v, escape, space)}"
+                                      for k, v in value.pairs) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_write(v, escape, space) for v in value) + "]"
+    text = json.dumps(value, ensure_ascii=False)
+    return text.replace(":", "\\u003a") if escape and isinstance(value, str) else text
+
+
+def _repeats(value: Any) -> bool:
+    if isinstance(value, _Obj):
+        keys = [k for k, _ in value.pairs]
+        return len(set(keys)) < len(keys) or any(_repeats(v) for _, v in value.pairs)
+    return isinstance(value, list) and any(_repeats(v) for v in value)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.builds(_Obj, st.lists(st.tuples(_keys, _pairs_values), max_size=5)), st.booleans(),
+       st.sampled_from(["", " ", "\t "]))
+def test_a_repeated_key_is_never_read_by_orjson_and_json_refuses_it(row: _Obj, escape: bool, space: str) -> None:
+    from reviewer.io.fastjson import DuplicateKey, unique_pairs
+
+    raw = _write(row, escape, space).encode()
+    fast = loads_line(raw)
+    reader = json.JSONDecoder(object_pairs_hook=unique_pairs)
+    if _repeats(row):
+        assert fast is None, raw  # left to json, which words the refusal
+        with pytest.raises(DuplicateKey):
+            reader.decode(raw.decode())
+    else:
+        assert reader.decode(raw.decode()) == json.loads(raw)
+        if fast is not None:
+            assert fast == json.loads(raw)
+
+
+def test_an_escaped_colon_cannot_hide_a_repeated_key() -> None:
+    # three colons in the line, three in orjson's text of {"id": "a", "output": ":"}: the counts
+    # alone agree; the escape sends the line to json
+    raw = b'{"id": "a", "output": "\\u003a", "output": "\\u003a"}'
+    assert orjson.loads(raw) == {"id": "a", "output": ":"}
+    assert loads_line(raw) is None
+    assert loads_line(b'{"id": "a", "output": "x", "output": "y"}') is None
+    assert loads_line(b'{"id": "a", "judge": {"scores": {"accuracy": 3, "accuracy": 9}}}') is None
+    assert loads_line(b'{"id": "a:b", "output": "time: 10:30"}') == {"id": "a:b", "output": "time: 10:30"}

@@ -309,7 +309,8 @@ def test_read_only_folder(tmp_path: Path) -> None:
             folder.chmod(0o555)
         try:
             old = _exe("export", "--db", str(path))
-            new = _exe("export", "--db", str(folder / "new.db"))
+            # a new database there: made by a writing command (a reading one makes none)
+            new = _exe("queue", "audit-sample", "--rubric", GQ, "--n", "1", "--db", str(folder / "new.db"))
         finally:
             if not IS_ROOT:
                 folder.chmod(0o755)

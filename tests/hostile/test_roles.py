@@ -414,7 +414,7 @@ def test_db_roles_prints_the_grants(team: tuple[Team, dict[str, Any]], capsys: p
         assert code == 1 and out == "" and len(err.strip().splitlines()) == 1 and "PostgreSQL" in err
         return
     assert code == 0
-    assert "GRANT INSERT ON human_score, safety_flag, safety_decision, pair_choice, item_comment, assignment" in out
+    assert "GRANT INSERT ON human_score, safety_flag, safety_decision, pair_choice, item_comment" in out
     assert "GRANT rubricate_app TO ana_x;" in out
     assert "TRUNCATE" not in out and "DELETE" not in out
     writes = [line for line in out.splitlines() if line.startswith("GRANT") and ("INSERT" in line or "UPDATE" in line)]

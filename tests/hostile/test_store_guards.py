@@ -30,6 +30,7 @@ CHANGE = {
     "rubric_version": ("yaml_text", "'id: forged'"),
     "item_revision": ("content_hash", "'forged'"),
     "item_comment": ("text", "'forged'"),
+    "item_reveal": ("reviewer", "'forged'"),
 }
 
 

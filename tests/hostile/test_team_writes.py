@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from reviewer.errors import UserError
+from reviewer.faults import explained
 from reviewer.locations import os_login
 from reviewer.services.importing import import_file
 from reviewer.store import open_store
@@ -401,8 +402,9 @@ def test_an_imported_name_is_bound_to_no_login_until_a_lead_binds_it(backend: st
         t, _ = _team(backend, tmp_path, stack)
         ivy_pk = next(r.item_pk for r in t.owner.queue_page("triage") if r.item_id == "ivy-1")
         mal = t.as_("mal")
-        with pytest.raises(UserError, match="ivy came with imported scores and is bound to no login"):
+        with pytest.raises(UserError, match="ivy came with imported scores and is bound to no login") as err:
             mal.add_human_score(ivy_pk, "accuracy", "ivy", 1.0)
+        assert explained(err.value).endswith("a lead binds it to its person: `rubricate reviewer add ivy --login LOGIN`")
         with pytest.raises(UserError, match="bound to no login"):
             mal.claim_next("triage", "ivy")
         assert "ivy" not in {n for n, _, _ in t.owner.reviewers()}

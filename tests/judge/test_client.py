@@ -99,7 +99,9 @@ async def test_slow_reply_times_out_at_the_timeout(server: LoopbackServer) -> No
     out = await client(server, timeout=0.5, retries=1).judge(prompt(), score)
     elapsed = time.perf_counter() - started
     assert out.error is not None and "after 2 attempts" in out.error
-    assert server.count == 2 and elapsed < 2.5
+    # both attempts gave up at 0.5 s: had either waited for its reply (3 s) it would have got a
+    # score and no error; the bound leaves a loaded machine room (1 s is the expected time)
+    assert server.count == 2 and elapsed < 3.0
 
 
 async def test_cache_makes_a_repeated_call_free(server: LoopbackServer) -> None:

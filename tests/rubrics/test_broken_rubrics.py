@@ -31,6 +31,13 @@ RULES = {
     "pairwise_text": ("wrong-type", 24), "signoffs_zero": ("wrong-type", 25),
     "correction_examples_word": ("wrong-type", 25), "scale_huge": ("scale", 4), "rule_key": ("rule-key", 20),
     "regex_invalid": ("regex", 20), "regex_backtracking": ("regex-backtracking", 21),
+    # ids and versions held strictly (issue 23): `$` let a trailing newline through, \d any digit
+    "version_leading_zero": ("bad-version", 2), "version_trailing_newline": ("bad-version", 2),
+    "version_prerelease_leading_zero": ("bad-version", 2), "version_arabic_digit": ("bad-version", 2),
+    "id_trailing_newline": ("bad-id", 1), "id_too_long": ("bad-id", 1),
+    "dimension_id_trailing_newline": ("bad-id", 16),
+    # YAML's reader refuses a NUL byte before parsing: that was "this is a bug", not FILE:LINE
+    "nul_byte": ("yaml-syntax", 7),
 }
 
 

@@ -52,3 +52,16 @@ def test_refs() -> None:
     assert parse_ref("rag-answer") == ("rag-answer", None)
     with pytest.raises(RubricError, match="unknown-rubric"):
         find_bundled("nope")
+
+
+@pytest.mark.parametrize("ref", ["general-quality@1.0.0\n", "general-quality\n", "general-quality@01.0.0",
+                                 "general-quality@1.0", "general-quality@1.0.0 ", " general-quality",
+                                 "General-Quality", "g" * 65, "general-quality@1.0.0-rc.01", "@1.0.0",
+                                 "general-quality@", "general-quality@1.0.0\x1b[31m"])
+def test_a_ref_is_held_to_the_rubric_file_rules(ref: str) -> None:
+    """The CLI's ID@VERSION: a trailing newline, a space, a leading zero or an over-long id is
+    refused in one line (the repr shows what was typed), never stripped or found anyway."""
+    with pytest.raises(RubricError, match="bad-ref") as exc:
+        parse_ref(ref)
+    assert "\n" not in str(exc.value) and "\x1b" not in str(exc.value)
+    assert parse_ref("general-quality@1.0.0-rc.1") == ("general-quality", "1.0.0-rc.1")

@@ -40,6 +40,11 @@ EXPECTED = {
     "evidence_int.jsonl": ":1: item a: judge accuracy: 'evidence' must be a list",
     "lone_surrogate.jsonl": ":1: text holds a lone surrogate",
     "csv_truncated.csv": ":3: the row has 2 fields; the header has 3 (the file ends mid-row: truncated?)",
+    # a key written twice: orjson and json keep the last one silently (issue 23)
+    "duplicate_key.jsonl": ":2: key 'output' appears twice in one object; keep one",
+    "duplicate_key_nested.jsonl": ":1: key 'accuracy' appears twice in one object; keep one",
+    "duplicate_key_escaped_colon.jsonl": ":1: key 'output' appears twice in one object; keep one",
+    "csv_judge_duplicate_key.csv": ":2: column 'judge': key 'accuracy' appears twice in one object; keep one",
 }
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from reviewer.services.calibrate_service import calibrate, disagreement_pack
 from reviewer.services.importing import import_file
@@ -59,6 +61,33 @@ def test_disagreement_pack_carries_reasons_and_tags(store: Store, tmp_path: Path
     assert first["judge_rationale"][0]["rationale"] == "why 0"
     assert first["humans"]["ana"] == {"score": 2.0, "reason": "the date is wrong", "tags": ["judge_missed_error"],
                                       "blind": False}
+
+
+def test_the_pack_reads_its_items_at_once_and_shows_them_as_the_item_view_does(store: Store, tmp_path: Path) -> None:
+    pks = _items(store, tmp_path, 8)
+    for i, pk in enumerate(pks):
+        store.add_human_score(pk, "accuracy", "ana", 1 + i % 5, reason=f"r{i}")
+    selects: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            selects.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", seen)
+    try:
+        two = disagreement_pack(store, REF, top=2)
+        n_two, selects[:] = len(selects), []
+        eight = disagreement_pack(store, REF, top=8)
+    finally:
+        event.remove(store.engine, "before_cursor_execute", seen)
+    assert len(two) == 2 and len(eight) == 8
+    assert len(selects) == n_two  # as many reads for eight items as for two: none per item
+    for p in eight:
+        view = store.item_view(next(pk for pk in pks if store.item_view(pk).item_id == p["item_id"]))
+        assert p["output"] == view.output and p["input"] == view.input
+        assert p["judge_rationale"] == [{"model": j.model, "score": j.score, "rationale": j.rationale,
+                                         "evidence": list(j.evidence)} for j in view.judge["accuracy"]]
+        assert p["humans"]["ana"]["reason"] == view.human["accuracy"]["ana"].reason
 
 
 def test_the_cli_writes_the_pack_and_refuses_a_bad_normalise(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import insert, text
 
 from reviewer.errors import UserError
+from reviewer.services.gold import gold_accuracy
 from reviewer.services.importing import import_file
 from reviewer.store import Claim, Store, open_store
 from reviewer.store.tables import HumanScore, now
@@ -96,7 +97,7 @@ def test_gold_accuracy_and_drift(store: Store, tmp_path: Path) -> None:
     store.add_human_score(pks[0], "clarity", "bo", 4)
     store.add_human_score(pks[1], "clarity", "bo", 9)
     store.add_human_score(pks[1], "clarity", "bo", None, kind="undo")  # undone: not counted
-    rows = {r["reviewer"]: r for r in store.gold_accuracy(REF)}
+    rows = {r["reviewer"]: r for r in gold_accuracy(store, REF)}
     assert rows["ana"]["n"] == 4 and rows["ana"]["mae"] == pytest.approx(2.0)
     assert rows["ana"]["drift"] == pytest.approx(-2.0) and len(rows["ana"]["mae_by_week"]) == 2
     assert rows["bo"] == {"reviewer": "bo", "n": 1, "mae": 0.0, "exact": 1.0, "within_one": 1.0,

@@ -38,17 +38,19 @@ def _history(store: Store, tmp_path: Path, seed: int) -> None:
     store.record_results(run, [ScoreResult("c1", "accuracy", "llm_judge", "m2", None, error="no reply"),
                                ScoreResult("c2", "accuracy", "llm_judge", "m2", 3.0, std=0.5),
                                ScoreResult("c4", "accuracy", "llm_judge", "m2", None, error="later call failed")])
+    queues = random.Random(seed + 1)  # the queue each score was given in (own stream: same history)
     for _ in range(220):
         pk, dim, who = rnd.choice(pks), rnd.choice(DIMS), rnd.choice(WHO)
         roll = rnd.random()
+        q = queues.choice(("audit", "audit", "triage", None))
         if roll < 0.12:
-            store.add_human_score(pk, dim, who, None, kind="undo")
+            store.add_human_score(pk, dim, who, None, kind="undo", sample=q)
         elif roll < 0.2:  # lee both scores and adjudicates: an undo may withdraw either
             store.add_human_score(pk, dim, "lee", rnd.randint(1, 10), kind="adjudication")
         elif roll < 0.35:
-            store.add_human_score(pk, dim, who, rnd.randint(1, 10), kind="revision")
+            store.add_human_score(pk, dim, who, rnd.randint(1, 10), kind="revision", sample=q)
         else:
-            store.add_human_score(pk, dim, who, rnd.randint(1, 10), blind=rnd.random() < 0.5)
+            store.add_human_score(pk, dim, who, rnd.randint(1, 10), blind=rnd.random() < 0.5, sample=q)
     # c0's content changes: its earlier scores belong to revision 1 and stop counting
     rows[0]["output"] = "answer 0, rewritten"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -56,9 +58,11 @@ def _history(store: Store, tmp_path: Path, seed: int) -> None:
     store.add_human_score(pks[0], "clarity", "ana", 9)
 
 
-@pytest.mark.parametrize(("sample", "seed"), [("all", 3), ("blind", 3), ("all", 8), ("blind", 11)])
+@pytest.mark.parametrize(("sample", "seed"), [("all", 3), ("blind", 3), ("all", 8), ("blind", 11), ("audit", 5)])
 def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str, seed: int) -> None:
     _history(store, tmp_path, seed=seed)
+    if sample == "audit":  # people's labels only (reviewer.domain.labels), on both paths
+        store.create_audit_sample(REF, 20, seed=seed)
     rows = store.rating_rows(REF, "cols", sample)
     cols = store.rating_columns(REF, "cols", sample)
     assert [r["item_pk"] for r in rows] == cols.item_pk.tolist()
@@ -80,6 +84,9 @@ def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str, s
         moves = sorted((i, b, v) for i, r in enumerate(rows) for b, v in r["revised"].get(dim, {}).values())
         assert sorted(map(tuple, dc.revised.tolist())) == moves
     assert checked > 20  # the history left plenty of current scores to compare
+    if sample == "audit":  # the labels only: scores given in triage or outside a queue left out
+        assert cols.reviewers and len(cols.item_pk) == 20
+        return
     assert "m2" not in rows[4]["judge"].get("accuracy", {})  # its latest call failed: no score from m2
     assert rows[0]["human"].get("accuracy", {}) == {}  # revision 1's scores left out
     if sample == "all":

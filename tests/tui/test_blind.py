@@ -4,6 +4,7 @@ list kept its judge, band and pass columns."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +47,8 @@ async def test_a_queue_set_blind_is_blind_from_the_first_frame(demo_db: Path) ->
     page = first(str(demo_db), "triage", None, None, 200)
     app = make_app(None, REVIEWER, db=str(demo_db), first_page=page)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await pilot.pause(0.2)
-        await settle(app, pilot)
+        await asyncio.wrap_future(app.store.ready)  # opened: the queue's blind setting is read
+        await settle(app, pilot)  # and the page it starts drawn
         assert app.session.blind
         assert not {"judge", "band", "pass"} & set(columns(app))
 

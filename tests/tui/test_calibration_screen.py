@@ -1,5 +1,5 @@
 """The calibration screen under Pilot: leads only, the per-dimension table, the drill-down, and
-adjudication landing in the store."""
+adjudication landing in the store once confirmed with a reason (escape writes nothing)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,16 @@ from textual.widgets import DataTable
 from reviewer.store import Store
 from reviewer.tui.app import make_app
 from reviewer.tui.screens.calibration import CalibrationScreen, DimensionDetailScreen
+from reviewer.tui.screens.confirm import AdjudicationDialog
 from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.queue import QueueScreen
 from tests.tui.conftest import REVIEWER
 from tests.tui.test_review_flow import SIZE, press_to, settle
+
+
+def _top(app: Any) -> Any:
+    """The screen on top now (read afresh each time: a dialog comes and goes)."""
+    return app.screen
 
 
 async def _open(app: Any, pilot: Any) -> CalibrationScreen:
@@ -66,10 +72,22 @@ async def test_drill_down_adjudicate_and_open_the_item(store: Store) -> None:
         assert split, "the demo's reviewers disagree somewhere"
         table.move_cursor(row=split[0])
         item = detail.items[split[0]]
-        await pilot.press("3")
+        await pilot.press("3")  # asks first: escape writes nothing (one digit wrote it before)
         await settle(app, pilot)
+        assert isinstance(_top(app), AdjudicationDialog)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is detail and item["adjudicated"] is None
+        assert not [h for h in store.human_rows(item["item_pk"]) if h.kind == "adjudication"]
+        await pilot.press("3", "enter")  # a reason is required: enter alone writes nothing
+        await settle(app, pilot)
+        assert isinstance(_top(app), AdjudicationDialog)
+        await pilot.press(*"the source says 3", "enter")
+        await settle(app, pilot)
+        assert app.screen is detail
         rows = [h for h in store.human_rows(item["item_pk"]) if h.kind == "adjudication"]
-        assert [(h.dimension, h.score, h.reviewer) for h in rows] == [(dim, 3.0, REVIEWER)]
+        assert [(h.dimension, h.score, h.reviewer, h.reason) for h in rows] == [(dim, 3.0, REVIEWER,
+                                                                                "the source says 3")]
         assert store.rating_rows(detail.row["rubric"])[0] is not None
         adjudicated = {r["item_pk"]: r["adjudicated"] for r in store.rating_rows(detail.row["rubric"])}
         assert adjudicated[item["item_pk"]] == {dim: 3.0}

@@ -123,3 +123,52 @@ async def test_colon_jumps_to_an_item_id(store: Store) -> None:
         await pilot.press(*"gq-003", "enter")
         await settle(app, pilot)
         assert isinstance(app.screen, ItemScreen) and app.screen.state.item_id == "gq-003"
+
+
+BAD_KEYS = [
+    ("notakey!!", "'notakey!!' is not a key name"),
+    ("!", "write exclamation_mark"),
+    ("ctrl+?", "write ctrl+question_mark"),
+    ("cmd+a", "'cmd' is not a modifier"),
+    ("", "no key given"),
+    ("enter,,a", "an empty key between commas"),
+]
+
+
+@pytest.mark.parametrize(("keys", "said"), BAD_KEYS, ids=[k or "empty" for k, _ in BAD_KEYS])
+def test_a_key_name_no_key_press_arrives_as_is_refused_at_its_line(keys: str, said: str, tmp_path: Path,
+                                                                 store: Store) -> None:
+    """A keymap value is checked for key names, at its line (before: accepted, and the binding
+    answered to nothing); the app refuses one handed in directly too."""
+    from reviewer.tui.config import load_settings
+
+    path = tmp_path / "config.yaml"
+    path.write_text(f"lease_minutes: 15\nkeymap:\n  item.next: n\n  item.agree: {keys!r}\n")
+    with pytest.raises(UserError) as exc:
+        load_settings(path)
+    assert str(exc.value).startswith(f"{path}:4: keymap.item.agree: ") and said in str(exc.value)
+    assert "\n" not in str(exc.value)
+    with pytest.raises(UserError, match=r"config.yaml: keymap.item.agree: "):
+        make_app(store, REVIEWER, settings=TuiSettings(keymap={"item.agree": keys}))
+
+
+def test_key_names_that_arrive_are_accepted_and_spaces_dropped(tmp_path: Path) -> None:
+    from reviewer.tui.config import load_settings
+
+    path = tmp_path / "config.yaml"
+    path.write_text("keymap:\n  item.agree: ' enter , A '\n  item.next: ctrl+right_square_bracket\n"
+                    "  item.jump: exclamation_mark\n")
+    assert load_settings(path).keymap == {"item.agree": "enter,A", "item.next": "ctrl+right_square_bracket",
+                                          "item.jump": "exclamation_mark"}
+
+
+async def test_the_key_name_refused_would_have_left_no_agree_key(store: Store) -> None:
+    """What the check prevents, shown on the app built without it: agree answers to no key."""
+    from reviewer.tui.app import ReviewApp, Session
+
+    app = ReviewApp(store, Session(REVIEWER), TuiSettings(keymap={"item.agree": "notakey!!"}))
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("enter", "a")
+        await settle(app, pilot)
+        assert all(d.my_score is None for d in screen.state.dims)

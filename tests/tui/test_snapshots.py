@@ -45,10 +45,12 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "help": (False, ("g", "question_mark"), None),
     "calibration": (False, ("c",), None),
     "calibration_dimension": (False, ("c", "enter"), None),
+    "adjudication_dialog": (False, ("c", "enter", *["down"] * 6, "8", *"ben misread it"), None),
     "filter_dialog": (False, ("f",), None),
     "queue_filtered": (False, ("f", "shift+tab", "shift+tab", "shift+tab", "shift+tab", "enter", *["down"] * 4, "enter",
                                "ctrl+s"), None),
     "pair_partners": (False, ("g", "o", "a", "e", *"fewer loaded words", "tab", "2", "enter"), PAIRWISE),
+    "jump_choice": (False, ("colon", *"gq-003", "enter"), None),
 }
 
 
@@ -62,8 +64,16 @@ def _trio(store: Store, tmp_path: Path) -> None:
     import_file(store, path, PAIRWISE, dataset="trio")
 
 
+def _twin(store: Store, tmp_path: Path) -> None:
+    """A second gq-003, in another dataset: ``:`` on that id asks which one."""
+    path = tmp_path / "twin.jsonl"
+    path.write_text(json.dumps({"id": "gq-003", "input": "q", "output": "another answer"}) + "\n")
+    import_file(store, path, "general-quality@1.0.0", dataset="copy")
+
+
 #: screen → (what it adds to the demo store, the session's dataset)
-SETUP: dict[str, tuple[Callable[[Store, Path], None], str]] = {"pair_partners": (_trio, "trio")}
+SETUP: dict[str, tuple[Callable[[Store, Path], None], str | None]] = {
+    "pair_partners": (_trio, "trio"), "jump_choice": (_twin, None)}
 #: variant → (terminal size, NO_COLOR)
 VARIANTS: dict[str, tuple[tuple[int, int], bool]] = {
     "160x50": ((160, 50), False),
@@ -120,6 +130,8 @@ SEEDED: dict[str, tuple[str, tuple[str, ...]]] = {
     "markdown": ("md-1", ()),  # rendered: heading, emphasis, link with its address, code highlighted
     "markdown_raw": ("md-1", ("m",)),  # the same output as written
     "conversation_turns": ("chat-1", ()),  # turn scores beside the turns, the safety cap named
+    # the safety screen on the flagged chat: the whole conversation under decision, as written
+    "safety_conversation": ("chat-1", ("escape", "S", *["down"] * 5)),
 }
 
 

@@ -4,7 +4,8 @@ The table is the calibration report (``reviewer.services.calibrate_service``), c
 row per dimension with its status chip and the reason in words. ``enter`` opens a dimension: the
 judge × human confusion matrix, each reviewer's bias against the judge, and the largest
 disagreements; ``enter`` there opens the item, and a digit adjudicates an item on which the
-humans disagree (a human score of kind ``adjudication``, written through the app's writer).
+humans disagree once the lead confirms it with a reason (a human score of kind ``adjudication``
+carrying that reason, written through the app's writer).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.services.report_render import pairs_line
 from reviewer.tui import adapter, palette
 from reviewer.tui.host import ReviewHost, host_of
+from reviewer.tui.screens.confirm import AdjudicationDialog
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.screens.scoring import digit_to_score
 
@@ -227,8 +229,10 @@ class DimensionDetailScreen(AppKeysFirst):
         if item is not None:
             self.rapp.open_item(item["item_pk"])
 
-    def action_adjudicate(self, digit: int) -> None:
-        """Settle the highlighted item: the lead's score, recorded as an adjudication."""
+    @work
+    async def action_adjudicate(self, digit: int) -> None:
+        """Settle the highlighted item: the lead's score, recorded as an adjudication once the
+        lead has confirmed it with a reason (escape: nothing is written)."""
         item = self._current()
         if item is None:
             return
@@ -239,7 +243,12 @@ class DimensionDetailScreen(AppKeysFirst):
         if value is None:
             self.notify(f"{digit} is not on this dimension's scale", severity="warning")
             return
-        self.rapp.adjudicate(item["item_pk"], self.row["dimension"], value)
+        humans = ", ".join(f"{k} {v:g}" for k, v in sorted(item["humans"].items()))
+        reason = await self.app.push_screen_wait(
+            AdjudicationDialog(item["item_id"], self.row["dimension"], value, humans))
+        if reason is None:
+            return
+        self.rapp.adjudicate(item["item_pk"], self.row["dimension"], value, reason)
         item["adjudicated"] = value
         self._fill_row(item)
 

@@ -68,7 +68,6 @@ class ItemScreen(ScoringScreen):
         super().__init__()
         self.state = state
         self.focus_index = state.first_unscored()
-        self._verdict_flipped = False
         self._was_hidden = state.judge_hidden
         #: the output shown as written (``m``) rather than rendered as markdown; per item
         self.raw = False
@@ -242,7 +241,7 @@ class ItemScreen(ScoringScreen):
         False when a new screen is needed."""
         if self._shape(state) != self._shape(self.state):
             return False
-        self.state, self.focus_index, self._verdict_flipped = state, state.first_unscored(), False
+        self.state, self.focus_index = state, state.first_unscored()
         self.done = []
         put(self._title_w, self._title())
         self.raw = False
@@ -279,7 +278,9 @@ class ItemScreen(ScoringScreen):
         self._show_texts()
 
     def action_reveal(self) -> None:
-        """Show the judge's side of every dimension already scored blind (or all, on request)."""
+        """Show the judge's side of every dimension; stored, so it stays shown on a later open."""
+        if self.state.judge_hidden:
+            self.rapp.write_reveal(self.state)
         for d in self.state.dims:
             d.revealed = True
         self._refresh_all()
@@ -287,10 +288,7 @@ class ItemScreen(ScoringScreen):
 
     def action_next_item(self) -> None:
         """Finish this item and open the next one in the queue."""
-        missing = self.state.missing_reasons()
-        if missing:
-            self.notify(safe_line(f"a reason is required for {', '.join(missing)} (press r)"), severity="error",
-                        markup=False)
+        if self._refuse_unexplained(self.state):
             return
         scored = self.state.scored_count()
         if scored and not self.state.review_complete():

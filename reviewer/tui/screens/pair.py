@@ -170,7 +170,8 @@ class PairScreen(ScoringScreen):
         self._refresh_all()
 
     def action_reveal(self) -> None:
-        """Show the judge's side on both items."""
+        """Show the judge's side on both items; stored, so it stays shown on a later open."""
+        self.rapp.write_reveal(*(s for s in self.pair.sides if s.judge_hidden))
         for s in self.pair.sides:
             for d in s.dims:
                 d.revealed = True
@@ -223,10 +224,7 @@ class PairScreen(ScoringScreen):
 
     def action_next_item(self) -> None:
         """Finish the pair and open the next item of the queue."""
-        missing = [f"{LETTERS[i]} {dim}" for i, s in enumerate(self.pair.sides) for dim in s.missing_reasons()]
-        if missing:
-            self.notify(safe_line(f"a reason is required for {', '.join(missing)} (press r)"), severity="error",
-                        markup=False)
+        if self._refuse_unexplained(*self.pair.sides, labels=tuple(LETTERS)):
             return
         if self.pair.rubric.review.pairwise and self.pair.choice is None:
             self.notify("choose the better one first: a, b or t (tie)", severity="error")

@@ -1,8 +1,11 @@
 """The safety screen: flagged items with the gate, the detector and the matched span.
 
-``c`` clears (a false positive), ``e`` escalates, ``x`` confirms (blocked); each needs a reason.
-Anyone can look; only a reviewer with the ``safety`` role can decide. States and sign-offs follow
-:mod:`reviewer.domain.safety` (open → escalated → cleared/confirmed; sign-offs are distinct people).
+Under the list, the highlighted flag's whole content under decision, scrollable (``space`` and
+``b`` page it): a conversation as the chat, every message as written; an output in full, the
+matched span marked. ``c`` clears (a false positive), ``e`` escalates, ``x`` confirms (blocked);
+each needs a reason. Anyone can look; only a reviewer with the ``safety`` role can decide. States
+and sign-offs follow :mod:`reviewer.domain.safety` (open → escalated → cleared/confirmed;
+sign-offs are distinct people, and a flag cleared only by whoever escalated it says so).
 """
 
 from __future__ import annotations
@@ -13,44 +16,53 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label, Static
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Static
 
 from reviewer.domain.safety import WAITING
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter, palette
 from reviewer.tui.host import ReviewHost, host_of
+from reviewer.tui.screens.confirm import ReasonRequired
 from reviewer.tui.screens.footer import AppKeysFirst, footer
+from reviewer.tui.widgets.chat import chat_text
+from reviewer.tui.widgets.textview import TextView
 
 COLUMNS = ("item", "gate", "detector", "matched", "status", "sign-offs")
 DECISIONS = {"clear": "clear (false positive)", "escalate": "escalate", "confirm": "confirm (blocked)"}
 
 
-class DecisionDialog(ModalScreen[str | None]):
+class DecisionDialog(ReasonRequired):
     """Ask for the reason behind a safety decision; escape cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel", id="decision.cancel")]
 
     def __init__(self, decision: str, item_id: str) -> None:
-        super().__init__()
+        super().__init__(Text.assemble(f"{DECISIONS[decision]} — ", safe_text(item_id, "bold", newlines=False),
+                                       ": why? (required)"))
         self.decision, self.item_id = decision, item_id
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="decision-box"):
-            yield Label(Text.assemble(f"{DECISIONS[self.decision]} — ", safe_text(self.item_id, "bold", newlines=False),
-                                      ": why? (required)"))
-            yield Input(placeholder="reason", id="decision-input")
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if not event.value.strip():
-            self.notify("a reason is required", severity="warning")
-            return
-        self.dismiss(event.value.strip())
-
-    def action_cancel(self) -> None:
-        """Close without deciding."""
-        self.dismiss(None)
+def content_text(f: adapter.FlagLine) -> Text:
+    """The whole content under decision, as written: a conversation as the chat (every message;
+    a gate's match is marked wherever it occurs, since a gate scans each assistant message), else
+    the output with the matched span marked."""
+    if f.conversation:
+        text = chat_text(list(f.conversation), None, raw=True)
+        if f.output:
+            text.append("\n\noutput\n", style="bold")
+            text.append(safe(f.output))
+        if f.matched:
+            text.highlight_words([safe(f.matched)], palette.alarm_text())
+        return text
+    out = f.output
+    start, end = max(0, f.start), min(len(out), f.end)
+    if f.matched and out[start:end] == f.matched:
+        return Text.assemble(safe(out[:start]), (safe(out[start:end]), palette.alarm_text()), safe(out[end:]))
+    text = safe_text(out)
+    if f.matched:  # a span that is not where the gate said: marked wherever it is
+        text.highlight_words([safe(f.matched)], palette.alarm_text())
+    return text
 
 
 class SafetyScreen(AppKeysFirst):
@@ -62,6 +74,8 @@ class SafetyScreen(AppKeysFirst):
         Binding("e", "decide('escalate')", "escalate", id="safety.escalate"),
         Binding("x", "decide('confirm')", "confirm", id="safety.confirm"),
         Binding("o", "open", "open item", id="safety.open"),
+        Binding("space", "page(1)", "page down", id="safety.page_down"),
+        Binding("b", "page(-1)", "page up", id="safety.page_up"),
         Binding("escape", "back", "back", id="safety.back"),
     ]
 
@@ -83,6 +97,8 @@ class SafetyScreen(AppKeysFirst):
         yield DataTable(id="safety-table", cursor_type="row")
         yield Static(id="safety-said")
         yield Static(id="safety-detail")
+        with VerticalScroll(id="safety-content"):
+            yield TextView(Text(), id="safety-text")
         yield footer()
 
     def on_mount(self) -> None:
@@ -133,26 +149,38 @@ class SafetyScreen(AppKeysFirst):
     def _detail(self) -> None:
         f = self._current()
         detail = self.query_one("#safety-detail", Static)
+        content = self.query_one("#safety-content", VerticalScroll)
+        content.display = f is not None
         if f is None:
             detail.update("no flags waiting")
             return
         text = Text.assemble((safe_line(f.item_id), "bold"), " · ", safe_line(f.gate), " · ", safe_line(f.detector),
                              "   ", (safe_line(f.status), palette.alarm() if f.status == "escalated" else "bold"),
-                             ("  sign-offs ", "dim"), (safe_line(f.signoffs), "bold"), "\n")
+                             ("  sign-offs ", "dim"), (safe_line(f.signoffs), "bold"))
+        if f.why_waiting:
+            text.append("\nstill waiting: ", style="dim")
+            text.append(safe(f.why_waiting), style="yellow")
         if f.context:
-            text.append("why flagged: ", style="dim")
-            text.append(safe(f.context) + "\n")
+            text.append("\nwhy flagged: ", style="dim")
+            text.append(safe(f.context))
         for who, what, why in f.decisions:
-            text.append(f"  {safe_line(what)} ", style="bold")
+            text.append(f"\n  {safe_line(what)} ", style="bold")
             text.append(safe_line(who), style="cyan")
             text.append(": ")
-            text.append(safe(why) + "\n")
-        out = f.output
-        start, end = max(0, f.start), min(len(out), f.end)
-        text.append(safe(out[max(0, start - 200):start]))
-        text.append(safe(out[start:end]), style=palette.alarm_text())
-        text.append(safe(out[end:end + 200]))
+            text.append(safe(why))
         detail.update(text)
+        content.border_title = ("conversation, as written" if f.conversation else "output, as written") \
+            + " (space/b: page)"
+        self.query_one("#safety-text", TextView).update(content_text(f))
+        content.scroll_home(animate=False)
+
+    def action_page(self, step: int) -> None:
+        """Page the content under decision down (1) or up (-1)."""
+        content = self.query_one("#safety-content", VerticalScroll)
+        if step > 0:
+            content.scroll_page_down(animate=False)
+        else:
+            content.scroll_page_up(animate=False)
 
     @work
     async def action_decide(self, decision: str) -> None:

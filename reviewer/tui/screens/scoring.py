@@ -7,6 +7,7 @@ Every score goes to the app's writer the moment it is entered.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -144,13 +145,19 @@ class Done:
 
     state: ItemState
     dim: DimState | None
-    before: tuple[float | None, str | None, tuple[str, ...], bool] | None = None
+    before: Mine | None = None
     flag: FlagState | None = None
     written: Future[Any] | None = None
 
 
-def _values(d: DimState) -> tuple[float | None, str | None, tuple[str, ...], bool]:
-    return d.my_score, d.my_reason, d.my_tags, d.my_blind
+#: A dimension's score as the reviewer had it: score, reason, tags, first score blind, and the
+#: kind, blind mark and sample of the score's row (a reason or an undo stores the score again
+#: with them).
+Mine = tuple[float | None, str | None, tuple[str, ...], bool, str, bool, str | None]
+
+
+def _values(d: DimState) -> Mine:
+    return d.my_score, d.my_reason, d.my_tags, d.my_blind, d.my_kind, d.my_score_blind, d.my_sample
 
 
 class ScoringScreen(AppKeysFirst):
@@ -215,52 +222,94 @@ class ScoringScreen(AppKeysFirst):
             return
         self.done.append(Done(s, d, _values(d)))
         kind, blind = s.record(d, value, kind)
-        self.rapp.write_score(s, d, value, kind=kind, blind=blind)
+        self.rapp.write_score(s, d, value, kind=kind, blind=blind, sample=d.my_sample)
         if not d.needs_reason(s.rubric.review.reason_margin) and self.focus_index < len(s.dims) - 1:
             self.focus_index += 1
         self._refresh_all()
 
     def action_undo(self) -> None:
-        """Undo the last action on this screen's items: a score, a reason or a flag. Every undo
-        is a new row (a retraction, the score before, or a withdrawn flag), never a deletion."""
+        """Undo the last action on this screen's items: a score, a reason or a flag; with nothing
+        done on this visit, withdraw one's own waiting flag raised earlier. Every undo is a new
+        row (a retraction, the score before, or a withdrawn flag), never a deletion."""
         if not self.done:
-            self.notify("nothing to undo on this item", severity="warning")
+            self._withdraw_earlier_flag()
             return
         last = self.done.pop()
         s, d = last.state, last.dim
         if last.flag is not None and last.written is not None:
-            if last.flag in s.flags:
-                s.flags.remove(last.flag)
             written = last.written
-            self.rapp.writer.submit("withdraw flag", lambda: adapter.withdraw_flag(
-                self.rapp.store, written.result(), self.rapp.session.reviewer))
-            self.notify(safe_line(f"flag on {s.item_id} withdrawn"), markup=False)
-            self._refresh_all()
+            self._withdraw(s, last.flag, lambda: int(written.result()))
             return
         assert d is not None and last.before is not None
-        d.my_score, d.my_reason, d.my_tags, d.my_blind = last.before
+        d.my_score, d.my_reason, d.my_tags, d.my_blind, d.my_kind, d.my_score_blind, d.my_sample = last.before
         if d.my_score is None:
-            self.rapp.write_score(s, d, None, kind="undo", blind=False)
-        else:
-            self.rapp.write_score(s, d, d.my_score, kind="score", blind=False, reason=d.my_reason, tags=d.my_tags)
+            self.rapp.write_score(s, d, None, kind="undo", blind=False, sample=s.sample)
+        else:  # the score before, stored again as it was given (its kind, blind mark and sample)
+            self.rapp.write_score(s, d, d.my_score, kind=d.my_kind, blind=d.my_score_blind, sample=d.my_sample,
+                                  reason=d.my_reason, tags=d.my_tags)
         self.notify(safe_line(f"undone on {d.dim.id}: now {'unscored' if d.my_score is None else f'{d.my_score:g}'}"),
                     markup=False)
         self._focus_on(s, d)
 
+    def _withdraw_earlier_flag(self) -> None:
+        """Nothing done on this visit: ``u`` withdraws this reviewer's own flag raised on an
+        earlier one, while it waits with no safety decision (the store refuses it after one)."""
+        s, _ = self.target
+        me = f"human:{self.rapp.session.reviewer}"
+        mine = next((f for f in s.flags if f.detector == me and f.status in WAITING and f.flag_id), None)
+        if mine is None:
+            self.notify("nothing to undo on this item", severity="warning")
+        elif mine.decisions or mine.status != "open":
+            self.notify(safe_line(f"your flag on {s.item_id} has a safety decision already: it can no longer "
+                                  "be withdrawn"), severity="warning", markup=False)
+        else:
+            self._withdraw(s, mine, lambda: mine.flag_id)
+
+    def _withdraw(self, s: ItemState, flag: FlagState, flag_id: Callable[[], int]) -> None:
+        """Withdraw ``flag`` (its id from ``flag_id``, read in the writer: a flag raised just now
+        has its id once its own write has landed): a ``withdraw`` decision, never a deletion."""
+        if flag in s.flags:
+            s.flags.remove(flag)
+        store, reviewer = self.rapp.store, self.rapp.session.reviewer
+        self.rapp.writer.submit("withdraw flag", lambda: adapter.withdraw_flag(store, flag_id(), reviewer))
+        self.notify(safe_line(f"flag on {s.item_id} withdrawn"), markup=False)
+        self._refresh_all()
+
+    def _refuse_unexplained(self, *states: ItemState, labels: tuple[str, ...] = ()) -> bool:
+        """Whether a score on ``states`` still needs a reason: then say which (each dimension
+        after its state's label, when given) and focus the first named, so ``r`` writes its
+        reason there."""
+        missing = [(i, s, d) for i, s in enumerate(states) for d in s.unexplained()]
+        if not missing:
+            return False
+        named = ", ".join(f"{labels[i]} {d.dim.id}" if labels else d.dim.id for i, _, d in missing)
+        self.notify(safe_line(f"a reason is required for {named} (press r)"), severity="error", markup=False)
+        _, s, d = missing[0]
+        self._focus_on(s, d)
+        return True
+
     @work
     async def action_reason(self) -> None:
-        """Ask for a reason (and quick tags) for the focused dimension's score."""
+        """Ask for a reason (and quick tags) for the focused dimension's score. The score is
+        stored again with it, as it was given (its kind, blind mark and sample kept); when the reason
+        was required, the focus moves on to the next score on the item still needing one."""
         s, d = self.target
         if d.my_score is None:
             self.notify("score the dimension first, then give the reason", severity="warning")
             return
+        required = d.needs_reason(s.rubric.review.reason_margin)
         result: ReasonResult | None = await self.app.push_screen_wait(ReasonDialog(d.dim.id))
         if result is None:
             return
         self.done.append(Done(s, d, _values(d)))
         d.my_reason, d.my_tags = result.reason, result.tags
-        self.rapp.write_score(s, d, d.my_score, kind="score", blind=False, reason=result.reason, tags=result.tags)
-        self._refresh_all()
+        self.rapp.write_score(s, d, d.my_score, kind=d.my_kind, blind=d.my_score_blind, sample=d.my_sample,
+                              reason=result.reason, tags=result.tags)
+        still = s.unexplained()
+        if required and still:
+            self._focus_on(s, still[0])
+        else:
+            self._refresh_all()
 
     @work
     async def action_flag(self) -> None:

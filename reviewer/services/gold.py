@@ -1,0 +1,15 @@
+"""Reviewers' accuracy on known-answer (gold) items: the store's rows, the statistics of
+:mod:`calibration.gold` (the store computes no statistics)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from calibration.gold import gold_accuracy as accuracy_of
+
+
+def gold_accuracy(store: Any, rubric_ref: str | None = None) -> list[dict[str, Any]]:
+    """Per reviewer, over the gold items they scored (of one rubric, or all): how many, mean
+    absolute error, exact and within-one shares, and the error per ISO week with its drift (the
+    last week's MAE minus the first's)."""
+    return accuracy_of(store.gold_scores(rubric_ref))
