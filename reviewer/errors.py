@@ -25,6 +25,15 @@ class MissingRole(UserError):
         super().__init__(f"{reviewer} does not hold the {role} role")
 
 
+class UnboundName(UserError):
+    """``reviewer`` has scores (it came with an import) but is bound to no login: nobody signs with
+    it until a lead binds it to its person."""
+
+    def __init__(self, reviewer: str) -> None:
+        self.reviewer = reviewer
+        super().__init__(f"the name {reviewer} came with imported scores and is bound to no login")
+
+
 class UnknownRubric(UserError):
     """``ref`` names neither a registered rubric version nor a bundled one."""
 

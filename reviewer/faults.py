@@ -107,6 +107,7 @@ def explained(exc: Exception) -> str:
         NoDatabase,
         NoLead,
         StaleFlag,
+        UnboundName,
         UnknownRubric,
     )
 
@@ -115,6 +116,8 @@ def explained(exc: Exception) -> str:
                 f"`rubricate reviewer add NAME --role lead` (bound to your login {exc.login})")
     if isinstance(exc, MissingRole):
         return f"{exc}; `rubricate reviewer add {exc.reviewer} --role {exc.role}` (by a lead) grants it"
+    if isinstance(exc, UnboundName):
+        return f"{exc}; a lead binds it to its person: `rubricate reviewer add {exc.reviewer} --login LOGIN`"
     if isinstance(exc, UnknownRubric):
         return f"{exc}; register it with `rubricate rubric add FILE` or use a bundled one (`rubricate rubric list`)"
     if isinstance(exc, BrokenStoredRubric):

@@ -1,4 +1,5 @@
-"""Where rubricate keeps its files (XDG-style, via platformdirs), and which database it opens."""
+"""Where rubricate keeps its files (XDG-style, via platformdirs), which database it opens, and
+which OS account runs it."""
 
 from __future__ import annotations
 
@@ -19,3 +20,15 @@ def default_db(name: str = "rubricate.db") -> str:
     """``--db`` when not given: ``$RUBRICATE_DB``, else ``name`` in the data directory (the demo's
     is ``demo.db``)."""
     return os.environ.get("RUBRICATE_DB") or str(data_dir() / name)
+
+
+def os_login() -> str:
+    """The OS account running this process: the passwd name of its real user id. Never
+    ``$LOGNAME`` or ``$USER`` (anyone sets those): on SQLite this login is the acting person."""
+    import pwd
+
+    uid = os.getuid()
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:  # no passwd entry for the uid (some containers)
+        return f"uid{uid}"

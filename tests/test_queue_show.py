@@ -57,7 +57,7 @@ def test_queue_show_prints_the_whole_state_from_the_fold(tmp_path: Path, capsys:
     assert "ana: 4 (revision, blind score 3)" in out and "— one claim is unsupported [judge_too_lenient]" in out
     assert "bo: 6 (score)" in out and "lee: 5 (adjudication)" in out and "— settled at 5" in out
     assert "overall: 0.000" in out and "capped by: safety" in out  # the escalated flag caps it
-    assert "safety: escalated" in out and "escalated, 0 of 1 person signed off" in out
+    assert "safety: escalated" in out and "escalated, 0 of 1 login signed off" in out
     assert "sam: escalate (needs a second look)" in out
     assert "comments (1)" in out and "the source is a blog post" in out and " UTC" in out
 
@@ -82,7 +82,7 @@ def test_queue_show_json_is_the_fold_with_content_flags_and_comments(tmp_path: P
     assert [h["reviewer"] for h in acc["human_scores"]] == ["ana", "bo", "lee"]
     assert rec["output"] == "Paris is the capital of France." and rec["input"] == "Capital of France?"
     [flag] = rec["flags"]
-    assert (flag["status"], flag["signoffs"], flag["decisions"][0]["decision"]) == ("escalated", "0 of 1 person",
+    assert (flag["status"], flag["signoffs"], flag["decisions"][0]["decision"]) == ("escalated", "0 of 1 login",
                                                                                   "escalate")
     assert rec["comments"][0]["author"] == "ana"
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import getpass
 from typing import Annotated
 
 import typer
 
 from reviewer.cli import DbOption, app
+from reviewer.locations import os_login
 
 
 @app.command()
@@ -38,7 +38,7 @@ def review(
             store.check_signer(reviewer)
         finally:
             store.close()
-    run_tui(db, reviewer or getpass.getuser(), queue, rubric, dataset, blind)
+    run_tui(db, reviewer or os_login(), queue, rubric, dataset, blind)
 
 
 @app.command()
@@ -56,7 +56,7 @@ def demo(
     from reviewer.locations import default_db
 
     target = db or default_db("demo.db")
-    name = reviewer or getpass.getuser()
+    name = reviewer or os_login()
     summary = build_demo(target, name)
     from reviewer.safetext import safe_line
 

@@ -4,10 +4,11 @@ A flag starts ``open``. Its decisions, oldest first, move it:
 
 - ``escalate`` → ``escalated``. An escalated flag never returns to ``open``: until it is cleared
   or confirmed it stays escalated, however many clearances are still missing.
-- ``clear`` → ``cleared`` once the rubric's ``safety_signoffs`` **distinct people** have cleared
-  it since its last escalation, and at least one of them is not a person who escalated it (whoever
-  escalated cannot be the only sign-off that clears it). Until then the flag keeps its state and
-  shows the count as "1 of 2 people".
+- ``clear`` → ``cleared`` once the rubric's ``safety_signoffs`` **distinct people** — logins: the
+  database login, or the OS account on SQLite, that wrote each decision — have cleared it since its
+  last escalation, and at least one of them is not a person who escalated it (whoever escalated
+  cannot be the only sign-off that clears it). Until then the flag keeps its state and shows the
+  count in logins, as "1 of 2 logins".
 - ``confirm`` → ``confirmed`` (blocked); one safety reviewer's confirmation is enough and final.
 - ``withdraw`` (only the reviewer who raised a reviewer flag, before any decision) → ``withdrawn``.
 
@@ -57,13 +58,13 @@ class SafetyStatus:
                 "cannot be the only one to clear it; another safety reviewer must clear it")
 
     def signoff_text(self) -> str:
-        """The sign-offs in words, e.g. ``1 of 2 people``."""
+        """The sign-offs in words, e.g. ``1 of 2 logins``."""
         return signoff_words(self.signoffs, self.needed)
 
 
 def signoff_words(signoffs: int, needed: int) -> str:
-    """Sign-offs in words: ``1 of 2 people``."""
-    return f"{signoffs} of {needed} {'person' if needed == 1 else 'people'}"
+    """Sign-offs in words: ``1 of 2 logins`` (a person is a login: what is counted is named)."""
+    return f"{signoffs} of {needed} {'login' if needed == 1 else 'logins'}"
 
 
 def safety_status(decisions: Iterable[tuple[str, str]], needed: int) -> SafetyStatus:
@@ -108,7 +109,7 @@ class FlagState:
     needed: int = 1
 
     def signoff_text(self) -> str:
-        """The sign-offs in words, e.g. ``1 of 2 people``."""
+        """The sign-offs in words, e.g. ``1 of 2 logins``."""
         return signoff_words(self.signoffs, self.needed)
 
 

@@ -17,6 +17,7 @@ from sqlmodel import SQLModel, col
 from reviewer.errors import UserError
 from reviewer.store import tables
 from reviewer.store.guards import comment_guards, history_guards, people_guards, reveal_guards
+from reviewer.store.team_guards import team_writes
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
 #: The PostgreSQL advisory lock a migrator holds, so one process at a time migrates a database
@@ -246,6 +247,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0008p_queue_filter_index", _queue_filter_index),
     ("0009g_human_gap", _human_gap),
     ("0010c_reveals", reveal_guards),
+    ("0010e_team_writes", team_writes),
     ("0010i_stated_overall", _stated_overall),
 ]
 

@@ -5,8 +5,8 @@ INSERT trigger refuses a row whose key (or unique key) is already there — whic
 ``INSERT OR REPLACE``: SQLite deletes the old row of a REPLACE without firing DELETE triggers
 (unless ``recursive_triggers`` is on), but the BEFORE INSERT trigger runs first and aborts the
 statement. On PostgreSQL row triggers refuse UPDATE and DELETE (an ``ON CONFLICT DO UPDATE`` is
-an UPDATE) and a statement trigger refuses TRUNCATE; :func:`roles_sql` gives the application
-role that owns nothing.
+an UPDATE) and a statement trigger refuses TRUNCATE; :mod:`reviewer.store.team_guards` gives the
+application role that owns nothing and what its logins may write.
 
 People: reviewer names follow :func:`reviewer.domain.itemlimits.name_problem` (non-empty, no control or
 invisible characters, no edge spaces); an adjudication needs a reviewer with
@@ -366,40 +366,3 @@ def _pg_people(conn: Connection) -> None:
     conn.exec_driver_sql("DROP TRIGGER IF EXISTS reviewer_guard ON reviewer")
     conn.exec_driver_sql("CREATE TRIGGER reviewer_guard BEFORE INSERT OR UPDATE OR DELETE ON reviewer "
                          "FOR EACH ROW EXECUTE FUNCTION rubricate_reviewer_guard()")
-
-
-#: Tables the application role writes beside the history: queue leases, summaries, runs, cache.
-_APP_UPDATES = ("assignment", "judge_run", "judge_cache", "queue_setting", "reviewer", "audit_sample")
-#: An item's content: what was reviewed. Only the owner changes it (``import --update``, which
-#: keeps the old content as an ``item_revision``); the application role updates the rest (leases,
-#: judge summaries, review counts, triage and safety marks).
-ITEM_CONTENT = frozenset({"pk", "item_id", "dataset", "rubric_ref", "content_hash", "revision", "input", "output",
-                          "context", "reference", "conversation", "grp", "variant", "metadata", "gold",
-                          "is_gold", "created_at"})
-
-
-def roles_statements(app_role: str, logins: list[str], schema: str, item_columns: list[str]) -> list[str]:
-    """The grants that give people an application role owning nothing: SELECT and INSERT on the
-    history (no UPDATE, DELETE or TRUNCATE), SELECT/INSERT/UPDATE on the queue's working tables,
-    UPDATE on an item's columns but its content (:data:`ITEM_CONTENT`), and one login per person
-    that is a member of it. Run as the tables' owner."""
-    for name in [app_role, *logins, schema]:
-        if not name or not name.replace("_", "").isalnum() or not name.isascii() or name[0].isdigit():
-            raise ValueError(f"{name!r}: a role or schema name is letters, digits and _ (not first a digit)")
-    out = [
-        f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{app_role}') THEN "
-        f"CREATE ROLE {app_role} NOLOGIN; END IF; END $$",
-        f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {app_role}",
-        f"GRANT USAGE ON SCHEMA {schema} TO {app_role}",
-        f"GRANT SELECT, INSERT ON {', '.join(ALL_HISTORY)} TO {app_role}",
-        f"GRANT SELECT, INSERT, UPDATE ON {', '.join(_APP_UPDATES)} TO {app_role}",
-        f"GRANT SELECT, INSERT ON item TO {app_role}",
-        f"GRANT UPDATE ({', '.join(c for c in item_columns if c not in ITEM_CONTENT)}) ON item TO {app_role}",
-        f"GRANT SELECT ON schema_migrations TO {app_role}",
-        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {app_role}",
-    ]
-    for login in logins:
-        out += [f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{login}') THEN "
-                f"CREATE ROLE {login} LOGIN; END IF; END $$",
-                f"GRANT {app_role} TO {login}"]
-    return out

@@ -29,9 +29,9 @@ from sqlalchemy import (
 from sqlmodel import col
 
 from reviewer.errors import UserError
-from reviewer.store.base import StoreBase
 from reviewer.store.queue_filter import filter_conditions
 from reviewer.store.queue_sql import ORDER_COLUMN, QUEUE_CONDITIONS, QUEUES, ROW_COLUMNS, queue_row
+from reviewer.store.roles import RolesMixin
 from reviewer.store.tables import (
     Assignment,
     AuditSample,
@@ -65,6 +65,10 @@ TRIAGE_KEY_SQL = (
 )
 
 
+#: The longest lease, in seconds (a day): a longer one would hide an item from everyone.
+MAX_LEASE_SECONDS = 86_400
+
+
 def refresh_triage_keys(conn: Any, where_sql: str, params: dict[str, Any]) -> None:
     """Recompute the triage key of the items ``where_sql`` selects."""
     from sqlalchemy import text
@@ -72,8 +76,9 @@ def refresh_triage_keys(conn: Any, where_sql: str, params: dict[str, Any]) -> No
     conn.execute(text(f"UPDATE item SET triage_key = {TRIAGE_KEY_SQL} WHERE {where_sql}"), params)
 
 
-class QueueMixin(StoreBase):
-    """Claim, renew, release, skip, complete; pages of a queue by key."""
+class QueueMixin(RolesMixin):
+    """Claim, renew, release, skip, complete; pages of a queue by key. A lease and its assignment
+    are taken and ended with a name the acting login may sign with (:meth:`RolesMixin._sign`)."""
 
     #: Distinct reviewers each item needs when no queue setting says (``rubricate queue set``).
     reviewers_per_item: int = 1
@@ -108,6 +113,7 @@ class QueueMixin(StoreBase):
         if exclude:
             conds.append(col(Item.pk).not_in(list(exclude)))
         with self.write(durable=False) as conn:
+            self._sign(conn, reviewer)
             row = None
             if queue != "safety" and self._gold_due(conn, queue, reviewer, rubric_ref):
                 seen = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.reviewer) == reviewer)
@@ -142,6 +148,7 @@ class QueueMixin(StoreBase):
         t = now()
         free = or_(col(Item.lease_until).is_(None), col(Item.lease_until) < t, col(Item.lease_reviewer) == reviewer)
         with self.write(durable=False) as conn:
+            self._sign(conn, reviewer)
             row = self._lease(conn, [col(Item.pk) == item_pk, free], [col(Item.pk)], queue, reviewer, t, lease_seconds)
             if row is None:
                 return None
@@ -184,6 +191,7 @@ class QueueMixin(StoreBase):
         _check_lease(lease_seconds)
         until = now() + timedelta(seconds=lease_seconds)
         with self.write() as conn:
+            self._signing_check(conn, claim.reviewer, None)
             n = conn.execute(update(Item).where(col(Item.pk) == claim.item_pk, col(Item.lease_reviewer) == claim.reviewer)
                              .values(lease_until=until)).rowcount
         if not n:
@@ -194,6 +202,7 @@ class QueueMixin(StoreBase):
         from reviewer.store.coverage import refresh_coverage
 
         with self.write(durable=False) as conn:
+            self._signing_check(conn, claim.reviewer, None)
             conn.execute(update(Item).where(col(Item.pk) == claim.item_pk, col(Item.lease_reviewer) == claim.reviewer)
                          .values(lease_reviewer=None, lease_queue=None, lease_until=None))
             if state == "done":
@@ -325,5 +334,5 @@ def claimed_since(conn: Any, claim: Claim) -> str | None:
 def _check_lease(lease_seconds: Any) -> None:
     """A lease is a positive whole number of seconds, at most a day (a negative one would hand
     the item to the next reviewer at once; a huge one would hide it for ever)."""
-    if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, int) or not 0 < lease_seconds <= 86_400:
+    if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, int) or not 0 < lease_seconds <= MAX_LEASE_SECONDS:
         raise UserError(f"lease of {lease_seconds!r} seconds: give 1 second to 1 day (lease_minutes 1 to 1440)")

@@ -17,18 +17,17 @@ database too, see :mod:`reviewer.store.guards`).
 
 from __future__ import annotations
 
-import getpass
-import os
 from typing import Any
 
-from sqlalchemy import Connection, select, text, update
+from sqlalchemy import Connection, exists, select, text, update
 from sqlmodel import col
 
 from reviewer.domain.itemlimits import name_problem
-from reviewer.errors import MissingRole, NoLead, UserError
+from reviewer.errors import MissingRole, NoLead, UnboundName, UserError
+from reviewer.locations import os_login
 from reviewer.store.base import StoreBase
-from reviewer.store.guards import roles_statements
-from reviewer.store.tables import Reviewer, table_of
+from reviewer.store.tables import HumanScore, Reviewer, table_of
+from reviewer.store.team_guards import roles_statements
 
 ROLES = ("reviewer", "safety", "lead")
 
@@ -43,12 +42,6 @@ def check_name(name: object, what: str = "reviewer name") -> str:
     return str(name)
 
 
-def os_login() -> str:
-    """The OS user running this process."""
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):  # no login name and no passwd entry (some containers)
-        return f"uid{os.getuid()}"
 
 
 def _roles(value: str | None) -> set[str]:
@@ -169,24 +162,31 @@ class RolesMixin(StoreBase):
     # --- signing ----------------------------------------------------------------------------
     def _sign(self, conn: Connection, reviewer: str, need: str | None = None) -> dict[str, Any]:
         """Check that the acting login may sign as ``reviewer`` (holding role ``need``); claims
-        an unknown name for the acting login. Returns the columns to add to the signed row."""
-        known = self._signing_check(conn, reviewer, need)
-        if not known:
+        a name nobody holds for the acting login. Returns the columns to add to the signed row."""
+        if self._signing_check(conn, reviewer, need):
             conn.execute(table_of(Reviewer).insert().values(
                 name=reviewer, roles="reviewer", login=self.login))
         return {"actor": self.login}
 
     def _signing_check(self, conn: Connection, reviewer: str, need: str | None) -> bool:
-        """Raise when the acting login may not sign as ``reviewer``; whether the name is known."""
+        """Raise when the acting login may not sign as ``reviewer``; whether signing claims the
+        name (nobody holds it, and it has no scores: a name that came with an import is bound to
+        no login until a lead binds it)."""
         check_name(reviewer)
         row = conn.execute(select(col(Reviewer.roles), col(Reviewer.login)).where(col(Reviewer.name) == reviewer)).first()
-        roles, bound = (_roles(row[0]), row[1] or reviewer) if row else (set(), self.login)
+        roles, bound = (_roles(row[0]), row[1] or reviewer) if row else (set(), None)
         if need and need not in roles:
             raise MissingRole(reviewer, need)
-        if bound != self.login and not (self.admin or (self.dialect == "sqlite" and self._acting_lead(conn))):
+        acts_for_others = self.admin or (self.dialect == "sqlite" and self._acting_lead(conn))
+        if bound is None:
+            if not conn.execute(select(exists().where(col(HumanScore.reviewer) == reviewer))).scalar():
+                return True
+            if not acts_for_others:
+                raise UnboundName(reviewer)
+        elif bound != self.login and not acts_for_others:
             raise UserError(f"the login {self.login} may not sign as {reviewer} (bound to the login {bound}); "
                             "only a lead may act for another reviewer")
-        return row is not None
+        return False
 
     def check_signer(self, reviewer: str) -> None:
         """Refuse now (one line) what the first signed write as ``reviewer`` would refuse: for
@@ -202,11 +202,8 @@ class RolesMixin(StoreBase):
                             "its file permissions (README, Security model)")
         with self.read() as conn:
             schema = str(conn.execute(text("SELECT current_schema()")).scalar_one())
-            columns = list(conn.execute(text(
-                "SELECT column_name FROM information_schema.columns WHERE table_schema = :s AND table_name = 'item' "
-                "ORDER BY ordinal_position"), {"s": schema}).scalars())
         try:
-            return roles_statements(app_role, logins, schema, columns)
+            return roles_statements(app_role, logins, schema)
         except ValueError as exc:
             raise UserError(str(exc)) from None
 

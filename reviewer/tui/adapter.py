@@ -47,7 +47,7 @@ class FlagLine:
     start: int
     end: int
     status: str
-    #: e.g. "1 of 2 people"
+    #: e.g. "1 of 2 logins"
     signoffs: str
     output: str
     #: each decision so far: who, what, why

@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 
 from reviewer.errors import UserError
+from reviewer.locations import os_login
 from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
-from reviewer.store.roles import os_login
 from tests.cli import run_cli
 from tests.hostile.dbs import REF, Raw, open_without, pg_schema, pg_url, plain_pg, refused
 
@@ -414,8 +414,11 @@ def test_db_roles_prints_the_grants(team: tuple[Team, dict[str, Any]], capsys: p
         assert code == 1 and out == "" and len(err.strip().splitlines()) == 1 and "PostgreSQL" in err
         return
     assert code == 0
-    assert "GRANT SELECT, INSERT ON human_score, judge_score" in out and "GRANT rubricate_app TO ana_x;" in out
+    assert "GRANT INSERT ON human_score, safety_flag, safety_decision, pair_choice, item_comment" in out
+    assert "GRANT rubricate_app TO ana_x;" in out
     assert "TRUNCATE" not in out and "DELETE" not in out
+    writes = [line for line in out.splitlines() if line.startswith("GRANT") and ("INSERT" in line or "UPDATE" in line)]
+    assert not [line for line in writes if any(t in line for t in ("judge_cache", "judge_run", "judge_score", "queue_setting", "audit_sample", "INSERT ON item"))]
 
 
 def test_reviewer_add_on_the_command_line_needs_a_lead(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

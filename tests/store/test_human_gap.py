@@ -119,6 +119,7 @@ def test_a_judge_run_moves_the_gap(store: Store, tmp_path: Path) -> None:
 
 
 def test_an_import_and_a_reimport_with_new_content(store: Store, tmp_path: Path) -> None:
+    store.add_reviewer("lee", "lead")  # the OS user leads: it enters the imported people's work
     people = [{"reviewer": "ana", "scores": {"accuracy": 2}}, {"reviewer": "bo", "scores": {"accuracy": 4}}]
     pks = _import(store, tmp_path, [_item("c", 9, human=people), _item("d", 9, human=[
         {"reviewer": "ana", "scores": {"accuracy": 9}}]), _item("e", 9)])

@@ -25,8 +25,9 @@ def _score_all(store: Store, claim: Claim) -> None:
 
 
 def test_a_submit_after_another_person_claimed_is_refused(demo_store: Store) -> None:
+    # (kai and bo are names of their own: the demo's imported names are bound to no login)
     store = demo_store
-    mine = store.claim_next("triage", "ana", REF, lease_seconds=1)
+    mine = store.claim_next("triage", "kai", REF, lease_seconds=1)
     assert mine is not None
     time.sleep(1.2)  # the lease runs out
     theirs = store.claim_item(mine.item_pk, "triage", "bo")
@@ -34,37 +35,37 @@ def test_a_submit_after_another_person_claimed_is_refused(demo_store: Store) -> 
     before = (len(store.human_rows(mine.item_pk)), _reviewed(store, mine.item_pk))
     dim = store.get_rubric(REF).dimensions[0]
     with pytest.raises(UserError) as err:
-        store.add_human_score(mine.item_pk, dim.id, "ana", dim.scale.min, sample="triage", claim=mine)
+        store.add_human_score(mine.item_pk, dim.id, "kai", dim.scale.min, sample="triage", claim=mine)
     line = str(err.value)
     assert "\n" not in line and mine.item_id in line and "bo has claimed the item" in line
     assert "not stored" in line and "open the item from the queue again" in line
     assert (len(store.human_rows(mine.item_pk)), _reviewed(store, mine.item_pk)) == before  # nothing written
-    # bo's review lands and counts; ana's late one never did
+    # bo's review lands and counts; kai's late one never did
     _score_all(store, theirs)
     assert store.complete(theirs)
     assert _reviewed(store, mine.item_pk) == before[1] + 1
-    assert {h.reviewer for h in store.human_rows(mine.item_pk)} & {"ana", "bo"} == {"bo"}
+    assert {h.reviewer for h in store.human_rows(mine.item_pk)} & {"kai", "bo"} == {"bo"}
 
 
 def test_a_submit_after_the_lease_ran_out_lands_when_nobody_claimed(demo_store: Store) -> None:
     store = demo_store
-    mine = store.claim_next("triage", "ana", REF, lease_seconds=1)
+    mine = store.claim_next("triage", "kai", REF, lease_seconds=1)
     assert mine is not None
     time.sleep(1.2)
     _score_all(store, mine)
     assert store.complete(mine)
-    assert "ana" in {h.reviewer for h in store.human_rows(mine.item_pk)}
+    assert "kai" in {h.reviewer for h in store.human_rows(mine.item_pk)}
 
 
 def test_a_reclaim_by_the_same_person_is_not_late(demo_store: Store) -> None:
     store = demo_store
-    mine = store.claim_next("triage", "ana", REF, lease_seconds=1)
+    mine = store.claim_next("triage", "kai", REF, lease_seconds=1)
     assert mine is not None
     time.sleep(1.2)
     theirs = store.claim_item(mine.item_pk, "triage", "bo", lease_seconds=1)
     assert theirs is not None
     store.release(theirs)
-    again = store.claim_item(mine.item_pk, "triage", "ana")
+    again = store.claim_item(mine.item_pk, "triage", "kai")
     assert again is not None
     _score_all(store, again)  # under the new lease: accepted
     assert store.complete(again)

@@ -15,7 +15,10 @@ REF = "reval-issue-framing@1.0.0"
 
 
 def _pair(store: Store) -> tuple[int, int]:
+    """The first pair of the demo's counterfactual file (its people's names came with the import:
+    the OS user is made the lead, who may act for them)."""
     import_file(store, DEMO / "reval-issue-framing.jsonl", REF, dataset="demo")
+    store.add_reviewer("lee", "lead")
     groups = store.group_overalls(REF)
     (a, _, _), (b, _, _) = groups["frame-01"]
     return a, b

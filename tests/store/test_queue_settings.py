@@ -84,6 +84,7 @@ def test_settings_are_checked(store: Store) -> None:
 
 
 def test_gold_accuracy_and_drift(store: Store, tmp_path: Path) -> None:
+    store.add_reviewer("lee", "lead")  # the OS user leads: it enters the imported people's work
     _items(store, tmp_path, 4, gold=4)
     pks = [r.item_pk for r in store.queue_page("triage", rubric_ref=REF)]
     then = now() - timedelta(days=14)

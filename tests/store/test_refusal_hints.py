@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from reviewer.errors import MissingRole, NoDatabase, NoLead, UnknownRubric
+from reviewer.locations import os_login
 from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
-from reviewer.store.roles import os_login
 from reviewer.tui.writer import StoreWriter, WriteDone
 from tests.cli import run_cli
 

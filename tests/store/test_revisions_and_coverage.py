@@ -35,6 +35,7 @@ def _item(store: Store, item_id: str) -> Any:
 def test_update_with_new_content_is_a_new_revision_with_no_scores_of_its_own(store: Store, tmp_path: Path) -> None:
     """Before revisions, the corrected answer below kept the old answer's judge verdict and
     stayed human-approved at 10/10 in export, the queue and calibration."""
+    store.add_reviewer("lee", "lead")  # the OS user leads: it enters the imported people's work
     right = {"id": "cap", "input": "Capital of France?", "output": "Paris is the capital of France.",
              "judge": {"model": "j", "scores": dict.fromkeys(DIMS, 10)},
              "human": [{"reviewer": "ana", "scores": dict.fromkeys(DIMS, 10)}]}
@@ -107,6 +108,7 @@ def test_human_scores_off_the_scale_levels_are_refused_at_import(store: Store, t
 
 
 def test_imported_reviews_count_and_half_scored_items_stay_in_progress(store: Store, tmp_path: Path) -> None:
+    store.add_reviewer("lee", "lead")  # the OS user leads: it enters the imported people's work
     full = dict.fromkeys(DIMS, 6)
     rows: list[dict[str, Any]] = [
         {"id": "done", "output": "a", "human": [{"reviewer": "ana", "scores": full},
@@ -191,6 +193,7 @@ def test_review_partial_lets_one_dimension_complete_a_review(store: Store, tmp_p
 def test_a_pair_choice_belongs_to_the_content_both_sides_had(store: Store, tmp_path: Path) -> None:
     """A choice made between two answers is not a choice between their replacements: once either
     side is updated, the choice is history (``pair_choices`` leaves it out unless asked)."""
+    store.add_reviewer("lee", "lead")  # the OS user leads: it enters the imported people's work
     from tests.store.conftest import DEMO
 
     ref = "reval-issue-framing@1.0.0"

@@ -65,10 +65,10 @@ def test_peers_are_hidden_until_the_viewer_has_scored(demo_store: Store) -> None
 def test_safety_decision_needs_role_and_reason_and_signoffs(store: Store) -> None:
     import_file(store, DEMO / "general-quality.jsonl", "general-quality@1.0.0")
     pk = store.queue_page("triage", limit=1)[0].item_pk
-    flag = store.flag_item(pk, "ana")
+    flag = store.flag_item(pk, "zoe")  # (a name of her own: ana's came with the import)
     assert store.queue_count("safety") == 1
     with pytest.raises(UserError, match="does not hold the safety role"):
-        store.add_safety_decision(flag, "ana", "clear", "false positive")
+        store.add_safety_decision(flag, "zoe", "clear", "false positive")
     store.add_reviewer("lee", "lead")  # the store's first lead, who grants the other roles
     store.add_reviewer("sam", "safety")
     with pytest.raises(UserError, match="needs a reason"):

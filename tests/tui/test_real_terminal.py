@@ -118,7 +118,7 @@ def test_safety_decision_and_blind_reveal_in_tmux(demo_db: Path, tmp_path: Path)
         tmux("send-keys", "-t", session, "Enter")
         screen = wait_for(session, "the cursor stays on it")
         assert "rag-012" in screen.split("the cursor stays on it")[0].splitlines()[-1]
-        assert "escalated" in screen and "0 of 1 person" in screen
+        assert "escalated" in screen and "0 of 1 login" in screen
         _quit(session)
         # blind: no judge anywhere until the reviewer scores; the reveal says what changed
         _run(session, f"{env} {exe} review --db {demo_db} --reviewer blindy --blind")

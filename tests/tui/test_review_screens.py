@@ -105,7 +105,7 @@ async def test_a_flag_cleared_only_by_its_escalator_says_why_it_waits(store: Sto
         await settle(app, pilot)
         flag = next(f for f in screen.flags if f.flag_id == target.flag_id)
         detail = str(screen.query_one("#safety-detail", Static).render())
-    assert (flag.status, flag.signoffs) == ("escalated", "1 of 1 person")
+    assert (flag.status, flag.signoffs) == ("escalated", "1 of 1 login")
     assert "whoever escalated a flag cannot be the only one to clear it" in detail
     assert f"cleared only by {REVIEWER}" in detail
 

@@ -29,7 +29,7 @@ RUBRICS = Path(__file__).resolve().parents[2] / "rubrics" / "library"
 def test_an_escalated_flag_never_returns_to_open() -> None:
     partial = safety_status([("ana", "escalate"), ("sam", "clear")], needed=2)
     assert partial.state == "escalated"  # the old store wrote "open" here
-    assert partial.signoff_text() == "1 of 2 people"
+    assert partial.signoff_text() == "1 of 2 logins"
     assert safety_status([("ana", "escalate"), ("sam", "clear"), ("joe", "clear")], 2).state == "cleared"
 
 
@@ -86,14 +86,14 @@ async def test_the_cursor_stays_on_the_flag_decided_and_shows_people(two_signoff
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, SafetyScreen)
-        assert rows(screen)[0][-1] == "0 of 2 people"
+        assert rows(screen)[0][-1] == "0 of 2 logins"
         await pilot.press("down", "down")  # the payment card (third row)
         target = screen.flags[2]
         await pilot.press("c", *"a test card number", "enter")
         await settle(app, pilot)
         # one of two sign-offs: still waiting, and the cursor is still on it (was row 0)
         assert screen.query_one(DataTable).cursor_row == 2 and screen.flags[2].flag_id == target.flag_id
-        assert rows(screen)[2][-2:] == ("open", "1 of 2 people")
+        assert rows(screen)[2][-2:] == ("open", "1 of 2 logins")
         assert target.item_id in str(screen.query_one("#safety-detail", Static).render())
         assert "stays on it" in str(screen.query_one("#safety-said", Static).render())
         await pilot.press("x", *"a real card", "enter")  # confirmed: off the list
