@@ -33,7 +33,9 @@ COUNTS = ("max_words", "min_words", "max_chars", "min_chars")
 TEXTS = ("required_phrases", "banned_phrases", "sections")
 REGEXES = ("regex_must", "regex_must_not")
 FLAGS = ("json", "partial_credit")
-RULE_KEYS = (*COUNTS, *TEXTS, *REGEXES, *FLAGS, "json_schema")
+#: ``label_match``'s keys: the metadata key of the classifier's label, and of the reference label.
+LABEL_KEYS = ("label", "expected")
+RULE_KEYS = (*COUNTS, *TEXTS, *REGEXES, *FLAGS, "json_schema", "label_match", "citations_in_context")
 #: The longest pattern accepted, and the most phrases/patterns one key may list.
 MAX_PATTERN = 2000
 MAX_LIST = 200
@@ -59,6 +61,21 @@ def check_rule(rule: Mapping[str, Any]) -> list[Problem]:
                 out.append((where, "rule-type", f"{key} must be true or false"))
         elif key == "json_schema":
             out += _schema_problem(value, where)
+        elif key == "label_match":
+            if not (isinstance(value, dict) and set(value) == set(LABEL_KEYS)
+                    and all(isinstance(v, str) and v.strip() for v in value.values())):
+                out.append((where, "rule-type", "label_match names two metadata keys: "
+                            "{label: KEY of the classifier's label, expected: KEY of the reference label}"))
+        elif key == "citations_in_context":
+            if not isinstance(value, str) or not value:
+                out.append((where, "rule-type", "citations_in_context is one pattern matching a citation marker"))
+            else:
+                problem = regex_problem(value)
+                if problem is not None:
+                    out.append((where, problem[0], problem[1]))
+                elif regex.compile(value).groups > 1:
+                    out.append((where, "rule-type", "citations_in_context's pattern has at most one group "
+                                "(the source id); write the others as (?:...)"))
         else:
             items = _strings(value)
             if items is None:

@@ -3,12 +3,18 @@
 A dimension's ``rule`` mapping names the checks (IFEval's verifiable constraints):
 ``max_words``, ``min_words``, ``max_chars``, ``min_chars``, ``required_phrases``,
 ``banned_phrases``, ``regex_must``, ``regex_must_not``, ``json`` (bool), ``json_schema`` (dict),
-``sections`` (headings that must appear) and ``partial_credit`` (bool). Every check passing scores
+``sections`` (headings that must appear), ``label_match`` (a label in the item's metadata against
+the reference label beside it), ``citations_in_context`` (every source the output cites is in the
+item's context) and ``partial_credit`` (bool). Every check passing scores
 the scale's top, any failing its bottom; with ``partial_credit`` the score is the passed share
 mapped onto the scale. Phrases match case-insensitively; regexes use Python syntax and run on the
 ``regex`` engine with a time limit (:data:`REGEX_SECONDS` per pattern and output): a pattern that
 runs out of time fails that item's dimension with a recorded error instead of hanging the run
 (save-time checks in :mod:`rubrics.rulecheck` already refuse the catastrophic shapes).
+
+The two checks on declared fields never guess: an item without the metadata a ``label_match``
+names, or without the context ``citations_in_context`` checks against, gets an error (routed to
+people) instead of a score.
 """
 
 from __future__ import annotations
@@ -77,7 +83,56 @@ def _heading_present(text: str, heading: str) -> bool:
     return False
 
 
-def _checks(rule: Mapping[str, Any], text: str) -> list[tuple[str, Check]]:
+class MissingField(ValueError):
+    """The item lacks a field a rule declares: the dimension is an error, never a guessed score."""
+
+
+def _label_set(metadata: Mapping[str, Any], key: str, what: str) -> frozenset[str]:
+    """The label(s) under ``metadata[key]`` (text, or a list of text), trimmed and case-folded."""
+    if metadata.get(key) is None:
+        raise MissingField(f"the item's metadata has no {key!r} ({what}); add it to the item")
+    value = metadata[key]
+    values = value if isinstance(value, list) else [value]
+    if not all(isinstance(v, str) for v in values):
+        raise MissingField(f"metadata {key!r} ({what}) must be text or a list of text")
+    return frozenset(v.strip().casefold() for v in values)
+
+
+def _check_label(metadata: Mapping[str, Any], keys: Mapping[str, str]) -> Check:
+    """The classifier's label(s) against the reference label(s); lists compare as sets."""
+    got = _label_set(metadata, keys["label"], "the classifier's label")
+    want = _label_set(metadata, keys["expected"], "the reference label")
+    if got == want:
+        return True, f"{keys['label']} {sorted(got)} matches {keys['expected']}"
+    missing, extra = sorted(want - got), sorted(got - want)
+    return False, (f"{keys['label']} {sorted(got)} does not match {keys['expected']} {sorted(want)}"
+                   + (f"; missing {missing}" if missing else "") + (f"; not expected {extra}" if extra else ""))
+
+
+def _sources(pattern: str, text: str) -> list[str]:
+    """Each citation marker's source id in ``text``: the pattern's first group, else the match."""
+    try:
+        found = regex.finditer(pattern, text, regex.MULTILINE, timeout=REGEX_SECONDS)
+        return [m.group(1) if m.re.groups else m.group(0) for m in found]
+    except TimeoutError:
+        raise ValueError(f"/{pattern[:60]}/ ran past {REGEX_SECONDS:g} s on this item") from None
+
+
+def _check_citations(pattern: str, item: JudgeItem) -> Check:
+    """Every source the output cites is marked in the item's context (citing nothing passes:
+    whether an answer should cite is the judge's question, not this check's)."""
+    if not item.context.strip():
+        raise MissingField("the item has no context to check its citations against; add the retrieved context")
+    cited = list(dict.fromkeys(_sources(pattern, item.output)))
+    known = set(_sources(pattern, item.context))
+    absent = [c for c in cited if c not in known]
+    if absent:
+        return False, f"cites {', '.join(absent)}, not in the context"
+    return True, f"{len(cited)} cited source{'s' if len(cited) != 1 else ''}, all in the context"
+
+
+def _checks(rule: Mapping[str, Any], item: JudgeItem) -> list[tuple[str, Check]]:
+    text = item.output
     lowered = text.lower()
     out: list[tuple[str, Check]] = []
     words, chars = _words(text), len(text)
@@ -88,6 +143,8 @@ def _checks(rule: Mapping[str, Any], text: str) -> list[tuple[str, Check]]:
         "min_chars": lambda n: (chars >= n, f"{chars} characters (min {n})"),
         "json": lambda flag: _check_json(text, flag) if flag else (True, "not required"),
         "json_schema": lambda schema: _check_schema(text, schema),
+        "label_match": lambda keys: _check_label(item.metadata, keys),
+        "citations_in_context": lambda pattern: _check_citations(pattern, item),
     }
     for key, value in rule.items():
         if key == "partial_credit":
@@ -123,7 +180,9 @@ def score_deterministic(item: JudgeItem, dim: Dimension) -> ScoreResult:
     """Run the dimension's rule over the item's output."""
     rule = dict(dim.rule or {})
     try:
-        results = _checks(rule, item.output)
+        results = _checks(rule, item)
+    except MissingField as exc:
+        return failed(item, dim, str(exc))
     except (ValueError, TypeError, re.error, regex.error, RecursionError) as exc:
         return failed(item, dim, f"rule cannot be checked: {exc}")
     if not results:

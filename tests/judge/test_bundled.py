@@ -55,7 +55,8 @@ async def test_bundled_rubric_scores_cleanly(path: Path, server: LoopbackServer)
                        reference="Opened items can be returned within 14 days.",
                        conversation=({"role": "user", "content": "Can I return it?"},
                                      {"role": "assistant", "content": "Yes, within 14 days."}),
-                       metadata={"level": 3, "tool_calls": []}) for v in "ab"]
+                       metadata={"level": 3, "tool_calls": [], "intent": "book", "expected_intent": "book",
+                                 "life_areas": ["work"], "expected_life_areas": ["work"]}) for v in "ab"]
     got: list[ScoreResult] = []
     totals = await JudgeRunner(rubric, client=client(server)).run(items, lambda rs, _h: got.extend(rs))
     assert totals.status == "done"

@@ -121,8 +121,9 @@ def test_a_rubric_without_the_new_keys_keeps_its_content_hash() -> None:
 
 def test_starter_rubrics_have_no_stand_in_rules_or_gates() -> None:
     # 1.0.0 stood in a booking-words regex for intent detection, seven guessed words for the
-    # life-area taxonomy, and unrelated gates for the planner's and RAG's safety policies.
-    booking, shadow = find_bundled("booking-assistant"), find_bundled("shadow-daily-reflection")
+    # life-area taxonomy, and unrelated gates for the planner's and RAG's safety policies; 1.1.0
+    # left both out, and stays as released beside 1.2.0, which scores them on declared fields.
+    booking, shadow = find_bundled("booking-assistant", "1.1.0"), find_bundled("shadow-daily-reflection", "1.1.0")
     assert "intent_detection" not in booking.dimension_ids()
     assert "life_area_accuracy" not in shadow.dimension_ids()
     assert find_bundled("ai-planner").safety_gates == ("silent_destructive_action",)
