@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.pilot import Pilot
 from textual.widgets import DataTable, OptionList, Static
 
 from reviewer.services.importing import import_file
@@ -46,10 +48,10 @@ def _add(store: Store, tmp_path: Path, rows: list[dict[str, object]], dataset: s
     return {str(r["id"]): store.items_by_id(str(r["id"]), dataset)[0][0] for r in rows}
 
 
-async def _safety_on(app: ReviewApp, pilot: object, item_id: str) -> SafetyScreen:
+async def _safety_on(app: ReviewApp, pilot: Pilot[Any], item_id: str) -> SafetyScreen:
     """Open the safety screen with the cursor on ``item_id``'s flag."""
     await settle(app, pilot)
-    await pilot.press("S")  # type: ignore[attr-defined]
+    await pilot.press("S")
     await settle(app, pilot)
     screen = app.screen
     assert isinstance(screen, SafetyScreen)
