@@ -17,11 +17,16 @@ import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from rubrics.judge.cache import KeyValueCache, digest, judge_cache_key
 from rubrics.judge.parse import ReplyError, extract_json
 from rubrics.judge.prompt import BuiltPrompt
+
+if TYPE_CHECKING:  # imported with litellm, never by merely importing this module
+    import httpx
+
+    from rubrics.judge.transport import AiohttpTransport
 
 T = TypeVar("T")
 REASK = (
@@ -35,23 +40,40 @@ REASK_LAST_LINE = (
 )
 
 
+@dataclass
+class _Http:
+    """The one HTTP client litellm's OpenAI-family calls share, and its transport to close."""
+
+    client: httpx.AsyncClient | None = None
+    transport: AiohttpTransport | None = None
+
+
+_HTTP = _Http()
+
+
 def import_litellm() -> Any:
     """litellm, with its cost map read from the package instead of the network."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
     litellm.suppress_debug_info = True
-    # httpx's own transport, not litellm's aiohttp one: a reply cut off mid-body (a Content-Length
-    # longer than what came) or a call cancelled at --timeout left aiohttp responses unreleased,
-    # and their finalizers printed "Unclosed connection" and tracebacks as the program exited.
+    # Not litellm's aiohttp transport: it reads a reply cut off mid-body (a Content-Length longer
+    # than what came) as if whole, and its sessions outlive the loop, so their finalizers printed
+    # "Unclosed connection" and tracebacks at exit. OpenAI-family calls go through ours (aiohttp's
+    # speed, closed by release_litellm); every other provider through httpx's own.
     litellm.disable_aiohttp_transport = True
+    if _HTTP.client is None:
+        from rubrics.judge.transport import http_client
+
+        _HTTP.client, _HTTP.transport = http_client()
+    litellm.aclient_session = _HTTP.client
     # litellm's own response objects trip pydantic's serializer check on every call: noise.
     warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
     return litellm
 
 
 async def release_litellm() -> None:
-    """Stop litellm's background logging worker on this event loop.
+    """Close this loop's judge connections and stop litellm's background logging worker on it.
 
     litellm parks a task on the loop after the first call and binds its queue to that loop; left
     alone, the loop's shutdown waits on it and the next loop inherits a queue it cannot use.
@@ -59,6 +81,8 @@ async def release_litellm() -> None:
     """
     if "litellm" not in sys.modules:
         return
+    if _HTTP.transport is not None:
+        await _HTTP.transport.close_session()
     from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 
     worker = GLOBAL_LOGGING_WORKER
@@ -178,9 +202,10 @@ def _describe(exc: Exception) -> str:
 
 
 def _root(exc: BaseException) -> BaseException:
-    """The first cause of an exception chain (bounded: a cycle or a deep chain stops the walk)."""
+    """The first cause of an exception chain, as a traceback shows it (``raise … from None`` ends it;
+    bounded: a cycle or a deep chain stops the walk)."""
     for _ in range(20):
-        cause = exc.__cause__ or exc.__context__
+        cause = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
         if cause is None:
             break
         exc = cause

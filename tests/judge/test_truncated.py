@@ -10,7 +10,6 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,44 +18,25 @@ import pytest
 
 from rubrics.judge.client import ClientSettings, JudgeCallError, JudgeClient
 from rubrics.judge.prompt import BuiltPrompt
+from tests.judge.rawserver import RawServer
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTIAL = b'{"id": "x", "object": "chat.completion", "choices": ['
 
 
-class CutOffServer:
+class CutOffServer(RawServer):
     """Answers every request with ``Content-Length: 5000`` and a 50-byte body; then closes the
     connection (``close=True``) or holds it open without another byte."""
 
     def __init__(self, close: bool) -> None:
         self.close = close
         self.count = 0
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
         self.held: list[socket.socket] = []
-        threading.Thread(target=self._serve, daemon=True).start()
+        super().__init__()
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:  # closed: the test is over
-                return
-            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
-
-    def _answer(self, conn: socket.socket) -> None:
-        data = b""
-        while b"\r\n\r\n" not in data:
-            data += conn.recv(65536)
-        head, _, body = data.partition(b"\r\n\r\n")
-        length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                      if line.lower().startswith(b"content-length"))
-        while len(body) < length:
-            body += conn.recv(65536)
+    def answer(self, conn: socket.socket) -> None:
+        if self.read_request(conn) is None:
+            return
         self.count += 1
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n" + PARTIAL)
         if self.close:
@@ -65,7 +45,7 @@ class CutOffServer:
             self.held.append(conn)
 
     def stop(self) -> None:
-        self.sock.close()
+        super().stop()
         for conn in self.held:
             conn.close()
 
@@ -87,8 +67,10 @@ async def test_a_cut_off_reply_is_an_error_within_the_timeout(cut_off: CutOffSer
     with pytest.raises(JudgeCallError) as caught:
         await judge.complete(prompt, sample=1)
     assert time.monotonic() - started < 1.0 + 0.5
-    if cut_off.close:
-        assert "without sending complete message body" in str(caught.value)
+    if cut_off.close:  # the fault itself, with what came and what was promised
+        assert f"without sending complete message body (received {len(PARTIAL)} bytes, expected 5000)" in str(
+            caught.value)
+        assert "Expecting value" not in str(caught.value)  # not read as if whole, then unparsable
     else:
         assert str(caught.value).startswith("timeout")
 
