@@ -14,10 +14,11 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from reviewer.store.views import QueueRow
+from reviewer.store.views import REVIEW_COUNTS, QueueRow
 
+#: ``{reviewed}``: the queue's count of complete reviews (``REVIEW_COUNTS``).
 _COLUMNS = ("pk, item_id, dataset, rubric_ref, judge_overall, judge_band, judge_passed, flagged, n_errors,"
-            " n_reviewed, lease_reviewer, lease_until")
+            " {reviewed}, lease_reviewer, lease_until")
 _QUEUE_FILTERS = {
     "triage": "",
     "audit": " AND EXISTS (SELECT 1 FROM audit_sample a WHERE a.item_pk = item.pk)",
@@ -88,7 +89,8 @@ def first_page(path: Path, queue: str, rubric_ref: str | None, dataset: str | No
         with contextlib.suppress(sqlite3.Error):
             if conn.execute("SELECT 1 FROM queue_setting WHERE queue = ? AND blind LIMIT 1", [queue]).fetchone():
                 return None
-        rows = conn.execute(f"SELECT {_COLUMNS} FROM item WHERE {where} ORDER BY pk LIMIT ?",
+        columns = _COLUMNS.format(reviewed=REVIEW_COUNTS[queue])
+        rows = conn.execute(f"SELECT {columns} FROM item WHERE {where} ORDER BY pk LIMIT ?",
                             [*params, limit]).fetchall()
         (total,) = conn.execute(f"SELECT count(*) FROM item WHERE {where}", params).fetchone()
     except sqlite3.Error:

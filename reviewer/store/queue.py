@@ -28,7 +28,7 @@ from reviewer.store.tables import (
     now,
     table_of,
 )
-from reviewer.store.views import Claim, QueueFilter, QueueRow
+from reviewer.store.views import REVIEW_COUNTS, Claim, QueueFilter, QueueRow
 
 QUEUES = ("triage", "audit", "safety")
 #: Each reviewer an item already has moves it this far back in triage: past any urgency and priority.
@@ -113,7 +113,7 @@ class QueueMixin(StoreBase):
                                           col(HumanScore.kind) == "import", col(HumanScore.revision) == col(Item.revision))
                 conds += [free, ~mine, ~imported]
                 if queue != "safety":
-                    conds += [col(Item.is_gold).is_(False), col(Item.n_reviewed) < self._needed(queue)]
+                    conds += [col(Item.is_gold).is_(False), reviews_of(queue) < self._needed(queue)]
                 order: list[Any] = [col(Item.triage_key), col(Item.pk)] if queue == "triage" else [col(Item.pk)]
                 row = self._lease(conn, conds, order, queue, reviewer, t, lease_seconds)
             if row is None:
@@ -221,7 +221,7 @@ class QueueMixin(StoreBase):
         if after is not None:
             conds.append(col(Item.pk) > after)
         q = (select(col(Item.pk), col(Item.item_id), col(Item.dataset), col(Item.rubric_ref), col(Item.judge_overall), col(Item.judge_band),
-                    col(Item.judge_passed), col(Item.flagged), col(Item.n_errors), col(Item.n_reviewed), col(Item.lease_reviewer),
+                    col(Item.judge_passed), col(Item.flagged), col(Item.n_errors), reviews_of(queue), col(Item.lease_reviewer),
                     col(Item.lease_until))
              .where(and_(*conds) if conds else ~false()).order_by(col(Item.pk)).limit(limit))
         with self.read() as conn:
@@ -239,7 +239,7 @@ class QueueMixin(StoreBase):
     def _narrow(self, queue: str, filt: QueueFilter | None, search: str | None, t: Any) -> list[ColumnElement[bool]]:
         if search:
             filt = replace(filt or QueueFilter(), text=search)
-        return filter_conditions(filt, self._needed(queue), t, self.dialect)
+        return filter_conditions(filt, self._needed(queue), t, self.dialect, reviews_of(queue))
 
     def queue_values(self, queue: str, rubric_ref: str | None = None,
                      dataset: str | None = None) -> tuple[list[str], list[str]]:
@@ -260,7 +260,7 @@ class QueueMixin(StoreBase):
         conds = self._filters(queue, rubric_ref, dataset)
         if queue != "safety":
             conds.append(col(Item.is_gold).is_(False))
-        done_cond = col(Item.n_reviewed) >= self._needed(queue) if queue != "safety" else false()
+        done_cond = reviews_of(queue) >= self._needed(queue) if queue != "safety" else false()
         mine = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.reviewer) == reviewer,
                               col(Assignment.queue) == queue, col(Assignment.state).in_(("done", "skipped")))
         with self.read() as conn:
@@ -294,6 +294,11 @@ class QueueMixin(StoreBase):
             if priorities:
                 conn.execute(each, [{"item": pk, "new_priority": p} for pk, p in priorities.items()])
             refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.get_rubric(rubric_ref).ref})
+
+
+def reviews_of(queue: str) -> Any:
+    """The item's count of complete reviews as ``queue`` counts them (:data:`REVIEW_COUNTS`)."""
+    return col(getattr(Item, REVIEW_COUNTS[queue]))
 
 
 def claimed_since(conn: Any, claim: Claim) -> str | None:
