@@ -48,7 +48,10 @@ def refresh_coverage(conn: Any, rubric: Any, item_pk: int, revision: int | None 
     rows, labels = current_rows(conn, item_pk, revision)
     humans, judges = sides(rubric, rows)
     n = complete_reviews(rubric, humans)
-    labelled = complete_reviews(rubric, fold_human(r for r in rows.human if r.pk in labels))
+    # the labels' own fold, unless they are none or all of the rows (the usual cases: a triage
+    # item, an audit one): then it is the empty fold's 0 or the one just counted
+    labelled = (0 if not labels else n if len(labels) == len(rows.human)
+                else complete_reviews(rubric, fold_human(r for r in rows.human if r.pk in labels)))
     gap = human_gap(rubric, dim_folds(rubric, humans, judges))
     conn.execute(_write_statement(), {"item": item_pk, "new_n": n, "new_labelled": labelled, "new_gap": gap})
     refresh_triage_keys(conn, "pk = :pk", {"pk": item_pk})
