@@ -208,18 +208,33 @@ def _human_gap(conn: Connection) -> None:
     filter): the column, and every scored item's value from its fold (no index: the filter is one
     more condition on a page read in the queue's own order, as the panel's spread is)."""
     _add_column(conn, "item", "human_gap", "FLOAT")
+    _grant_like_review_count(conn, "human_gap")
+    from reviewer.store.human_gap import backfill_gaps
+
+    backfill_gaps(conn)
+
+
+def _grant_like_review_count(conn: Connection, column: str) -> None:
+    """On PostgreSQL, UPDATE on the item's ``column`` to whoever may update its review count:
+    ``db roles`` granted the application role UPDATE on the item's columns it had then, and every
+    person's write now sets this one beside the count."""
     if conn.dialect.name == "postgresql":
-        # ``db roles`` granted the application role UPDATE on the item's columns it had then:
-        # every person's write now sets this one too, so whoever may update the review count
-        # may update it
         conn.exec_driver_sql(
             "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.column_privileges"
             " WHERE table_schema = current_schema() AND table_name = 'item' AND column_name = 'n_reviewed'"
             " AND privilege_type = 'UPDATE' AND grantee <> current_user"
-            " LOOP EXECUTE 'GRANT UPDATE (human_gap) ON item TO ' || quote_ident(r.grantee); END LOOP; END $$")
-    from reviewer.store.human_gap import backfill_gaps
+            f" LOOP EXECUTE 'GRANT UPDATE ({column}) ON item TO ' || quote_ident(r.grantee); END LOOP; END $$")
 
-    backfill_gaps(conn)
+
+def _labelled(conn: Connection) -> None:
+    """The audit queue counts an item's reviews made of labels alone (``item.n_labelled``, kept
+    beside ``n_reviewed`` on every write): the column, its grant, and every item's count from its
+    labels (:func:`reviewer.store.coverage.recount_all`)."""
+    _add_column(conn, "item", "n_labelled", "INTEGER NOT NULL DEFAULT 0")
+    _grant_like_review_count(conn, "n_labelled")
+    from reviewer.store.coverage import recount_all
+
+    recount_all(conn, labels=True)
 
 
 def _stated_overall(conn: Connection) -> None:
@@ -247,6 +262,8 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0008p_queue_filter_index", _queue_filter_index),
     ("0009g_human_gap", _human_gap),
     ("0010c_reveals", reveal_guards),
+    # (the label count comes before the team's guards, which grant and check it beside n_reviewed)
+    ("0010j_labelled", _labelled),
     ("0010e_team_writes", team_writes),
     ("0010i_stated_overall", _stated_overall),
 ]

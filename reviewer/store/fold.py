@@ -51,25 +51,28 @@ def _judge_row(values: Sequence[Any], item: ItemRows) -> JudgeRow:
     return JudgeRow(jpk, dim, model, score, norm, err, bool(na), std, None, _r(rev, item))
 
 
-def current_rows(conn: Any, item_pk: int, revision: int) -> ItemRows:
+def current_rows(conn: Any, item_pk: int, revision: int) -> tuple[ItemRows, frozenset[int]]:
     """One item's human and judge rows of its current content ``revision``, oldest first, with
-    only what the people's and the judge's folds read (no reasons, tags or times; no flags): what
+    only what the people's and the judge's folds read (no reasons, tags or times; no flags), and
+    the keys of its human rows that are labels (:func:`label_rows`): what coverage, label
     coverage and the judge–people gap are counted from after every person's write, read lean
     (the two statements are built once: building one costs more than running it)."""
-    out = ItemRows(item_pk, revision)
+    out, labels = ItemRows(item_pk, revision), set()
     human, judge = _current_statements()
-    for hpk, dim, who, score, kind in conn.execute(human, {"item": item_pk, "rev": revision}):
+    for hpk, dim, who, score, kind, label in conn.execute(human, {"item": item_pk, "rev": revision}):
         out.human.append(HumanRow(hpk, dim, who, score, kind, revision=revision))
+        if label:
+            labels.add(hpk)
     for _, *judged in conn.execute(judge, {"item": item_pk, "rev": revision}):
         out.judge.append(_judge_row(judged, out))
-    return out
+    return out, frozenset(labels)
 
 
 @functools.cache
 def _current_statements() -> tuple[Any, Any]:
     item, rev = bindparam("item", type_=Integer), bindparam("rev", type_=Integer)
     human = (select(col(HumanScore.pk), col(HumanScore.dimension), col(HumanScore.reviewer), col(HumanScore.score),
-                    col(HumanScore.kind))
+                    col(HumanScore.kind), label_rows().label("label"))
              .where(col(HumanScore.item_pk) == item, col(HumanScore.revision) == rev).order_by(col(HumanScore.pk)))
     judge = _judge_select().where(col(JudgeScore.item_pk) == item, col(JudgeScore.revision) == rev)
     return human, judge

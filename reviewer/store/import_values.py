@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reviewer.domain.labels import LABEL_KINDS
 from reviewer.domain.records import PlainHuman, PlainJudge, Row
 from reviewer.store.bulk import json_text
 from rubrics.schema import Rubric
@@ -66,10 +67,14 @@ def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tupl
     """The item's values in ITEM_COLUMNS order (JSON columns as text for :func:`bulk_insert`)."""
     d = r.data
     total, band, passed = overall(r)
+    # every score a file gives is stored as kind "import": the file's complete reviews are label
+    # reviews too exactly when that kind is a label (reviewer.domain.labels)
+    done = reviews_done(overall.rubric, r, overall.reviews)
+    labelled = done if "import" in LABEL_KINDS else 0
     if as_text and type(r.judge) is PlainJudge and d.keys() <= TEXT_ONLY:  # no errors; the rest absent
         return (pk, total, band, passed, 0, r.item_id, r.content_hash, str(d.get("input") or ""),
                 str(d.get("output") or ""), "", "", "null", None, None, "{}", "null", False,
-                reviews_done(overall.rubric, r, overall.reviews), people_gap(overall, r))
+                done, labelled, people_gap(overall, r))
     js = json_text if as_text else _same
     group, variant = d.get("group"), d.get("variant")
     return (pk, total, band, passed, sum(1 for e in r.judge.values() if e.error), r.item_id,
@@ -77,7 +82,7 @@ def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tupl
             str(d.get("context") or ""), str(d.get("reference") or ""), js(d.get("conversation")),
             None if group is None else str(group), None if variant is None else str(variant),
             js(d.get("metadata") or {}), js(d.get("gold")), d.get("gold") is not None,
-            reviews_done(overall.rubric, r, overall.reviews), people_gap(overall, r))
+            done, labelled, people_gap(overall, r))
 
 
 def reviews_done(rubric: Rubric, r: Row, seen: dict[Any, bool] | None = None) -> int:

@@ -15,7 +15,7 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from reviewer.store.queue_sql import ORDER_COLUMN, QUEUE_CONDITIONS, ROW_COLUMNS, queue_row
+from reviewer.store.queue_sql import ORDER_COLUMN, QUEUE_CONDITIONS, queue_row, row_columns
 from reviewer.store.views import QueueRow
 
 
@@ -75,7 +75,7 @@ def first_page(path: Path, queue: str, rubric_ref: str | None, dataset: str | No
         with contextlib.suppress(sqlite3.Error):
             if conn.execute("SELECT 1 FROM queue_setting WHERE queue = ? AND blind LIMIT 1", [queue]).fetchone():
                 return None
-        rows = conn.execute(f"SELECT {', '.join(ROW_COLUMNS)} FROM item WHERE {where} ORDER BY {ORDER_COLUMN} LIMIT ?",
+        rows = conn.execute(f"SELECT {', '.join(row_columns(queue))} FROM item WHERE {where} ORDER BY {ORDER_COLUMN} LIMIT ?",
                             [*params, limit]).fetchall()
         (total,) = conn.execute(f"SELECT count(*) FROM item WHERE {where}", params).fetchone()
     except sqlite3.Error:

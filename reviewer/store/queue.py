@@ -30,7 +30,7 @@ from sqlmodel import col
 
 from reviewer.errors import UserError
 from reviewer.store.queue_filter import filter_conditions
-from reviewer.store.queue_sql import ORDER_COLUMN, QUEUE_CONDITIONS, QUEUES, ROW_COLUMNS, queue_row
+from reviewer.store.queue_sql import ORDER_COLUMN, QUEUE_CONDITIONS, QUEUES, queue_row, row_columns
 from reviewer.store.roles import RolesMixin
 from reviewer.store.tables import (
     Assignment,
@@ -41,7 +41,7 @@ from reviewer.store.tables import (
     now,
     table_of,
 )
-from reviewer.store.views import Claim, QueueFilter, QueueRow
+from reviewer.store.views import REVIEW_COUNTS, Claim, QueueFilter, QueueRow
 
 #: Each reviewer an item already has moves it this far back in triage: past any urgency and priority.
 REVIEWED_STEP = 1_000_000
@@ -133,7 +133,7 @@ class QueueMixin(RolesMixin):
                                           col(HumanScore.kind) == "import", col(HumanScore.revision) == col(Item.revision))
                 conds += [free, ~mine, ~imported]
                 if queue != "safety":
-                    conds += [col(Item.is_gold).is_(False), col(Item.n_reviewed) < self._needed(queue)]
+                    conds += [col(Item.is_gold).is_(False), reviews_of(queue) < self._needed(queue)]
                 order: list[Any] = [col(Item.triage_key), col(Item.pk)] if queue == "triage" else [col(Item.pk)]
                 row = self._lease(conn, conds, order, queue, reviewer, t, lease_seconds)
             if row is None:
@@ -244,7 +244,7 @@ class QueueMixin(RolesMixin):
         if after is not None:
             conds.append(col(Item.pk) > after)
         item = table_of(Item).c
-        q = (select(*(item[c] for c in ROW_COLUMNS))
+        q = (select(*(item[c] for c in row_columns(queue)))
              .where(and_(*conds) if conds else ~false()).order_by(item[ORDER_COLUMN]).limit(limit))
         with self.read() as conn:
             rows = conn.execute(q).all()
@@ -260,7 +260,7 @@ class QueueMixin(RolesMixin):
     def _narrow(self, queue: str, filt: QueueFilter | None, search: str | None, t: Any) -> list[ColumnElement[bool]]:
         if search:
             filt = replace(filt or QueueFilter(), text=search)
-        return filter_conditions(filt, self._needed(queue), t, self.dialect)
+        return filter_conditions(filt, self._needed(queue), t, self.dialect, reviews_of(queue))
 
     def queue_values(self, queue: str, rubric_ref: str | None = None,
                      dataset: str | None = None) -> tuple[list[str], list[str]]:
@@ -281,7 +281,7 @@ class QueueMixin(RolesMixin):
         conds = self._filters(queue, rubric_ref, dataset)
         if queue != "safety":
             conds.append(col(Item.is_gold).is_(False))
-        done_cond = col(Item.n_reviewed) >= self._needed(queue) if queue != "safety" else false()
+        done_cond = reviews_of(queue) >= self._needed(queue) if queue != "safety" else false()
         mine = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.reviewer) == reviewer,
                               col(Assignment.queue) == queue, col(Assignment.state).in_(("done", "skipped")))
         with self.read() as conn:
@@ -319,6 +319,11 @@ class QueueMixin(RolesMixin):
             if priorities:
                 conn.execute(each, [{"item": pk, "new_priority": p} for pk, p in priorities.items()])
             refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.get_rubric(rubric_ref).ref})
+
+
+def reviews_of(queue: str) -> Any:
+    """The item's count of complete reviews as ``queue`` counts them (:data:`REVIEW_COUNTS`)."""
+    return col(getattr(Item, REVIEW_COUNTS[queue]))
 
 
 def claimed_since(conn: Any, claim: Claim) -> str | None:

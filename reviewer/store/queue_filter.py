@@ -6,7 +6,8 @@ filter never loads the queue into memory. Statuses, as the queue serves items:
 - ``new``: nobody has completed a review, nobody holds a lease on it, no review is half done;
 - ``in progress``: not done, and someone holds it, has half-scored it, or has completed a review
   while it needs more reviewers;
-- ``done``: as many complete reviews as the queue asks for (``rubricate queue set``);
+- ``done``: as many complete reviews as the queue asks for (``rubricate queue set``; the audit
+  queue counts only reviews made of labels, ``views.REVIEW_COUNTS``);
 - ``flagged``: the safety cap applies (a flag open, escalated or confirmed).
 
 Disagreement is of two kinds, each at least a quarter of the scale apart on some dimension: the
@@ -41,8 +42,10 @@ def like_pattern(text: str) -> str:
     return f"%{quoted}%"
 
 
-def filter_conditions(filt: QueueFilter | None, needed: Any, t: datetime, dialect: str) -> list[ColumnElement[bool]]:
-    """The conditions ``filt`` adds to a queue's (``needed``: reviewers an item needs, as SQL)."""
+def filter_conditions(filt: QueueFilter | None, needed: Any, t: datetime, dialect: str,
+                      reviewed: Any = None) -> list[ColumnElement[bool]]:
+    """The conditions ``filt`` adds to a queue's (``needed``: reviewers an item needs, as SQL;
+    ``reviewed``: the item's complete reviews as the queue counts them, default ``n_reviewed``)."""
     if filt is None:
         return []
     conds: list[ColumnElement[bool]] = []
@@ -55,7 +58,7 @@ def filter_conditions(filt: QueueFilter | None, needed: Any, t: datetime, dialec
     if filt.disagreement:
         conds.append(col(Item.judge_spread) >= PANEL_APART)
     if filt.status:
-        conds.append(status_condition(filt.status, needed, t))
+        conds.append(status_condition(filt.status, needed, t, reviewed))
     if filt.text and not _storable(filt.text):
         # a lone UTF-16 surrogate (pasted from a broken source) cannot be sent to the database,
         # and no stored text holds one (imports refuse them): nothing matches
@@ -71,21 +74,22 @@ def filter_conditions(filt: QueueFilter | None, needed: Any, t: datetime, dialec
     return conds
 
 
-def status_condition(status: str, needed: Any, t: datetime) -> ColumnElement[bool]:
-    """The condition for one of :data:`STATUSES`."""
+def status_condition(status: str, needed: Any, t: datetime, reviewed: Any = None) -> ColumnElement[bool]:
+    """The condition for one of :data:`STATUSES` (``reviewed``: as :func:`filter_conditions`)."""
     if status not in STATUSES:
         raise UserError(f"unknown status {status!r}; use {', '.join(STATUSES)}")
     if status == "flagged":
         return col(Item.flagged).is_(True)
-    done: ColumnElement[bool] = col(Item.n_reviewed) >= needed
+    reviewed = col(Item.n_reviewed) if reviewed is None else reviewed
+    done: ColumnElement[bool] = reviewed >= needed
     if status == "done":
         return done
     held = and_(col(Item.lease_until).is_not(None), col(Item.lease_until) > t)
     half = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.state) == "active",
                           col(Assignment.revision) == col(Item.revision))
     if status == "new":
-        return and_(col(Item.n_reviewed) == 0, ~done, ~held, ~half)
-    return and_(~done, or_(col(Item.n_reviewed) > 0, held, half))
+        return and_(reviewed == 0, ~done, ~held, ~half)
+    return and_(~done, or_(reviewed > 0, held, half))
 
 
 def _storable(text: str) -> bool:

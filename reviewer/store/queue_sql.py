@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from reviewer.store.views import QueueRow
+from reviewer.store.views import REVIEW_COUNTS, QueueRow
 
 QUEUES = ("triage", "audit", "safety")
 #: Each queue's condition on the ``item`` table (None: every item), beside the rubric and
@@ -24,11 +24,19 @@ QUEUE_CONDITIONS: dict[str, str | None] = {
     # the item's safety status derived from its flags' decisions (reviewer.domain.safety)
     "safety": "item.safety IN ('open', 'escalated')",
 }
-#: The ``item`` columns of a queue row, in :class:`QueueRow`'s order; a page is in ``pk`` order
-#: (the row's keyset position).
+#: The ``item`` columns of a queue row, in :class:`QueueRow`'s order (``n_reviewed`` stands for
+#: the queue's own count of reviews: :func:`row_columns`); a page is in ``pk`` order (the row's
+#: keyset position).
 ROW_COLUMNS = ("pk", "item_id", "dataset", "rubric_ref", "judge_overall", "judge_band", "judge_passed", "flagged",
                "n_errors", "n_reviewed", "lease_reviewer", "lease_until")
 ORDER_COLUMN = "pk"
+
+
+def row_columns(queue: str) -> tuple[str, ...]:
+    """:data:`ROW_COLUMNS` as ``queue`` reads them: its reviews counted by its own column
+    (:data:`reviewer.store.views.REVIEW_COUNTS`; the audit queue counts labels)."""
+    reviewed = REVIEW_COUNTS[queue]
+    return tuple(reviewed if c == "n_reviewed" else c for c in ROW_COLUMNS)
 
 
 def queue_row(r: Sequence[Any], t: datetime) -> QueueRow:
@@ -41,4 +49,4 @@ def queue_row(r: Sequence[Any], t: datetime) -> QueueRow:
                     r[10] if until is not None and until > t else None, r[0])
 
 
-__all__ = ["ORDER_COLUMN", "QUEUES", "QUEUE_CONDITIONS", "ROW_COLUMNS", "queue_row"]
+__all__ = ["ORDER_COLUMN", "QUEUES", "QUEUE_CONDITIONS", "ROW_COLUMNS", "queue_row", "row_columns"]

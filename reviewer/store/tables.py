@@ -108,6 +108,9 @@ class Item(SQLModel, table=True):
     #: (none | open | escalated | confirmed | cleared), kept here for the queues' SQL.
     safety: str = "none"
     n_reviewed: int = 0
+    #: The people with a complete review made of labels alone (``reviewer.domain.labels``): what
+    #: the audit queue counts, where ``n_reviewed`` also counts reviews given in triage.
+    n_labelled: int = 0
     #: The triage queue's order in one indexed number (lower first): reviews done, then judge
     #: errors and safety flags, then routing priority. See ``queue.TRIAGE_KEY_SQL``.
     triage_key: float = 0.0

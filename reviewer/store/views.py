@@ -39,6 +39,12 @@ class QueueRow:
     sort_key: int
 
 
+#: The ``item`` column each queue counts an item's reviews by (serving, progress, "done", the
+#: list's status): the audit queue counts only reviews made of labels
+#: (:mod:`reviewer.domain.labels`), so an item reviewed in triage is still served for its label.
+REVIEW_COUNTS = {"triage": "n_reviewed", "audit": "n_labelled", "safety": "n_reviewed"}
+
+
 #: What the queue list's status filter offers (``reviewer.store.queue_filter`` says what each means).
 STATUSES = ("new", "in progress", "done", "flagged")
 

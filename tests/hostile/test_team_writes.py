@@ -142,14 +142,15 @@ ATTACKS: dict[str, Any] = {
         "VALUES ('x@1.0.0', 'audit', 1, 0, false, CURRENT_TIMESTAMP)"),
     "import an item": lambda t, i: (
         "INSERT INTO item (item_id, dataset, rubric_ref, content_hash, revision, input, output, context, reference, "
-        "is_gold, n_errors, flagged, safety, n_reviewed, triage_key, created_at) VALUES ('forged', '', "
-        f"'{REF}', 'h', 1, '', 'forged output', '', '', false, 0, false, 'none', 0, 0, CURRENT_TIMESTAMP)"),
+        "is_gold, n_errors, flagged, safety, n_reviewed, n_labelled, triage_key, created_at) VALUES ('forged', '', "
+        f"'{REF}', 'h', 1, '', 'forged output', '', '', false, 0, false, 'none', 0, 0, 0, CURRENT_TIMESTAMP)"),
     "start a judge run": lambda t, i: (
         f"INSERT INTO judge_run (rubric_ref, source, status, started_at) VALUES ('{REF}', 'judge', 'done', CURRENT_TIMESTAMP)"),
     "mark a judge run done": lambda t, i: "UPDATE judge_run SET status = 'done'",
     "draw an audit sample": lambda t, i: (
         f"INSERT INTO audit_sample (rubric_ref, item_pk, seed) VALUES ('{REF}', {i['pk']}, 1)"),
     "count reviews nobody gave": lambda t, i: "UPDATE item SET n_reviewed = 99",
+    "count labels nobody gave (the audit queue then skips the item)": lambda t, i: "UPDATE item SET n_labelled = 99",
     "move the people's gap": lambda t, i: "UPDATE item SET human_gap = 0",
     "rewrite the judge's overall": lambda t, i: "UPDATE item SET judge_overall = 5, judge_band = 'good'",
     "hide judge errors": lambda t, i: "UPDATE item SET n_errors = 0, judge_spread = 0",
