@@ -62,9 +62,16 @@ def _decides(d: Dimension, rubric: Rubric) -> list[tuple[str, str]]:
         out.append(("depends on", f"{dep.dimension} {span or 'scored'} (else not applicable)"))
     if d.role:
         out.append(("role", f"only {d.role} turns" if d.metric_level == "turn"
+                    else f"only calls from {d.role} messages" if d.metric_level == "tool_call"
                     else f"only when the last message is from the {d.role}"))
+    for t in d.tool_calls:
+        span = " and ".join(x for x in (f"≥ {_num(t.min)}" if t.min is not None else "",
+                                        f"≤ {_num(t.max)}" if t.max is not None else "") if x)
+        out.append(("depends on", f"{'calls to ' + t.name if t.name else 'tool calls'} {span or 'counted'} "
+                                  "(else not applicable)"))
     if d.metric_level != "item":
-        level = d.metric_level + (f"; item score = {d.turn_aggregate} of the turns" if d.metric_level == "turn" else "")
+        parts = {"turn": "the turns", "tool_call": "the tool calls"}.get(d.metric_level)
+        level = d.metric_level + (f"; item score = {d.turn_aggregate} of {parts}" if parts else "")
         out.append(("level", level))
     if d.samples > 1:
         out.append(("samples", f"{d.samples} judge samples, score = their mean"))
