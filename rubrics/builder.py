@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any
 
 from rubrics.errors import RubricError
+from rubrics.rulecheck import regex_problem
 from rubrics.rules import MAX_DIMENSIONS
 from rubrics.schema import (
     DEFAULT_BANDS,
@@ -30,6 +31,7 @@ from rubrics.schema import (
     JudgeSettings,
     MeasurementLevel,
     MetricLevel,
+    PatternCount,
     ReviewSettings,
     Rubric,
     Scale,
@@ -220,7 +222,7 @@ class Builder:
         built = tuple(self.guard(partial(self.anchor, a, (*path, "anchors", j)), None)
                       for j, a in enumerate(anchors))
         ceilings = self.guard(lambda: self.ceilings(d, path), ())
-        dep, role, tools = self.guard(lambda: self.depends_on(d, path), (None, None, ()))
+        dep, role, tools, matches = self.guard(lambda: self.depends_on(d, path), (None, None, (), ()))
         for key in ("rule", "params", "choices"):
             if d.get(key) is not None and not isinstance(d[key], dict):
                 self.record(self.fail((*path, key), "wrong-type", f"{key} must be a mapping"))
@@ -256,7 +258,7 @@ class Builder:
             scale=scale, anchors=tuple(a for a in built if a is not None),
             prompt=prompt or None, rule=d.get("rule"), choices=choices,
             ceiling=ceilings, depends_on=dep, metric_level=level, samples=samples,
-            turn_aggregate=aggregate, role=role, tool_calls=tools,
+            turn_aggregate=aggregate, role=role, tool_calls=tools, matches=matches,
             judge_scale=judge_scale, params=d.get("params") or {}, level=measured,
         )
 
@@ -287,24 +289,27 @@ class Builder:
         return tuple(out)
 
     def depends_on(self, d: Mapping[str, Any], path: tuple[str | int, ...]
-                   ) -> tuple[DependsOn | None, str | None, tuple[ToolCallCount, ...]]:
+                   ) -> tuple[DependsOn | None, str | None, tuple[ToolCallCount, ...], tuple[PatternCount, ...]]:
         """``depends_on``: one condition or a list (FlexEval writes a list); each is a dimension
         condition ``{dimension, min?, max?}``, a role condition ``{role: R}`` (also FlexEval's
         ``{name: is_role, kwargs: {role: R}}``, and ``metric_min_value``/``metric_max_value``) or
         a tool-call count ``{tool_calls: NAME or "*", min?, max?}`` (FlexEval's
-        ``count_tool_calls``, and ``count_tool_calls_by_name`` with the tool in ``metric_name``)."""
+        ``count_tool_calls``, and ``count_tool_calls_by_name`` with the tool in ``metric_name``) or a
+        pattern count ``{matches: PATTERN, min?, max?}`` (``count_of_parts_matching_regex``)."""
         value = d.get("depends_on")
         if value is None:
-            return None, None, ()
+            return None, None, (), ()
         path = (*path, "depends_on")
         conds = value if isinstance(value, list) else [value]
         dep: DependsOn | None = None
         role: str | None = None
         tools: list[ToolCallCount] = []
+        matches: list[PatternCount] = []
         for j, cond in enumerate(conds):
             cpath = (*path, j) if isinstance(value, list) else path
             c = self.mapping(cond, cpath, ("dimension", "min", "max", "role", "name", "type", "kwargs",
-                                           "metric_name", "metric_min_value", "metric_max_value", "tool_calls"))
+                                           "metric_name", "metric_min_value", "metric_max_value", "tool_calls",
+                                           "matches"))
             kwargs: dict[str, Any] = c["kwargs"] if isinstance(c.get("kwargs"), dict) else {}
             if c.get("name") == "is_role" or "role" in c:
                 r = c.get("role", kwargs.get("role"))
@@ -318,6 +323,9 @@ class Builder:
             if "tool_calls" in c or c.get("name") in TOOL_CALL_METRICS:
                 tools.append(ToolCallCount(self.tool_name(c, cpath), lo, hi))
                 continue
+            if "matches" in c or c.get("name") == "count_of_parts_matching_regex":
+                matches.append(PatternCount(self.pattern(c, kwargs, cpath), lo, hi))
+                continue
             name = c.get("dimension", c.get("name"))
             if not isinstance(name, str) or not name:
                 raise self.fail(cpath, "dimension-missing", "a depends_on condition needs a dimension (or a role)")
@@ -325,7 +333,18 @@ class Builder:
                 raise self.fail(cpath, "depends-on-unknown",
                                 "one dimension condition per dimension; chain them through depends_on")
             dep = DependsOn(name, lo, hi)
-        return dep, role, tuple(tools)
+        return dep, role, tuple(tools), tuple(matches)
+
+    def pattern(self, c: Mapping[str, Any], kwargs: Mapping[str, Any], cpath: tuple[str | int, ...]) -> str:
+        """A pattern-count condition's pattern (FlexEval: ``kwargs.expression``), checked as the
+        deterministic method's patterns are: it compiles and cannot backtrack without end."""
+        pattern = c["matches"] if "matches" in c else kwargs.get("expression")
+        if not isinstance(pattern, str) or not pattern:
+            raise self.fail(cpath, "depends-on-pattern", "a pattern condition needs its pattern (kwargs.expression)")
+        problem = regex_problem(pattern)
+        if problem is not None:
+            raise self.fail(cpath, *problem)
+        return pattern
 
     def bounds(self, c: Mapping[str, Any], cpath: tuple[str | int, ...]) -> tuple[float | None, float | None]:
         """A condition's ``min``/``max`` (FlexEval: ``metric_min_value``/``metric_max_value``)."""

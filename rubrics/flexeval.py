@@ -13,7 +13,7 @@ From an ``evals.yaml`` the eval's rubric metrics also give each dimension its ``
 condition, a dependency on another rubric of the eval a dimension condition
 (``metric_min_value``/``metric_max_value``), ``count_tool_calls`` and ``count_tool_calls_by_name``
 (the tool in ``metric_name``) a tool-call count condition, counted from the conversation's
-``tool_calls``. A dependency on any other function metric cannot be expressed and is refused,
+``tool_calls``, and ``count_of_parts_matching_regex`` a pattern-count condition. A dependency on any other function metric cannot be expressed and is refused,
 naming the line; with every eval of a file imported at once, that eval alone is refused. A rubric
 whose prompt names ``{completion}`` needs its eval's ``do_completion: true`` and is item level
 (the completion is the item's output, made before import). Every error names the source file and line, never a
@@ -296,6 +296,17 @@ def _conditions(deps: Any, rubric_names: set[str], source: str, located: Located
             if dep.get("metric_max_value") is not None:
                 cond["max"] = float(dep["metric_max_value"])
             out.append(cond)
+        elif dep.get("context_only") is True and name not in NETWORK_METRICS:
+            raise RubricError(source, line, "flexeval-depends-on",
+                              f"depends_on {name!r} with context_only: true counts the messages before the "
+                              "turn, which rubricate's conditions never do (remove the condition)")
+        elif name == "count_of_parts_matching_regex":
+            expression = kwargs.get("expression") if isinstance(kwargs, dict) else None
+            cond = {"matches": expression}
+            for key, flex in (("min", "metric_min_value"), ("max", "metric_max_value")):
+                if dep.get(flex) is not None:
+                    cond[key] = dep[flex]  # the loader checks the pattern and the numbers
+            out.append(cond)
         elif name in ("count_tool_calls", "count_tool_calls_by_name"):
             tool = dep.get("metric_name") if name == "count_tool_calls_by_name" else "*"
             if not isinstance(tool, str) or not tool.strip():
@@ -313,6 +324,7 @@ def _conditions(deps: Any, rubric_names: set[str], source: str, located: Located
         else:
             raise RubricError(source, line, "flexeval-depends-on",
                               f"depends_on {name!r} is a function metric rubricate does not compute; "
-                              "only is_role, count_tool_calls(_by_name) and other rubrics of this eval can be conditions "
+                              "only is_role, count_tool_calls(_by_name), count_of_parts_matching_regex and other "
+                              "rubrics of this eval can be conditions "
                               "(remove it, or express it as a rubric)")
     return out

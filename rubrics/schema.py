@@ -167,9 +167,31 @@ class ToolCallCount:
     def shown(self, count: int) -> str:
         """The count against the condition in words, for a not-applicable rationale."""
         what = f"call(s) to {self.name}" if self.name else "tool call(s)"
-        lo = "" if self.min is None else f"at least {self.min:g}"
-        hi = "" if self.max is None else f"{' and ' if lo else ''}at most {self.max:g}"
-        return f"{count} {what}; the condition asks for {lo}{hi}"
+        return f"{count} {what}; the condition asks for {_range(self.min, self.max)}"
+
+
+@dataclass(frozen=True)
+class PatternCount:
+    """FlexEval's ``count_of_parts_matching_regex`` as a condition: score this dimension only when
+    the number of the pattern's matches in the messages it scores lies in ``[min, max]``."""
+
+    expression: str
+    min: float | None = None
+    max: float | None = None
+
+    def holds(self, count: int) -> bool:
+        """Whether the condition holds for this many matches."""
+        return within(count, self.min, self.max)
+
+    def shown(self, count: int) -> str:
+        """The count against the condition in words, for a not-applicable rationale."""
+        return f"{count} match(es) of /{self.expression[:60]}/; the condition asks for {_range(self.min, self.max)}"
+
+
+def _range(low: float | None, high: float | None) -> str:
+    lo = "" if low is None else f"at least {low:g}"
+    hi = "" if high is None else f"{' and ' if lo else ''}at most {high:g}"
+    return lo + hi or "any number"
 
 
 @dataclass(frozen=True)
@@ -234,6 +256,8 @@ class Dimension:
     role: str | None = None
     #: FlexEval's tool-call count conditions (``depends_on: {tool_calls: NAME|"*", min?, max?}``).
     tool_calls: tuple[ToolCallCount, ...] = ()
+    #: FlexEval's pattern-count conditions (``depends_on: {matches: PATTERN, min?, max?}``).
+    matches: tuple[PatternCount, ...] = ()
     #: How many judge samples to draw (scores are their mean, with the spread stored).
     samples: int = 1
     #: The judge's own scale where it differs from the humans' (e.g. an evaluator scoring 0–1

@@ -64,11 +64,12 @@ def _decides(d: Dimension, rubric: Rubric) -> list[tuple[str, str]]:
         out.append(("role", f"only {d.role} turns" if d.metric_level == "turn"
                     else f"only calls from {d.role} messages" if d.metric_level == "tool_call"
                     else f"only when the last message is from the {d.role}"))
-    for t in d.tool_calls:
-        span = " and ".join(x for x in (f"≥ {_num(t.min)}" if t.min is not None else "",
-                                        f"≤ {_num(t.max)}" if t.max is not None else "") if x)
-        out.append(("depends on", f"{'calls to ' + t.name if t.name else 'tool calls'} {span or 'counted'} "
-                                  "(else not applicable)"))
+    counts = [(f"calls to {t.name}" if t.name else "tool calls", t.min, t.max) for t in d.tool_calls]
+    counts += [(f"matches of /{m.expression}/", m.min, m.max) for m in d.matches]
+    for what, lo, hi in counts:
+        span = " and ".join(x for x in (f"≥ {_num(lo)}" if lo is not None else "",
+                                        f"≤ {_num(hi)}" if hi is not None else "") if x)
+        out.append(("depends on", f"{what} {span or 'counted'} (else not applicable)"))
     if d.metric_level != "item":
         parts = {"turn": "the turns", "tool_call": "the tool calls"}.get(d.metric_level)
         level = d.metric_level + (f"; item score = {d.turn_aggregate} of {parts}" if parts else "")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubrics.judge.client import CostCapReached, JudgeClient
+from rubrics.judge.conditions import outside
 from rubrics.judge.gate_check import llm_gate_check
 from rubrics.judge.plan import combinable, item_dimensions, scoring_order
 from rubrics.judge.prompt import examples_for
@@ -194,13 +195,13 @@ class JudgeRunner:
             return ScoreResult(item_id=view.id, dimension=dim.id, method=dim.method, model=self.model,
                                turn=view.turn, not_applicable=True,
                                rationale=f"not applicable: the last message is not from the {dim.role}")
-        for tools in dim.tool_calls:
-            count = sum(1 for n in view.tool_call_names() if tools.name is None or n == tools.name)
-            if not tools.holds(count):
-                where = f"turn {view.turn}" if view.turn is not None else "the conversation"
-                return ScoreResult(item_id=view.id, dimension=dim.id, method=dim.method, model=self.model,
-                                   turn=view.turn, not_applicable=True,
-                                   rationale=f"not applicable: {where} made {tools.shown(count)}")
+        try:
+            why = outside(view, dim)
+        except ValueError as exc:
+            return failed(view, dim, str(exc), model=self.model)
+        if why is not None:
+            return ScoreResult(item_id=view.id, dimension=dim.id, method=dim.method, model=self.model,
+                               turn=view.turn, not_applicable=True, rationale=f"not applicable: {why}")
         cond = dim.depends_on
         if cond is None:
             return None

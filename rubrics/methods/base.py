@@ -91,6 +91,13 @@ class JudgeItem:
             return [call_name(message_tool_calls(self.conversation[self.span_start])[self.call])]
         return [call_name(c) for m in self.conversation[self.span_start:] for c in message_tool_calls(m)]
 
+    def own_texts(self) -> list[str]:
+        """The texts of this view's own messages (a turn's, or the whole conversation's); the
+        output for a tool-call view or an item without a conversation."""
+        if self.call is not None or not self.conversation:
+            return [self.output]
+        return [str(m.get("content", "")) for m in self.conversation[self.span_start:]]
+
     def tool_call_views(self, role: str | None = None) -> list[JudgeItem]:
         """FlexEval's ``ToolCall`` level: one view per tool call in the conversation (made by a
         message of ``role``, when one other than ``any`` is named), in order.

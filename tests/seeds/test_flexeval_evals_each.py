@@ -18,17 +18,16 @@ import pytest
 from rubrics.errors import RubricError
 from rubrics.flexeval import import_flexeval, import_flexeval_each
 from rubrics.loader import load_rubric_text
-from rubrics.schema import ToolCallCount
+from rubrics.schema import PatternCount, ToolCallCount
 from tests.cli import run_cli
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "flexeval_tools"
 EVALS = DATA / "evals.yaml"
 RUBRICS = DATA / "graph_rubrics.yaml"
-IMPORTED = ["graphs-by-tool-name", "any-tool-call", "each-graph-call", "fresh-completion"]
+IMPORTED = ["graphs-by-tool-name", "any-tool-call", "each-graph-call", "fresh-completion", "error-text-guard"]
 #: Each refused eval, the evals.yaml line its one error names, and what it says.
 REFUSED = {
     "completion-not-made": (106, "flexeval-completion", "the eval does not set do_completion: true"),
-    "error-text-guard": (117, "flexeval-depends-on", "'count_of_parts_matching_regex' is a function metric"),
     "moderated": (134, "flexeval-depends-on", "'openai_moderation_api' needs a network service"),
     "rubric-not-written": (145, "flexeval-rubric", "rubric 'graph_colours_are_accessible' is not in"),
     "functions-only": (152, "flexeval-eval", "has no rubric metrics to import"),
@@ -66,6 +65,8 @@ def test_tool_call_conditions_levels_and_completion_are_read() -> None:
     assert (any_call.role, any_call.tool_calls) == ("assistant", (ToolCallCount(None, 1.0, None),))
     per_call = load_rubric_text(str(results["each-graph-call"])).dimensions[0]
     assert (per_call.metric_level, per_call.in_parts) == ("tool_call", True)
+    guard = load_rubric_text(str(results["error-text-guard"])).dimensions[0]
+    assert guard.matches == (PatternCount("something went wrong", None, 0.0),)
     # do_completion: the completion is the item's output, so the rubric is item level
     completion = load_rubric_text(str(results["fresh-completion"])).dimensions[0]
     assert completion.metric_level == "item" and "{completion}" in (completion.prompt or "")
@@ -97,3 +98,12 @@ def test_rubric_picks_from_a_file_of_more_than_ten(tmp_path: Path, capsys: pytes
     assert dims[0].description.startswith("what check 3 is for\n")  # FlexEval's notes kept
     code, _, err = run_cli(["rubric", "import-flexeval", str(many), "--rubric", "check_11", "--owner", "t"], capsys)
     assert code == 1 and "no rubric 'check_11' here" in err
+
+
+def test_a_pattern_that_can_backtrack_without_end_is_refused_at_its_line(tmp_path: Path) -> None:
+    text = EVALS.read_text().replace('expression: "something went wrong"', 'expression: "(a+)+$"')
+    results = {name: r for name, _, r in import_flexeval_each(
+        text, "evals.yaml", [(RUBRICS.read_text(), "graph_rubrics.yaml")], owner="t")}
+    err = results["error-text-guard"]
+    assert isinstance(err, RubricError) and err.rule == "regex-backtracking"
+    assert (err.path, err.line) == ("evals.yaml", 116)  # the rubric metric's depends_on

@@ -28,7 +28,7 @@ def _call(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
 
 GOOD = {"expression": "y=2x", "left": -5, "right": 5, "bottom": -10, "top": 10}
 BAD = {"expression": "y=x+1", "left": 5, "right": -5, "bottom": -4, "top": 6}
-CONVERSATION = [
+CONVERSATION: list[dict[str, Any]] = [
     {"role": "user", "content": "Can you graph y = 2x?"},
     {"role": "assistant", "content": "I'll draw y = 2x.", "tool_calls": [_call("c1", "DrawGraph", GOOD)]},
     {"role": "tool", "tool_call_id": "c1", "content": "drawn"},
@@ -58,7 +58,8 @@ def judge(body: dict[str, Any]) -> str:
     raise AssertionError(prompt)
 
 
-def _run(tmp_path: Path, eval_name: str, server: LoopbackServer, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+def _run(tmp_path: Path, eval_name: str, server: LoopbackServer, capsys: pytest.CaptureFixture[str],
+         conversation: list[dict[str, Any]] = CONVERSATION) -> dict[str, Any]:
     db = str(tmp_path / f"{eval_name}.db")
     out = tmp_path / f"{eval_name}.yaml"
     code, _, err = run_cli(["rubric", "import-flexeval", str(DATA / "evals.yaml"), "--rubrics",
@@ -67,7 +68,7 @@ def _run(tmp_path: Path, eval_name: str, server: LoopbackServer, capsys: pytest.
     assert code == 0, err
     assert run_cli(["rubric", "add", str(out), "--db", db], capsys)[0] == 0
     items = tmp_path / "items.jsonl"
-    items.write_text(json.dumps({"id": "chat-1", "conversation": CONVERSATION}) + "\n")
+    items.write_text(json.dumps({"id": "chat-1", "conversation": conversation}) + "\n")
     code, _, err = run_cli(["import", str(items), "--rubric", f"{eval_name}@1.0.0", "--db", db], capsys)
     assert code == 0, err
     server.reset(default=Reply(judge))
@@ -104,3 +105,18 @@ def test_a_tool_call_count_condition_picks_the_turns_judged(
     assert [(t["turn"], t["score"]) for t in fits["turns"]] == [(0, 1.0), (1, None), (2, 0.5), (3, None)]
     assert fits["effective"] == pytest.approx(0.75)
     assert row["dimensions"]["student_wants_a_graph"]["effective"] == 1.0
+
+
+def test_a_pattern_count_condition_leaves_out_the_turn_that_matches(
+    tmp_path: Path, server: LoopbackServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # count_of_parts_matching_regex("something went wrong") ≤ 0: the turn that says it is not judged.
+    convo = [dict(m) for m in CONVERSATION]
+    convo[3]["content"] = "Sorry, something went wrong with that."
+    row = _run(tmp_path, "error-text-guard", server, capsys, convo)
+    assert server.count == 3
+    assert not any("something went wrong" in user_prompt(b) for b in server.requests)
+    fits = row["dimensions"]["graph_fits_the_description"]
+    # By hand: turn 0 YES = 1, turn 1 left out, turn 2 SOMEWHAT = 0.5, turn 3 YES = 1.
+    assert [(t["turn"], t["score"]) for t in fits["turns"]] == [(0, 1.0), (1, None), (2, 0.5), (3, 1.0)]
+    assert fits["effective"] == pytest.approx(2.5 / 3)
