@@ -98,6 +98,9 @@ def test_rubric_picks_from_a_file_of_more_than_ten(tmp_path: Path, capsys: pytes
     assert dims[0].description.startswith("what check 3 is for\n")  # FlexEval's notes kept
     code, _, err = run_cli(["rubric", "import-flexeval", str(many), "--rubric", "check_11", "--owner", "t"], capsys)
     assert code == 1 and "no rubric 'check_11' here" in err
+    code, _, err = run_cli(["rubric", "import-flexeval", str(EVALS), "--rubrics", str(RUBRICS), "--eval", "moderated",
+                            "--rubric", "student_wants_a_graph", "--owner", "t"], capsys)
+    assert code == 1 and len(err.splitlines()) == 1 and "an evals.yaml's eval names its own" in err
 
 
 def test_a_pattern_that_can_backtrack_without_end_is_refused_at_its_line(tmp_path: Path) -> None:
