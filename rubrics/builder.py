@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any
 
 from rubrics.errors import RubricError
+from rubrics.rulecheck import regex_problem
 from rubrics.rules import MAX_DIMENSIONS
 from rubrics.schema import (
     DEFAULT_BANDS,
@@ -30,9 +31,11 @@ from rubrics.schema import (
     JudgeSettings,
     MeasurementLevel,
     MetricLevel,
+    PatternCount,
     ReviewSettings,
     Rubric,
     Scale,
+    ToolCallCount,
 )
 from rubrics.yamlsource import Located
 
@@ -47,8 +50,12 @@ MAX_SIGNOFFS = 10
 DIM_KEYS = ("id", "name", "description", "method", "weight", "threshold", "scale", "anchors",
             "prompt", "rule", "choices", "ceiling", "depends_on", "metric_level", "samples",
             "judge_scale", "params", "level", "use", "turn_aggregate")
+#: FlexEval's function metrics that count tool calls, read as tool-call count conditions.
+TOOL_CALL_METRICS = ("count_tool_calls", "count_tool_calls_by_name")
+
 #: ``metric_level`` as rubricate and FlexEval spell it (FlexEval: Turn, Message, Thread).
 METRIC_LEVELS: dict[str, MetricLevel] = {"item": "item", "turn": "turn", "message": "turn",
+                                         "tool_call": "tool_call", "toolcall": "tool_call",
                                          "conversation": "conversation", "thread": "conversation"}
 
 
@@ -215,7 +222,7 @@ class Builder:
         built = tuple(self.guard(partial(self.anchor, a, (*path, "anchors", j)), None)
                       for j, a in enumerate(anchors))
         ceilings = self.guard(lambda: self.ceilings(d, path), ())
-        dep, role = self.guard(lambda: self.depends_on(d, path), (None, None))
+        dep, role, tools, matches = self.guard(lambda: self.depends_on(d, path), (None, None, (), ()))
         for key in ("rule", "params", "choices"):
             if d.get(key) is not None and not isinstance(d[key], dict):
                 self.record(self.fail((*path, key), "wrong-type", f"{key} must be a mapping"))
@@ -224,8 +231,9 @@ class Builder:
         level = METRIC_LEVELS.get(str(d.get("metric_level", "item")).lower())
         if level is None:
             self.record(self.fail((*path, "metric_level"), "wrong-type",
-                                  "metric_level is item, turn or conversation (FlexEval's Turn, Message "
-                                  f"and Thread are read as turn, turn and conversation), not {_shown(d['metric_level'])}"))
+                                  "metric_level is item, turn, tool_call or conversation (FlexEval's Turn, "
+                                  "Message, ToolCall and Thread are read as turn, turn, tool_call and "
+                                  f"conversation), not {_shown(d['metric_level'])}"))
             level = "item"
         aggregate = d.get("turn_aggregate", "mean")
         if aggregate not in TURN_AGGREGATES:
@@ -250,7 +258,7 @@ class Builder:
             scale=scale, anchors=tuple(a for a in built if a is not None),
             prompt=prompt or None, rule=d.get("rule"), choices=choices,
             ceiling=ceilings, depends_on=dep, metric_level=level, samples=samples,
-            turn_aggregate=aggregate, role=role,
+            turn_aggregate=aggregate, role=role, tool_calls=tools, matches=matches,
             judge_scale=judge_scale, params=d.get("params") or {}, level=measured,
         )
 
@@ -280,21 +288,28 @@ class Builder:
             out.append(Ceiling(below, cap))
         return tuple(out)
 
-    def depends_on(self, d: Mapping[str, Any], path: tuple[str | int, ...]) -> tuple[DependsOn | None, str | None]:
+    def depends_on(self, d: Mapping[str, Any], path: tuple[str | int, ...]
+                   ) -> tuple[DependsOn | None, str | None, tuple[ToolCallCount, ...], tuple[PatternCount, ...]]:
         """``depends_on``: one condition or a list (FlexEval writes a list); each is a dimension
-        condition ``{dimension, min?, max?}`` or a role condition ``{role: R}`` (also FlexEval's
-        ``{name: is_role, kwargs: {role: R}}``, and ``metric_min_value``/``metric_max_value``)."""
+        condition ``{dimension, min?, max?}``, a role condition ``{role: R}`` (also FlexEval's
+        ``{name: is_role, kwargs: {role: R}}``, and ``metric_min_value``/``metric_max_value``) or
+        a tool-call count ``{tool_calls: NAME or "*", min?, max?}`` (FlexEval's
+        ``count_tool_calls``, and ``count_tool_calls_by_name`` with the tool in ``metric_name``) or a
+        pattern count ``{matches: PATTERN, min?, max?}`` (``count_of_parts_matching_regex``)."""
         value = d.get("depends_on")
         if value is None:
-            return None, None
+            return None, None, (), ()
         path = (*path, "depends_on")
         conds = value if isinstance(value, list) else [value]
         dep: DependsOn | None = None
         role: str | None = None
+        tools: list[ToolCallCount] = []
+        matches: list[PatternCount] = []
         for j, cond in enumerate(conds):
             cpath = (*path, j) if isinstance(value, list) else path
             c = self.mapping(cond, cpath, ("dimension", "min", "max", "role", "name", "type", "kwargs",
-                                           "metric_name", "metric_min_value", "metric_max_value"))
+                                           "metric_name", "metric_min_value", "metric_max_value", "tool_calls",
+                                           "matches"))
             kwargs: dict[str, Any] = c["kwargs"] if isinstance(c.get("kwargs"), dict) else {}
             if c.get("name") == "is_role" or "role" in c:
                 r = c.get("role", kwargs.get("role"))
@@ -304,19 +319,55 @@ class Builder:
                     raise self.fail(cpath, "depends-on-role", "one role condition per dimension")
                 role = str(r)
                 continue
+            lo, hi = self.bounds(c, cpath)
+            if "tool_calls" in c or c.get("name") in TOOL_CALL_METRICS:
+                tools.append(ToolCallCount(self.tool_name(c, cpath), lo, hi))
+                continue
+            if "matches" in c or c.get("name") == "count_of_parts_matching_regex":
+                matches.append(PatternCount(self.pattern(c, kwargs, cpath), lo, hi))
+                continue
             name = c.get("dimension", c.get("name"))
             if not isinstance(name, str) or not name:
                 raise self.fail(cpath, "dimension-missing", "a depends_on condition needs a dimension (or a role)")
             if dep is not None:
                 raise self.fail(cpath, "depends-on-unknown",
                                 "one dimension condition per dimension; chain them through depends_on")
-            lo = c.get("min", c.get("metric_min_value"))
-            hi = c.get("max", c.get("metric_max_value"))
-            for key, v in (("min", lo), ("max", hi)):
-                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                    raise self.fail(cpath, "wrong-type", f"depends_on {key} must be a number")
-            dep = DependsOn(name, None if lo is None else float(lo), None if hi is None else float(hi))
-        return dep, role
+            dep = DependsOn(name, lo, hi)
+        return dep, role, tuple(tools), tuple(matches)
+
+    def pattern(self, c: Mapping[str, Any], kwargs: Mapping[str, Any], cpath: tuple[str | int, ...]) -> str:
+        """A pattern-count condition's pattern (FlexEval: ``kwargs.expression``), checked as the
+        deterministic method's patterns are: it compiles and cannot backtrack without end."""
+        pattern = c["matches"] if "matches" in c else kwargs.get("expression")
+        if not isinstance(pattern, str) or not pattern:
+            raise self.fail(cpath, "depends-on-pattern", "a pattern condition needs its pattern (kwargs.expression)")
+        problem = regex_problem(pattern)
+        if problem is not None:
+            raise self.fail(cpath, *problem)
+        return pattern
+
+    def bounds(self, c: Mapping[str, Any], cpath: tuple[str | int, ...]) -> tuple[float | None, float | None]:
+        """A condition's ``min``/``max`` (FlexEval: ``metric_min_value``/``metric_max_value``)."""
+        lo = c.get("min", c.get("metric_min_value"))
+        hi = c.get("max", c.get("metric_max_value"))
+        for key, v in (("min", lo), ("max", hi)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise self.fail(cpath, "wrong-type", f"depends_on {key} must be a number")
+        return None if lo is None else float(lo), None if hi is None else float(hi)
+
+    def tool_name(self, c: Mapping[str, Any], cpath: tuple[str | int, ...]) -> str | None:
+        """The tool a tool-call count condition counts; None: every tool."""
+        if "tool_calls" in c:
+            name = c["tool_calls"]
+        elif c.get("name") == "count_tool_calls_by_name":
+            name = c.get("metric_name")
+            if name is None:
+                raise self.fail(cpath, "depends-on-tool", "count_tool_calls_by_name needs metric_name: the tool's name")
+        else:
+            name = "*"
+        if not isinstance(name, str) or not name.strip():
+            raise self.fail(cpath, "depends-on-tool", 'tool_calls names a tool, or "*" for every tool')
+        return None if name == "*" else name
 
     def names(self, top: Mapping[str, Any], key: str) -> tuple[str, ...]:
         value = top.get(key) or []

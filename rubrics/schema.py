@@ -47,7 +47,7 @@ GATES: tuple[str, ...] = (
 #: Other names the seeds use for the same gates.
 GATE_ALIASES: Mapping[str, str] = {"pii_leakage": "pii_exposure", "pii": "pii_exposure"}
 
-MetricLevel = Literal["item", "turn", "conversation"]
+MetricLevel = Literal["item", "turn", "tool_call", "conversation"]
 #: How a turn-level dimension's turn scores become the item's score.
 TurnAggregate = Literal["mean", "min", "max", "last"]
 TURN_AGGREGATES: tuple[str, ...] = ("mean", "min", "max", "last")
@@ -141,6 +141,59 @@ class Ceiling:
     cap: float
 
 
+def within(value: float, low: float | None, high: float | None) -> bool:
+    """Whether ``value`` lies in ``[low, high]``, either end open when None (FlexEval's
+    ``metric_min_value``/``metric_max_value``)."""
+    if low is not None and value < low:
+        return False
+    return not (high is not None and value > high)
+
+
+@dataclass(frozen=True)
+class ToolCallCount:
+    """FlexEval's ``count_tool_calls`` / ``count_tool_calls_by_name`` as a condition: score this
+    dimension only when the number of tool calls (of the tool ``name``; every tool when None) in
+    what it scores — the turn, at turn level, else the whole conversation — lies in
+    ``[min, max]`` (either end open when None)."""
+
+    name: str | None = None
+    min: float | None = None
+    max: float | None = None
+
+    def holds(self, count: int) -> bool:
+        """Whether the condition holds for this many tool calls."""
+        return within(count, self.min, self.max)
+
+    def shown(self, count: int) -> str:
+        """The count against the condition in words, for a not-applicable rationale."""
+        what = f"call(s) to {self.name}" if self.name else "tool call(s)"
+        return f"{count} {what}; the condition asks for {_range(self.min, self.max)}"
+
+
+@dataclass(frozen=True)
+class PatternCount:
+    """FlexEval's ``count_of_parts_matching_regex`` as a condition: score this dimension only when
+    the number of the pattern's matches in the messages it scores lies in ``[min, max]``."""
+
+    expression: str
+    min: float | None = None
+    max: float | None = None
+
+    def holds(self, count: int) -> bool:
+        """Whether the condition holds for this many matches."""
+        return within(count, self.min, self.max)
+
+    def shown(self, count: int) -> str:
+        """The count against the condition in words, for a not-applicable rationale."""
+        return f"{count} match(es) of /{self.expression[:60]}/; the condition asks for {_range(self.min, self.max)}"
+
+
+def _range(low: float | None, high: float | None) -> str:
+    lo = "" if low is None else f"at least {low:g}"
+    hi = "" if high is None else f"{' and ' if lo else ''}at most {high:g}"
+    return lo + hi or "any number"
+
+
 @dataclass(frozen=True)
 class DependsOn:
     """FlexEval's ``depends_on``: score this dimension only when another one's score lies in
@@ -152,9 +205,7 @@ class DependsOn:
 
     def holds(self, score: float) -> bool:
         """Whether the condition holds for the other dimension's score."""
-        if self.min is not None and score < self.min:
-            return False
-        return not (self.max is not None and score > self.max)
+        return within(score, self.min, self.max)
 
 
 @dataclass(frozen=True)
@@ -203,6 +254,10 @@ class Dimension:
     #: FlexEval's ``is_role`` condition: only turns of this role are scored (turn level; an
     #: item-level dimension is scored only when the item's last message has this role).
     role: str | None = None
+    #: FlexEval's tool-call count conditions (``depends_on: {tool_calls: NAME|"*", min?, max?}``).
+    tool_calls: tuple[ToolCallCount, ...] = ()
+    #: FlexEval's pattern-count conditions (``depends_on: {matches: PATTERN, min?, max?}``).
+    matches: tuple[PatternCount, ...] = ()
     #: How many judge samples to draw (scores are their mean, with the spread stored).
     samples: int = 1
     #: The judge's own scale where it differs from the humans' (e.g. an evaluator scoring 0–1
@@ -248,6 +303,12 @@ class Dimension:
             if anchor.low == anchor.high == raw:
                 return anchor.label
         return None
+
+    @property
+    def in_parts(self) -> bool:
+        """Whether the dimension scores parts of a conversation (each turn, or each tool call)
+        and rolls their scores up to the item's by ``turn_aggregate``."""
+        return self.metric_level in ("turn", "tool_call")
 
     @property
     def is_pair(self) -> bool:

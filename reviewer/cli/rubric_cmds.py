@@ -125,19 +125,29 @@ def import_flexeval(
         "--rubrics", help="With an evals.yaml: the rubric file(s) its rubric metrics name (repeat).")] = None,
     eval_name: Annotated[str | None, typer.Option(
         "--eval", help="With an evals.yaml holding several evals: which one.")] = None,
+    picks: Annotated[list[str] | None, typer.Option(
+        "--rubric", help="With a rubric file: import only this rubric (repeat); needed past ten rubrics.")] = None,
     rubric_id: Annotated[str, typer.Option("--id", help="Id of the rubric to write.")] = "flexeval-import",
     owner: Annotated[str | None, typer.Option(
         help="Who answers for the rubric (required: FlexEval files name no owner).")] = None,
-    out: Annotated[Path | None, typer.Option(help="Write the canonical YAML here (default: stdout).")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Write the canonical YAML here (default: stdout); with an evals.yaml and no --eval, "
+             "an existing directory: each eval to DIR/ID.yaml, its id the eval's name as a slug.")] = None,
 ) -> None:
     """Turn FlexEval rubrics into rubricate's canonical YAML (validated before writing).
 
     From an evals.yaml, each rubric metric of the eval becomes a dimension with its metric_level
-    and its depends_on conditions (is_role, other rubrics). Errors name the source file's line.
+    and its depends_on conditions (is_role, other rubrics, tool-call counts); with --out DIR and
+    no --eval every eval is imported, a bad one refused in its own line. Errors name the source
+    file's line.
 
     Example: rubricate rubric import-flexeval rubric_metrics.yaml --id tutor-checks --owner evals-team --out tutor.yaml
 
+    Example: rubricate rubric import-flexeval rubric_metrics.yaml --rubric is_correct_plot --rubric plot_bounds_are_reasonable --owner evals-team
+
     Example: rubricate rubric import-flexeval evals.yaml --rubrics rubric_metrics.yaml --eval plots --owner evals-team --out plots.yaml
+
+    Example: rubricate rubric import-flexeval evals.yaml --rubrics rubric_metrics.yaml --owner evals-team --out rubrics/
     """
     from reviewer.errors import UserError
     from rubrics.flexeval import import_flexeval as convert
@@ -148,15 +158,39 @@ def import_flexeval(
         raise UserError("import-flexeval needs --owner NAME: every rubric has an owner, the person or team "
                         "who answers for it, and a FlexEval file names none")
     if is_evals_file(text, str(file)):
+        if picks:
+            raise UserError(f"{file}: --rubric picks rubrics from a rubric file; an evals.yaml's eval "
+                            "names its own (pick the eval with --eval)")
         sources = [(_read(p), str(p)) for p in rubrics or []]
+        if eval_name is None and out is not None and out.is_dir():
+            _import_each(text, str(file), sources, owner, out)
+            return
         canonical = import_flexeval_evals(text, str(file), sources, eval_name, rubric_id, owner=owner)
     else:
-        canonical = convert(text, str(file), rubric_id, owner=owner)
+        canonical = convert(text, str(file), rubric_id, owner=owner, picks=picks or ())
     if out:
         out.write_text(canonical, encoding="utf-8")
         typer.echo(safe_line(f"wrote {out}"))
     else:
         typer.echo(canonical, nl=False)
+
+
+def _import_each(text: str, source: str, sources: list[tuple[str, str]], owner: str, out: Path) -> None:
+    """Each eval of an evals.yaml to its own file; an eval that cannot be imported is refused in
+    its own line while the others are written, and the exit is 1 if any was refused."""
+    from rubrics.flexeval import import_flexeval_each
+
+    refused = 0
+    for name, rubric_id, result in import_flexeval_each(text, source, sources, owner=owner):
+        if isinstance(result, str):
+            target = out / f"{rubric_id}.yaml"  # the slug, never the eval's own text, names the file
+            target.write_text(result, encoding="utf-8")
+            typer.echo(safe_line(f"wrote {target}"))
+        else:
+            refused += 1
+            say(safe_line(f"{result} (eval {name!r} not imported)"))
+    if refused:
+        raise typer.Exit(1)
 
 
 def _read(path: Path) -> str:

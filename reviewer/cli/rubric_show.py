@@ -62,9 +62,17 @@ def _decides(d: Dimension, rubric: Rubric) -> list[tuple[str, str]]:
         out.append(("depends on", f"{dep.dimension} {span or 'scored'} (else not applicable)"))
     if d.role:
         out.append(("role", f"only {d.role} turns" if d.metric_level == "turn"
+                    else f"only calls from {d.role} messages" if d.metric_level == "tool_call"
                     else f"only when the last message is from the {d.role}"))
+    counts = [(f"calls to {t.name}" if t.name else "tool calls", t.min, t.max) for t in d.tool_calls]
+    counts += [(f"matches of /{m.expression}/", m.min, m.max) for m in d.matches]
+    for what, lo, hi in counts:
+        span = " and ".join(x for x in (f"≥ {_num(lo)}" if lo is not None else "",
+                                        f"≤ {_num(hi)}" if hi is not None else "") if x)
+        out.append(("depends on", f"{what} {span or 'counted'} (else not applicable)"))
     if d.metric_level != "item":
-        level = d.metric_level + (f"; item score = {d.turn_aggregate} of the turns" if d.metric_level == "turn" else "")
+        parts = {"turn": "the turns", "tool_call": "the tool calls"}.get(d.metric_level)
+        level = d.metric_level + (f"; item score = {d.turn_aggregate} of {parts}" if parts else "")
         out.append(("level", level))
     if d.samples > 1:
         out.append(("samples", f"{d.samples} judge samples, score = their mean"))

@@ -54,7 +54,7 @@ def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by
 def _turn_figures(dim: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """A turn-level dimension's turns over the run: how many were scored, their mean, how many
     failed, and the rule that rolls them up to each item (nothing for other dimensions)."""
-    if dim.metric_level != "turn":
+    if not dim.in_parts:
         return {}
     turns = [t for r in rows for t in r["dimensions"][dim.id].get("turns", [])]
     scores = [t["score"] for t in turns if t.get("score") is not None]

@@ -35,7 +35,8 @@ def scoring_order(dims: Sequence[Dimension]) -> list[list[Dimension]]:
 def combinable(rubric: Rubric, dim: Dimension, has_turns: bool) -> bool:
     """Whether ``dim`` joins the item's combined call (``judge.mode: combined``: one call for them all)."""
     return (rubric.judge.mode == "combined" and dim.method == "llm_judge" and dim.depends_on is None
-            and not (dim.metric_level == "turn" and has_turns) and rubric.judge.correction_examples == 0)
+            and not dim.tool_calls and not (dim.in_parts and has_turns)
+            and rubric.judge.correction_examples == 0)
 
 
 def item_dimensions(rubric: Rubric) -> list[Dimension]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubrics.judge.client import CostCapReached, JudgeClient
+from rubrics.judge.conditions import outside
 from rubrics.judge.gate_check import llm_gate_check
 from rubrics.judge.plan import combinable, item_dimensions, scoring_order
 from rubrics.judge.prompt import examples_for
@@ -188,12 +189,19 @@ class JudgeRunner:
 
     def _not_applicable(self, view: JudgeItem, dim: Dimension,
                         done: Mapping[tuple[str, int | None], ScoreResult]) -> ScoreResult | None:
-        if dim.role not in (None, "any") and dim.metric_level != "turn" and view.conversation \
+        if dim.role not in (None, "any") and not dim.in_parts and view.conversation \
                 and view.last_role() != dim.role:
             # FlexEval's is_role on an item-level dimension: the item's last message decides.
             return ScoreResult(item_id=view.id, dimension=dim.id, method=dim.method, model=self.model,
                                turn=view.turn, not_applicable=True,
                                rationale=f"not applicable: the last message is not from the {dim.role}")
+        try:
+            why = outside(view, dim)
+        except ValueError as exc:
+            return failed(view, dim, str(exc), model=self.model)
+        if why is not None:
+            return ScoreResult(item_id=view.id, dimension=dim.id, method=dim.method, model=self.model,
+                               turn=view.turn, not_applicable=True, rationale=f"not applicable: {why}")
         cond = dim.depends_on
         if cond is None:
             return None
@@ -232,7 +240,7 @@ class JudgeRunner:
             for r in await asyncio.gather(*jobs):
                 done[(r.dimension, r.turn)] = r
                 results.append(r)
-            for dim in (d for d in wave if d.metric_level == "turn" and item.conversation):
+            for dim in (d for d in wave if d.in_parts and item.conversation):
                 # The item's score from its turns' scores, by the rubric's rule.
                 turns = [r for r in results if r.dimension == dim.id and r.turn is not None]
                 r = roll_up(item, dim, turns, self.model)

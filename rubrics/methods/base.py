@@ -6,6 +6,7 @@ Methods never see a store row: the runner turns whatever the store hands out int
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -35,6 +36,10 @@ class JudgeItem:
     key: int | None = None
     #: The dataset the item belongs to: groups (pairs) are formed within one dataset.
     dataset: str = ""
+    #: Where this view's own messages start in ``conversation`` (0: the whole conversation).
+    span_start: int = 0
+    #: A tool-call view: which call of the message at ``span_start`` it is (None: not one).
+    call: int | None = None
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> JudgeItem:
@@ -76,7 +81,39 @@ class JudgeItem:
             context=format_conversation(self.conversation[:start]),
             conversation=self.conversation[:end],
             turn=ordinal,
+            span_start=start,
         )
+
+    def tool_call_names(self) -> list[str]:
+        """The names of the tool calls in this view's own messages (a turn's, or the whole
+        conversation's; a tool-call view's own call), in order."""
+        if self.call is not None:
+            return [call_name(message_tool_calls(self.conversation[self.span_start])[self.call])]
+        return [call_name(c) for m in self.conversation[self.span_start:] for c in message_tool_calls(m)]
+
+    def own_texts(self) -> list[str]:
+        """The texts of this view's own messages (a turn's, or the whole conversation's); the
+        output for a tool-call view or an item without a conversation."""
+        if self.call is not None or not self.conversation:
+            return [self.output]
+        return [str(m.get("content", "")) for m in self.conversation[self.span_start:]]
+
+    def tool_call_views(self, role: str | None = None) -> list[JudgeItem]:
+        """FlexEval's ``ToolCall`` level: one view per tool call in the conversation (made by a
+        message of ``role``, when one other than ``any`` is named), in order.
+        The call — ``{"name", "arguments"}`` as JSON — is the output (``{turn}``, ``{content}``),
+        the conversation up to and including the message that made it the context; ``turn`` is
+        the call's ordinal among the conversation's calls."""
+        views: list[JudgeItem] = []
+        for i, message in enumerate(self.conversation):
+            if role not in (None, "any") and message.get("role") != role:
+                continue
+            for j, c in enumerate(message_tool_calls(message)):
+                shown = json.dumps({"name": call_name(c), "arguments": call_arguments(c)}, ensure_ascii=False)
+                views.append(replace(self, output=shown, context=format_conversation(self.conversation[:i + 1]),
+                                     conversation=self.conversation[:i + 1], turn=len(views),
+                                     span_start=i, call=j))
+        return views
 
     def last_role(self) -> str | None:
         """The role of the conversation's last message (None without a conversation)."""
@@ -99,7 +136,32 @@ class JudgeItem:
             context=format_conversation(earlier),
             conversation=self.conversation[: index + 1],
             turn=ordinal,
+            span_start=index,
         )
+
+
+def message_tool_calls(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The tool calls a conversation message makes: its ``tool_calls`` list, each in OpenAI's
+    shape ``{"id", "type": "function", "function": {"name", "arguments"}}`` or plain
+    ``{"name", "arguments"}``; anything that is not such an object is not a call."""
+    calls = message.get("tool_calls")
+    return [c for c in calls if isinstance(c, Mapping)] if isinstance(calls, list) else []
+
+
+def call_name(call: Mapping[str, Any]) -> str:
+    """A tool call's function name (``function.name``, else ``name``; ``""`` when it has none)."""
+    fn = call.get("function")
+    name = fn.get("name") if isinstance(fn, Mapping) else call.get("name")
+    return name if isinstance(name, str) else ""
+
+
+def call_arguments(call: Mapping[str, Any]) -> str:
+    """A tool call's arguments as text (OpenAI sends them as a JSON string)."""
+    fn = call.get("function")
+    args = fn.get("arguments") if isinstance(fn, Mapping) else call.get("arguments")
+    if args is None:
+        return ""
+    return args if isinstance(args, str) else json.dumps(args, sort_keys=True, ensure_ascii=False)
 
 
 def role_spans(messages: Sequence[Mapping[str, Any]], role: str) -> list[tuple[int, int]]:
@@ -123,6 +185,8 @@ def span_text(messages: Sequence[Mapping[str, Any]], start: int, end: int) -> st
 def turn_views(item: JudgeItem, dim: Dimension) -> list[JudgeItem]:
     """What one dimension scores on one item: each turn of the dimension's role (turn level, on
     an item with a conversation), else the item itself."""
+    if dim.metric_level == "tool_call" and item.conversation:
+        return item.tool_call_views(dim.role)
     if dim.metric_level == "turn" and item.conversation:
         spans = item.turn_spans(dim.role or "assistant")
         return [item.for_span(a, b, n) for n, (a, b) in enumerate(spans)]

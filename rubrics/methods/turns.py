@@ -34,18 +34,20 @@ def aggregate(values: Sequence[float], rule: str) -> float:
 def roll_up(item: JudgeItem, dim: Dimension, turns: Sequence[ScoreResult], model: str | None) -> ScoreResult:
     """The item-level result of a turn-level dimension (``turn`` None); it costs nothing itself
     (each turn's result carries its call's cost)."""
+    part = "tool call" if dim.metric_level == "tool_call" else "turn"
     bad = [r for r in turns if r.error is not None]
     if bad:
-        return failed(item, dim, f"turn {bad[0].turn} failed: {bad[0].error}", model=model)
+        return failed(item, dim, f"{part} {bad[0].turn} failed: {bad[0].error}", model=model)
     good = sorted((r for r in turns if r.ok and r.score is not None), key=lambda r: r.turn or 0)
     if not good:
         role = dim.role or "assistant"
-        why = "every turn was outside the depends_on condition" if turns else f"the conversation has no {role} turn"
+        none = "the conversation makes no tool call" if part == "tool call" else f"the conversation has no {role} turn"
+        why = f"every {part} was outside the depends_on condition" if turns else none
         return ScoreResult(item_id=item.id, dimension=dim.id, method=dim.method, model=model,
                            not_applicable=True, rationale=f"not applicable: {why}")
     values = [float(r.score) for r in good if r.score is not None]
     score = aggregate(values, dim.turn_aggregate)
-    listed = ", ".join(f"turn {r.turn}: {r.score:g}" for r in good)
+    listed = ", ".join(f"{part} {r.turn}: {r.score:g}" for r in good)
     return scored(item, dim, score, model=model, samples=[score],
-                  rationale=f"{dim.turn_aggregate} of {len(good)} turn scores ({listed})",
+                  rationale=f"{dim.turn_aggregate} of {len(good)} {part} scores ({listed})",
                   evidence=[{"turn": r.turn, "score": r.score} for r in good])

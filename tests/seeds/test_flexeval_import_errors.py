@@ -46,11 +46,11 @@ def test_evals_errors_name_the_evals_file_line(tmp_path: Path, capsys: pytest.Ca
     assert (unknown.value.path, unknown.value.line, unknown.value.rule) == ("evals.yaml", 22, "flexeval-rubric")
     bad = tmp_path / "evals.yaml"
     bad.write_text(evals.replace("metric_level: Turn\n        depends_on:\n          - name: is_role\n            type",
-                                 "metric_level: Turn\n        depends_on:\n          - name: count_tool_calls\n            type"))
+                                 "metric_level: Turn\n        depends_on:\n          - name: flesch_kincaid_grade\n            type"))
     code, _, err = run_cli(["rubric", "import-flexeval", str(bad), "--rubrics", str(DATA / "custom_rubrics.yaml"),
                             "--rubrics", str(DATA / "example_specific_rubrics.yaml"), "--owner", "tests"], capsys)
     assert code == 1
-    assert f"{bad}:16: flexeval-depends-on: depends_on 'count_tool_calls' is a function metric" in err
+    assert f"{bad}:16: flexeval-depends-on: depends_on 'flesch_kincaid_grade' is a function metric" in err
 
 
 def test_flexeval_spellings_load_in_a_rubric_file() -> None:
@@ -80,6 +80,7 @@ owner: tests
     d = load_rubric_text(base).dimensions[0]
     assert (d.metric_level, d.role, d.depends_on) == ("turn", "assistant", None)
     assert load_rubric_text(base.replace("Turn", "Thread")).dimensions[0].metric_level == "conversation"
+    assert load_rubric_text(base.replace("Turn", "ToolCall")).dimensions[0].metric_level == "tool_call"
     with pytest.raises(RubricError) as err:
-        load_rubric_text(base.replace("Turn", "ToolCall"), "s.yaml")
+        load_rubric_text(base.replace("Turn", "Sentence"), "s.yaml")
     assert "s.yaml:13:" in str(err.value) and "metric_level" in str(err.value)
