@@ -81,32 +81,108 @@ def people_line(d: dict[str, Any]) -> str | None:
     return "; ".join(parts) or None
 
 
-def calibration_table(report: dict[str, Any]) -> Any:
-    """A rich table, status in colour, and under it each dimension's reason in words."""
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
+#: The table's columns at any width: the verdict is never cut (see :class:`CalibrationTable`).
+KEPT = ("dimension", "n", "alpha", "status")
+#: The other figures, in the order they join the table while it fits: the human ceiling
+#: first (α means little without it), the bias and the pass agreement next.
+OPTIONAL = ("alpha_humans", "bias", "pass_agreement", "spearman", "kappa_quadratic", "kappa", "exact", "level")
 
-    t = Table(title=safe_text(f"{report['rubric']} · sample {report['sample']}"
-                              + (f" · grouped by {report['group_by']}" if report.get("group_by") else ""),
-                              newlines=False))
-    for c in COLUMNS:
-        t.add_column(LABELS.get(c, c), justify="left" if c in ("dimension", "status") else "right")
-    for d in report["dimensions"]:
-        color = STATUS_COLOR.get(d["status"], "white")
-        t.add_row(*[safe_text(fmt(d.get(c)), newlines=False) for c in COLUMNS[:-1]],
-                  safe_text(d["status"], color, newlines=False))
-    reasons = Text()
-    for d in report["dimensions"]:
-        reasons.append(safe_line(f"{d['dimension']}: "), style=STATUS_COLOR.get(d["status"], "white"))
-        reasons.append(safe(f"{d.get('reason', '')}\n"))
-        people = people_line(d)
-        if people:
-            reasons.append(safe(f"  {people}\n"), style="dim")
-    pairs = pairs_line(report.get("pairs"))
-    if pairs:
-        reasons.append(safe(pairs + "\n"), style="bold")
-    return Group(t, reasons)
+
+def _alpha_cell(d: dict[str, Any]) -> str:
+    """α with its interval in one cell, so the two never part."""
+    ci = d.get("alpha_ci")
+    return fmt(d.get("alpha")) + (f" {fmt(ci)}" if ci else "")
+
+
+def shared_clauses(reasons: list[str]) -> list[str]:
+    """The clauses (``; ``-separated) every one of several reasons has, in the first one's order:
+    said once above the dimensions instead of once per dimension."""
+    if len(reasons) < 2:
+        return []
+    split = [r.split("; ") for r in reasons]
+    return [c for c in split[0] if c and all(c in other for other in split[1:])]
+
+
+def _in_order(columns: tuple[str, ...]) -> list[str]:
+    """These columns as the table shows them: the kept ones first, the status last."""
+    return [c for c in (*KEPT[:-1], *OPTIONAL, KEPT[-1]) if c in columns]
+
+
+class CalibrationTable:
+    """``calibrate``'s table, fitted to the width it is printed at: the dimension, n, α with its
+    interval and the status always, whole; each other figure only while the table still fits, else
+    in the dimension's lines under it. Then each dimension's reason, a clause every dimension shares
+    said once."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        self.report = report
+
+    def _table(self, columns: list[str]) -> Any:
+        from rich.table import Table
+
+        r = self.report
+        title = safe_text(f"{r['rubric']} · sample {r['sample']}"
+                          + (f" · grouped by {r['group_by']}" if r.get("group_by") else ""), newlines=False)
+        title.end = "\n"  # else the table's top border is printed on the title's line and cropped away
+        t = Table(title=title)
+        for c in columns:
+            if c == "dimension":
+                t.add_column(c, overflow="fold")
+            elif c == "status":
+                t.add_column(c, no_wrap=True)
+            else:
+                t.add_column(safe_text("alpha [interval]" if c == "alpha" else LABELS.get(c, c)), justify="right",
+                             no_wrap=c in ("n", "alpha"))
+        for d in r["dimensions"]:
+            cells = [safe_text(d["status"], STATUS_COLOR.get(d["status"], "white"), newlines=False) if c == "status"
+                     else safe_text(_alpha_cell(d) if c == "alpha" else fmt(d.get(c)), newlines=False)
+                     for c in columns]
+            t.add_row(*cells)
+        return t
+
+    def fitted(self, console: Any, options: Any) -> tuple[Any, list[str]]:
+        """The table at ``options.max_width`` and the figures that did not fit in it."""
+        from rich.measure import Measurement
+
+        unbounded = options.update_width(1 << 16)  # the table's natural width, not one clamped to the terminal
+        shown: tuple[str, ...] = KEPT
+        for c in OPTIONAL:  # in order, up to the first that does not fit: the table reads the same at every width
+            trial = _in_order((*shown, c))
+            if Measurement.get(console, unbounded, self._table(trial)).maximum > options.max_width:
+                break
+            shown = tuple(trial)
+        return self._table(_in_order(shown)), [c for c in OPTIONAL if c not in shown]
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.text import Text
+
+        table, moved = self.fitted(console, options)
+        yield table
+        dims = self.report["dimensions"]
+        shared = shared_clauses([d.get("reason", "") for d in dims])
+        lines = Text()
+        if shared:
+            lines.append(safe(f"every dimension: {'; '.join(shared)}\n"))
+        for d in dims:
+            own = "; ".join(c for c in d.get("reason", "").split("; ") if c not in shared)
+            lines.append(safe_line(f"{d['dimension']}:"), style=STATUS_COLOR.get(d["status"], "white"))
+            lines.append(safe(f" {own}\n" if own else "\n"))
+            if moved:
+                lines.append(safe("  " + " · ".join(f"{LABELS.get(c, c)} {fmt(d.get(c))}" for c in moved) + "\n"),
+                             style="dim")
+            people = people_line(d)
+            if people:
+                lines.append(safe(f"  {people}\n"), style="dim")
+        pairs = pairs_line(self.report.get("pairs"))
+        if pairs:
+            lines.append(safe(pairs + "\n"), style="bold")
+        yield lines
+
+
+def calibration_table(report: dict[str, Any]) -> Any:
+    """A rich renderable: the table fitted to the terminal, status in colour, and under it each
+    dimension's reason in words (:class:`CalibrationTable`)."""
+    return CalibrationTable(report)
 
 
 def calibration_markdown(report: dict[str, Any]) -> str:
