@@ -20,9 +20,12 @@ app = typer.Typer(
         "Example: rubricate rubric validate rubrics/library/*.yaml"
     ),
     no_args_is_help=True,
-    add_completion=False,
+    # --install-completion / --show-completion for bash, zsh, fish and PowerShell
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
+    # every command and group inherits -h beside --help
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 rubric_app = typer.Typer(
     help="Validate, show, compare, register and import rubrics.\n\n"
@@ -35,6 +38,26 @@ DbOption = Annotated[
     str | None,
     typer.Option("--db", help="SQLAlchemy URL or SQLite path (default: $RUBRICATE_DB, else the user data dir)."),
 ]
+
+
+def _version(value: bool) -> None:
+    """``--version``: the installed distribution's version, then exit."""
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"rubricate {version('rubricate')}")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            typer.echo("rubricate (not installed: no version recorded)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_version, help="Print the version and exit.")] = False,
+) -> None:
+    """The options every command shares (the program's help is the :data:`app`'s own)."""
 
 
 def _register() -> None:
@@ -56,7 +79,9 @@ def main() -> None:
 
     try:
         _register()
-        code = app(standalone_mode=False)  # click returns an Exit's code here rather than raising
+        # click returns an Exit's code here rather than raising; the name is the program's, also
+        # under `python -m reviewer`, so help and shell completion (_RUBRICATE_COMPLETE) say rubricate
+        code = app(standalone_mode=False, prog_name="rubricate")
     except SystemExit:
         raise
     except typer.Exit as exc:

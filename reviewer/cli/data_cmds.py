@@ -185,15 +185,14 @@ def reviewer_accuracy(
 
     Example: rubricate reviewer accuracy --rubric general-quality@1.0.0 --format json
     """
-    from reviewer.errors import UserError
+    from reviewer.cli.output import check_format, emit_json
 
-    if fmt not in ("table", "json"):
-        raise UserError(f"--format {fmt!r}: use table or json")
+    check_format(fmt)
     from reviewer.services.gold import gold_accuracy
 
     rows = gold_accuracy(_store(db), rubric)
     if fmt == "json":
-        typer.echo(json.dumps(rows, indent=2, default=str))
+        emit_json(rows)
         return
     if not rows:
         typer.echo("no reviewer has scored a gold item yet (import items with a 'gold' field and set "

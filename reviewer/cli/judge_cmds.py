@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # rich is imported by the commands that print with it, not by
     from rich.table import Table
 
 from reviewer.cli import DbOption, app
+from reviewer.cli.output import check_format, emit_json
 from reviewer.errors import UserError
 from reviewer.safetext import safe_line, safe_text
 
@@ -26,7 +27,7 @@ Example: rubricate judge --rubric general-quality@1.1.0 --model openai/gpt-4o-mi
 
 Example: rubricate judge --rubric rag-answer@1.0.0 --model openai/judge-x --api-base http://127.0.0.1:8000/v1
 
-Example: rubricate judge --report 12
+Example: rubricate judge --report 12 --format json
 """
 
 
@@ -74,16 +75,23 @@ def judge(
     timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="Seconds per call attempt."),
     retries: int = typer.Option(2, "--retries", min=0, help="Extra attempts after a failed call."),
     report: int = typer.Option(None, "--report", help="Print the totals of stored run RUN."),
+    fmt: str = typer.Option("table", "--format", help="table or json (for --report and --dry-run)."),
     db: DbOption = None,
 ) -> None:
     from rich.console import Console
 
     from reviewer.store import open_store
 
+    check_format(fmt)
+    if fmt == "json" and report is None and not dry_run:
+        raise UserError("--format json is for --report RUN and --dry-run; a run shows its progress as it goes")
     console = Console()
     store = open_store(db)
     if report is not None:
-        _report(store, report, console)
+        if fmt == "json":
+            emit_json(store.judge_run_report(report))
+        else:
+            _report(store, report, console)
         return
     if not rubric:
         raise UserError("--rubric is required: name the rubric as ID@VERSION (or use --report RUN)")
@@ -94,7 +102,12 @@ def judge(
         samples=samples, concurrency=concurrency, max_cost=max_cost, only_missing=only_missing,
         timeout=timeout, retries=retries, refuse_empty=True,
     )
-    _warn_flat_samples(store, options, console)
+    # with JSON on standard output, the note goes to standard error, keeping the output parseable
+    _warn_flat_samples(store, options, Console(stderr=True) if fmt == "json" else console)
+    if dry_run and fmt == "json":
+        emit_json({name: plan.as_dict()
+                   for name, plan in judging.plan(store, options).items()})
+        return
     if dry_run:
         for name, plan in judging.plan(store, options).items():
             cost = "unknown (no price for this model)" if plan.cost_usd is None else f"${plan.cost_usd:.4f}"

@@ -7,10 +7,16 @@ from typing import Annotated
 
 import typer
 
-from reviewer.cli import rubric_app
+from reviewer.cli import DbOption, rubric_app
+from reviewer.cli.output import FormatOption, check_format, emit_json
 from reviewer.faults import regular_file, say
 from reviewer.safetext import safe_line
 from rubrics.schema import Rubric
+
+
+def _is_path(ref_or_path: str) -> bool:
+    """Whether a rubric argument names a file rather than ``id[@version]``."""
+    return ref_or_path.endswith((".yaml", ".yml")) or Path(ref_or_path).exists()
 
 
 def _load(ref_or_path: str) -> Rubric:
@@ -18,7 +24,7 @@ def _load(ref_or_path: str) -> Rubric:
     from rubrics.library import find_bundled, parse_ref
     from rubrics.loader import load_rubric_file
 
-    if ref_or_path.endswith((".yaml", ".yml")) or Path(ref_or_path).exists():
+    if _is_path(ref_or_path):
         regular_file(ref_or_path)
         return load_rubric_file(ref_or_path)
     return find_bundled(*parse_ref(ref_or_path))
@@ -50,40 +56,112 @@ def validate(paths: Annotated[list[Path], typer.Argument(help="Rubric YAML files
 
 
 @rubric_app.command("list")
-def list_cmd() -> None:
-    """List the bundled rubrics.
+def list_cmd(db: DbOption = None, fmt: FormatOption = "table") -> None:
+    """List the bundled rubrics; with --db, the store's registered versions beside them, each
+    marked bundled, registered or both.
 
-    Example: rubricate rubric list
+    Example: rubricate rubric list --db team.db --format json
     """
     from rubrics.library import bundled
 
-    for r in bundled():
+    check_format(fmt)
+    found: dict[str, tuple[Rubric, set[str]]] = {r.ref: (r, {"bundled"}) for r in bundled()}
+    if db is not None:
+        for rubric in _registered(db):
+            found.setdefault(rubric.ref, (rubric, set()))[1].add("registered")
+    rows = [found[ref] for ref in sorted(found)]
+    if fmt == "json":
+        emit_json([{"ref": r.ref, "id": r.id, "version": r.version, "name": r.name,
+                    "dimensions": len(r.dimensions), "weighted_dimensions": sum(1 for d in r.dimensions if d.weighted),
+                    "content_hash": r.content_hash, "bundled": "bundled" in where,
+                    "registered": "registered" in where} for r, where in rows])
+        return
+    for r, where in rows:
         weighted = sum(1 for d in r.dimensions if d.weighted)
-        typer.echo(safe_line(f"{r.ref:40} {weighted} weighted dimensions  {r.name}"))
+        mark = f"  ({', '.join(sorted(where))})" if db is not None else ""
+        typer.echo(safe_line(f"{r.ref:40} {weighted} weighted dimensions  {r.name}{mark}"))
+
+
+def _registered(db: str) -> list[Rubric]:
+    """Every rubric version registered in the store at ``db`` (which must exist: listing never
+    creates a database)."""
+    from reviewer.store import open_store
+
+    store = open_store(db, existing=True)
+    return [store.get_rubric(f"{rid}@{version}") for rid, version, _ in store.list_rubrics()]
 
 
 @rubric_app.command()
-def show(rubric: Annotated[str, typer.Argument(help="ID[@VERSION] of a bundled rubric, or a file.")]) -> None:
+def show(
+    rubric: Annotated[str, typer.Argument(help="ID[@VERSION] of a bundled or (with --db) registered rubric, or a file.")],
+    db: DbOption = None,
+    fmt: FormatOption = "table",
+) -> None:
     """Show everything that decides a score: per dimension the method, weight, threshold, scale
     and anchors, prompt, rule, choices, ceilings, conditions and turn rule; then the judge's
     settings, the safety gates and what each catches, the safety cap, the bands and the headline.
+    With --db, a version registered in the store is shown as registered (else the bundled one).
 
     Example: rubricate rubric show general-quality
+
+    Example: rubricate rubric show team-rubric@1.2.0 --db team.db --format json
     """
+    check_format(fmt)
+    found, origin = _find(rubric, db)
+    if fmt == "json":
+        from reviewer.cli.rubric_show import rubric_data
+
+        emit_json({"ref": found.ref, "from": origin, "content_hash": found.content_hash, **rubric_data(found)})
+        return
     from rich.console import Console
 
     from reviewer.cli.rubric_show import show_rubric
 
-    show_rubric(_load(rubric), Console())
+    show_rubric(found, Console())
+
+
+def _find(ref_or_path: str, db: str | None) -> tuple[Rubric, str]:
+    """The rubric ``rubric show`` means, and where it came from (file, registered, bundled): a
+    file path is the file; with ``db``, the store's registered version (the highest, without
+    one), else the bundled one."""
+    from reviewer.errors import UserError
+    from rubrics.errors import RubricError
+    from rubrics.library import parse_ref
+
+    if _is_path(ref_or_path):
+        return _load(ref_or_path), "file"
+    if db is None:
+        return _load(ref_or_path), "bundled"
+    from reviewer.store import open_store
+
+    rid, version = parse_ref(ref_or_path)
+    store = open_store(db, existing=True)
+    stored = [(i, v) for i, v, _ in store.list_rubrics() if i == rid and (version is None or v == version)]
+    if stored:  # get_rubric reads the registered row (the highest version, for a bare id)
+        return store.get_rubric(ref_or_path), "registered"
+    try:
+        return _load(ref_or_path), "bundled"
+    except RubricError:
+        known = ", ".join(sorted({f"{i}@{v}" for i, v, _ in store.list_rubrics()})) or "none"
+        raise UserError(f"no rubric {ref_or_path} registered in {db} or bundled; registered: {known}; "
+                        "register it with `rubricate rubric add FILE`") from None
 
 
 @rubric_app.command()
-def dimensions() -> None:
+def dimensions(fmt: FormatOption = "table") -> None:
     """The Scoring Rubrics wiki's ten reference dimensions with their default method, weight and
     threshold; a rubric dimension says ``use: ID`` to inherit them (and overrides any key).
 
-    Example: rubricate rubric dimensions
+    Example: rubricate rubric dimensions --format json
     """
+    check_format(fmt)
+    if fmt == "json":
+        import dataclasses
+
+        from rubrics.catalogue import REFERENCE
+
+        emit_json([dataclasses.asdict(ref) for ref in REFERENCE])
+        return
     from rich.console import Console
 
     from reviewer.cli.rubric_show import dimensions_table
@@ -95,6 +173,7 @@ def dimensions() -> None:
 def diff(
     old: Annotated[str, typer.Argument(help="The older version (file or ID@VERSION).")],
     new: Annotated[str, typer.Argument(help="The newer version (file or ID@VERSION).")],
+    fmt: FormatOption = "table",
 ) -> None:
     """What changed between two versions, the bump it requires, and whether NEW's number is enough.
 
@@ -103,12 +182,19 @@ def diff(
     from rubrics.versioning import check_bump
     from rubrics.versioning import diff as compute
 
+    check_format(fmt)
     a, b = _load(old), _load(new)
     d = compute(a, b)
+    problem = check_bump(a, b)
+    if fmt == "json":
+        emit_json({"old": a.ref, "new": b.ref, "required": d.required, "enough": problem is None,
+                   "problem": problem, "changes": [{"bump": c.bump, "path": c.path, "what": c.what} for c in d.changes]})
+        if problem:  # the same exit as the table's: a script stops on an understated bump
+            raise typer.Exit(1)
+        return
     for c in d.changes:
         typer.echo(safe_line(f"{c.bump:6} {c.path}: {c.what}"))
     typer.echo(f"required bump: {d.required}")
-    problem = check_bump(a, b)
     if problem:
         # An understated bump is the finding this command exists for: say it and fail, so a
         # script (or CI) that runs ``rubric diff`` before ``rubric add`` stops here.

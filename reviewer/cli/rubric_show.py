@@ -121,6 +121,18 @@ def show_rubric(r: Rubric, console: Console) -> None:
         console.print(safe_text(line))
 
 
+def rubric_data(r: Rubric) -> dict[str, Any]:
+    """Everything that decides a score, as plain data for ``rubric show --format json``: every
+    field of the rubric (defaults included) but where it was loaded from and its hash."""
+    import dataclasses
+
+    data = dataclasses.asdict(r)
+    data.pop("source", None)
+    data.pop("content_hash", None)
+    plain: dict[str, Any] = json.loads(json.dumps(data, default=str))
+    return plain
+
+
 def dimensions_table() -> Any:
     """The wiki's ten reference dimensions with their defaults."""
     from rubrics.catalogue import REFERENCE

@@ -8,6 +8,7 @@ import typer
 
 from reviewer.cli import DbOption, app
 from reviewer.cli.data_cmds import _store, reviewer_app
+from reviewer.cli.output import FormatOption, check_format, emit_json
 from reviewer.safetext import safe_line
 
 db_app = typer.Typer(help="Database administration for a team.\n\nExample: rubricate db roles --db postgresql://owner@host/rubricate",
@@ -30,11 +31,16 @@ def reviewer_remove(
 
 
 @reviewer_app.command("list")
-def reviewer_list(db: DbOption = None) -> None:
+def reviewer_list(db: DbOption = None, fmt: FormatOption = "table") -> None:
     """Every reviewer with their roles and the login their name is bound to.
 
-    Example: rubricate reviewer list
+    Example: rubricate reviewer list --format json
     """
+    check_format(fmt)
+    if fmt == "json":
+        emit_json([{"reviewer": name, "roles": sorted(roles), "login": login}
+                   for name, roles, login in _store(db).reviewers()])
+        return
     for name, roles, login in _store(db).reviewers():  # old rows may hold any text: shown safe
         typer.echo("\t".join(safe_line(x) for x in (name, ",".join(sorted(roles)) or "-", login or "-")))
 

@@ -196,6 +196,16 @@ def test_cli_judges_with_progress_and_reports(store: Any, server: LoopbackServer
     assert "21 judge calls" in sampled.output and "temperature 0" in sampled.output
     report = runner.invoke(app, ["judge", "--report", "1", "--db", db])
     assert report.exit_code == 0 and "accuracy" in report.output
+    plan = runner.invoke(app, ["judge", "--rubric", "judge-test@1.0.0", "--model", "openai/judge-x",
+                               "--dry-run", "--samples", "3", "--format", "json", "--db", db])
+    # the temperature note goes to standard error: standard output is the JSON alone
+    assert plan.exit_code == 0 and "temperature 0" in plan.stderr
+    planned = json.loads(plan.stdout)["openai/judge-x"]
+    assert (planned["items"], planned["calls"], planned["total_calls"]) == (7, {"accuracy": 21}, 21)
+    stored = runner.invoke(app, ["judge", "--report", "1", "--format", "json", "--db", db])
+    totals = json.loads(stored.stdout)
+    assert (totals["run"], totals["model"], totals["status"]) == (1, "openai/judge-x", "done")
+    assert totals["dimensions"]["accuracy"]["scores"] == 7
 
 
 def test_max_cost_stops_cleanly_and_only_missing_resumes(store: Any, server: LoopbackServer) -> None:
