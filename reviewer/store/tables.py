@@ -110,7 +110,7 @@ class Item(SQLModel, table=True):
     n_reviewed: int = 0
     #: The people with a complete review made of labels alone (``reviewer.domain.labels``): what
     #: the audit queue counts, where ``n_reviewed`` also counts reviews given in triage.
-    n_labelled: int = 0
+    n_labelled: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     #: The triage queue's order in one indexed number (lower first): reviews done, then judge
     #: errors and safety flags, then routing priority. See ``queue.TRIAGE_KEY_SQL``.
     triage_key: float = 0.0
