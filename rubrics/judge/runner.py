@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any
+from typing import Any, TypeVar
 
 from rubrics.judge.client import CostCapReached, JudgeClient
 from rubrics.judge.conditions import outside
@@ -34,12 +34,13 @@ from rubrics.methods import claims, pairs
 from rubrics.methods.base import JudgeItem, failed, turn_views
 from rubrics.methods.deterministic import score_deterministic
 from rubrics.methods.llm_judge import score_combined, score_llm_judge
-from rubrics.methods.semantic import DEFAULT_MODEL, Embedder, score_semantic
+from rubrics.methods.semantic import DEFAULT_MODEL, Embedder, score_semantic, semantic_texts
 from rubrics.methods.turns import roll_up
 from rubrics.results import SafetyHit, ScoreResult
 from rubrics.safety import check_gates
 from rubrics.schema import Dimension, Rubric
 
+R = TypeVar("R")
 Sink = Callable[[list[ScoreResult], list[SafetyHit]], None]
 
 
@@ -179,7 +180,7 @@ class JudgeRunner:
         if method == "deterministic":
             return score_deterministic(item, dim)
         if method == "semantic_similarity":
-            return await asyncio.to_thread(score_semantic, item, dim, self.embedder(dim))
+            return await _embedding(semantic_texts(item), self.embedder(dim), score_semantic, item, dim)
         if method == "groundedness" and not item.context.strip():
             # The wiki: groundedness applies "only when context is supplied".
             return ScoreResult(item_id=item.id, dimension=dim.id, method=method, model=self.model,
@@ -188,7 +189,8 @@ class JudgeRunner:
         if method in ("claim_pipeline", "groundedness"):
             if self.client is not None and dim.params.get("checker") != "embedding":
                 return await claims.score_claims_judge(item, dim, self.client)
-            return await asyncio.to_thread(claims.score_claims_offline, item, dim, self.embedder(dim))
+            return await _embedding(claims.claims_texts(item, dim), self.embedder(dim),
+                                    claims.score_claims_offline, item, dim)
         if method == "llm_judge":
             if self.client is None:
                 return failed(item, dim, "no judge model: pass --model or set judge.model in the rubric")
@@ -345,9 +347,11 @@ class JudgeRunner:
 
     async def _pair(self, dim: Dimension, a: _Seen, b: _Seen) -> list[ScoreResult]:
         if dim.method == "pair_similarity":
-            return await asyncio.to_thread(pairs.pair_similarity, dim, a.item, b.item, self.embedder(dim))
+            return await _embedding(pairs.pair_texts(dim, a.item, b.item), self.embedder(dim),
+                                    pairs.pair_similarity, dim, a.item, b.item)
         if dim.method == "framing_consistency":
-            return await asyncio.to_thread(pairs.framing_consistency, dim, a.item, b.item, self.embedder(dim))
+            return await _embedding(pairs.pair_texts(dim, a.item, b.item), self.embedder(dim),
+                                    pairs.framing_consistency, dim, a.item, b.item)
         if dim.method == "treatment_parity":
             return pairs.treatment_parity(dim, a.item, b.item, a.overall, b.overall)
         if self.client is None:
@@ -428,6 +432,14 @@ class JudgeRunner:
         self.totals.embedded = sum(e.encoded - encoded_before.get(n, 0) for n, e in self._embedders.items())
         self._progress(total)
         return self.totals
+
+
+async def _embedding(texts: list[str], embedder: Embedder, score: Callable[..., R], *args: Any) -> R:
+    """``score(*args, embedder)``: on the event loop when the embedder holds every vector in
+    memory (a cosine or two: a thread hop would cost more), else on a thread, as the model may run."""
+    if embedder.holds(texts):
+        return score(*args, embedder)
+    return await asyncio.to_thread(score, *args, embedder)
 
 
 async def _ready(result: ScoreResult) -> ScoreResult:

@@ -91,3 +91,15 @@ def test_the_store_reads_many_cache_keys_at_once(store: Store) -> None:  # noqa:
     store.judge_cache_put_many(entries)
     wanted = [f"emb:{i:04d}" for i in range(0, 1200, 3)] + ["emb:none", "judge:none"]
     assert store.judge_cache_get_many(wanted) == {k: entries[k] for k in wanted if k in entries}
+
+
+def test_cached_vectors_come_back_exactly_and_older_lists_still_read() -> None:
+    cache = MemoryCache()
+    [cold] = Embedder(cache=cache).encode(["Opened items can be returned."])
+    again = Embedder(cache=cache)  # a new process: only the cache remembers
+    [warm] = again.encode(["Opened items can be returned."])
+    assert again.encoded == 0 and warm.dtype == cold.dtype and (warm == cold).all()
+    cache.put(again._key("an older run's text"), {"v": [0.6, 0.8]})  # the list of floats once cached
+    older = Embedder(cache=cache)
+    [vector] = older.encode(["an older run's text"])
+    assert older.encoded == 0 and vector.tolist() == pytest.approx([0.6, 0.8])
