@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +189,17 @@ class JudgeMixin(StoreBase):
         with self.read() as conn:
             row = conn.execute(select(col(JudgeCache.value)).where(col(JudgeCache.key) == key)).first()
         return dict(row[0]) if row else None
+
+    def judge_cache_get_many(self, keys: Collection[str]) -> dict[str, dict[str, Any]]:
+        """The cached values of those ``keys`` that have one, read 500 keys per query."""
+        wanted = sorted(keys)
+        found: dict[str, dict[str, Any]] = {}
+        with self.read() as conn:
+            for i in range(0, len(wanted), 500):
+                found.update((k, dict(v)) for k, v in conn.execute(
+                    select(col(JudgeCache.key), col(JudgeCache.value)).where(
+                        col(JudgeCache.key).in_(wanted[i:i + 500]))))
+        return found
 
     def judge_cache_put(self, key: str, value: dict[str, Any]) -> None:
         """Cache a judge reply (first write wins)."""

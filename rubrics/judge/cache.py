@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Protocol
 
 
@@ -24,6 +24,10 @@ class KeyValueCache(Protocol):
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         """Store ``value`` under ``key`` (overwriting)."""
+        ...
+
+    def get_many(self, keys: Collection[str]) -> dict[str, dict[str, Any]]:
+        """The stored values of those ``keys`` that have one (one read for many keys)."""
         ...
 
 
@@ -40,6 +44,10 @@ class MemoryCache:
         if value is not None:
             self._data.move_to_end(key)
         return value
+
+    def get_many(self, keys: Collection[str]) -> dict[str, dict[str, Any]]:
+        """The values of those keys that have one."""
+        return {k: v for k in keys if (v := self.get(k)) is not None}
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         """Store, evicting the least recently used entry beyond the bound."""

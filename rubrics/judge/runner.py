@@ -5,7 +5,8 @@ Items are scored by ``concurrency`` workers; each item's dimensions go in waves 
 assistant turn. Every finished item is handed to ``sink`` at once (results and safety hits), so
 an interrupted run keeps what it scored. Pair methods run last, over the groups seen. A reached
 cost cap stops new work; the item it interrupted is dropped whole, so ``--only-missing`` redoes
-it. A panel is several runners (one per model) sharing a cache and a :class:`CostMeter`.
+it. With embedding dimensions, items are taken in chunks whose texts are encoded together first
+(:mod:`rubrics.judge.prefetch`). A panel is several runners (one per model) sharing a cache and a :class:`CostMeter`.
 
 One item cannot end the run: any exception inside one dimension's call, parse or rule (an empty
 reply, a reply nested past the parser's depth, a rule of the wrong type, a bug) becomes that
@@ -17,25 +18,29 @@ items in flight finish first, so every reply already paid for reaches the cache.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import islice
+from typing import Any, TypeVar
 
 from rubrics.judge.client import CostCapReached, JudgeClient
 from rubrics.judge.conditions import outside
 from rubrics.judge.gate_check import llm_gate_check
 from rubrics.judge.plan import combinable, item_dimensions, scoring_order
+from rubrics.judge.prefetch import CHUNK_ITEMS, CHUNK_PAIRS, Prefetch, model_of
 from rubrics.judge.prompt import examples_for
 from rubrics.methods import claims, pairs
 from rubrics.methods.base import JudgeItem, failed, turn_views
 from rubrics.methods.deterministic import score_deterministic
 from rubrics.methods.llm_judge import score_combined, score_llm_judge
-from rubrics.methods.semantic import DEFAULT_MODEL, Embedder, score_semantic
+from rubrics.methods.semantic import DEFAULT_MODEL, Embedder, score_semantic, semantic_texts
 from rubrics.methods.turns import roll_up
 from rubrics.results import SafetyHit, ScoreResult
 from rubrics.safety import check_gates
 from rubrics.schema import Dimension, Rubric
 
+R = TypeVar("R")
 Sink = Callable[[list[ScoreResult], list[SafetyHit]], None]
 
 
@@ -68,6 +73,8 @@ class Totals:
     status: str = "running"
     #: Judge checks behind the gates (``safety_llm_check``) whose call failed (no flag opened).
     gate_check_errors: int = 0
+    #: Texts the embedding model encoded (found in no cache): 0 on a rerun.
+    embedded: int = 0
     per_dimension: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def add(self, result: ScoreResult) -> None:
@@ -99,7 +106,7 @@ class Totals:
                           "cost_usd": round(d["cost_usd"], 6)}
         return {"items": self.items, "results": self.results, "errors": self.errors,
                 "not_applicable": self.not_applicable, "safety_hits": self.safety_hits,
-                "cached": self.cached, "gate_check_errors": self.gate_check_errors,
+                "cached": self.cached, "gate_check_errors": self.gate_check_errors, "embedded": self.embedded,
                 "cost_usd": round(self.cost_usd, 6), "tokens_in": self.tokens_in,
                 "tokens_out": self.tokens_out, "status": self.status, "dimensions": dims}
 
@@ -138,6 +145,7 @@ class JudgeRunner:
         #: (dataset, group key) → the items seen: group keys repeat across datasets
         self._groups: dict[tuple[str, str], list[_Seen]] = {}
         self._has_pairs = any(d.is_pair for d in rubric.dimensions)
+        self._prefetch = Prefetch(rubric.dimensions, client is not None, self._embedder_named)
 
     @property
     def model(self) -> str | None:
@@ -146,7 +154,9 @@ class JudgeRunner:
 
     def embedder(self, dim: Dimension | None = None) -> Embedder:
         """The embedder for a dimension's model (``params.model``; MiniLM by default)."""
-        name = str(dim.params.get("model", DEFAULT_MODEL)) if dim else DEFAULT_MODEL
+        return self._embedder_named(model_of(dim) if dim else DEFAULT_MODEL)
+
+    def _embedder_named(self, name: str) -> Embedder:
         if name not in self._embedders:
             cache = self._embedder.cache if self._embedder else None
             self._embedders[name] = Embedder(name, cache=cache)
@@ -170,7 +180,7 @@ class JudgeRunner:
         if method == "deterministic":
             return score_deterministic(item, dim)
         if method == "semantic_similarity":
-            return await asyncio.to_thread(score_semantic, item, dim, self.embedder(dim))
+            return await _embedding(semantic_texts(item), self.embedder(dim), score_semantic, item, dim)
         if method == "groundedness" and not item.context.strip():
             # The wiki: groundedness applies "only when context is supplied".
             return ScoreResult(item_id=item.id, dimension=dim.id, method=method, model=self.model,
@@ -179,7 +189,8 @@ class JudgeRunner:
         if method in ("claim_pipeline", "groundedness"):
             if self.client is not None and dim.params.get("checker") != "embedding":
                 return await claims.score_claims_judge(item, dim, self.client)
-            return await asyncio.to_thread(claims.score_claims_offline, item, dim, self.embedder(dim))
+            return await _embedding(claims.claims_texts(item, dim), self.embedder(dim),
+                                    claims.score_claims_offline, item, dim)
         if method == "llm_judge":
             if self.client is None:
                 return failed(item, dim, "no judge model: pass --model or set judge.model in the rubric")
@@ -303,33 +314,44 @@ class JudgeRunner:
         dataset, or already scored when resuming with ``--only-missing``).
         """
         out: list[ScoreResult] = []
-        for (_, key), members in sorted(self._groups.items()):
-            if len(members) == 1:
-                continue
-            ordered = sorted(members, key=lambda s: (s.item.variant or "", s.item.id))
-            keys = {s.item.id: s.item.key for s in ordered}  # ids are unique within a dataset
-            for dim in (d for d in self.rubric.dimensions if d.is_pair):
-                if len(ordered) != 2:
-                    found = [failed(s.item, dim, f"group {key!r} has {len(ordered)} items; pair "
-                                    "methods need exactly two") for s in ordered]
-                else:
-                    a, b = ordered
-                    try:
-                        found = await self._pair(dim, a, b)
-                    except CostCapReached:
-                        raise
-                    except Exception as exc:
-                        found = [failed(s.item, dim, crash_note(exc), model=self.model) for s in (a, b)]
-                for r in found:
-                    r.item_key = keys.get(r.item_id)
-                out += found
+        groups = [(key, sorted(members, key=lambda s: (s.item.variant or "", s.item.id)))
+                  for (_, key), members in sorted(self._groups.items()) if len(members) > 1]
+        for start in range(0, len(groups), CHUNK_PAIRS):
+            chunk = groups[start:start + CHUNK_PAIRS]
+            await self._prefetch.encode(self._prefetch.pair_texts(
+                (o[0].item, o[1].item) for _, o in chunk if len(o) == 2))
+            for key, ordered in chunk:
+                out += await self._score_group(key, ordered)
+        return out
+
+    async def _score_group(self, key: str, ordered: list[_Seen]) -> list[ScoreResult]:
+        """Every pair dimension of one group (its members in variant order)."""
+        out: list[ScoreResult] = []
+        keys = {s.item.id: s.item.key for s in ordered}  # ids are unique within a dataset
+        for dim in (d for d in self.rubric.dimensions if d.is_pair):
+            if len(ordered) != 2:
+                found = [failed(s.item, dim, f"group {key!r} has {len(ordered)} items; pair "
+                                "methods need exactly two") for s in ordered]
+            else:
+                a, b = ordered
+                try:
+                    found = await self._pair(dim, a, b)
+                except CostCapReached:
+                    raise
+                except Exception as exc:
+                    found = [failed(s.item, dim, crash_note(exc), model=self.model) for s in (a, b)]
+            for r in found:
+                r.item_key = keys.get(r.item_id)
+            out += found
         return out
 
     async def _pair(self, dim: Dimension, a: _Seen, b: _Seen) -> list[ScoreResult]:
         if dim.method == "pair_similarity":
-            return await asyncio.to_thread(pairs.pair_similarity, dim, a.item, b.item, self.embedder(dim))
+            return await _embedding(pairs.pair_texts(dim, a.item, b.item), self.embedder(dim),
+                                    pairs.pair_similarity, dim, a.item, b.item)
         if dim.method == "framing_consistency":
-            return await asyncio.to_thread(pairs.framing_consistency, dim, a.item, b.item, self.embedder(dim))
+            return await _embedding(pairs.pair_texts(dim, a.item, b.item), self.embedder(dim),
+                                    pairs.framing_consistency, dim, a.item, b.item)
         if dim.method == "treatment_parity":
             return pairs.treatment_parity(dim, a.item, b.item, a.overall, b.overall)
         if self.client is None:
@@ -355,14 +377,27 @@ class JudgeRunner:
     async def run(self, items: Iterable[JudgeItem], sink: Sink, total: int | None = None) -> Totals:
         """Score every item, then the pairs; ``totals.status`` says how the run ended."""
         source: Iterator[JudgeItem] = iter(items)
+        encoded_before = {name: e.encoded for name, e in self._embedders.items()}
         stop = asyncio.Event()
         #: the sink's first failure: no new item starts, the items in flight finish (their paid
         #: replies reach the client's cache), then the run raises it
         refused: list[Exception] = []
+        ready: deque[JudgeItem] = deque()
+        refill = asyncio.Lock()
+
+        async def take() -> JudgeItem | None:
+            if not self._prefetch.dims:
+                return next(source, None)
+            async with refill:  # one worker encodes the next chunk; the others wait for it
+                if not ready:
+                    chunk = list(islice(source, CHUNK_ITEMS))
+                    await self._prefetch.encode(self._prefetch.item_texts(chunk))
+                    ready.extend(chunk)
+                return ready.popleft() if ready else None
 
         async def worker() -> None:
             while not stop.is_set():
-                item = next(source, None)
+                item = await take()
                 if item is None:
                     return
                 try:
@@ -394,8 +429,17 @@ class JudgeRunner:
                 self.totals.status = "cost_cap"
         if self.totals.status == "running":
             self.totals.status = "done"
+        self.totals.embedded = sum(e.encoded - encoded_before.get(n, 0) for n, e in self._embedders.items())
         self._progress(total)
         return self.totals
+
+
+async def _embedding(texts: list[str], embedder: Embedder, score: Callable[..., R], *args: Any) -> R:
+    """``score(*args, embedder)``: on the event loop when the embedder holds every vector in
+    memory (a cosine or two: a thread hop would cost more), else on a thread, as the model may run."""
+    if embedder.holds(texts):
+        return score(*args, embedder)
+    return await asyncio.to_thread(score, *args, embedder)
 
 
 async def _ready(result: ScoreResult) -> ScoreResult:

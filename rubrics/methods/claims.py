@@ -107,14 +107,27 @@ def _result(item: JudgeItem, dim: Dimension, evidence: list[dict[str, Any]], sou
     return scored(item, dim, from_unit(dim, share), rationale=rationale, evidence=evidence, **fields)
 
 
+def _offline_parts(item: JudgeItem, dim: Dimension) -> tuple[list[str], list[str]]:
+    """The output's sentence claims and the source's sentences (none without a source)."""
+    source = source_of(item, dim)[1]
+    if not source:
+        return [], []
+    return split_sentences(item.output), split_sentences(source) or [source]
+
+
+def claims_texts(item: JudgeItem, dim: Dimension) -> list[str]:
+    """The texts :func:`score_claims_offline` encodes for an item."""
+    claims, source_sentences = _offline_parts(item, dim)
+    return claims + source_sentences
+
+
 def score_claims_offline(item: JudgeItem, dim: Dimension, embedder: Embedder) -> ScoreResult:
     """Sentence claims, each supported when close enough to some source sentence."""
     source_name, source = source_of(item, dim)
     if not source:
         return failed(item, dim, "nothing to check claims against: give a reference or context")
     threshold = float(dim.params.get("support_threshold", 0.6))
-    claims = split_sentences(item.output)
-    source_sentences = split_sentences(source) or [source]
+    claims, source_sentences = _offline_parts(item, dim)
     vectors = embedder.encode(claims + source_sentences)
     claim_vecs, source_vecs = vectors[: len(claims)], vectors[len(claims):]
     evidence = []

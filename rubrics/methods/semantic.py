@@ -5,7 +5,9 @@ local path (no hub access); any other sentence-transformers name in ``params.mod
 can be downloaded (so the hub is not switched off here; tests set ``HF_HUB_OFFLINE``). Each model
 is loaded once per process (a lock guards the first load). Embeddings are cached by a hash of
 the model and text: an in-memory LRU, plus an optional key-value cache (the store's) that
-survives the process. Texts are encoded in batches.
+survives the process. A judge run hands each chunk of items' distinct texts to :meth:`Embedder.encode`
+at once, so the model sees large batches on one thread and each item then finds its vectors in
+memory.
 
 A cosine is mapped onto the scale through ``params.range [lo, hi]``: lo and below is the scale's
 bottom, hi and above its top, linear between.
@@ -13,6 +15,7 @@ bottom, hi and above its top, linear between.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import threading
 from collections import OrderedDict
@@ -76,8 +79,10 @@ class Embedder:
         self._lru: OrderedDict[str, Vector] = OrderedDict()
         self._lru_size = lru_size
         self._lock = threading.Lock()
-        #: Texts encoded by the model (cache misses), for benchmarks and tests.
+        self._model_lock = threading.Lock()
+        #: Texts encoded by the model (cache misses), and the calls that encoded them.
         self.encoded = 0
+        self.model_calls = 0
 
     def _key(self, text: str) -> str:
         digest = hashlib.sha256(f"{self.model_name}\0{text}".encode()).hexdigest()
@@ -90,44 +95,65 @@ class Embedder:
             while len(self._lru) > self._lru_size:
                 self._lru.popitem(last=False)
 
-    def _lookup(self, key: str) -> Vector | None:
+    def holds(self, texts: Sequence[str]) -> bool:
+        """Whether every text's vector is in memory (so encoding them needs no model, no I/O)."""
+        keys = [self._key(t) for t in texts]
         with self._lock:
-            vector = self._lru.get(key)
-            if vector is not None:
-                self._lru.move_to_end(key)
-                return vector
-        if self.cache is not None:
-            stored = self.cache.get(key)
-            if stored is not None:
-                vector = np.asarray(stored["v"], dtype=np.float32)
+            return all(k in self._lru for k in keys)
+
+    def _recall(self, keys: Sequence[str]) -> dict[str, Vector]:
+        """The vectors of ``keys`` held in memory or in the key-value cache (one read for all)."""
+        found: dict[str, Vector] = {}
+        with self._lock:
+            for key in keys:
+                vector = self._lru.get(key)
+                if vector is not None:
+                    self._lru.move_to_end(key)
+                    found[key] = vector
+        rest = [k for k in keys if k not in found]
+        if rest and self.cache is not None:
+            for key, stored in self.cache.get_many(rest).items():
+                vector = _unpacked(stored)
                 self._remember(key, vector)
-                return vector
-        return None
+                found[key] = vector
+        return found
 
     def encode(self, texts: Sequence[str]) -> list[Vector]:
-        """Unit-length embeddings of ``texts``; only cache misses reach the model, in batches."""
+        """Unit-length embeddings of ``texts``; each distinct text not cached reaches the model
+        once, all of them in one call (batched by ``batch_size``), one thread at a time."""
         keys = [self._key(t) for t in texts]
-        found = {k: v for k in dict.fromkeys(keys) if (v := self._lookup(k)) is not None}
+        found = self._recall(list(dict.fromkeys(keys)))
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
         if missing:
             model = load_model(self.model_name)
-            vectors = model.encode(
-                list(missing.values()), batch_size=self.batch_size,
-                normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False,
-            )
+            # Two threads encoding at once share the same cores and each runs slower than alone.
+            with self._model_lock:
+                vectors = model.encode(
+                    list(missing.values()), batch_size=self.batch_size,
+                    normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False,
+                )
             self.encoded += len(missing)
+            self.model_calls += 1
             for key, vector in zip(missing, vectors, strict=True):
                 vec = np.asarray(vector, dtype=np.float32)
                 found[key] = vec
                 self._remember(key, vec)
                 if self.cache is not None:
-                    self.cache.put(key, {"v": [round(float(x), 6) for x in vec]})
+                    self.cache.put(key, _packed(vec))
         return [found[k] for k in keys]
 
-    def similarity(self, a: str, b: str) -> float:
-        """Cosine similarity of two texts."""
-        va, vb = self.encode([a, b])
-        return cosine(va, vb)
+
+def _packed(vector: Vector) -> dict[str, Any]:
+    """A vector as the cache stores it: its little-endian float32 bytes in base64 (exact, and
+    decoded far faster than a JSON list of floats)."""
+    return {"f32": base64.b64encode(vector.astype("<f4").tobytes()).decode("ascii")}
+
+
+def _unpacked(stored: dict[str, Any]) -> Vector:
+    """A cached vector; ``{"v": [...]}`` is the list of floats older runs cached."""
+    if "f32" in stored:
+        return np.frombuffer(base64.b64decode(stored["f32"]), dtype="<f4").astype(np.float32)
+    return np.asarray(stored["v"], dtype=np.float32)
 
 
 def cosine(a: Vector, b: Vector) -> float:
@@ -142,11 +168,17 @@ def similarity_range(dim: Dimension) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+def semantic_texts(item: JudgeItem) -> list[str]:
+    """The texts :func:`score_semantic` encodes for an item (none without a reference)."""
+    return [item.output, item.reference] if item.reference.strip() else []
+
+
 def score_semantic(item: JudgeItem, dim: Dimension, embedder: Embedder) -> ScoreResult:
     """Cosine between the output and the reference, mapped onto the scale."""
     if not item.reference.strip():
         return failed(item, dim, "no reference to compare with: give the item a reference")
-    sim = embedder.similarity(item.output, item.reference)
+    va, vb = embedder.encode(semantic_texts(item))
+    sim = cosine(va, vb)
     lo, hi = similarity_range(dim)
     value = through_range(sim, lo, hi)
     return scored(

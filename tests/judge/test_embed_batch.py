@@ -1,0 +1,105 @@
+"""Embeddings in batches with the real MiniLM: a run encodes its distinct texts in one model call
+per chunk, the scores match item-by-item scoring, and a rerun over the store encodes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reviewer.services import judging
+from reviewer.services.importing import import_file
+from reviewer.store import Store
+from rubrics.judge.cache import MemoryCache
+from rubrics.judge.runner import JudgeRunner
+from rubrics.loader import load_rubric_file
+from rubrics.methods.semantic import Embedder, score_semantic
+from rubrics.results import ScoreResult
+from tests.judge.helpers import dim, item, rubric
+from tests.store.conftest import db_url, store  # noqa: F401  (the store on SQLite and PostgreSQL)
+
+pytestmark = pytest.mark.slow
+
+REFERENCE = "Opened items can be returned within 14 days for a full refund."
+
+RUBRIC = """\
+id: embed-test
+version: 1.0.0
+name: Embed test
+owner: tests
+description: A semantic dimension and a rule.
+scale: {min: 1, max: 5}
+dimensions:
+  - {id: sim, name: Similarity, description: Close to the reference., method: semantic_similarity,
+     weight: 1, threshold: 60, params: {range: [0.3, 0.9]},
+     anchors: [{range: [1, 2], label: Far, description: Far.}, {range: [3, 5], label: Near, description: Near.}]}
+  - {id: brief, name: Brief, description: Under twenty words., method: deterministic,
+     weight: 0, threshold: 60, rule: {max_words: 20},
+     anchors: [{range: [1, 2], label: Long, description: Too long.}, {range: [3, 5], label: Short, description: Short.}]}
+"""
+
+
+def _items(n: int) -> list[Any]:
+    return [item(id=f"i{i}", output=f"Answer {i % (n // 2)}: opened items come back within two weeks.",
+                 reference=REFERENCE, context=REFERENCE, group=f"g{i // 2}", variant="ab"[i % 2])
+            for i in range(n)]
+
+
+async def test_a_run_encodes_its_distinct_texts_in_one_model_call() -> None:
+    r = rubric(dim("sim", "semantic_similarity", weight=1, params={"range": [0.3, 0.9]}),
+               dim("ground", "groundedness", weight=0), dim("pair", "pair_similarity", weight=0))
+    items = _items(40)
+    embedder = Embedder(cache=MemoryCache())
+    got: list[ScoreResult] = []
+    totals = await JudgeRunner(r, client=None, embedder=embedder, concurrency=8).run(
+        items, lambda rs, hs: got.extend(rs))
+    assert totals.status == "done" and totals.errors == 0
+    # Twenty distinct outputs (each twice), one reference: 21 texts, all in one call; the pairs'
+    # texts are the outputs, already encoded.
+    assert embedder.model_calls == 1 and embedder.encoded == 21 == totals.embedded
+    alone = Embedder()  # nothing shared: every item encoded on its own, as before batching
+    sim = dim("sim", "semantic_similarity", weight=1, params={"range": [0.3, 0.9]})
+    for it in items[:6]:
+        mine = next(x for x in got if x.item_id == it.id and x.dimension == "sim")
+        own = score_semantic(it, sim, alone)
+        assert mine.evidence[0]["cosine"] == pytest.approx(own.evidence[0]["cosine"], abs=1e-4)
+    assert {x.dimension for x in got} == {"sim", "ground", "pair"}
+
+
+def test_a_rerun_over_the_store_encodes_nothing(store: Store, tmp_path: Path) -> None:  # noqa: F811
+    path = tmp_path / "rubric.yaml"
+    path.write_text(RUBRIC)
+    store.add_rubric(load_rubric_file(path), RUBRIC)
+    rows = [{"id": f"q{i}", "input": "Refunds?", "output": f"Returns of opened items: {i} days.",
+             "reference": REFERENCE} for i in range(30)]
+    data = tmp_path / "items.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    import_file(store, str(data), "embed-test@1.0.0")
+    options = judging.JudgeOptions(rubric_ref="embed-test@1.0.0")
+    [first] = judging.run(store, options)
+    assert first.totals.status == "done" and first.totals.errors == 0
+    assert first.totals.embedded == 31  # thirty outputs and the one reference
+    [second] = judging.run(store, options)  # a new Embedder: only the store's cache remembers
+    assert second.totals.status == "done" and second.totals.embedded == 0
+    assert store.judge_run_report(second.run_id) is not None
+
+
+def test_the_store_reads_many_cache_keys_at_once(store: Store) -> None:  # noqa: F811
+    entries = {f"emb:{i:04d}": {"v": [i, 0.5]} for i in range(1200)}
+    store.judge_cache_put_many(entries)
+    wanted = [f"emb:{i:04d}" for i in range(0, 1200, 3)] + ["emb:none", "judge:none"]
+    assert store.judge_cache_get_many(wanted) == {k: entries[k] for k in wanted if k in entries}
+
+
+def test_cached_vectors_come_back_exactly_and_older_lists_still_read() -> None:
+    cache = MemoryCache()
+    [cold] = Embedder(cache=cache).encode(["Opened items can be returned."])
+    again = Embedder(cache=cache)  # a new process: only the cache remembers
+    [warm] = again.encode(["Opened items can be returned."])
+    assert again.encoded == 0 and warm.dtype == cold.dtype and (warm == cold).all()
+    cache.put(again._key("an older run's text"), {"v": [0.6, 0.8]})  # the list of floats once cached
+    older = Embedder(cache=cache)
+    [vector] = older.encode(["an older run's text"])
+    assert older.encoded == 0 and vector.tolist() == pytest.approx([0.6, 0.8])
