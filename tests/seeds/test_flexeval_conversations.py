@@ -1,5 +1,5 @@
-"""FlexEval end to end, as a user runs it: two of the FlexEval repository's own rubric files
-(tests/data/flexeval, MIT) imported through an evals.yaml, a multi-turn conversation imported,
+"""FlexEval end to end, as a user runs it: two rubric files in FlexEval's shape (tests/data/flexeval,
+written for these tests) imported through an evals.yaml, a multi-turn conversation imported,
 judged through the loopback server with FlexEval's reply style (reasoning, then the choice alone
 on the last line), and exported with its turn scores and the item's overall.
 
@@ -22,8 +22,8 @@ from tests.cli import run_cli
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "flexeval"
-ASKS = "assistant_asks_a_question"
-PLOT = "plot_matches_description_example_project"
+ASKS = "tutor_checks_understanding"
+PLOT = "graph_fits_explanation"
 
 PLOT_JSON = '{"expression": "y=2x+1", "top": 5, "bottom": -5, "left": -5, "right": 5}'
 CONVERSATION = [
@@ -49,12 +49,12 @@ def flexeval_judge(body: dict[str, Any]) -> str:
     """A judge that answers as FlexEval asks: reasoning, then the choice alone on the last line."""
     prompt = user_prompt(body)
     turn = _data_block(prompt)
-    if "Your job is to determine whether the tutor (assistant) asked a question" in prompt:
-        return "The tutor's message ends with a question.\nYES" if "?" in turn else "No question here.\nNO"
-    if "actually matches the description" in prompt:
+    if "decide whether it puts a question to the learner" in prompt:
+        return "The reply ends with a question.\nASKS" if "?" in turn else "No question here.\nTELLS"
+    if "Compare the words with the JSON graph" in prompt:
         if '"expression"' in turn:
-            return "The plot draws the line but the description also promised the intercept.\nSOMEWHAT"
-        return "There is no generated plot in JSON.\nNO"
+            return "The graph draws the line but the words also promised the intercept.\nPARTLY"
+        return "There is no JSON graph.\nDIFFERS"
     raise AssertionError("unexpected prompt")
 
 
@@ -89,10 +89,12 @@ def test_flexeval_rubrics_score_a_conversation_turn_by_turn(
 
     code, out, _ = run_cli(["export", "--db", db], capsys)
     [row] = [json.loads(line) for line in out.splitlines()]
-    asks, plot = row["dimensions"]["assistant_asks_a_question"], row["dimensions"][PLOT]
-    # By hand: turn 0 asks a question (YES = 1), turn 1 is the plot (NO = 0), turn 2 asks (YES = 1).
+    asks, plot = row["dimensions"][ASKS], row["dimensions"][PLOT]
+    # Only the two rubrics the evals.yaml names: the file's other rubric is left out.
+    assert set(row["dimensions"]) == {ASKS, PLOT}
+    # By hand: turn 0 asks a question (ASKS = 1), turn 1 is the plot (TELLS = 0), turn 2 asks (ASKS = 1).
     assert [(t["turn"], t["score"]) for t in asks["turns"]] == [(0, 1.0), (1, 0.0), (2, 1.0)]
-    # Plot rubric: only turn 1 holds a plot, SOMEWHAT = 0.5; the others NO = 0.
+    # Graph rubric: only turn 1 holds a graph, PARTLY = 0.5; the others DIFFERS = 0.
     assert [(t["turn"], t["score"]) for t in plot["turns"]] == [(0, 0.0), (1, 0.5), (2, 0.0)]
     # The item's score is the mean of its turns (turn_aggregate: mean, FlexEval's roll-up).
     assert asks["turn_aggregate"] == "mean" and asks["effective"] == pytest.approx(2 / 3)
@@ -149,8 +151,8 @@ def test_last_line_that_is_not_a_choice_is_an_error_never_a_guess(
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps({"id": "chat-1", "conversation": CONVERSATION[:2]}) + "\n")
     assert run_cli(["import", str(items), "--rubric", "tutor@1.0.0", "--db", db], capsys)[0] == 0
-    # FlexEval's own matcher would read "YES" off the end of this line; rubricate refuses it.
-    server.reset(default=Reply("It does ask.\nMy decision is YES"))
+    # FlexEval's own matcher would read "ASKS" off the end of this line; rubricate refuses it.
+    server.reset(default=Reply("It does ask.\nMy decision is ASKS"))
     code, out, err = run_cli(["judge", "--rubric", "tutor@1.0.0", "--model", "openai/judge-x", "--api-base",
                               server.url, "--api-key", "k", "--db", db], capsys)
     assert code == 0, err
@@ -158,5 +160,5 @@ def test_last_line_that_is_not_a_choice_is_an_error_never_a_guess(
     [row] = [json.loads(line) for line in run_cli(["export", "--db", db], capsys)[1].splitlines()]
     asks = row["dimensions"][ASKS]
     assert asks["effective"] is None and "turn 0 failed" in asks["judge_error"]
-    assert "is not one of YES, NO" in asks["judge_error"]
+    assert "is not one of ASKS, TELLS" in asks["judge_error"]
     assert row["overall"] is None or row["passed"] is False
