@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
 from reviewer.services.importing import import_file
 from reviewer.store import Store
@@ -21,9 +21,15 @@ from tests.tui.test_review_flow import settle
 
 async def steady(app: Any, pilot: Any) -> None:
     """A text field's cursor blinks every half second, so a picture taken on either side of a
-    blink differed (the flag dialog's, once in seven runs): the cursor is held on before it."""
+    blink differed (the flag dialog's, once in seven runs): the cursor is held on before it. A
+    table sizes its columns to new rows only when the app is next idle, so a picture taken in
+    between showed cut columns (the calibration drill-down's, once under load): wait for that."""
     for field in app.screen.query(Input):
         field.cursor_blink = False
+    for _ in range(500):  # (at most ~5 s; DataTable keeps the flag privately)
+        if not any(t._require_update_dimensions for t in app.screen.query(DataTable)):
+            break
+        await pilot.pause(0.01)
     await pilot.pause()
 
 PAIRWISE = "reval-issue-framing@1.0.0"
