@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from calibration.routing import DimSignal, item_priority
 from reviewer.domain import bias, consensus, spread
 from reviewer.domain.columns import panel_of
 from reviewer.errors import UserError
+
+if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from reviewer.store import Store
 
 SAMPLES = ("all", "audit", "blind")
 #: Bootstrap draws for every interval: ``calibrate``, the TUI's calibration screen and its
@@ -369,7 +372,7 @@ def compare_versions(store: Any, rubric_ref: str, other_ref: str, **kwargs: Any)
     return side_by_side(store, rubric_ref, other_ref, lambda ref: calibrate(store, ref, **kwargs))
 
 
-def side_by_side(store: Any, rubric_ref: str, other_ref: str,
+def side_by_side(store: Store, rubric_ref: str, other_ref: str,
                  build: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
     """Two versions of one rubric side by side, each report built by ``build`` from its own
     version's scores alone, never pooled. Different versions carry a "not like for like" banner

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from calibration.gold import gold_accuracy as accuracy_of
 
+if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from reviewer.store import Store
 
-def gold_accuracy(store: Any, rubric_ref: str | None = None) -> list[dict[str, Any]]:
+
+def gold_accuracy(store: Store, rubric_ref: str | None = None) -> list[dict[str, Any]]:
     """Per reviewer, over the gold items they scored (of one rubric, or all): how many, mean
     absolute error, exact and within-one shares, and the error per ISO week with its drift (the
     last week's MAE minus the first's)."""

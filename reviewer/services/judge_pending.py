@@ -17,9 +17,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewer.errors import UserError
+
+if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from reviewer.store import Store
 
 FORMAT = "rubricate-judge-pending/1"
 #: The cache keys of judge replies (the other cached values are embeddings, free to make again).
@@ -74,7 +77,7 @@ def keep(path: Path, cache: dict[str, dict[str, Any]], runs: dict[int, dict[str,
         os.close(folder)
 
 
-def restore(store: Any) -> int:
+def restore(store: Store) -> int:
     """Store what an earlier run kept (the cache entries; the unclosed runs closed with the status
     they ended with) and remove the file; how many judge replies it held (0: no file). A store that
     still refuses the writes raises, and the file stays."""

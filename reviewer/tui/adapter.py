@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewer.domain import fold_turns
 from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
+
+if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from reviewer.store import Store
 
 BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 
@@ -237,7 +240,7 @@ def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, va
                                      claim=state.claim))
 
 
-def add_reveal(store: Any, state: ItemState, reviewer: str) -> int:
+def add_reveal(store: Store, state: ItemState, reviewer: str) -> int:
     """Write the reviewer's reveal of the judge on the item (read again on every open)."""
     return int(store.add_reveal(state.item_pk, reviewer))
 
