@@ -99,7 +99,7 @@ def _only_rubric(store: Any) -> str:
     """The rubric version to calibrate when none was named: the only one with items."""
     from reviewer.errors import UserError
 
-    refs = store.rubrics_with_items()
+    refs = store.ratings.rubrics_with_items()
     if len(refs) != 1:
         found = ", ".join(refs) if refs else "none"
         raise UserError(f"name the rubric with --rubric ID@VERSION: the store has items for {found}")

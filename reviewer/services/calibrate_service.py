@@ -51,9 +51,9 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     ``estimates`` each dimension gets its corrected mean (``estimate``) and the report the
     corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.services.estimates`."""
     bounds = bounds or TrustBounds()
-    rubric = store.get_rubric(rubric_ref)
+    rubric = store.rubrics.get_rubric(rubric_ref)
     if sample is None:
-        sample = "audit" if store.has_audit_sample(rubric.ref) else "all"
+        sample = "audit" if store.queue.has_audit_sample(rubric.ref) else "all"
     if sample not in SAMPLES:
         raise UserError(f"unknown sample {sample!r}; use all, audit or blind")
     if level is not None and level not in LEVELS:
@@ -74,7 +74,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by not in ("group", "variant") and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group', 'variant' or 'metadata.KEY'")
-    cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
+    cols = store.ratings.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
     # the estimates' counts run in the database while the figures below are computed here
     # (started earlier they would compete with the read for the CPUs)
     counts = _count_in_background(store, rubric.ref, dataset) if estimates else None
@@ -85,7 +85,7 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
                            "human_aggregate": human_aggregate, "normalise": normalise, "models": models,
                            "level": level, "bootstrap": draws,
                            "revisions": "all" if all_revisions else "current", "dimensions": []}
-    learned = store.correction_scores(rubric.ref) if rubric.judge.correction_examples > 0 else None
+    learned = store.scores.correction_scores(rubric.ref) if rubric.judge.correction_examples > 0 else None
     inputs: list[DimensionInput] = []
     prepared = []
     for dim in rubric.dimensions:
@@ -148,11 +148,11 @@ def _count_in_background(store: Any, ref: str, dataset: str | None) -> tuple[Fut
     from concurrent.futures import ThreadPoolExecutor
 
     def passes() -> tuple[tuple[int, int], Any]:
-        return store.judge_pass_totals(ref, dataset), store.audit_judge_verdicts(ref)
+        return store.ratings.judge_pass_totals(ref, dataset), store.ratings.audit_judge_verdicts(ref)
 
     pool = ThreadPoolExecutor(2)
     try:
-        return pool.submit(store.judge_score_totals, ref, dataset), pool.submit(passes)
+        return pool.submit(store.ratings.judge_score_totals, ref, dataset), pool.submit(passes)
     finally:
         pool.shutdown(wait=False)  # the two run to the end; nothing more is submitted
 
@@ -184,10 +184,10 @@ def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: A
     sample: from the columns of the audit sample (``own``: the report's, when they are those)."""
     from reviewer.services.estimate_labels import labels_of_columns
 
-    if not store.has_audit_sample(rubric.ref):
+    if not store.queue.has_audit_sample(rubric.ref):
         return None
     if own is None:
-        own = store.rating_columns(rubric.ref, dataset, "audit")
+        own = store.ratings.rating_columns(rubric.ref, dataset, "audit")
     return labels_of_columns(store, rubric, own, how)
 
 
@@ -228,11 +228,11 @@ def pair_report(store: Any, rubric_ref: str) -> dict[str, Any] | None:
     :mod:`calibration.pairs`); None when no reviewer has chosen in this rubric's pairs."""
     from calibration.pairs import TIE, PairObservation, pair_figures
 
-    choices = store.pair_choices(rubric_ref)
+    choices = store.scores.pair_choices(rubric_ref)
     if not choices:
         return None
     observations = []
-    for grp, items in store.group_overalls(rubric_ref).items():
+    for grp, items in store.scores.group_overalls(rubric_ref).items():
         if len(items) != 2 or grp not in choices:
             continue
         side = {pk: i for i, (pk, _, _) in enumerate(items)}
@@ -243,10 +243,10 @@ def pair_report(store: Any, rubric_ref: str) -> dict[str, Any] | None:
 
 def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
     """Write review priorities from the report's trust status into the store; returns how many."""
-    rubric = store.get_rubric(rubric_ref)
+    rubric = store.rubrics.get_rubric(rubric_ref)
     status = {d["dimension"]: d["status"] for d in report["dimensions"]}
     priorities: dict[int, float] = {}
-    for row in store.rating_rows(rubric.ref, None, "all"):
+    for row in store.ratings.rating_rows(rubric.ref, None, "all"):
         signals = {}
         for dim in rubric.dimensions:
             if dim.is_pair:
@@ -259,7 +259,7 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
                 dim.scale.normalise(score) if score is not None else None, dim.threshold / 100.0,
                 None, None, apart, error=score is None)
         priorities[row["item_pk"]] = item_priority(signals)
-    store.set_priorities(rubric.ref, priorities)
+    store.queue.set_priorities(rubric.ref, priorities)
     return len(priorities)
 
 
@@ -270,9 +270,9 @@ def confusions(store: Any, report: dict[str, Any], cols: Any = None) -> dict[str
     columns, when the caller has read them already)."""
     from reviewer.domain.columns import consensus_columns
 
-    rubric = store.get_rubric(report["rubric"])
+    rubric = store.rubrics.get_rubric(report["rubric"])
     if cols is None:
-        cols = store.rating_columns(rubric.ref, report["dataset"], report["sample"])
+        cols = store.ratings.rating_columns(rubric.ref, report["dataset"], report["sample"])
     out = {}
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
@@ -290,8 +290,8 @@ def confusions(store: Any, report: dict[str, Any], cols: Any = None) -> dict[str
 def _rows_for(store: Any, rubric_ref: str, dataset: str | None, sample: str | None) -> tuple[str, list[dict[str, Any]]]:
     """The sample ``calibrate`` uses for these arguments (audit when drawn, else all) and its rows."""
     if sample is None:
-        sample = "audit" if store.has_audit_sample(rubric_ref) else "all"
-    return sample, store.rating_rows(rubric_ref, dataset, sample)
+        sample = "audit" if store.queue.has_audit_sample(rubric_ref) else "all"
+    return sample, store.ratings.rating_rows(rubric_ref, dataset, sample)
 
 
 def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
@@ -300,9 +300,9 @@ def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
     each human score, the humans' consensus and own spread, ``bias`` (judge − human), and the
     adjudicated score if a lead gave one (``rows``: the rating rows to look in; default every
     item of the rubric)."""
-    rubric = store.get_rubric(rubric_ref)
+    rubric = store.rubrics.get_rubric(rubric_ref)
     out = []
-    for r in rows if rows is not None else store.rating_rows(rubric.ref, None, "all"):
+    for r in rows if rows is not None else store.ratings.rating_rows(rubric.ref, None, "all"):
         j, humans = _panel(r, dimension), r["human"].get(dimension)
         if j is None or not humans:
             continue
@@ -321,7 +321,7 @@ def dimension_detail(store: Any, rubric_ref: str, dimension: str, dataset: str |
     """One dimension over the items its calibration figures come from (the same dataset and
     sample as ``calibrate``): the judge × human confusion table (``n`` items), each reviewer's
     bias (judge − human) and MAE against the judge, and the largest disagreements."""
-    rubric = store.get_rubric(rubric_ref)
+    rubric = store.rubrics.get_rubric(rubric_ref)
     sample, rows = _rows_for(store, rubric.ref, dataset, sample)
     conf = confusions(store, {"rubric": rubric.ref, "dataset": dataset, "sample": sample}).get(dimension)
     per: dict[str, list[tuple[float, float]]] = {}
@@ -341,14 +341,14 @@ def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[s
     """Per dimension, the ``top`` items where judge and humans differ most, with what it takes to
     improve the judge prompt: the input and output, the judge's rationale and evidence, and each
     reviewer's current score (from the item's fold) with their reason and tags."""
-    rubric = store.get_rubric(rubric_ref)
-    rows = store.rating_rows(rubric.ref, None, "all")
+    rubric = store.rubrics.get_rubric(rubric_ref)
+    rows = store.ratings.rating_rows(rubric.ref, None, "all")
     picked = [(dim.id, rank, d) for dim in rubric.dimensions if not (dim.is_pair or dim.method == "human")
               for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top, rows), start=1)]
     # every picked item's row, fold and judge records at once (not one read per item)
     pks = {d["item_pk"] for _, _, d in picked}
-    items = {it.pk: (it, fold) for it, fold in store.item_folds(item_pks=pks)}
-    judges = store.current_judges(pks)
+    items = {it.pk: (it, fold) for it, fold in store.items.item_folds(item_pks=pks)}
+    judges = store.items.current_judges(pks)
     out = []
     for dim_id, rank, d in picked:
         item, fold = items[d["item_pk"]]
@@ -379,7 +379,7 @@ def side_by_side(store: Store, rubric_ref: str, other_ref: str,
     naming what changed (``rubric diff``'s changes); ``calibrate`` and ``report`` both use this."""
     from rubrics.versioning import diff
 
-    a, b = store.get_rubric(rubric_ref), store.get_rubric(other_ref)
+    a, b = store.rubrics.get_rubric(rubric_ref), store.rubrics.get_rubric(other_ref)
     if a.id != b.id:
         raise UserError(f"--compare {b.ref}: {a.ref} and {b.ref} are different rubrics; compare versions of one rubric")
     changes = [f"{c.path}: {c.what}" for c in diff(a, b).changes] if a.version != b.version else []

@@ -76,7 +76,7 @@ def labels_of_columns(store: Any, rubric: Any, cols: RatingColumns, how: str) ->
         dims[d.id] = (cols.item_pk[ok], people[d.id][ok], panel[ok])
     rows = np.arange(cols.item_pk.size)
     pks = cols.item_pk
-    flagged = store.flagged_items(rubric.ref) & set(pks.tolist())
+    flagged = store.safety.flagged_items(rubric.ref) & set(pks.tolist())
     passed = np.zeros(rows.size, dtype=bool)
     complete = np.zeros(rows.size, dtype=bool)
     plain = ~np.isin(pks, np.asarray(sorted(flagged), dtype=np.int64))
@@ -95,7 +95,7 @@ def labels_of_columns(store: Any, rubric: Any, cols: RatingColumns, how: str) ->
         from reviewer.domain import humans_only
 
         at = {int(pk): i for i, pk in enumerate(pks.tolist())}
-        for it, fold in store.item_folds(rubric.ref, None, sorted(flagged), how, labels=True):
+        for it, fold in store.items.item_folds(rubric.ref, None, sorted(flagged), how, labels=True):
             alone = humans_only(rubric, fold)
             complete[at[it.pk]], passed[at[it.pk]] = alone.overall is not None, bool(alone.passed)
     return Labels(dims, (pks[complete], passed[complete]))

@@ -15,4 +15,4 @@ def gold_accuracy(store: Store, rubric_ref: str | None = None) -> list[dict[str,
     """Per reviewer, over the gold items they scored (of one rubric, or all): how many, mean
     absolute error, exact and within-one shares, and the error per ISO week with its drift (the
     last week's MAE minus the first's)."""
-    return accuracy_of(store.gold_scores(rubric_ref))
+    return accuracy_of(store.queue.gold_scores(rubric_ref))

@@ -16,9 +16,9 @@ from reviewer.io.itemfile import ItemFile
 def import_file(store: Any, path: str | Path, rubric_ref: str, dataset: str | None = None,
                 update_existing: bool = False, progress: Callable[[int, int], None] | None = None) -> Any:
     """Import a JSON Lines or CSV item file into ``store`` in one transaction (see
-    :meth:`reviewer.store.importer.ImportMixin.import_items`); returns its ``ImportSummary``.
+    :meth:`reviewer.store.items.Items.import_items`); returns its ``ImportSummary``.
     A file with any bad line is refused whole, every bad line listed, nothing written."""
-    return store.import_items(ItemFile(path), rubric_ref, dataset, update_existing=update_existing,
+    return store.items.import_items(ItemFile(path), rubric_ref, dataset, update_existing=update_existing,
                               progress=progress)
 
 

@@ -17,9 +17,9 @@ def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by
                confidence: float = 0.95) -> dict[str, Any]:
     """Figures on effective scores for one rubric version, every one read from the items' folds
     (the export rows): an incomplete item has no overall and does not pass; it is counted apart."""
-    rubric = store.get_rubric(rubric_ref)
-    rows = list(store.export_rows(rubric.ref, dataset))
-    costs = store.judge_cost_by_dimension(rubric.ref)
+    rubric = store.rubrics.get_rubric(rubric_ref)
+    rows = list(store.items.export_rows(rubric.ref, dataset))
+    costs = store.ratings.judge_cost_by_dimension(rubric.ref)
     dims = []
     for dim in rubric.dimensions:
         vals = [r["dimensions"][dim.id]["effective"] for r in rows if r["dimensions"][dim.id]["effective"] is not None]

@@ -1,35 +1,48 @@
-"""The one :class:`Store` class, made of the mixins that each own part of the API, and
+"""The one :class:`Store`, made of the store's doors (one plain class per concern), and
 :func:`open_store`."""
 
 from __future__ import annotations
 
-from sqlalchemy import inspect
+from sqlalchemy import Engine, inspect
 
 from reviewer.errors import NoDatabase
-from reviewer.store.comments import CommentsMixin
+from reviewer.store.comments import Comments
+from reviewer.store.db import Db
 from reviewer.store.engine import make_engine, migrate
-from reviewer.store.estimates import EstimatesMixin
-from reviewer.store.fold import FoldMixin
-from reviewer.store.importer import ImportMixin
-from reviewer.store.judging import JudgeMixin
+from reviewer.store.items import Items
+from reviewer.store.judging import Runs
 from reviewer.store.lite import missing_database
-from reviewer.store.lookup import LookupMixin
-from reviewer.store.pairs import PairsMixin
-from reviewer.store.people import PeopleMixin
-from reviewer.store.queue import QueueMixin
-from reviewer.store.queue_settings import QueueSettingsMixin
-from reviewer.store.rating_columns import RatingColumnsMixin
-from reviewer.store.ratings import RatingsMixin
-from reviewer.store.reveals import RevealsMixin
+from reviewer.store.people import Scores
+from reviewer.store.queue import Queue
+from reviewer.store.ratings import Ratings
+from reviewer.store.roles import Roles
+from reviewer.store.rubric_versions import Rubrics
+from reviewer.store.safety import Safety
 from reviewer.store.tables import SchemaMigration, table_of
 
 
-class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
-            RatingColumnsMixin, FoldMixin, CommentsMixin, RevealsMixin, PairsMixin, JudgeMixin):
-    """Items, judge and human scores side by side, safety flags, and the shared queue.
+class Store:
+    """Items, judge and human scores side by side, safety flags, and the shared queue: one door
+    per concern, each a plain class holding the :class:`Db` and the doors it builds on.
 
-    A mixin that calls another's methods inherits it (so mypy checks the call), and comes before
-    it here; the last ones are those the others build on."""
+    ``store.items.item_view(pk)``, ``store.queue.claim_next(...)``; raw SQL (tests, tools) goes
+    through ``store.db.read()`` / ``store.db.write()``."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.db = Db(engine)
+        self.rubrics = Rubrics(self.db)
+        self.roles = Roles(self.db)
+        self.runs = Runs(self.db, self.rubrics)
+        self.safety = Safety(self.db, self.rubrics, self.roles)
+        self.comments = Comments(self.db, self.roles)
+        self.scores = Scores(self.db, self.rubrics, self.roles, self.runs)
+        self.items = Items(self.db, self.rubrics, self.safety, self.runs, self.comments, self.scores)
+        self.queue = Queue(self.db, self.rubrics, self.roles, self.items)
+        self.ratings = Ratings(self.db, self.rubrics, self.items)
+
+    def close(self) -> None:
+        """Dispose of the database's connections."""
+        self.db.close()
 
 
 def open_store(db: str | None = None, login: str | None = None, *, existing: bool = False) -> Store:
@@ -52,5 +65,5 @@ def open_store(db: str | None = None, login: str | None = None, *, existing: boo
     migrate(engine)
     store = Store(engine)
     if login is not None:
-        store.act_as(login)
+        store.roles.act_as(login)
     return store

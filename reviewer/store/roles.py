@@ -17,15 +17,13 @@ database too, see :mod:`reviewer.store.guards`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import Connection, exists, select, text, update
 from sqlmodel import col
 
 from reviewer.domain.itemlimits import name_problem
 from reviewer.errors import MissingRole, NoLead, UnboundName, UserError
 from reviewer.locations import os_login
-from reviewer.store.base import StoreBase
+from reviewer.store.db import Db
 from reviewer.store.tables import HumanScore, Reviewer, table_of
 from reviewer.store.team_guards import roles_statements
 
@@ -48,18 +46,21 @@ def _roles(value: str | None) -> set[str]:
     return {r for r in (value or "").split(",") if r}
 
 
-class RolesMixin(StoreBase):
-    """Reviewers, their roles and logins; the checks every signed write goes through."""
+class Roles:
+    """Reviewers, their roles and logins; the checks every signed write goes through. Holds
+    the acting login."""
 
-    _login: str | None = None
-    _admin: bool | None = None
+    def __init__(self, db: Db) -> None:
+        self.db = db
+        self._login: str | None = None
+        self._admin: bool | None = None
 
     @property
     def login(self) -> str:
         """The login the store acts as (database login on PostgreSQL, else the OS user)."""
         if self._login is None:
-            if self.dialect == "postgresql":
-                with self.read() as conn:
+            if self.db.dialect == "postgresql":
+                with self.db.read() as conn:
                     self._login = str(conn.execute(text("SELECT current_user")).scalar_one())
             else:
                 self._login = os_login()
@@ -68,7 +69,7 @@ class RolesMixin(StoreBase):
     def act_as(self, login: str) -> None:
         """SQLite: act as another OS login from now on (tools, tests). PostgreSQL refuses: the
         login there is the database connection's, checked by the database."""
-        if self.dialect == "postgresql":
+        if self.db.dialect == "postgresql":
             raise UserError("on PostgreSQL the acting login is the database login: connect as that role")
         self._login = check_name(login, "login")
 
@@ -77,8 +78,8 @@ class RolesMixin(StoreBase):
         """PostgreSQL: the acting login owns the tables (or is a member of their owner)."""
         if self._admin is None:
             self._admin = False
-            if self.dialect == "postgresql":
-                with self.read() as conn:
+            if self.db.dialect == "postgresql":
+                with self.db.read() as conn:
                     self._admin = bool(conn.execute(text(
                         "SELECT pg_has_role(current_user, (SELECT relowner FROM pg_class "
                         "WHERE oid = 'reviewer'::regclass), 'USAGE')")).scalar_one())
@@ -87,13 +88,13 @@ class RolesMixin(StoreBase):
     # --- reading ----------------------------------------------------------------------------
     def reviewer_roles(self, name: str) -> set[str]:
         """The roles ``name`` holds (empty if unknown)."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(select(col(Reviewer.roles)).where(col(Reviewer.name) == name)).first()
         return _roles(row[0]) if row else set()
 
     def reviewers(self) -> list[tuple[str, set[str], str | None]]:
         """Every reviewer as (name, roles, login)."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(select(col(Reviewer.name), col(Reviewer.roles), col(Reviewer.login))
                                 .order_by(col(Reviewer.name))).all()
         return [(n, _roles(r), lg) for n, r, lg in rows]
@@ -106,7 +107,7 @@ class RolesMixin(StoreBase):
 
     def acting_is_lead(self) -> bool:
         """The acting login is a lead's (or, on PostgreSQL, the tables' owner)."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             return self._acting_lead(conn)
 
     # --- granting ---------------------------------------------------------------------------
@@ -122,7 +123,7 @@ class RolesMixin(StoreBase):
             raise UserError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
         if login is not None:
             check_name(login, "login")
-        with self.write() as conn:
+        with self.db.write() as conn:
             rows = conn.execute(select(col(Reviewer.roles))).scalars().all()
             if not any("lead" in _roles(r) for r in rows):
                 if role != "lead":
@@ -146,7 +147,7 @@ class RolesMixin(StoreBase):
         """Take a role from ``name`` (a lead's act); the store keeps at least one lead."""
         if role not in ROLES:
             raise UserError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
-        with self.write() as conn:
+        with self.db.write() as conn:
             if not self._acting_lead(conn):
                 raise UserError(f"only a lead removes roles; the login {self.login} is not a lead's")
             row = conn.execute(select(col(Reviewer.roles)).where(col(Reviewer.name) == name)).first()
@@ -160,15 +161,15 @@ class RolesMixin(StoreBase):
             return roles
 
     # --- signing ----------------------------------------------------------------------------
-    def _sign(self, conn: Connection, reviewer: str, need: str | None = None) -> dict[str, Any]:
+    def sign(self, conn: Connection, reviewer: str, need: str | None = None) -> dict[str, str]:
         """Check that the acting login may sign as ``reviewer`` (holding role ``need``); claims
         a name nobody holds for the acting login. Returns the columns to add to the signed row."""
-        if self._signing_check(conn, reviewer, need):
+        if self.signing_check(conn, reviewer, need):
             conn.execute(table_of(Reviewer).insert().values(
                 name=reviewer, roles="reviewer", login=self.login))
         return {"actor": self.login}
 
-    def _signing_check(self, conn: Connection, reviewer: str, need: str | None) -> bool:
+    def signing_check(self, conn: Connection, reviewer: str, need: str | None) -> bool:
         """Raise when the acting login may not sign as ``reviewer``; whether signing claims the
         name (nobody holds it, and it has no scores: a name that came with an import is bound to
         no login until a lead binds it)."""
@@ -177,7 +178,7 @@ class RolesMixin(StoreBase):
         roles, bound = (_roles(row[0]), row[1] or reviewer) if row else (set(), None)
         if need and need not in roles:
             raise MissingRole(reviewer, need)
-        acts_for_others = self.admin or (self.dialect == "sqlite" and self._acting_lead(conn))
+        acts_for_others = self.admin or (self.db.dialect == "sqlite" and self._acting_lead(conn))
         if bound is None:
             if not conn.execute(select(exists().where(col(HumanScore.reviewer) == reviewer))).scalar():
                 return True
@@ -191,16 +192,16 @@ class RolesMixin(StoreBase):
     def check_signer(self, reviewer: str) -> None:
         """Refuse now (one line) what the first signed write as ``reviewer`` would refuse: for
         ``rubricate review --reviewer NAME`` before the screen opens."""
-        with self.read() as conn:
-            self._signing_check(conn, reviewer, None)
+        with self.db.read() as conn:
+            self.signing_check(conn, reviewer, None)
 
     # --- PostgreSQL team roles --------------------------------------------------------------
     def team_roles(self, app_role: str, logins: list[str]) -> list[str]:
         """The SQL that makes the application role and the people's logins (``db roles``)."""
-        if self.dialect != "postgresql":
+        if self.db.dialect != "postgresql":
             raise UserError("db roles: database roles are PostgreSQL's; a SQLite file is guarded by "
                             "its file permissions (README, Security model)")
-        with self.read() as conn:
+        with self.db.read() as conn:
             schema = str(conn.execute(text("SELECT current_schema()")).scalar_one())
         try:
             return roles_statements(app_role, logins, schema)
@@ -209,6 +210,6 @@ class RolesMixin(StoreBase):
 
     def apply_team_roles(self, statements: list[str]) -> None:
         """Run :meth:`team_roles`' statements in one transaction (as the tables' owner)."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             for stmt in statements:
                 conn.exec_driver_sql(stmt)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
+
+#: A record the store hands out as plain JSON-shaped data (an export row, a rating row, an item
+#: for the judge, a cached reply): its keys are documented where it is made (and the export's in
+#: docs/formats.md); its values are whatever JSON holds, so they stay untyped here, in one place.
+Record = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -209,3 +214,37 @@ class ImportSummary:
         return (f"{self.rows} rows: {self.inserted} new, {self.updated} updated, "
                 f"{self.unchanged} unchanged; {self.judge_scores} judge scores, "
                 f"{self.human_scores} human scores in {self.seconds:.2f} s")
+
+
+class PairChoiceExport(TypedDict):
+    """One current pair choice as the export writes it beside an item (ids, not keys)."""
+
+    reviewer: str
+    partner: str | None
+    winner: str | None
+    reason: str | None
+    tags: list[str]
+    created_at: str | None
+
+
+class DimensionReport(TypedDict):
+    """One dimension's share of a judge run (``judge_run_report``)."""
+
+    scores: int
+    errors: int
+    mean: float | None
+    cost_usd: float
+    tokens_in: int
+    tokens_out: int
+
+
+class RunReport(TypedDict):
+    """A judge run's report: ``rubricate judge --report`` prints it (``--format json`` as is)."""
+
+    run: int
+    rubric: str
+    model: str | None
+    status: str
+    totals: Record
+    dimensions: dict[str, DimensionReport]
+    cost_usd: float

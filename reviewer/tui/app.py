@@ -127,8 +127,8 @@ class ReviewApp(App[None]):
             from reviewer.tui.screens import item  # noqa: F401  (loaded here, off the first frame)
 
             store = open_store(self.db, existing=True)  # a reading command: it creates no database
-            store.checkpoint()  # here, not in the first commit a reviewer waits for
-            blind = store.queue_settings(self.session.queue, self.session.rubric_ref).blind
+            store.db.checkpoint()  # here, not in the first commit a reviewer waits for
+            blind = store.queue.queue_settings(self.session.queue, self.session.rubric_ref).blind
         except Exception as exc:
             handle.ready.set_exception(exc)
             from reviewer import faults
