@@ -30,7 +30,7 @@ from reviewer.store.numeric_read import joined, key_range, read_numeric, split_r
 from reviewer.store.rating_columns import Layout, Packed, T, _items, _thread, _unpack, packed
 from reviewer.store.rubric_versions import Rubrics
 from reviewer.store.tables import AuditSample, HumanScore, Item, JudgeRun, JudgeScore
-from reviewer.store.views import Record
+from reviewer.store.views import DimensionCost, Record
 
 
 class Ratings:
@@ -68,7 +68,7 @@ class Ratings:
                 for it, fold in self.items.item_folds(ref, dataset, pks, human_aggregate, all_revisions,
                                                 labels=sample == "audit")]
 
-    def judge_cost_by_dimension(self, rubric_ref: str) -> dict[str, dict[str, float]]:
+    def judge_cost_by_dimension(self, rubric_ref: str) -> dict[str, DimensionCost]:
         """Judge cost, calls and errors per dimension over every run of a rubric."""
         from sqlalchemy import func
 

@@ -248,3 +248,11 @@ class RunReport(TypedDict):
     totals: Record
     dimensions: dict[str, DimensionReport]
     cost_usd: float
+
+
+class DimensionCost(TypedDict):
+    """What the judge cost on one dimension over every run of a rubric (``run_report``'s ``cost``)."""
+
+    cost_usd: float
+    calls: int
+    errors: int
