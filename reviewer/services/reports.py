@@ -6,7 +6,6 @@ Keys documented as present only sometimes (a panel's ``per_model``, ``--target-w
 ``more_labels_needed``, …) are ``NotRequired``.
 """
 
-from __future__ import annotations
 
 from typing import Generic, NotRequired, TypedDict, TypeVar
 
@@ -153,6 +152,9 @@ class DimensionEntry(TypedDict, total=False):
     status: str
     reason: str
     more_items_needed: int | None
+    pearson_ci: list[float] | None
+    spearman_ci: list[float] | None
+    pass_kappa: float | None
     null_reasons: dict[str, str]
     reviewers: list[ReviewerFigures]
     adjudicated: Adjudicated
