@@ -12,6 +12,7 @@ from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 
 if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from reviewer.services.reports import DimensionDetail
     from reviewer.store import Store
 
 BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
@@ -309,7 +310,7 @@ def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) ->
 
 
 def calibration_detail(store: Any, rubric_ref: str, dimension: str, dataset: str | None = None,
-                       sample: str | None = None) -> dict[str, Any]:
+                       sample: str | None = None) -> DimensionDetail:
     """One dimension on the items its calibration row was computed from (same dataset and
     sample): the confusion table, each reviewer's bias (judge − human), the largest disagreements."""
     from reviewer.services.calibrate_service import dimension_detail
