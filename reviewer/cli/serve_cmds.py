@@ -38,11 +38,14 @@ def serve(
     """
     if ctx.invoked_subcommand is not None:
         return
+    import os
+
     from reviewer.cli.serve_web import check_host, run
-    from reviewer.locations import default_db
+    from reviewer.locations import LINK_TOKEN_ENV, default_db
     from reviewer.store import open_store
 
     check_host(host, behind_proxy)
+    os.environ.pop(LINK_TOKEN_ENV, None)  # the server acts for nobody: each session gets its own link
     target = db or default_db()
     store = open_store(target, existing=True)
     try:

@@ -98,7 +98,8 @@ async def test_a_link_in_a_browser_scores_as_its_person_through_the_link(tmp_pat
             assert "reviewer ana" in await browser.wait_text("reviewer ana")
             await browser.key("g")  # start reviewing: the first item of the queue, claimed for ana
             screen = await browser.wait_text("agree")
-            await asyncio.sleep(0.5)  # the footer and cards painted too
+            await browser.wait_text("esc queue")  # the footer's keys painted too
+            await asyncio.sleep(0.3)
             shots = Path(SHOTS) if SHOTS else tmp_path
             shots.mkdir(parents=True, exist_ok=True)
             await browser.screenshot(shots / "served_item.png")
