@@ -126,3 +126,29 @@ def test_a_port_out_of_range_is_refused(tmp_path: Path, args: tuple[str, str]) -
                          capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
                          timeout=60)
     assert run.returncode == 2 and "--port" in run.stderr
+
+
+@pytest.mark.parametrize("behind_proxy, proto, scheme", [(True, "https", "wss"), (False, "https", "ws"), (True, None, "ws")])
+async def test_the_session_url_follows_the_proxy_only_when_told(tmp_path: Path, behind_proxy: bool,
+                                                                proto: str | None, scheme: str) -> None:
+    """Behind a TLS proxy the page's session is ``wss://``; ``X-Forwarded-Proto`` is believed only
+    with ``--behind-proxy`` (anyone can send the header to a server reached directly)."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from reviewer.cli.serve_web import LinkServer
+    from reviewer.store import open_store
+
+    db = tmp_path / "demo.db"
+    token = build(db)
+    store = open_store(str(db))
+    client = TestClient(TestServer(LinkServer(store, str(db), behind_proxy=behind_proxy).make_app()))
+    await client.start_server()
+    try:
+        resp = await client.get(f"/l/{token}", headers={"X-Forwarded-Proto": proto} if proto else {})
+        page = await resp.text()
+        assert resp.status == 200 and "connect-src 'self'" in resp.headers["Content-Security-Policy"]
+        assert f'data-session-websocket-url="{scheme}://{resp.url.host}:{resp.url.port}/l/{token}/ws"' in page
+        assert "googleapis" not in page and "http" not in page.replace(f"{scheme}://", "")  # nothing from elsewhere
+    finally:
+        await client.close()
+        store.close()
