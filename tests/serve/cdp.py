@@ -59,6 +59,8 @@ class Browser:
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._reader: asyncio.Task[None] | None = None
         self.requests: list[str] = []
+        #: the HTTP status of each URL's last response
+        self.statuses: dict[str, int] = {}
 
     async def start(self, width: int = 1280, height: int = 800) -> None:
         """Launch the browser and attach to its page."""
@@ -97,6 +99,8 @@ class Browser:
                 self._pending.pop(data["id"]).set_result(data)
             elif data.get("method") == "Network.requestWillBeSent":
                 self.requests.append(data["params"]["request"]["url"])
+            elif data.get("method") == "Network.responseReceived":
+                self.statuses[data["params"]["response"]["url"]] = data["params"]["response"]["status"]
 
     async def send(self, method: str, **params: Any) -> dict[str, Any]:
         """One DevTools command; its result (an error is raised)."""
@@ -135,6 +139,17 @@ class Browser:
         """Wait until the terminal shows ``text``; the screen's text."""
         await self.wait_for(f"({SCREEN_TEXT}).includes({json.dumps(text)})", timeout)
         return str(await self.screen())
+
+    async def status_of(self, url: str, timeout: float = 10.0) -> int:
+        """Open ``url`` and return the HTTP status the browser got for it."""
+        self.statuses.pop(url, None)
+        await self.open(url)
+        deadline = time.monotonic() + timeout
+        while url not in self.statuses:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no response for {url}")
+            await asyncio.sleep(0.01)
+        return self.statuses[url]
 
     async def screen(self) -> str:
         """The terminal's visible text."""

@@ -112,8 +112,22 @@ async def test_a_link_in_a_browser_scores_as_its_person_through_the_link(tmp_pat
                     break
                 await asyncio.sleep(0.05)
             requests = list(browser.requests)
+            before = counts(db)
+            from reviewer.store import open_store
+
+            lead = open_store(str(db))
+            try:
+                lead.revoke_links("ana")
+            finally:
+                lead.close()
+            # the browser refused: no token, a wrong one, the revoked one (the page it had open too)
+            assert await browser.status_of(f"{base}/") == 401
+            assert await browser.status_of(f"{base}/l/{token[::-1]}") == 403
+            assert await browser.status_of(f"{base}/l/{token}") == 403
+            await asyncio.sleep(0.5)
         finally:
             await browser.close()
+    assert counts(db) == before  # no row added by the refused requests
     assert rows == [("ana", "ana", "link", 7.0, "score")], screen
     with sqlite3.connect(db) as conn:  # the session's lease is ana's too
         assert conn.execute("SELECT DISTINCT reviewer FROM assignment WHERE state = 'active'").fetchall() == [("ana",)]
