@@ -3,9 +3,10 @@ through textual-serve (each websocket runs :func:`reviewer.tui.run.session` as a
 
 Every URL but the static assets holds a link's token (``/l/TOKEN`` for the page, ``/l/TOKEN/ws``
 for its session). A request with no token is answered 401 and one with a token that opens no live
-link 403, before any session starts: no process, nothing written. The session gets the token in
-its environment (:data:`reviewer.store.links.LINK_TOKEN_ENV`) and opens the store through it, so it
-signs as the link's person only and marks its rows as written through the link.
+link 403, before any session is given out: no app runs, nothing is written. A session gets the
+token (in its environment, or on the standard input of the spare started ahead for the next
+visitor: never on a command line) and opens the store through it, so it signs as the link's
+person only and marks its rows as written through the link.
 
 The page loads nothing but this server: textual-serve's own page pulls its font from Google Fonts,
 so the page here is ours — the same terminal and script, the font taken from the package's own
@@ -27,9 +28,12 @@ from typing import TYPE_CHECKING
 from aiohttp import WSMsgType, web
 
 from reviewer.errors import UserError
+from reviewer.locations import LINK_TOKEN_ENV
 from reviewer.safetext import safe_line
 
 if TYPE_CHECKING:
+    from asyncio.subprocess import Process
+
     from textual_serve.app_service import AppService
 
     from reviewer.store.core import Store
@@ -103,9 +107,25 @@ def check_host(host: str, behind_proxy: bool) -> None:
 
 
 def session_command(db: str, name: str) -> str:
-    """The shell command textual-serve runs for one visitor (its environment holds the token)."""
+    """The shell command textual-serve runs for one visitor (its environment holds the token)
+    when no spare session is ready."""
     return (f"exec {shlex.quote(sys.executable)} -m reviewer.tui.run --db {shlex.quote(db)} "
             f"--reviewer {shlex.quote(name)}")
+
+
+def session_environment() -> dict[str, str]:
+    """A session's environment as textual-serve builds it (its web driver, colours), 80×24."""
+    from textual_serve.app_service import AppService
+    from textual_serve.download_manager import DownloadManager
+
+    async def nothing(*_: object) -> None:
+        return None
+
+    service = AppService("", write_bytes=nothing, write_str=nothing, close=nothing,
+                         download_manager=DownloadManager())
+    env = service._build_environment(80, 24)
+    env.pop(LINK_TOKEN_ENV, None)
+    return env
 
 
 async def relay(socket: web.WebSocketResponse, service: AppService) -> None:
@@ -143,6 +163,9 @@ class LinkServer:
         self.title = title
         self.statics = Path(textual_serve.__file__).parent / "static"
         self.sessions: set[AppService] = set()
+        #: a session started ahead for the next visitor (:func:`reviewer.tui.run.spare`)
+        self.spare: Process | None = None
+        self._refill: asyncio.Task[None] | None = None
 
     def make_app(self) -> web.Application:
         """The routes: the page and its websocket per token, the package's static assets."""
@@ -154,6 +177,7 @@ class LinkServer:
             web.static("/static", self.statics),
         ])
         app.on_response_prepare.append(self._headers)
+        app.on_startup.append(self._start_spare)
         app.on_shutdown.append(self._stop_sessions)
         return app
 
@@ -184,24 +208,42 @@ class LinkServer:
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         """The session of a live link: refused (403) before the websocket opens otherwise."""
-        name = await self.person(request)
-        if name is None:
+        found = await self.person(request)
+        if found is None:
             return web.Response(status=403, text=BAD_TOKEN)
+        name: str = found  # (the class below reads it: a narrowed name would not stay narrowed there)
         from textual_serve.app_service import AppService
         from textual_serve.download_manager import DownloadManager
         from textual_serve.server import to_int
 
-        from reviewer.locations import LINK_TOKEN_ENV
-
         token = request.match_info["token"]
+        server = self
 
         class LinkSession(AppService):
-            """One visitor's app process, handed the link's token in its environment."""
+            """One visitor's app process: the spare, handed the visitor's line, or a new process
+            with the link's token in its environment."""
 
             def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
                 env = super()._build_environment(width, height)
                 env[LINK_TOKEN_ENV] = token
                 return env
+
+            async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
+                process = await server.take_spare({"token": token, "reviewer": name, "width": width,
+                                                   "height": height})
+                if process is None:
+                    return await super()._open_app_process(width, height)
+                assert process.stdin is not None
+                self._process, self._stdin = process, process.stdin
+                return process
+
+            async def close_process(self) -> None:
+                """After :meth:`stop`: close the ended process's input and reap it (textual-serve
+                leaves both open)."""
+                if self._process is not None:
+                    if self._process.stdin is not None:
+                        self._process.stdin.close()
+                    await self._process.wait()
 
         socket = web.WebSocketResponse(heartbeat=15)
         await socket.prepare(request)
@@ -224,11 +266,39 @@ class LinkServer:
         finally:
             self.sessions.discard(service)
             await service.stop()
+            await service.close_process()
         return socket
+
+    async def _start_spare(self, app: web.Application | None = None) -> None:
+        """Start the next spare session (its modules load while nobody waits)."""
+        self.spare = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "reviewer.tui.run", "--spare", "--db", self.db,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env=session_environment())
+
+    async def take_spare(self, visitor: dict[str, str | int]) -> Process | None:
+        """The spare session, given its visitor (None when there is none alive); the next one
+        starts behind it."""
+        process, self.spare = self.spare, None
+        if process is None or process.returncode is not None or process.stdin is None:
+            return None
+        process.stdin.write(json.dumps(visitor).encode("utf-8") + b"\n")
+        await process.stdin.drain()
+        self._refill = asyncio.create_task(self._start_spare())
+        return process
 
     async def _stop_sessions(self, app: web.Application) -> None:
         for service in list(self.sessions):
             await service.stop()
+        if self._refill is not None:
+            await self._refill
+        spare, self.spare = self.spare, None
+        if spare is not None:
+            if spare.returncode is None:
+                spare.kill()
+            if spare.stdin is not None:
+                spare.stdin.close()
+            await spare.wait()
 
 
 def run(store: Store, db: str, host: str, port: int, behind_proxy: bool) -> None:

@@ -1,7 +1,11 @@
 """Starting the review app: :func:`run_app` (what ``rubricate review`` and ``demo`` run), and the
 served session's own entry point (``python -m reviewer.tui.run``), which ``rubricate serve``
-starts once per visitor without loading the command line (typer and every command module: a
-few hundred milliseconds of each visitor's first frame)."""
+starts for each visitor without loading the command line (typer and every command module: a
+few hundred milliseconds of each visitor's first frame).
+
+``--spare``: the server keeps one session started ahead, its modules loaded, holding no link and
+reading nothing until its visitor's line arrives on standard input (:func:`spare`): a visitor's
+first frame then waits for the app alone, not for Python to load it."""
 
 from __future__ import annotations
 
@@ -54,5 +58,31 @@ def session(argv: list[str]) -> int:
         return faults.report(exc)
 
 
+def spare(argv: list[str]) -> int:
+    """A session started ahead: load the app's modules, then wait for one JSON line on standard
+    input — ``{"token", "reviewer", "width", "height"}`` — and run :func:`session` with it. The
+    line is read a byte at a time: what follows it (the app's own input) stays in the pipe."""
+    import json
+    import os
+
+    from textual.drivers import web_driver  # noqa: F401  (loaded now: the point of a spare)
+
+    from reviewer.locations import LINK_TOKEN_ENV
+    from reviewer.tui import app, firstpage  # noqa: F401
+
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = os.read(0, 1)
+        if not byte:
+            return 0  # the server ended without needing this session
+        line += byte
+    visitor = json.loads(line)
+    os.environ[LINK_TOKEN_ENV] = str(visitor["token"])
+    os.environ["COLUMNS"], os.environ["ROWS"] = str(int(visitor["width"])), str(int(visitor["height"]))
+    return session([*argv, "--reviewer", str(visitor["reviewer"])])
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--spare"]:
+        sys.exit(spare(sys.argv[2:]))
     sys.exit(session(sys.argv[1:]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -163,6 +164,41 @@ async def test_the_session_url_follows_the_proxy_only_when_told(tmp_path: Path, 
         assert resp.status == 200 and "connect-src 'self'" in resp.headers["Content-Security-Policy"]
         assert f'data-session-websocket-url="{scheme}://{resp.url.host}:{resp.url.port}/l/{token}/ws"' in page
         assert "googleapis" not in page and "http" not in page.replace(f"{scheme}://", "")  # nothing from elsewhere
+    finally:
+        await client.close()
+        store.close()
+
+
+async def test_a_session_starts_from_the_spare_and_afresh_when_there_is_none(tmp_path: Path) -> None:
+    """The first visitor gets the session started ahead; with no spare alive (here: killed), a
+    session starts afresh. Both draw the queue as the link's person."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from reviewer.cli.serve_web import LinkServer
+    from reviewer.store import open_store
+
+    db = tmp_path / "demo.db"
+    token = build(db)
+    store = open_store(str(db))
+    server = LinkServer(store, str(db))
+    client = TestClient(TestServer(server.make_app()))
+    await client.start_server()
+    try:
+        for spare in (True, False):
+            for _ in range(600):  # the spare (re)started
+                if server.spare is not None:
+                    break
+                await asyncio.sleep(0.05)
+            assert server.spare is not None and server.spare.returncode is None
+            if not spare:
+                server.spare.kill()
+                await server.spare.wait()
+            async with asyncio.timeout(60), client.ws_connect(f"/l/{token}/ws?width=120&height=30") as ws:
+                shown = ""
+                while "reviewer ana" not in shown:
+                    msg = await ws.receive(timeout=60)
+                    assert msg.type == aiohttp.WSMsgType.BINARY, (msg, shown)
+                    shown += re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", msg.data.decode("utf-8", "replace"))
     finally:
         await client.close()
         store.close()
