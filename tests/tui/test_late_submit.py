@@ -4,36 +4,16 @@ is stored. Both backends (the demo database on SQLite; the demo items imported o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 
-import pytest
 from sqlalchemy import update
 from sqlmodel import col
 
-from reviewer.services.importing import import_file
-from reviewer.store import Store, open_store
+from reviewer.store import Store
 from reviewer.store.tables import Item, now
 from reviewer.tui.app import make_app
-from tests.store.conftest import DEMO, pg_schema_url
 from tests.tui.conftest import REVIEWER
 from tests.tui.test_review_flow import SIZE, settle, start
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def either(request: pytest.FixtureRequest, demo_db: Path) -> Iterator[Store]:
-    """The demo items on each backend."""
-    if request.param == "sqlite":
-        s = open_store(str(demo_db))
-        yield s
-        s.close()
-        return
-    for url in pg_schema_url():
-        s = open_store(url)
-        import_file(s, DEMO / "general-quality.jsonl", "general-quality@1.0.0", dataset="demo")
-        yield s
-        s.close()
 
 
 async def test_a_score_entered_after_another_person_claimed_is_refused_on_screen(either: Store) -> None:
