@@ -4,9 +4,12 @@ on screen with the undo stack and said in one line; a failed read is a line and 
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 from sqlalchemy import text
 
-from reviewer.store import Store
+from reviewer.store import Store, open_store
 from reviewer.tui.app import ReviewApp, make_app
 from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.queue import QueueScreen
@@ -98,3 +101,35 @@ async def test_a_failed_read_is_a_line_and_the_app_runs_on(either: Store) -> Non
         await pilot.press("g")  # and the app still reviews
         await settle(app, pilot)
         assert isinstance(app.screen, ItemScreen)
+
+
+async def test_two_refused_scores_on_one_dimension_roll_back_to_what_the_store_holds(demo_db: Path) -> None:
+    """Two scores on one dimension, both refused, their refusals heard after both were entered:
+    the screen goes back to the dimension's value before the first (unscored), not to the first
+    refused score (the second's "before"). The writer is held behind another connection's write
+    lock while both are entered, and that connection adds the refusing trigger."""
+    store = open_store(str(demo_db))
+    app = make_app(store, REVIEWER)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start(app, pilot)
+            index = screen.focus_index
+            d = screen.state.dims[index]
+            assert d.my_score is None and index + 1 < len(screen.state.dims)
+            lock = sqlite3.connect(demo_db, isolation_level=None)
+            lock.execute("BEGIN IMMEDIATE")  # the writer now waits (busy timeout) behind this
+            lock.execute(f"CREATE TRIGGER refuse_scores BEFORE INSERT ON human_score "
+                         f"BEGIN SELECT RAISE(ABORT, '{REFUSAL}'); END")
+            await pilot.press("3")
+            if screen.focus_index != index:  # the focus moved on to the next dimension: back to it
+                await pilot.press("k")
+            assert screen.focus_index == index
+            await pilot.press("4")
+            assert d.my_score == 4 and len(screen.done) == 2 and app.gateway.pending >= 2
+            lock.execute("COMMIT")
+            lock.close()
+            await settle(app, pilot)
+            assert d.my_score is None and screen.done == []
+            assert len(app.write_errors) == 2 and mine(store, screen.state.item_pk) == []
+    finally:
+        store.close()
