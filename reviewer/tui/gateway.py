@@ -102,8 +102,14 @@ class Gateway:
             self.ready.set_result(store)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rubricate-writer")
         self._tickets = itertools.count(1)
-        #: writes handed over and not yet run
-        self.pending = 0
+        # writes handed over (counted on the UI thread) and run (on the writer): each count is
+        # written by one thread only, so neither loses an update
+        self._handed = self._ran = 0
+
+    @property
+    def pending(self) -> int:
+        """Writes handed over and not yet run."""
+        return self._handed - self._ran
 
     # --- the store --------------------------------------------------------------------------
     @property
@@ -148,7 +154,7 @@ class Gateway:
         """Queue ``fn(store)`` behind every write handed over before it; the app hears
         :class:`Written` or :class:`WriteFailed` with the ticket when it has run."""
         number = next(self._tickets)
-        self.pending += 1
+        self._handed += 1
 
         def run() -> T:
             try:
@@ -160,7 +166,7 @@ class Gateway:
                 self._post(Written(number, label, result))
                 return result
             finally:
-                self.pending -= 1
+                self._ran += 1
 
         return Ticket(number, self._pool.submit(run))
 
