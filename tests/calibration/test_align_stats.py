@@ -9,6 +9,7 @@ import pytest
 
 from calibration import bootstrap as bs
 from calibration.align import alpha_difference, split, verdict
+from calibration.alpha import Level
 
 
 def test_the_same_seed_gives_the_same_split_in_any_order_and_another_seed_another() -> None:
@@ -45,12 +46,12 @@ def test_too_few_items_for_both_sides_is_refused() -> None:
 # (ordinal is left out: its bootstrap keeps the full sample's ordinal metric, as every interval of
 # the report does, where the package would recompute it on each resample)
 @pytest.mark.parametrize("level", ["interval", "nominal"])
-def test_paired_difference_matches_alpha_by_hand_on_every_resample(level: str) -> None:
+def test_paired_difference_matches_alpha_by_hand_on_every_resample(level: Level) -> None:
     rng = np.random.default_rng(5)
     people = rng.integers(1, 6, 40).astype(float)
     before = np.clip(people + rng.integers(-2, 3, 40), 1, 5).astype(float)
     after = np.clip(people + rng.integers(-1, 2, 40), 1, 5).astype(float)
-    point, ci = alpha_difference(before, after, people, level, draws=200, seed=3)  # type: ignore[arg-type]
+    point, ci = alpha_difference(before, after, people, level, draws=200, seed=3)
     by_hand = []
     units = np.arange(40)
     for chunk in bs.Draws(40, 200, 3).chunks():
