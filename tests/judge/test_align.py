@@ -129,10 +129,9 @@ def test_align_picks_the_candidate_that_agrees_and_says_better_on_test(
     text = s.rubric_yaml("align-test@1.1.0")
     assert text.startswith("# Written by rubricate align from align-test@1.0.0.")
     assert "seed 0" in text and "28 dev / 12 test items" in text and "better" in text
-    (tmp_path / "old.yaml").write_text(s.rubric_yaml(REF))
-    (tmp_path / "new.yaml").write_text(text)
-    diff = CliRunner().invoke(app, ["rubric", "diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    diff = CliRunner().invoke(app, ["rubric", "diff", REF, "align-test@1.1.0", "--db", db])
     assert diff.exit_code == 0 and "judge/review: judge or review settings changed" in diff.output, diff.output
+    assert "version 1.0.0 → 1.1.0 is enough" in diff.output
     last = s.last_align_run(REF, "accuracy")
     assert last is not None and last["written_ref"] == "align-test@1.1.0" and last["result"]["chosen"] == "k2"
 
