@@ -1,7 +1,8 @@
 """The calibration screen (leads): how far the judge can be trusted, dimension by dimension.
 
 The table is the calibration report (``reviewer.services.calibrate_service``), computed in a worker: one
-row per dimension with its status chip and the reason in words. ``enter`` opens a dimension: the
+row per dimension with its status chip and the reason in words (and, under it, the dimension's
+last ``rubricate align``: what was chosen and whether it did better on test). ``enter`` opens a dimension: the
 judge × human confusion matrix, each reviewer's bias against the judge, and the largest
 disagreements; ``enter`` there opens the item, and a digit adjudicates an item on which the
 humans disagree once the lead confirms it with a reason (a human score of kind ``adjudication``
@@ -130,6 +131,8 @@ class CalibrationScreen(AppKeysFirst):
             pairs = pairs_line(d.get("pairs"))
             if pairs:
                 why.append(f"\n {safe(pairs)}", style="dim")
+            if d.get("align"):
+                why.append(f"\n {safe(d['align'])}", style="dim")
             self.query_one("#calibration-reason", Static).update(why)
 
     def action_open(self) -> None:
