@@ -353,9 +353,9 @@ def run(store: Store, options: AlignOptions, on_step: Callable[[str], None] | No
             result["status"] = "cost_cap"
             store.finish_align_run(run_id, "cost_cap", result)
             raise
-        except BaseException:
-            result["status"] = "failed"
-            store.finish_align_run(run_id, "failed", result)
+        except BaseException as exc:  # the run still ends with a status, keeping what it found
+            result["status"] = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+            store.finish_align_run(run_id, result["status"], result)
             raise
         store.finish_align_run(run_id, "done", result)
         out.append(result)

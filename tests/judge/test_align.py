@@ -211,3 +211,21 @@ def test_dry_run_says_what_would_run_and_calls_nothing(db: str, server: Loopback
     assert [c["calls"] for c in plan["candidates"]] == [28] * 5
     assert plan["calls"] == 5 * 28 + 1 + 2 * 12
     assert server.count == 0
+
+
+def test_other_models_and_more_samples_are_candidates_too(db: str, server: LoopbackServer, tmp_path: Path) -> None:
+    _setup(db, server, tmp_path)
+    server.reset(default=Reply(content=follows_examples))
+    out = _align(db, server, "--model", "openai/judge-y", "--samples", "2", "--candidates", "current",
+                 "--format", "json")
+    assert out.exit_code == 0, out.output
+    [dim] = json.loads(out.stdout)["dimensions"]
+    by = {c["name"]: c for c in dim["candidates"]}
+    assert set(by) == {"current", "model:openai/judge-y", "samples:2"}
+    assert by["model:openai/judge-y"]["model"] == "openai/judge-y" and by["samples:2"]["samples"] == 2
+    assert len({c["prompt_hash"] for c in dim["candidates"]}) == 3
+    models = [body["model"] for body in server.requests]
+    assert models.count("judge-y") == len(dim["dev_items"])  # judge-y judged dev once per item
+    # two samples per dev item (the first is the current's, already cached by the earlier judge run)
+    assert models.count("judge-x") == len(dim["dev_items"])
+    assert all(c["dev_alpha"] is not None and c["status"] == "done" for c in dim["candidates"])
