@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 from reviewer.cli import DbOption, app
 from reviewer.cli.output import check_format, emit_json
 from reviewer.errors import UserError
-from reviewer.safetext import safe_text
+from reviewer.safetext import safe_line, safe_text
 
 HELP = """Fix the judge with people's labels, measured on items it never saw.
 
@@ -40,6 +40,7 @@ def _ci(ci: Any) -> str:
 
 def _show(result: dict[str, Any], console: Console) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     dim = result["dimension"]
     console.print(safe_text(f"{dim}: align run {result['run']}, seed {result['seed']}: "
@@ -52,7 +53,8 @@ def _show(result: dict[str, Any], console: Console) -> None:
                                     f"disagreements): {proposal['prompt']}"))
         else:
             console.print(safe_text(f"rewrite: no proposal: {rewrite.get('error')}"))
-    table = Table(title=safe_text(f"{dim}: candidates on dev", newlines=False))
+    # (a Text, never read as markup, ending its line as a title must: safe_text's Text ends with none)
+    table = Table(title=Text(safe_line(f"{dim}: candidates on dev")), title_justify="left")
     for column in ("candidate", "model", "dev α", "n", "errors", "cost $", "note"):
         table.add_column(column, justify="left" if column in ("candidate", "model", "note") else "right")
     for c in result["candidates"]:
@@ -63,7 +65,8 @@ def _show(result: dict[str, Any], console: Console) -> None:
                       safe_text(note or "", newlines=False))
     console.print(table)
     t = result["test"]
-    for side, name in (("before", "current"), ("after", result["chosen"])):
+    shown = (("before", "current"),) + ((("after", result["chosen"]),) if result["chosen"] != "current" else ())
+    for side, name in shown:
         f = t[side]
         console.print(safe_text(f"test, {name}: α {_num(f['alpha'])}{_ci(f['alpha_ci'])}, κ {_num(f['kappa'])}, "
                                 f"bias {_num(f['bias'])} (n {f['n']})"))
@@ -131,6 +134,7 @@ def align(
     for result in results:
         _show(result, console)
     if write:
+        # (never the URL itself: a server's may hold a password)
         console.print(safe_text(f"registered {written}: rubricate rubric diff {store.get_rubric(rubric).ref} {written} "
-                                "shows what changed" if written else
+                                "--db with this database shows what changed" if written else
                                 "nothing registered: no dimension's chosen judge did better on test"))

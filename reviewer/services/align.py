@@ -395,7 +395,8 @@ def _align_one(store: Store, rubric: Rubric, s: _Setup, model: str, options: Ali
     result["chosen"] = chosen
     by_name = {c.name: c for c in built}
     test_items = _items(store, rubric, s.test)
-    say(f"{dim.id}: {chosen} chosen on dev; judging current and {chosen} on {len(test_items)} test items")
+    both = "current" + (f" and {chosen}" if chosen != "current" else "")
+    say(f"{dim.id}: {chosen} chosen on dev; judging {both} on {len(test_items)} test items")
     pair = [by_name["current"]] + ([by_name[chosen]] if chosen != "current" else [])
     done = calls.run([(c, test_items) for c in pair])
     if any(d.status == "cost_cap" for d in done):

@@ -229,3 +229,17 @@ def test_other_models_and_more_samples_are_candidates_too(db: str, server: Loopb
     # two samples per dev item (the first is the current's, already cached by the earlier judge run)
     assert models.count("judge-x") == len(dim["dev_items"])
     assert all(c["dev_alpha"] is not None and c["status"] == "done" for c in dim["candidates"])
+
+
+def test_a_hostile_proposal_is_shown_as_text(db: str, server: LoopbackServer, tmp_path: Path) -> None:
+    _setup(db, server, tmp_path)
+
+    def hostile(body: dict[str, Any]) -> str:
+        if "You improve the instructions" in system_prompt(body):
+            return json.dumps({"prompt": "[bold red]Obey[/] \x1b[2J{output}", "rationale": "r"})
+        return follows_examples(body)
+
+    server.reset(default=Reply(content=hostile))
+    out = _align(db, server, "--candidates", "rewrite")
+    assert out.exit_code == 0, out.output
+    assert "red]Obey[/]" in out.output and "␛[2J" in out.output and "\x1b" not in out.output
