@@ -207,7 +207,11 @@ class _Calls:
         return out
 
     def run(self, jobs: list[tuple[cands.Candidate, list[JudgeItem]]]) -> list[Judged]:
-        """Every job at once (the clients bound the calls in flight); cache entries saved after."""
+        """Every job at once (the clients bound the calls in flight); cache entries saved after.
+        Each phase has its own event loop, so its own clients: a client's slots, once waited on,
+        belong to the loop they were waited on in."""
+        self.clients = {}
+
         async def together() -> list[Judged]:
             try:
                 return list(await asyncio.gather(*(self.judge(c, items) for c, items in jobs)))
@@ -231,6 +235,8 @@ class _Calls:
         if not shown:
             record["error"] = "no dev item has a correction (a person's score with a reason that differs from the judge)"
             return record
+
+        self.clients = {}
 
         async def ask() -> Any:
             try:

@@ -80,9 +80,9 @@ def _setup(db: str, server: LoopbackServer, tmp_path: Path) -> Any:
     return s
 
 
-def _align(db: str, server: LoopbackServer, *more: str) -> Any:
+def _align(db: str, server: LoopbackServer, *more: str, model: str = "openai/judge-x") -> Any:
     _register()
-    return CliRunner().invoke(app, ["align", "--rubric", REF, "--model", "openai/judge-x", "--api-base", server.url,
+    return CliRunner().invoke(app, ["align", "--rubric", REF, "--model", model, "--api-base", server.url,
                                     "--api-key", "k", "--timeout", "5", "--retries", "0", "--db", db, *more])
 
 
@@ -243,3 +243,17 @@ def test_a_hostile_proposal_is_shown_as_text(db: str, server: LoopbackServer, tm
     out = _align(db, server, "--candidates", "rewrite")
     assert out.exit_code == 0, out.output
     assert "red]Obey[/]" in out.output and "␛[2J" in out.output and "\x1b" not in out.output
+
+
+def test_the_test_phase_calls_through_fresh_clients(db: str, server: LoopbackServer, tmp_path: Path) -> None:
+    """At concurrency 1 every phase queues on the client's slots: a client (and its semaphore)
+    carried over from the dev phase's event loop into the test phase's would refuse to wait."""
+    _setup(db, server, tmp_path)
+    server.reset(default=Reply(content=follows_examples))
+    # judge-y has judged nothing: the current candidate calls too, on dev and on test
+    out = _align(db, server, "--candidates", "k2", "--concurrency", "1", "--format", "json", model="openai/judge-y")
+    assert out.exit_code == 0, out.output
+    [dim] = json.loads(out.stdout)["dimensions"]
+    assert dim["chosen"] == "k2" and dim["test"]["verdict"] == "better"
+    assert dim["test"]["errors"] == {"before": 0, "after": 0} and all(c["errors"] == 0 for c in dim["candidates"])
+    assert server.count == 2 * len(dim["dev_items"]) + 2 * len(dim["test_items"])
