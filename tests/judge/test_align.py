@@ -103,6 +103,15 @@ def test_align_picks_the_candidate_that_agrees_and_says_better_on_test(
     assert test["difference_ci"][0] > 0 and test["verdict"] == "better"
     assert set(test["before"]) >= {"alpha", "alpha_ci", "kappa", "bias"}
     assert len(dim["dev_items"]) == 28 and len(dim["test_items"]) == 12
+    # the keys of the JSON contract (docs/formats.md, "Align JSON"), in the order printed
+    assert list(data) == ["rubric", "dimensions", "written"]
+    assert list(dim) == ["dimension", "run", "model", "seed", "test_share", "dev_items", "test_items", "rewrite",
+                         "candidates", "chosen", "test", "status"]
+    assert list(dim["rewrite"]) == ["meta_prompt", "disagreements", "proposal", "error", "cost_usd"]
+    assert list(by["k2"]) == ["name", "prompt_hash", "prompt", "k", "model", "samples", "dev_alpha", "dev_n",
+                              "errors", "cost_usd", "status", "error"]
+    assert list(test) == ["n", "before", "after", "difference", "difference_ci", "verdict", "errors", "cost_usd"]
+    assert list(test["after"]) == ["n", "alpha", "alpha_ci", "kappa", "bias"]
     # the rewrite's meta-prompt and proposal are stored with the run
     assert dim["rewrite"]["proposal"]["prompt"] == "Score {output} strictly for {input}."
     assert by["rewrite"]["prompt"] == "Score {output} strictly for {input}."
@@ -207,6 +216,8 @@ def test_dry_run_says_what_would_run_and_calls_nothing(db: str, server: Loopback
     out = _align(db, server, "--dry-run", "--format", "json")
     assert out.exit_code == 0, out.output
     [plan] = json.loads(out.stdout)["dry_run"]
+    assert list(plan) == ["dimension", "dev_items", "test_items", "candidates", "test_calls", "calls", "cost_usd"]
+    assert list(plan["candidates"][0]) == ["name", "model", "calls", "cost_usd"]
     assert plan["dev_items"] == 28 and plan["test_items"] == 12
     assert [c["calls"] for c in plan["candidates"]] == [28] * 5
     assert plan["calls"] == 5 * 28 + 1 + 2 * 12
