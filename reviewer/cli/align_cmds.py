@@ -6,12 +6,15 @@ litellm loads inside the command, so ``rubricate --help`` stays fast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from reviewer.services.align_result import AlignResult
 
 from reviewer.cli import DbOption, app
 from reviewer.cli.output import check_format, emit_json
@@ -30,15 +33,15 @@ Example: rubricate align --rubric rag-answer@1.0.0 --model openai/judge-x --dry-
 """
 
 
-def _num(x: Any) -> str:
+def _num(x: float | None) -> str:
     return "–" if x is None else f"{float(x):.3f}"
 
 
-def _ci(ci: Any) -> str:
+def _ci(ci: Sequence[float] | None) -> str:
     return "" if not ci else f" [{float(ci[0]):.3f}, {float(ci[1]):.3f}]"
 
 
-def _show(result: dict[str, Any], console: Console) -> None:
+def _show(result: AlignResult, console: Console) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -65,9 +68,8 @@ def _show(result: dict[str, Any], console: Console) -> None:
                       safe_text(note or "", newlines=False))
     console.print(table)
     t = result["test"]
-    shown = (("before", "current"),) + ((("after", result["chosen"]),) if result["chosen"] != "current" else ())
-    for side, name in shown:
-        f = t[side]
+    shown = ((t["before"], "current"),) + (((t["after"], result["chosen"]),) if result["chosen"] != "current" else ())
+    for f, name in shown:
         console.print(safe_text(f"test, {name}: α {_num(f['alpha'])}{_ci(f['alpha_ci'])}, κ {_num(f['kappa'])}, "
                                 f"bias {_num(f['bias'])} (n {f['n']})"))
     console.print(safe_text(f"{dim}: {result['chosen']} is {t['verdict']} than the current judge on {t['n']} test "

@@ -22,7 +22,7 @@ import asyncio
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from rubrics.judge.client import (
     CostCapReached,
     CostMeter,
     JudgeClient,
+    Outcome,
     release_litellm,
 )
 from rubrics.judge.runner import JudgeRunner
@@ -43,7 +44,20 @@ from rubrics.methods.base import JudgeItem
 from rubrics.results import SafetyHit, ScoreResult
 from rubrics.schema import Dimension, Rubric
 
-if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+if TYPE_CHECKING:  # (types alone: the store's module, imported, would load SQLAlchemy)
+    from calibration.align import Array
+    from reviewer.services.align_result import (
+        AlignParams,
+        AlignResult,
+        CandidatePlan,
+        CandidateRow,
+        DimensionPlan,
+        HeldOutFigures,
+        HeldOutReport,
+        Proposal,
+        Rewrite,
+        Side,
+    )
     from reviewer.store import Store
 
 from calibration.align import alpha_difference, split, verdict
@@ -52,7 +66,7 @@ from calibration.align import alpha_difference, split, verdict
 DRAWS = 1000
 
 
-@dataclass
+@dataclass(frozen=True)
 class AlignOptions:
     """Everything ``rubricate align`` takes."""
 
@@ -76,7 +90,7 @@ class CostCapStop(UserError):
     """``--max-cost`` was reached: nothing was chosen or written; the run keeps what was judged."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Setup:
     """One dimension's split, examples and candidates, before any call."""
 
@@ -84,7 +98,7 @@ class _Setup:
     people: dict[int, float]
     dev: list[int]
     test: list[int]
-    examples: list[dict[str, Any]]
+    examples: tuple[cands.Example, ...]
     names: list[str]
 
 
@@ -151,7 +165,7 @@ def _items(store: Store, rubric: Rubric, keys: Sequence[int]) -> list[JudgeItem]
 # -- judging ------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Judged:
     """One candidate's scores on a set of items."""
 
@@ -188,7 +202,8 @@ class _Calls:
 
     async def judge(self, cand: cands.Candidate, items: list[JudgeItem]) -> Judged:
         """``cand`` on ``items`` through the judge runner."""
-        out = Judged()
+        scores: dict[int, float] = {}
+        errors: dict[int, str] = {}
         dim_id = cand.dimension.id
 
         def sink(results: list[ScoreResult], hits: list[SafetyHit]) -> None:
@@ -196,15 +211,14 @@ class _Calls:
                 if r.dimension != dim_id or r.turn is not None or r.item_key is None:
                     continue
                 if r.ok and r.score is not None:
-                    out.scores[r.item_key] = float(r.score)
+                    scores[r.item_key] = float(r.score)
                 elif r.error is not None:
-                    out.errors[r.item_key] = r.error
+                    errors[r.item_key] = r.error
 
         runner = JudgeRunner(cand.rubric, client=self.client(cand.model), examples={dim_id: cand.examples},
                              samples=cand.samples, concurrency=self.options.concurrency)
         totals = await runner.run(items, sink, total=len(items))
-        out.cost_usd, out.status = totals.cost_usd, totals.status
-        return out
+        return Judged(scores, errors, totals.cost_usd, totals.status)
 
     def run(self, jobs: list[tuple[cands.Candidate, list[JudgeItem]]]) -> list[Judged]:
         """Every job at once (the clients bound the calls in flight); cache entries saved after.
@@ -223,22 +237,20 @@ class _Calls:
         finally:
             self.save()
 
-    def propose(self, dim: Dimension, model: str, examples: list[dict[str, Any]]) -> dict[str, Any]:
+    def propose(self, dim: Dimension, model: str, examples: Sequence[cands.Example]) -> Rewrite:
         """The judge model's rewrite of the question from the dev disagreements: the meta-prompt,
         the proposal (or the error) and its cost."""
-        shown = sorted(({"output": e.get("output", ""), "judge": float(e["judge_score"]),
-                         "people": float(e["human_score"]), "reason": e.get("reason")} for e in examples),
-                       key=lambda d: -abs(d["judge"] - d["people"]))
+        shown = cands.dev_disagreements(examples)
         built = cands.meta_prompt(dim, shown)
-        record: dict[str, Any] = {"meta_prompt": built.messages, "disagreements": min(len(shown), cands.REWRITE_SHOWN),
-                                  "proposal": None, "error": None, "cost_usd": 0.0}
+        record: Rewrite = {"meta_prompt": built.messages, "disagreements": min(len(shown), cands.REWRITE_SHOWN),
+                           "proposal": None, "error": None, "cost_usd": 0.0}
         if not shown:
             record["error"] = "no dev item has a correction (a person's score with a reason that differs from the judge)"
             return record
 
         self.clients = {}
 
-        async def ask() -> Any:
+        async def ask() -> Outcome[Proposal]:
             try:
                 return await self.client(model).judge(built, cands.read_proposal)
             finally:
@@ -270,23 +282,17 @@ def _alpha(judged: Judged, people: dict[int, float], keys: Sequence[int], dim: D
     return krippendorff_alpha(np.asarray(pairs, dtype=np.float64), dim.measurement_level), len(pairs)
 
 
-def choose(rows: Sequence[dict[str, Any]]) -> str:
+def choose(rows: Sequence[CandidateRow]) -> str:
     """The candidate with the best dev alpha; ties by cost, then by order (the first named)."""
-    ranked = [(i, r) for i, r in enumerate(rows) if r["dev_alpha"] is not None and r["status"] == "done"]
+    ranked = [(-round(alpha, 12), r["cost_usd"], i, r["name"]) for i, r in enumerate(rows)
+              if (alpha := r["dev_alpha"]) is not None and r["status"] == "done"]
     if not ranked:
-        return str(rows[0]["name"])
-    best = min(ranked, key=lambda ir: (-round(ir[1]["dev_alpha"], 12), ir[1]["cost_usd"], ir[0]))
-    return str(best[1]["name"])
-
-
-def _side(figures: dict[str, Any], ordered: bool) -> dict[str, Any]:
-    kappa = figures.get("kappa_linear") if ordered else figures.get("kappa")
-    return {"n": figures.get("n"), "alpha": figures.get("alpha"), "alpha_ci": figures.get("alpha_ci"),
-            "kappa": kappa, "bias": figures.get("bias")}
+        return rows[0]["name"]
+    return min(ranked)[3]  # (the order i is unique: names are never compared)
 
 
 def figures_on_test(dim: Dimension, people: dict[int, float], keys: Sequence[int], before: Judged, after: Judged,
-                 draws: int, seed: int) -> dict[str, Any]:
+                 draws: int, seed: int) -> HeldOutFigures:
     """The current (``before``) and the chosen (``after``) on the test items both scored: alpha
     with its interval, kappa and bias; the difference in alpha, its paired interval, in words."""
     both = [k for k in keys if k in before.scores and k in after.scores]
@@ -295,34 +301,37 @@ def figures_on_test(dim: Dimension, people: dict[int, float], keys: Sequence[int
     b = np.array([after.scores[k] for k in both], dtype=np.float64)
     ordered = dim.measurement_level != "nominal"
 
-    def figures(judge: np.ndarray) -> dict[str, Any]:
+    def figures(judge: Array) -> Side:
         inp = DimensionInput(dim.id, judge, human, list(dim.scale.level_values()), dim.threshold_raw,
                              dim.measurement_level, comparable=dim.judge_scale is None)
-        return _side(dimension_report(inp, draws=draws, seed=seed).figures, ordered)
+        f = dimension_report(inp, draws=draws, seed=seed).figures
+        return {"n": f.get("n"), "alpha": f.get("alpha"), "alpha_ci": f.get("alpha_ci"),
+                "kappa": f.get("kappa_linear") if ordered else f.get("kappa"), "bias": f.get("bias")}
 
-    sides = {"before": figures(a), "after": figures(b)}
+    current, chosen = figures(a), figures(b)
     point, ci = alpha_difference(a, b, human, dim.measurement_level, draws, seed)
-    return {"n": len(both), **sides, "difference": point, "difference_ci": list(ci) if ci else None,
-            "verdict": verdict(ci)}
+    return {"n": len(both), "before": current, "after": chosen, "difference": point,
+            "difference_ci": list(ci) if ci else None, "verdict": verdict(ci)}
 
 
 # -- the run -------------------------------------------------------------------------------------
 
 
-def plan(store: Store, options: AlignOptions) -> list[dict[str, Any]]:
+def plan(store: Store, options: AlignOptions) -> list[DimensionPlan]:
     """``--dry-run``: per dimension the split sizes, the candidates and the calls and cost a run
     would spend (dev: every candidate; test: the current and one more; one call for a rewrite)."""
     from rubrics.judge.plan import dry_run
 
     rubric = store.get_rubric(options.rubric_ref)
     model, labels = _model(rubric, options), _labels(store, rubric)
-    out = []
+    out: list[DimensionPlan] = []
     for dim in _dimensions(rubric, options):
         s = _setup(store, rubric, dim, labels(dim), options)
         dev_items, test_items = _items(store, rubric, s.dev), _items(store, rubric, s.test)
         built = cands.build(s.names, rubric, dim, model, s.examples, options.models[1:], options.samples,
                             rewritten=dim.prompt)
-        rows, cost, calls = [], 0.0, 0
+        rows: list[CandidatePlan] = []
+        cost, calls = 0.0, 0
         for c in built:
             d = dry_run(c.rubric, dev_items, c.model, c.samples, {dim.id: c.examples})
             rows.append({"name": c.name, "model": c.model, "calls": d.total_calls, "cost_usd": d.cost_usd})
@@ -337,22 +346,22 @@ def plan(store: Store, options: AlignOptions) -> list[dict[str, Any]]:
     return out
 
 
-def run(store: Store, options: AlignOptions, on_step: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+def run(store: Store, options: AlignOptions, on_step: Callable[[str], None] | None = None) -> list[AlignResult]:
     """Align every dimension asked; one stored align run each. Raises :class:`CostCapStop` at
     ``--max-cost`` (the run is stored with status ``cost_cap`` and what it found)."""
     rubric = store.get_rubric(options.rubric_ref)
     model, labels = _model(rubric, options), _labels(store, rubric)
     say = on_step or (lambda _: None)
     calls = _Calls(store, options, rubric.judge.temperature)
-    out = []
+    out: list[AlignResult] = []
     for dim in _dimensions(rubric, options):
         s = _setup(store, rubric, dim, labels(dim), options)
-        params = {"seed": options.seed, "test_share": options.test_share, "candidates": s.names,
+        params: AlignParams = {"seed": options.seed, "test_share": options.test_share, "candidates": s.names,
                   "models": options.models, "samples": options.samples, "max_cost": options.max_cost,
                   "draws": options.draws, "api_base": options.api_base}
         run_id = store.create_align_run(rubric.ref, dim.id, model, params)
-        result: dict[str, Any] = {"dimension": dim.id, "run": run_id, "model": model, "seed": options.seed,
-                                  "test_share": options.test_share}
+        result: AlignResult = {"dimension": dim.id, "run": run_id, "model": model, "seed": options.seed,
+                               "test_share": options.test_share}
         try:
             result = _align_one(store, rubric, s, model, options, calls, result, say)
         except CostCapStop:
@@ -360,8 +369,9 @@ def run(store: Store, options: AlignOptions, on_step: Callable[[str], None] | No
             store.finish_align_run(run_id, "cost_cap", result)
             raise
         except BaseException as exc:  # the run still ends with a status, keeping what it found
-            result["status"] = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-            store.finish_align_run(run_id, result["status"], result)
+            status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+            result["status"] = status
+            store.finish_align_run(run_id, status, result)
             raise
         store.finish_align_run(run_id, "done", result)
         out.append(result)
@@ -369,27 +379,28 @@ def run(store: Store, options: AlignOptions, on_step: Callable[[str], None] | No
 
 
 def _align_one(store: Store, rubric: Rubric, s: _Setup, model: str, options: AlignOptions, calls: _Calls,
-               result: dict[str, Any], say: Callable[[str], None]) -> dict[str, Any]:
+               result: AlignResult, say: Callable[[str], None]) -> AlignResult:
     dim = s.dim
     ids = {r["pk"]: str(r["id"]) for r in store.items_for_judging(rubric.ref) if r["pk"] in s.people}
-    result.update(dev_items=[ids[k] for k in s.dev], test_items=[ids[k] for k in s.test])
+    result["dev_items"], result["test_items"] = [ids[k] for k in s.dev], [ids[k] for k in s.test]
     say(f"{dim.id}: {len(s.dev)} dev and {len(s.test)} test items; {len(s.examples)} dev corrections")
-    rewrite = None
+    rewrite: Rewrite | None = None
     if "rewrite" in s.names:
         rewrite = calls.propose(dim, model, s.examples)
         result["rewrite"] = rewrite
-    proposal = (rewrite or {}).get("proposal") or {}
+    proposal = rewrite["proposal"] if rewrite else None
     built = cands.build(s.names, rubric, dim, model, s.examples, options.models[1:], options.samples,
-                        rewritten=proposal.get("prompt"), rewrite_error=(rewrite or {}).get("error"))
+                        rewritten=proposal["prompt"] if proposal else None,
+                        rewrite_error=rewrite["error"] if rewrite else None)
     runnable = [c for c in built if c.error is None]
     dev_items = _items(store, rubric, s.dev)
     say(f"{dim.id}: judging {len(runnable)} candidates on {len(dev_items)} dev items")
     judged = dict(zip((c.name for c in runnable), calls.run([(c, dev_items) for c in runnable]), strict=True))
-    rows = []
+    rows: list[CandidateRow] = []
     for c in built:
         j = judged.get(c.name)
         alpha, n = _alpha(j, s.people, s.dev, dim) if j is not None else (None, 0)
-        extra = (rewrite or {}).get("cost_usd", 0.0) if c.name == "rewrite" else 0.0
+        extra = rewrite["cost_usd"] if rewrite and c.name == "rewrite" else 0.0
         rows.append({"name": c.name, "prompt_hash": c.prompt_hash, "prompt": c.prompt, "k": c.k, "model": c.model,
                      "samples": c.samples, "dev_alpha": alpha, "dev_n": n,
                      "errors": len(j.errors) if j else 0, "cost_usd": round((j.cost_usd if j else 0.0) + extra, 6),
@@ -408,8 +419,9 @@ def _align_one(store: Store, rubric: Rubric, s: _Setup, model: str, options: Ali
     if any(d.status == "cost_cap" for d in done):
         raise CostCapStop(calls._cap_line(f"while judging on test ({dim.id})"))
     before, after = done[0], done[-1]
-    result["test"] = figures_on_test(dim, s.people, s.test, before, after, options.draws, options.seed)
-    result["test"]["errors"] = {"before": len(before.errors), "after": len(after.errors)}
-    result["test"]["cost_usd"] = round(sum(d.cost_usd for d in done), 6)
+    test: HeldOutReport = {**figures_on_test(dim, s.people, s.test, before, after, options.draws, options.seed),
+                           "errors": {"before": len(before.errors), "after": len(after.errors)},
+                           "cost_usd": round(sum(d.cost_usd for d in done), 6)}
+    result["test"] = test
     result["status"] = "done"
     return result

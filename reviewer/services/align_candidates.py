@@ -17,15 +17,16 @@ dev keys and keeps to them.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from reviewer.errors import UserError
 from rubrics.judge.cache import digest
 from rubrics.judge.prompt import BuiltPrompt, Sandbox, describe_dimension
 from rubrics.schema import Dimension, Rubric
 
-if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+if TYPE_CHECKING:  # (types alone: the store's module, imported, would load SQLAlchemy)
+    from reviewer.services.align_result import Proposal
     from reviewer.store import Store
 
 #: What ``--candidates`` may name (``model:NAME`` and ``samples:N`` come from those options).
@@ -36,8 +37,13 @@ REWRITE_SHOWN = 12
 #: The longest rewritten question kept (characters): a longer proposal is that candidate's error.
 REWRITE_MAX = 4000
 
+#: One of people's corrections as the store hands it out (:meth:`human_examples`: ``id``,
+#: ``item_key``, ``output``, ``human_score``, ``judge_score``, ``reason``…), passed on to the
+#: judge runner as it is.
+Example = Mapping[str, object]
 
-@dataclass
+
+@dataclass(frozen=True)
 class Candidate:
     """One judge set-up: its one-dimension rubric, model, samples and the examples it may show."""
 
@@ -46,7 +52,7 @@ class Candidate:
     model: str
     samples: int | None = None
     #: The corrections it may show (dev items' only), newest first.
-    examples: list[dict[str, Any]] = field(default_factory=list)
+    examples: tuple[Example, ...] = ()
     #: Why it could not be built (then it is listed, never run).
     error: str | None = None
 
@@ -96,15 +102,15 @@ def one_dimension(rubric: Rubric, dim: Dimension, k: int | None = None, prompt: 
                    judge=judge, safety_gates=(), safety_llm_check=())
 
 
-def dev_examples(store: Store, rubric: Rubric, dim: Dimension, dev: Collection[int]) -> list[dict[str, Any]]:
+def dev_examples(store: Store, rubric: Rubric, dim: Dimension, dev: Collection[int]) -> tuple[Example, ...]:
     """People's corrections of the judge on dev items, newest first (:meth:`human_examples`, every
     one there is, kept to dev items: a test item's answer is never shown)."""
     keep = set(dev)
     every = store.human_examples(rubric.ref, dim.id, max(1, len(keep)) * 64)
-    return [e for e in every if e.get("item_key") in keep]
+    return tuple(e for e in every if e.get("item_key") in keep)
 
 
-def build(names: Sequence[str], rubric: Rubric, dim: Dimension, model: str, examples: list[dict[str, Any]],
+def build(names: Sequence[str], rubric: Rubric, dim: Dimension, model: str, examples: tuple[Example, ...],
           other_models: Sequence[str] = (), samples: int | None = None,
           rewritten: str | None = None, rewrite_error: str | None = None) -> list[Candidate]:
     """The candidates named, in order (``rewrite`` with the question proposed, or its error)."""
@@ -130,29 +136,54 @@ REWRITE_SYSTEM = (
     "judge: one that makes it score as the people did, stated as a general rule, never naming or "
     "quoting these particular outputs. Reply with one JSON object and nothing else."
 )
-REWRITE_SCHEMA: dict[str, Any] = {
+REWRITE_SCHEMA: dict[str, object] = {
     "type": "object", "properties": {"prompt": {"type": "string"}, "rationale": {"type": "string"}},
     "required": ["prompt", "rationale"], "additionalProperties": False}
 
 
-def meta_prompt(dim: Dimension, disagreements: Sequence[Mapping[str, Any]], sandbox: Sandbox | None = None) -> BuiltPrompt:
+@dataclass(frozen=True)
+class Disagreement:
+    """A dev correction as the rewrite's meta-prompt shows it."""
+
+    output: str
+    judge: float
+    people: float
+    reason: str | None
+
+
+def _number(value: object, what: str) -> float:
+    """A score of the store's as a float (the store hands out numbers; anything else is a bug)."""
+    if isinstance(value, int | float):
+        return float(value)
+    raise TypeError(f"a correction's {what} is {value!r}, not a number")
+
+
+def dev_disagreements(examples: Sequence[Example]) -> list[Disagreement]:
+    """The dev corrections as disagreements, the largest first (a stable sort: ties keep the
+    examples' order, newest first)."""
+    shown = [Disagreement(str(e.get("output", "")), _number(e["judge_score"], "judge score"),
+                          _number(e["human_score"], "human score"),
+                          str(e["reason"]) if e.get("reason") else None) for e in examples]
+    return sorted(shown, key=lambda d: -abs(d.judge - d.people))
+
+
+def meta_prompt(dim: Dimension, disagreements: Sequence[Disagreement], sandbox: Sandbox | None = None) -> BuiltPrompt:
     """The prompt asking the judge model to rewrite the dimension's question from dev
     disagreements (each: the output, the judge's score, people's score and reason, all sandboxed)."""
     sandbox = sandbox or Sandbox()
     parts = [describe_dimension(dim), "## The judge's question now\n" + (dim.prompt or "(none: the definition alone)")]
     shown = []
     for n, d in enumerate(disagreements[:REWRITE_SHOWN], 1):
-        reason = d.get("reason") or "no reason given"
-        shown.append(f"Case {n}: the judge scored {d['judge']:g}; people scored {d['people']:g}.\n"
-                     f"{sandbox.wrap('OUTPUT', str(d.get('output', '')))}\nPeople's reason:\n"
-                     f"{sandbox.wrap('REASON', str(reason))}")
+        shown.append(f"Case {n}: the judge scored {d.judge:g}; people scored {d.people:g}.\n"
+                     f"{sandbox.wrap('OUTPUT', d.output)}\nPeople's reason:\n"
+                     f"{sandbox.wrap('REASON', d.reason or 'no reason given')}")
     parts.append("## Where people disagreed with the judge\n" + ("\n\n".join(shown) or "(none)"))
     parts.append('## Answer\nReply with only this JSON object: {"prompt": "<the new question for the judge; '
                  'it may use {input} and {output}>", "rationale": "<what it changes and why>"}')
     return sandbox.finish(REWRITE_SYSTEM, "\n\n".join(parts), REWRITE_SCHEMA)
 
 
-def read_proposal(answer: Mapping[str, Any]) -> dict[str, str]:
+def read_proposal(answer: Mapping[str, object]) -> Proposal:
     """The proposal in the judge model's answer; a ``ValueError`` when it is not a usable one."""
     prompt = answer.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():

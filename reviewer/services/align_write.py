@@ -12,7 +12,7 @@ stored text and never part of its content hash.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -20,7 +20,8 @@ from reviewer.errors import UserError
 from rubrics.loader import load_rubric_text
 from rubrics.schema import Rubric
 
-if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+if TYPE_CHECKING:  # (types alone: the store's module, imported, would load SQLAlchemy)
+    from reviewer.services.align_result import AlignResult
     from reviewer.store import Store
 
 
@@ -35,25 +36,27 @@ def next_minor(versions: Sequence[str]) -> str:
     return f"{major}.{minor + 1}.0"
 
 
-def _apply(data: dict[str, Any], result: dict[str, Any], judge: dict[str, Any]) -> None:
-    """One dimension's chosen candidate written into the rubric's YAML data."""
+def _apply(data: dict[str, object], result: AlignResult, judge: dict[str, object]) -> None:
+    """One dimension's chosen candidate written into the rubric's YAML data (its ``dimensions``
+    a list, as :func:`write_version` checked)."""
     row = next(r for r in result["candidates"] if r["name"] == result["chosen"])
-    dims = {d.get("id"): d for d in data.get("dimensions") or [] if isinstance(d, dict)}
+    listed = data["dimensions"]
+    dims = {d.get("id"): d for d in (listed if isinstance(listed, list) else []) if isinstance(d, dict)}
     dim = dims[result["dimension"]]
-    name = str(row["name"])
+    name = row["name"]
     if name == "rewrite":
         dim["prompt"] = row["prompt"]
     elif name.startswith("samples:"):
-        dim["samples"] = int(row["samples"])
+        dim["samples"] = row["samples"]
     else:
-        key, value = ("model", row["model"]) if name.startswith("model:") else ("correction_examples", int(row["k"]))
+        key, value = ("model", row["model"]) if name.startswith("model:") else ("correction_examples", row["k"])
         if key in judge and judge[key] != value:
             raise UserError(f"--write: the dimensions chose different judge.{key} ({judge[key]} and {value}), "
                             "a setting of the whole rubric; align them one --dimension at a time")
         judge[key] = value
 
 
-def notes(rubric: Rubric, results: Sequence[dict[str, Any]]) -> str:
+def notes(rubric: Rubric, results: Sequence[AlignResult]) -> str:
     """The provenance comment lines heading the new version's YAML."""
     lines = [f"# Written by rubricate align from {rubric.ref}."]
     for r in results:
@@ -67,14 +70,14 @@ def notes(rubric: Rubric, results: Sequence[dict[str, Any]]) -> str:
     return "\n".join(line.replace("\n", " ") for line in lines) + "\n"
 
 
-def _num(x: Any) -> str:
+def _num(x: float | None) -> str:
     return "n/a" if x is None else f"{float(x):.3f}"
 
 
-def write_version(store: Store, rubric_ref: str, results: Sequence[dict[str, Any]]) -> str | None:
+def write_version(store: Store, rubric_ref: str, results: Sequence[AlignResult]) -> str | None:
     """Register the better dimensions' chosen set-ups as a new version; its ref, or None when no
     dimension did better on test (nothing is registered then)."""
-    better = [r for r in results if r.get("test", {}).get("verdict") == "better" and r["chosen"] != "current"]
+    better = [r for r in results if "test" in r and r["test"]["verdict"] == "better" and r["chosen"] != "current"]
     if not better:
         return None
     rubric = store.get_rubric(rubric_ref)
@@ -92,5 +95,5 @@ def write_version(store: Store, rubric_ref: str, results: Sequence[dict[str, Any
     new = load_rubric_text(text, f"{rubric.id}@{data['version']} (rubricate align)")
     store.add_rubric(new, text)
     for r in better:
-        store.finish_align_run(int(r["run"]), "done", r, written_ref=new.ref)
+        store.finish_align_run(r["run"], "done", r, written_ref=new.ref)
     return new.ref

@@ -4,7 +4,9 @@ calibration screen."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import select, update
 from sqlmodel import col
@@ -14,18 +16,34 @@ from reviewer.store.base import StoreBase, inserted_pk, records
 from reviewer.store.tables import AlignRun, now, table_of
 
 
+@dataclass(frozen=True)
+class AlignRunRecord:
+    """A finished align run as stored: what it was asked (``params``) and everything it found
+    (``result``), both kept as the JSON the align service wrote."""
+
+    run: int
+    rubric: str
+    dimension: str
+    model: str | None
+    params: Mapping[str, object]
+    status: str
+    result: Mapping[str, object]
+    written_ref: str | None
+    finished_at: datetime | None
+
+
 class AlignRunsMixin(StoreBase):
     """Align runs: one row per dimension aligned."""
 
     def create_align_run(self, rubric_ref: str, dimension: str, model: str | None,
-                         params: dict[str, Any]) -> int:
+                         params: Mapping[str, object]) -> int:
         """Open a run of one dimension; its status is ``running`` until finished."""
         ref = self.get_rubric(rubric_ref).ref
         with self.write() as conn:
             return inserted_pk(conn.execute(table_of(AlignRun).insert().values(
                 rubric_ref=ref, dimension=dimension, model=model, params=params)))
 
-    def finish_align_run(self, run_id: int, status: str, result: dict[str, Any],
+    def finish_align_run(self, run_id: int, status: str, result: Mapping[str, object],
                          written_ref: str | None = None) -> None:
         """Close a run with how it ended and everything it found."""
         with self.write() as conn:
@@ -34,7 +52,7 @@ class AlignRunsMixin(StoreBase):
             if not done.rowcount:
                 raise UserError(f"no align run {run_id}")
 
-    def last_align_run(self, rubric_ref: str, dimension: str) -> dict[str, Any] | None:
+    def last_align_run(self, rubric_ref: str, dimension: str) -> AlignRunRecord | None:
         """The newest finished align run of a rubric version's dimension, or None."""
         ref = self.get_rubric(rubric_ref).ref
         with self.read() as conn:
@@ -44,9 +62,8 @@ class AlignRunsMixin(StoreBase):
         if not found:
             return None
         run = found[0]
-        return {"run": run.pk, "rubric": run.rubric_ref, "dimension": run.dimension, "model": run.model,
-                "params": run.params or {}, "status": run.status, "result": run.result or {},
-                "written_ref": run.written_ref, "finished_at": run.finished_at}
+        return AlignRunRecord(run.pk, run.rubric_ref, run.dimension, run.model, run.params or {}, run.status,
+                              run.result or {}, run.written_ref, run.finished_at)
 
     def rubric_yaml(self, rubric_ref: str) -> str:
         """The YAML text a registered rubric version was validated from."""

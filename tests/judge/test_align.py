@@ -10,15 +10,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from reviewer.cli import _register, app
 from reviewer.services import judging
+from reviewer.services.align_result import stored
 from reviewer.services.importing import import_file
-from reviewer.store import open_store
+from reviewer.store import Store, open_store
 from rubrics.loader import load_rubric_text
 from tests.cli import run_cli
 from tests.judge import test_judging
@@ -41,7 +41,7 @@ def _reply(score: int) -> str:
     return json.dumps({"score": score, "rationale": "because", "evidence": [], "confidence": 0.9})
 
 
-def follows_examples(body: dict[str, Any]) -> str:
+def follows_examples(body: dict[str, object]) -> str:
     """Scores as people do when corrections are in the prompt; otherwise reads the scale backwards."""
     if "You improve the instructions" in system_prompt(body):
         return json.dumps({"prompt": "Score {output} strictly for {input}.", "rationale": "people are strict"})
@@ -53,7 +53,7 @@ def follows_examples(body: dict[str, Any]) -> str:
     return _reply(6 - q)  # the scale read backwards
 
 
-def ignores_examples(body: dict[str, Any]) -> str:
+def ignores_examples(body: dict[str, object]) -> str:
     """The scale read backwards whatever the prompt holds."""
     if "You improve the instructions" in system_prompt(body):
         return json.dumps({"prompt": "Score {output} strictly for {input}.", "rationale": "people are strict"})
@@ -62,7 +62,7 @@ def ignores_examples(body: dict[str, Any]) -> str:
     return _reply(6 - int(found.group(2)))
 
 
-def _setup(db: str, server: LoopbackServer, tmp_path: Path) -> Any:
+def _setup(db: str, server: LoopbackServer, tmp_path: Path) -> Store:
     s = open_store(db)
     s.add_rubric(load_rubric_text(RUBRIC, "align.yaml"), RUBRIC)
     items = tmp_path / "items.jsonl"
@@ -80,7 +80,7 @@ def _setup(db: str, server: LoopbackServer, tmp_path: Path) -> Any:
     return s
 
 
-def _align(db: str, server: LoopbackServer, *more: str, model: str = "openai/judge-x") -> Any:
+def _align(db: str, server: LoopbackServer, *more: str, model: str = "openai/judge-x") -> Result:
     _register()
     return CliRunner().invoke(app, ["align", "--rubric", REF, "--model", model, "--api-base", server.url,
                                     "--api-key", "k", "--timeout", "5", "--retries", "0", "--db", db, *more])
@@ -142,7 +142,7 @@ def test_align_picks_the_candidate_that_agrees_and_says_better_on_test(
     assert diff.exit_code == 0 and "judge/review: judge or review settings changed" in diff.output, diff.output
     assert "version 1.0.0 → 1.1.0 is enough" in diff.output
     last = s.last_align_run(REF, "accuracy")
-    assert last is not None and last["written_ref"] == "align-test@1.1.0" and last["result"]["chosen"] == "k2"
+    assert last is not None and last.written_ref == "align-test@1.1.0" and stored(last.result)["chosen"] == "k2"
 
 
 def test_a_judge_that_ignores_examples_is_no_better_and_nothing_is_written(
@@ -155,7 +155,7 @@ def test_a_judge_that_ignores_examples_is_no_better_and_nothing_is_written(
     assert "nothing registered" in out.output
     assert [v for i, v, _ in s.list_rubrics() if i == "align-test"] == ["1.0.0"]
     last = s.last_align_run(REF, "accuracy")
-    assert last is not None and last["result"]["test"]["verdict"] == "no better" and last["written_ref"] is None
+    assert last is not None and stored(last.result)["test"]["verdict"] == "no better" and last.written_ref is None
 
 
 def test_the_same_seed_gives_the_same_split_and_another_seed_another(
@@ -189,7 +189,7 @@ def test_max_cost_stops_cleanly_and_writes_nothing(db: str, server: LoopbackServ
 def test_a_reply_that_does_not_parse_is_that_items_error(db: str, server: LoopbackServer, tmp_path: Path) -> None:
     _setup(db, server, tmp_path)
 
-    def broken_for_q03(body: dict[str, Any]) -> str:
+    def broken_for_q03(body: dict[str, object]) -> str:
         found = OUTPUT.search(user_prompt(body))
         if found and found.group(1) == "3":
             return "not json at all"
@@ -245,7 +245,7 @@ def test_other_models_and_more_samples_are_candidates_too(db: str, server: Loopb
 def test_a_hostile_proposal_is_shown_as_text(db: str, server: LoopbackServer, tmp_path: Path) -> None:
     _setup(db, server, tmp_path)
 
-    def hostile(body: dict[str, Any]) -> str:
+    def hostile(body: dict[str, object]) -> str:
         if "You improve the instructions" in system_prompt(body):
             return json.dumps({"prompt": "[bold red]Obey[/] \x1b[2J{output}", "rationale": "r"})
         return follows_examples(body)
