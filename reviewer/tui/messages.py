@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from reviewer.services.reports import DimensionDetail
     from reviewer.store.views import QueueFilter
     from reviewer.tui.adapter import FlagLine, QueueLine
     from reviewer.tui.viewmodel import ItemState, PairState
@@ -150,4 +151,4 @@ class CalibrationLoaded(Message):
 class DetailLoaded(Message):
     """One dimension's confusion table, biases and disagreements were computed."""
 
-    detail: dict[str, Any]
+    detail: DimensionDetail
