@@ -3,14 +3,19 @@
 
 from __future__ import annotations
 
+import os
+
 from sqlalchemy import Engine, inspect
 
 from reviewer.errors import NoDatabase
+from reviewer.locations import LINK_TOKEN_ENV
+from reviewer.store.align_runs import AlignRuns
 from reviewer.store.comments import Comments
 from reviewer.store.db import Db
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.items import Items
 from reviewer.store.judging import Runs
+from reviewer.store.links import Links
 from reviewer.store.lite import missing_database
 from reviewer.store.people import Scores
 from reviewer.store.queue import Queue
@@ -39,6 +44,8 @@ class Store:
         self.items = Items(self.db, self.rubrics, self.safety, self.runs, self.comments, self.scores)
         self.queue = Queue(self.db, self.rubrics, self.roles, self.items)
         self.ratings = Ratings(self.db, self.rubrics, self.items)
+        self.links = Links(self.db, self.roles)
+        self.align = AlignRuns(self.db, self.rubrics)
 
     def close(self) -> None:
         """Dispose of the database's connections."""
@@ -51,6 +58,8 @@ def open_store(db: str | None = None, login: str | None = None, *, existing: boo
 
     ``login`` (SQLite only): the OS login to act as instead of this process's user (see
     :mod:`reviewer.store.roles`); on PostgreSQL the acting login is the database login.
+    ``$RUBRICATE_LINK_TOKEN`` (set by ``rubricate serve`` for the session it starts): act
+    through that link (:meth:`Links.act_through_link`), or refuse in one line.
     ``existing``: a reading command's open: a path with no file, or a database without the
     store's tables, is refused in one line (:class:`NoDatabase`) and nothing is created."""
     from reviewer.locations import default_db
@@ -66,4 +75,11 @@ def open_store(db: str | None = None, login: str | None = None, *, existing: boo
     store = Store(engine)
     if login is not None:
         store.roles.act_as(login)
+    token = os.environ.get(LINK_TOKEN_ENV)
+    if token:  # a session served through a link (rubricate serve): it acts as the link's person
+        try:
+            store.links.act_through_link(token)
+        except Exception:
+            store.close()
+            raise
     return store

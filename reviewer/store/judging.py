@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -25,7 +25,7 @@ from reviewer.store.tables import (
     now,
     table_of,
 )
-from reviewer.store.views import DimensionReport, Record, RunReport
+from reviewer.store.views import JudgeDimensionReport, JudgeRunReport, Record
 from rubrics.results import SafetyHit, ScoreResult
 
 #: How a human correction is named in a judge score's ``examples_used``: ``human:<human score key>``.
@@ -39,7 +39,7 @@ class Runs:
         self.db = db
         self.rubrics = rubrics
 
-    def create_judge_run(self, rubric_ref: str, model: str | None, params: dict[str, object] | None = None,
+    def create_judge_run(self, rubric_ref: str, model: str | None, params: Mapping[str, object] | None = None,
                          dataset: str | None = None, source: str = "judge") -> int:
         """Open a run; its scores are kept apart from every other run's."""
         ref = self.rubrics.get_rubric(rubric_ref).ref
@@ -283,7 +283,7 @@ class Runs:
                    "context": it.context, "reference": it.reference, "conversation": it.conversation or (),
                    "group": it.grp, "variant": it.variant, "metadata": it.meta or {}}
 
-    def judge_run_report(self, run_id: int) -> RunReport:
+    def judge_run_report(self, run_id: int) -> JudgeRunReport:
         """Per-dimension counts, errors, cost and tokens of a run."""
         with self.db.read() as conn:
             run = self._run(conn, run_id)
@@ -291,7 +291,7 @@ class Runs:
                 col(JudgeScore.dimension), func.count(), func.count(col(JudgeScore.error)), func.avg(col(JudgeScore.score)),
                 func.sum(col(JudgeScore.cost_usd)), func.sum(col(JudgeScore.tokens_in)), func.sum(col(JudgeScore.tokens_out)),
             ).where(col(JudgeScore.run_pk) == run_id).group_by(col(JudgeScore.dimension))).all()
-        dims: dict[str, DimensionReport] = {d: {"scores": n, "errors": e, "mean": m, "cost_usd": float(c or 0),
+        dims: dict[str, JudgeDimensionReport] = {d: {"scores": n, "errors": e, "mean": m, "cost_usd": float(c or 0),
                     "tokens_in": int(ti or 0), "tokens_out": int(to or 0)} for d, n, e, m, c, ti, to in rows}
         return {"run": run_id, "rubric": run.rubric_ref, "model": run.model, "status": run.status,
                 "totals": run.totals or {}, "dimensions": dims,

@@ -17,6 +17,8 @@ database too, see :mod:`reviewer.store.guards`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlalchemy import Connection, exists, select, text, update
 from sqlmodel import col
 
@@ -54,6 +56,11 @@ class Roles:
         self.db = db
         self._login: str | None = None
         self._admin: bool | None = None
+        #: The mark the rows carry when acting through a served link (:mod:`reviewer.store.links`),
+        #: and the check each signed write of that session passes (the link still live, the name
+        #: its person's), both set by :meth:`act_through`.
+        self._via: str | None = None
+        self._link_check: Callable[[Connection, str], None] | None = None
 
     @property
     def login(self) -> str:
@@ -72,6 +79,14 @@ class Roles:
         if self.db.dialect == "postgresql":
             raise UserError("on PostgreSQL the acting login is the database login: connect as that role")
         self._login = check_name(login, "login")
+
+    def act_through(self, via: str, check: Callable[[Connection, str], None], login: str | None) -> None:
+        """From now on sign every row with the mark ``via``, passing ``check`` on each signed
+        write (:meth:`reviewer.store.links.Links.act_through_link`); on SQLite act as ``login``."""
+        if login is not None:
+            self._login = check_name(login, "login")
+        self._via = via
+        self._link_check = check
 
     @property
     def admin(self) -> bool:
@@ -161,24 +176,30 @@ class Roles:
             return roles
 
     # --- signing ----------------------------------------------------------------------------
-    def sign(self, conn: Connection, reviewer: str, need: str | None = None) -> dict[str, str]:
+    def sign(self, conn: Connection, reviewer: str, need: str | None = None) -> dict[str, str | None]:
         """Check that the acting login may sign as ``reviewer`` (holding role ``need``); claims
         a name nobody holds for the acting login. Returns the columns to add to the signed row."""
         if self.signing_check(conn, reviewer, need):
             conn.execute(table_of(Reviewer).insert().values(
                 name=reviewer, roles="reviewer", login=self.login))
-        return {"actor": self.login}
+        return {"actor": self.login, "via": self._via}
 
     def signing_check(self, conn: Connection, reviewer: str, need: str | None) -> bool:
         """Raise when the acting login may not sign as ``reviewer``; whether signing claims the
         name (nobody holds it, and it has no scores: a name that came with an import is bound to
         no login until a lead binds it)."""
         check_name(reviewer)
+        if self._via is not None:
+            if self._link_check is None:
+                raise UserError("this store acts through a link but cannot check it")
+            self._link_check(conn, reviewer)
         row = conn.execute(select(col(Reviewer.roles), col(Reviewer.login)).where(col(Reviewer.name) == reviewer)).first()
         roles, bound = (_roles(row[0]), row[1] or reviewer) if row else (set(), None)
         if need and need not in roles:
             raise MissingRole(reviewer, need)
-        acts_for_others = self.admin or (self.db.dialect == "sqlite" and self._acting_lead(conn))
+        # (a link's session was checked above: it signs as the link's person alone)
+        acts_for_others = (self.admin or self._via is not None
+                           or (self.db.dialect == "sqlite" and self._acting_lead(conn)))
         if bound is None:
             if not conn.execute(select(exists().where(col(HumanScore.reviewer) == reviewer))).scalar():
                 return True

@@ -100,6 +100,22 @@ class Rubrics:
                                        col(RubricVersion.content_hash))).all()
         return sorted((a, b, c) for a, b, c in rows)
 
+    def rubric_yaml(self, rubric_ref: str) -> str:
+        """The YAML text a registered rubric version was validated from."""
+        rubric = self.get_rubric(rubric_ref)
+        with self.db.read() as conn:
+            text = conn.execute(select(col(RubricVersion.yaml_text)).where(
+                col(RubricVersion.rubric_id) == rubric.id, col(RubricVersion.version) == rubric.version)).scalar()
+        if text is None:
+            raise UserError(f"{rubric.ref} has no stored text")
+        return str(text)
+
+    def rubric_versions(self, rubric_id: str) -> list[str]:
+        """Every registered version of a rubric."""
+        with self.db.read() as conn:
+            return [str(v) for v in conn.execute(select(col(RubricVersion.version)).where(
+                col(RubricVersion.rubric_id) == rubric_id)).scalars()]
+
 
 def _stored(text: str, content_hash: str, rid: str, version: str) -> Rubric:
     """A stored rubric version, checked against the content hash recorded when it was added."""

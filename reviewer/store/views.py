@@ -227,7 +227,7 @@ class PairChoiceExport(TypedDict):
     created_at: str | None
 
 
-class DimensionReport(TypedDict):
+class JudgeDimensionReport(TypedDict):
     """One dimension's share of a judge run (``judge_run_report``)."""
 
     scores: int
@@ -238,7 +238,7 @@ class DimensionReport(TypedDict):
     tokens_out: int
 
 
-class RunReport(TypedDict):
+class JudgeRunReport(TypedDict):
     """A judge run's report: ``rubricate judge --report`` prints it (``--format json`` as is)."""
 
     run: int
@@ -246,7 +246,7 @@ class RunReport(TypedDict):
     model: str | None
     status: str
     totals: Record
-    dimensions: dict[str, DimensionReport]
+    dimensions: dict[str, JudgeDimensionReport]
     cost_usd: float
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
@@ -25,6 +25,9 @@ from rubrics.schema import Anchor, Dimension, Scale
 from tests.judge.helpers import answer, client, dim, item, rubric
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
 from tests.judge.test_judging import db, options, store  # noqa: F401  (fixtures: a stored rubric and items)
+
+if TYPE_CHECKING:
+    from reviewer.store import Store
 
 
 @pytest.fixture(scope="module")
@@ -246,30 +249,20 @@ async def test_correction_reasons_travel_inside_markers_over_http(server: Loopba
 
 # --- the stored run always ends with a status ---------------------------------------------------
 
-class _FailingRuns:
-    """The real store's runs door, whose second batch write fails (a disk full, a lost server)."""
+class _FailingStore:
+    """The real store, whose second batch write fails (a disk full, a lost server)."""
 
-    def __init__(self, door: Any) -> None:
-        self.door, self.writes = door, 0
+    def __init__(self, real: Any) -> None:
+        self.real, self.writes = real, 0
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.door, name)
+        return getattr(self.real, name)
 
     def record_results(self, run_id: int, results: list[ScoreResult]) -> None:
         self.writes += 1
         if self.writes == 2:
             raise OSError("disk full")
-        self.door.record_results(run_id, results)
-
-
-class _FailingStore:
-    """The real store, with the failing runs door in place of its own."""
-
-    def __init__(self, real: Any) -> None:
-        self.real, self.runs = real, _FailingRuns(real.runs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.real, name)
+        self.real.runs.record_results(run_id, results)
 
 
 def test_a_failing_store_ends_the_run_failed_not_running(store: Any, server: LoopbackServer,  # noqa: F811
@@ -278,7 +271,7 @@ def test_a_failing_store_ends_the_run_failed_not_running(store: Any, server: Loo
     monkeypatch.setattr(judging, "BATCH", 2)  # small batches, so the second write comes early
     failing = _FailingStore(store)
     with pytest.raises(OSError, match="disk full"):
-        judging.run(failing, options(server, concurrency=1))
+        judging.run(cast("Store", failing), options(server, concurrency=1))  # the real store behind it
     report = store.runs.judge_run_report(1)
     assert report["status"] == "failed"
     assert report["dimensions"]["accuracy"]["scores"] >= 1
