@@ -14,6 +14,7 @@ from reviewer.store.engine import make_engine, migrate
 from reviewer.store.estimates import EstimatesMixin
 from reviewer.store.fold import FoldMixin
 from reviewer.store.importer import ImportMixin
+from reviewer.store.judge_details import JudgeDetailsMixin
 from reviewer.store.judging import JudgeMixin
 from reviewer.store.links import LinksMixin
 from reviewer.store.lite import missing_database
@@ -29,7 +30,8 @@ from reviewer.store.tables import SchemaMigration, table_of
 
 
 class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
-            RatingColumnsMixin, FoldMixin, CommentsMixin, LinksMixin, RevealsMixin, PairsMixin, JudgeMixin):
+            RatingColumnsMixin, FoldMixin, CommentsMixin, LinksMixin, RevealsMixin, PairsMixin, JudgeMixin,
+            JudgeDetailsMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue.
 
     A mixin that calls another's methods inherits it (so mypy checks the call), and comes before
