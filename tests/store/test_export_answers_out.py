@@ -213,3 +213,21 @@ def test_formats_md_lists_the_tidy_columns_as_they_are() -> None:
     section = text.split("## Tidy export", 1)[1].split("\n## ", 1)[0]
     rows = [line.split("|")[1:3] for line in section.splitlines() if line.startswith("| `")]
     assert [(a.strip().strip("`"), b.strip().strip("`")) for a, b in rows] == [(n, t) for n, t, _ in TIDY_COLUMNS]
+
+
+def test_a_failed_parquet_export_leaves_the_old_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The file appears whole or not at all: an export refused after the writer started (an
+    unknown rubric, found while the rows are read) leaves the file that was there as it was
+    and nothing beside it; a good one replaces it."""
+    db = _db(tmp_path, str(tmp_path / "s.db"), capsys)
+    outdir = tmp_path / "out"
+    outdir.mkdir()
+    out = outdir / "scores.parquet"
+    out.write_bytes(b"the previous export")
+    code, _, err = run_cli(["export", "--format", "parquet", "--out", str(out), "--rubric", "nope@9.9.9",
+                            "--db", db], capsys)
+    assert code != 0 and err.count("\n") == 1 and "nope@9.9.9" in err
+    assert out.read_bytes() == b"the previous export" and [p.name for p in outdir.iterdir()] == ["scores.parquet"]
+    code, _, err = run_cli(["export", "--format", "parquet", "--out", str(out), "--db", db], capsys)
+    assert code == 0, err
+    assert pq.read_table(out).num_rows > 0 and [p.name for p in outdir.iterdir()] == ["scores.parquet"]
