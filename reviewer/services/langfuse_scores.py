@@ -50,24 +50,19 @@ class LangfuseScore(TypedDict):
     metadata: ScoreMetadata
 
 
-def data_type(dim: Dimension) -> str:
-    """Langfuse's ``dataType`` for a dimension's scores: ``BOOLEAN`` for a scale of exactly the
-    levels 0 and 1, ``CATEGORICAL`` for a dimension measured at the nominal level, else ``NUMERIC``."""
+def typed_value(dim: Dimension, score: float) -> tuple[float | str, str]:
+    """(value, ``dataType``) of a score as Langfuse takes it: on a scale of exactly the levels 0
+    and 1, ``BOOLEAN`` (1 or 0); on a dimension measured at the nominal level, ``CATEGORICAL``
+    with the anchor label at the score (the number as text where no single-score anchor names
+    it); else, and for a score between the scale's levels (an imported mean of several people),
+    ``NUMERIC`` with the score itself."""
+    if not dim.scale.is_level(score):
+        return score, "NUMERIC"
     if tuple(dim.scale.level_values()) == (0.0, 1.0):
-        return "BOOLEAN"
+        return score, "BOOLEAN"
     if dim.measurement_level == "nominal":
-        return "CATEGORICAL"
-    return "NUMERIC"
-
-
-def score_value(dim: Dimension, kind: str, score: float) -> float | str:
-    """The score as Langfuse takes it: a number (``BOOLEAN``: 1 or 0), or for ``CATEGORICAL``
-    the anchor label at the score (the number as text where no single-score anchor names it)."""
-    if kind == "CATEGORICAL":
-        return dim.label_for(score) or f"{score:g}"
-    if kind == "BOOLEAN" and score not in (0.0, 1.0):  # a person's score is a level: 0 or 1
-        raise ValueError(f"{dim.id}: {score:g} is no boolean score")
-    return score
+        return dim.label_for(score) or f"{score:g}", "CATEGORICAL"
+    return score, "NUMERIC"
 
 
 def score_id(row: TidyRow) -> str:
@@ -113,10 +108,10 @@ def langfuse_scores(store: Store, report: LangfuseExport, rubric_ref: str | None
             report.untraced_scores += 1
             continue
         dim = store.get_rubric(row["rubric"]).dimension(row["dimension"])
-        kind = data_type(dim)
+        value, kind = typed_value(dim, row["score"])
         out = LangfuseScore(
             id=score_id(row), traceId=row["trace_id"], name=row["dimension"],
-            value=score_value(dim, kind, row["score"]), dataType=kind, source="ANNOTATION",
+            value=value, dataType=kind, source="ANNOTATION",
             authorUserId=row["scorer"],
             metadata=ScoreMetadata(rubric=row["rubric"], dataset=row["dataset"], item_id=row["item_id"],
                                    revision=row["revision"], kind=row["kind"], tags=row["tags"],

@@ -231,3 +231,18 @@ def test_a_failed_parquet_export_leaves_the_old_file(tmp_path: Path, capsys: pyt
     code, _, err = run_cli(["export", "--format", "parquet", "--out", str(out), "--db", db], capsys)
     assert code == 0, err
     assert pq.read_table(out).num_rows > 0 and [p.name for p in outdir.iterdir()] == ["scores.parquet"]
+
+
+def test_langfuse_a_mean_between_levels_is_numeric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An imported mean of several people (``"aggregate": true``) between the levels of a yes/no
+    or a nominal dimension is no boolean and no category: it goes out as the NUMERIC it is."""
+    db = _db(tmp_path, str(tmp_path / "s.db"), capsys)
+    extra = tmp_path / "crowd.jsonl"
+    extra.write_text(json.dumps({"id": "a5", "output": "answer five", "metadata": {"trace_id": "tr-5"},
+                                 "human": [{"reviewer": "crowd", "aggregate": True,
+                                            "scores": {"cited": 0.5, "verdict": 1.5, "helpful": 4}}]}) + "\n")
+    code, _, err = run_cli(["import", str(extra), "--rubric", REF, "--dataset", "d", "--db", db], capsys)
+    assert code == 0, err
+    lines, _ = _langfuse(db, capsys)
+    got = {o["name"]: (o["value"], o["dataType"]) for o in lines if o["traceId"] == "tr-5"}
+    assert got == {"cited": (0.5, "NUMERIC"), "verdict": (1.5, "NUMERIC"), "helpful": (4, "NUMERIC")}
