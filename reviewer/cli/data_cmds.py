@@ -94,6 +94,9 @@ def export_cmd(
 ) -> None:
     """Export effective scores (a lead's adjudication, else human consensus, else judge) with provenance.
 
+    --format parquet: every score, one row per item, dimension and scorer. --to langfuse: people's
+    scores as Langfuse score objects.
+
     Example: rubricate export --format csv --out scores.csv --rubric general-quality@1.0.0
     """
     if to is not None:
