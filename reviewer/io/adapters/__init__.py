@@ -1,0 +1,111 @@
+"""Import from other tools' files: each format's converter and the one way a file is read as one.
+
+:func:`read_source` gives a :class:`~reviewer.io.adapters.base.Converted` for a file in any
+supported format, named or recognised by its shape; :class:`ConvertedSource` hands its records to
+the store's import as checked rows, exactly as an item file's lines are checked
+(:func:`reviewer.io.itemfile.check_objects`), so the import itself is today's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from reviewer.domain.records import Row
+from reviewer.io.adapters.base import AdapterError, Converted, load_json
+from rubrics.schema import Rubric
+
+#: The longest first line :func:`detect` reads (a native row may be 10 MB).
+MAX_FIRST_LINE = 10_000_001
+#: Every format ``--from`` names (``rubricate`` is the native item file).
+FORMATS = ("rubricate", "promptfoo", "inspect")
+
+
+def _whole_json(convert: Callable[[Any, str], Converted]) -> Callable[[bytes, str], Converted]:
+    def read(data: bytes, src: str) -> Converted:
+        return convert(load_json(data, src), src)
+    return read
+
+
+def _converters() -> dict[str, Callable[[bytes, str], Converted]]:
+    from reviewer.io.adapters import inspect_log, promptfoo
+
+    return {"promptfoo": _whole_json(promptfoo.convert), "inspect": inspect_log.read}
+
+
+def detect(path: Path) -> str | None:
+    """The format a file has the shape of, or None (rubricate's own item file). Reads the first
+    line; the whole file only when that line is not a JSON object by itself (a pretty-printed
+    JSON document, which a JSON Lines file never is)."""
+    from reviewer.io.adapters import inspect_log, promptfoo
+
+    with path.open("rb") as fh:
+        if inspect_log.is_eval_zip(fh.read(4)):
+            return "inspect"
+        fh.seek(0)
+        first = fh.readline(MAX_FIRST_LINE)
+    if path.suffix.lower() == ".csv" or not first.lstrip().startswith(b"{"):
+        return None
+    try:
+        doc = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        try:
+            doc = load_json(path.read_bytes(), "")
+        except AdapterError:
+            return None  # a broken file: the native reader words what is wrong, line by line
+    for name, looks_like in (("promptfoo", promptfoo.looks_like), ("inspect", inspect_log.looks_like)):
+        if looks_like(doc):
+            return name
+    return None
+
+
+def read_source(data: bytes, fmt: str, src: str) -> Converted:
+    """``data`` (a whole file) converted from format ``fmt``; :class:`AdapterError` in one line."""
+    converters = _converters()
+    if fmt not in converters:
+        raise AdapterError(f"{src}: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    return converters[fmt](data, src)
+
+
+@dataclass
+class ConvertedSource:
+    """A converted file as the store's import reads it (an ``ItemSource``): its records checked
+    against the rubric as an item file's lines are. A score on a dimension the rubric does not
+    have is left out, and the import says so once (it has no home in this rubric)."""
+
+    path: Path
+    converted: Converted
+    name: str
+
+    def rows(self, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
+        """The good rows in order; each bad record appended to ``errs`` as ``FILE:PATH: what``."""
+        from reviewer.io.itemfile import check_objects
+
+        dims = {d.id for d in rubric.dimensions}
+        numbered = ((n, where, _within(rec, dims))
+                    for n, (where, rec) in enumerate(self.converted.records, start=1))
+        return check_objects(numbered, rubric, errs, self.name, "record")
+
+    def count_lines(self) -> int:
+        """How many records there are."""
+        return len(self.converted.records)
+
+
+def _within(record: dict[str, Any], dims: set[str]) -> dict[str, Any]:
+    """The record with only the rubric's dimensions (the import says which were left out, from
+    the converted file's dimensions: this may run in the reader process)."""
+    judge = record.get("judge")
+    if isinstance(judge, dict) and not judge["scores"].keys() <= dims:
+        record = {**record, "judge": {**judge, "scores": {k: v for k, v in judge["scores"].items() if k in dims}}}
+    people = record.get("human")
+    if isinstance(people, list) and any(not h["scores"].keys() <= dims for h in people):
+        kept = [{**h, "scores": {k: v for k, v in h["scores"].items() if k in dims}} for h in people]
+        record = {**record, "human": [h for h in kept if h["scores"]]}
+    return record
+
+
+__all__ = ["FORMATS", "AdapterError", "Converted", "ConvertedSource", "detect", "read_source"]

@@ -1,0 +1,24 @@
+"""Adapter fixtures: the store on SQLite and PostgreSQL (the store tests' own), and helpers to
+draft and register a rubric from a source file the way ``rubric init`` and ``rubric add`` do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewer.services.importing import Opened, open_source
+from reviewer.store import Store
+from rubrics.draft import draft_rubric
+from rubrics.loader import load_rubric_text
+from tests.store.conftest import db_url, store  # noqa: F401  (fixtures)
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "adapters"
+
+
+def drafted(into: Store, path: Path, fmt: str | None = None, rubric_id: str = "drafted") -> tuple[str, Opened]:
+    """Register the rubric drafted from ``path`` in ``into``; (its ref, the opened source)."""
+    opened = open_source(path, fmt)
+    assert opened.converted is not None
+    text = draft_rubric(list(opened.converted.dimensions.values()), rubric_id, "evals-team", path.name)
+    rubric = load_rubric_text(text, "drafted.yaml")
+    into.add_rubric(rubric, text, require_newer=True)
+    return rubric.ref, opened
