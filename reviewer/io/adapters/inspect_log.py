@@ -58,15 +58,15 @@ def read(data: bytes, src: str) -> Converted:
         if "header.json" not in names:
             raise AdapterError(f"{src}:header.json: missing; an .eval log holds its header there")
         header = load_json(_entry(archive, "header.json", src), f"{src}:header.json")
-        samples = [load_json(_entry(archive, name, src), f"{src}:{name}")
-                   for name in names if name.startswith("samples/") and name.endswith(".json")]
+        places = [name for name in names if name.startswith("samples/") and name.endswith(".json")]
+        samples = [load_json(_entry(archive, name, src), f"{src}:{name}") for name in places]
     except zipfile.BadZipFile as exc:
         raise AdapterError(f"{src}: not a readable .eval zip ({exc}); copy the log again") from None
     except NotImplementedError as exc:  # a compression this Python cannot read (zstd before 3.14)
         raise AdapterError(f"{src}: {exc}; convert it with `inspect log convert --to json`") from None
     if not isinstance(header, dict):
         raise AdapterError(f"{src}:header.json: expected an object")
-    return convert({**header, "samples": samples}, src)
+    return convert({**header, "samples": samples}, src, places)
 
 
 def _entry(archive: zipfile.ZipFile, name: str, src: str) -> bytes:
@@ -75,8 +75,9 @@ def _entry(archive: zipfile.ZipFile, name: str, src: str) -> bytes:
     return archive.read(name)
 
 
-def convert(doc: Any, src: str) -> Converted:
-    """A parsed ``EvalLog`` as import records."""
+def convert(doc: Any, src: str, places: list[str] | None = None) -> Converted:
+    """A parsed ``EvalLog`` as import records; ``places`` names each sample's file in an
+    ``.eval`` zip (messages name it), else a sample is ``samples[i]``."""
     if not looks_like(doc):
         raise AdapterError(f"{src}:eval.task: missing; an Inspect log (EvalLog) names its task there")
     spec = doc["eval"]
@@ -87,7 +88,7 @@ def convert(doc: Any, src: str) -> Converted:
     templates = _templates(spec)
     epochs = any(isinstance(s, dict) and s.get("epoch", 1) != 1 for s in samples)
     for i, sample in enumerate(samples):
-        where = f"samples[{i}]"
+        where = places[i] if places else f"samples[{i}]"
         if not isinstance(sample, dict):
             raise AdapterError(f"{src}:{where}: {type(sample).__name__}, expected an object")
         out.records.append((where, _record(sample, spec, where, src, out, templates, epochs)))
@@ -175,7 +176,7 @@ def _scores(scores: dict[str, Any], record: dict[str, Any], where: str, src: str
         original = score["value"]
         edits: list[tuple[str, Any, str | None]] = []
         current = None
-        for k, edit in enumerate(history):
+        for edit in history:
             if not isinstance(edit, dict):
                 continue
             value = edit.get("value", "UNCHANGED")
@@ -193,7 +194,6 @@ def _scores(scores: dict[str, Any], record: dict[str, Any], where: str, src: str
                 continue
             reason = provenance.get("reason") if isinstance(provenance.get("reason"), str) else None
             edits.append((author, current if current is not None else original, reason or None))
-            del k
         for dim, value in _values(scorer, original, at, src, out, templates).items():
             entry: dict[str, Any] = {"score": value}
             if isinstance(score.get("explanation"), str) and score["explanation"]:
@@ -232,7 +232,8 @@ def _values(scorer: str, value: Any, at: str, src: str, out: Converted,
         template = templates.get(short)
         dim = out.dimensions[dim_id] = DraftDimension(
             dim_id, short, prompt=template, origin=f"Inspect scorer {short!r}",
-            description=f"Inspect scorer {short!r}" + (": a model graded with the template below" if template else ""))
+            description=f"Inspect scorer {short!r}: a model graded the output with the template in the prompt"
+            if template else None)
     if isinstance(value, bool):
         num = 1.0 if value else 0.0
         dim.labels.update({0.0: "false", 1.0: "true"})

@@ -14,9 +14,10 @@ mapping table is ``docs/integrations.md``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from reviewer.io.adapters.base import AdapterError, Converted, need, number, obj, slug, text
+from reviewer.io.adapters.base import AdapterError, Converted, need, obj, slug, text
 from rubrics.draft import DraftDimension
 
 #: Assertion types whose score a model gave (the rest are rules promptfoo ran itself).
@@ -25,6 +26,8 @@ MODEL_GRADED = {"llm-rubric", "g-eval", "model-graded-closedqa", "model-graded-f
                 "conversation-relevance", "search-rubric", "select-best", "max-score", "classifier",
                 "moderation", "similar"}
 PASS_FAIL = {0.0: "fail", 1.0: "pass"}
+#: Dimension ids by assertion name, made once (a file repeats a few names on every result).
+_SLUGS: dict[str, str] = {}
 #: The person who rated in promptfoo's viewer when the file names nobody.
 VIEWER = "promptfoo-viewer"
 
@@ -125,31 +128,36 @@ def _scores(grading: dict[str, Any], record: dict[str, Any], where: str, src: st
     values: dict[str, str] = {}
     human: dict[str, Any] | None = None
     all_pass: bool | None = None
+    dims = out.dimensions
     for j, comp in enumerate(components):
-        at = f"{where}.componentResults[{j}]"
         if not isinstance(comp, dict):
-            raise AdapterError(f"{src}:{at}: {type(comp).__name__}, expected an object")
+            raise AdapterError(f"{src}:{where}.componentResults[{j}]: {type(comp).__name__}, expected an object")
         assertion = comp.get("assertion")
         if not isinstance(assertion, dict) or not isinstance(assertion.get("type"), str):
             out.no_home["a component result naming no assertion: not imported"] += 1
             continue
-        passed = need(comp, "pass", bool, src, at)
+        passed = comp.get("pass")
+        if type(passed) is not bool:
+            need(comp, "pass", bool, src, f"{where}.componentResults[{j}]")  # words the problem
         if assertion["type"] == "human":
             reason = grading.get("comment") if isinstance(grading.get("comment"), str) else None
             human = {"score": 1 if passed else 0, **({"reason": reason} if reason else {})}
             continue
         all_pass = passed if all_pass is None else all_pass and passed
-        score = number(comp.get("score"))
-        if score is None:
-            raise AdapterError(f"{src}:{at}.score: {comp.get('score')!r}, expected a number")
+        score = comp.get("score")
+        if type(score) is not float and type(score) is not int or not math.isfinite(score):
+            raise AdapterError(f"{src}:{where}.componentResults[{j}].score: {score!r}, expected a number")
         dim = _dimension(assertion, scores, out)
-        entry: dict[str, Any] = {"score": score}
-        if isinstance(comp.get("reason"), str) and comp["reason"]:
-            entry["rationale"] = comp["reason"]
-        scores[dim] = entry
-        out.dimensions[dim].saw(score)
-        if "value" in assertion:
-            values[dim] = text(assertion["value"])
+        reason = comp.get("reason")
+        scores[dim] = {"score": score, "rationale": reason} if type(reason) is str and reason else {"score": score}
+        seen = dims[dim]
+        if score < seen.lowest:
+            seen.lowest = score
+        if score > seen.highest:
+            seen.highest = score
+        value = assertion.get("value")
+        if value is not None:
+            values[dim] = value if type(value) is str else text(value)
     if human is not None:
         _overall(out)
         reviewer = author or VIEWER
@@ -168,7 +176,12 @@ def _dimension(assertion: dict[str, Any], taken: dict[str, Any], out: Converted)
     """The dimension an assertion scores (its metric, else its type; ``_2``… for a repeat)."""
     kind = assertion["type"]
     metric = assertion.get("metric") if isinstance(assertion.get("metric"), str) and assertion.get("metric") else None
-    base = slug(metric or kind)
+    name = metric or kind
+    base = _SLUGS.get(name)
+    if base is None:
+        base = slug(name)
+        if len(_SLUGS) < 10_000:
+            _SLUGS[name] = base
     dim, n = base, 1
     while dim in taken:
         n += 1
