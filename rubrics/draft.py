@@ -40,6 +40,8 @@ class DraftDimension:
     labels: dict[float, str] = field(default_factory=dict)
     #: where the dimension came from, in a few words (``promptfoo 'contains' assertion``)
     origin: str = ""
+    #: the measurement level when the source says it (``nominal`` for unordered labels)
+    level: str | None = None
     lowest: float = math.inf
     highest: float = -math.inf
 
@@ -91,8 +93,12 @@ def _dimension(d: DraftDimension, weight: float) -> dict[str, object]:
     else:
         prompt = (f"{DRAFT} the source gives no judge prompt for {d.name!r}{origin}; write one.\n\n"
                   "Output:\n{output}")
-    return {"id": d.id, "name": d.name, "description": description, "method": "llm_judge",
-            "weight": weight, "threshold": 50, "scale": scale, "prompt": prompt, "anchors": anchors}
+    body: dict[str, object] = {"id": d.id, "name": d.name, "description": description, "method": "llm_judge",
+                               "weight": weight, "threshold": 50, "scale": scale, "prompt": prompt,
+                               "anchors": anchors}
+    if d.level:
+        body["level"] = d.level
+    return body
 
 
 def draft_rubric(dims: Sequence[DraftDimension], rubric_id: str, owner: str, source: str,

@@ -46,7 +46,7 @@ def rubric_init(
     dimension: Annotated[list[str] | None, typer.Option(
         "--dimension", help="Draft only this dimension (repeat); needed past ten.")] = None,
 ) -> None:
-    """Draft a rubric from a promptfoo or Inspect results file: its dimensions, scales, labels and
+    """Draft a rubric from a promptfoo, Inspect or JUDGE-BENCH file: its dimensions, scales, labels and
     the judge's prompts where the file carries them (inferred parts begin "Draft:"). The draft
     passes `rubric add` as written.
 
@@ -62,7 +62,7 @@ def rubric_init(
         opened = open_source(path, from_format, name)
     shown = name or str(source)
     if opened.converted is None or opened.format == "rubricate":
-        raise UserError(f"{shown}: not a file rubric init drafts from (promptfoo or Inspect results); "
+        raise UserError(f"{shown}: not a file rubric init drafts from (promptfoo, Inspect or JUDGE-BENCH); "
                         "name its format with --from-format")
     converted = opened.converted
     rid = rubric_id or slug(Path(shown).stem if shown != "-" else converted.format, "imported")

@@ -50,7 +50,7 @@ def import_cmd(
         help="Items: JSON Lines, CSV or Parquet, another tool's results (--from), or - for standard input.")],
     rubric: Annotated[str, typer.Option(help="The rubric the scores are on, ID@VERSION.")],
     from_format: Annotated[str | None, typer.Option(
-        "--from", help="The file's format: rubricate (default), promptfoo or inspect. Without it a "
+        "--from", help="The file's format: rubricate (default), promptfoo, inspect or judge-bench. Without it a "
                        "recognised shape is read as its format, and the command says so.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Dataset name for these items.")] = None,
     update: Annotated[bool, typer.Option("--update", help="Record changed items as new revisions.")] = False,

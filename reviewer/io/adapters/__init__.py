@@ -22,7 +22,7 @@ from rubrics.schema import Rubric
 #: The longest first line :func:`detect` reads (a native row may be 10 MB).
 MAX_FIRST_LINE = 10_000_001
 #: Every format ``--from`` names (``rubricate`` is the native item file).
-FORMATS = ("rubricate", "promptfoo", "inspect")
+FORMATS = ("rubricate", "promptfoo", "inspect", "judge-bench")
 
 
 def _whole_json(convert: Callable[[Any, str], Converted]) -> Callable[[bytes, str], Converted]:
@@ -32,16 +32,17 @@ def _whole_json(convert: Callable[[Any, str], Converted]) -> Callable[[bytes, st
 
 
 def _converters() -> dict[str, Callable[[bytes, str], Converted]]:
-    from reviewer.io.adapters import inspect_log, promptfoo
+    from reviewer.io.adapters import inspect_log, judge_bench, promptfoo
 
-    return {"promptfoo": _whole_json(promptfoo.convert), "inspect": inspect_log.read}
+    return {"promptfoo": _whole_json(promptfoo.convert), "inspect": inspect_log.read,
+            "judge-bench": _whole_json(judge_bench.convert)}
 
 
 def detect(path: Path) -> str | None:
     """The format a file has the shape of, or None (rubricate's own item file). Reads the first
     line; the whole file only when that line is not a JSON object by itself (a pretty-printed
     JSON document, which a JSON Lines file never is)."""
-    from reviewer.io.adapters import inspect_log, promptfoo
+    from reviewer.io.adapters import inspect_log, judge_bench, promptfoo
 
     with path.open("rb") as fh:
         if inspect_log.is_eval_zip(fh.read(4)):
@@ -57,7 +58,8 @@ def detect(path: Path) -> str | None:
             doc = load_json(path.read_bytes(), "")
         except AdapterError:
             return None  # a broken file: the native reader words what is wrong, line by line
-    for name, looks_like in (("promptfoo", promptfoo.looks_like), ("inspect", inspect_log.looks_like)):
+    for name, looks_like in (("promptfoo", promptfoo.looks_like), ("inspect", inspect_log.looks_like),
+                             ("judge-bench", judge_bench.looks_like)):
         if looks_like(doc):
             return name
     return None
