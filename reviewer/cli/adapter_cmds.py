@@ -45,8 +45,10 @@ def rubric_init(
     owner: Annotated[str | None, typer.Option(help="Who answers for the rubric (default: your user name).")] = None,
     dimension: Annotated[list[str] | None, typer.Option(
         "--dimension", help="Draft only this dimension (repeat); needed past ten.")] = None,
+    traces: Annotated[Path | None, typer.Option(
+        help="With a Langfuse scores export: the traces export (for the item texts).")] = None,
 ) -> None:
-    """Draft a rubric from a promptfoo, Inspect or JUDGE-BENCH file: its dimensions, scales, labels and
+    """Draft a rubric from a promptfoo, Inspect, JUDGE-BENCH or Langfuse file: its dimensions, scales, labels and
     the judge's prompts where the file carries them (inferred parts begin "Draft:"). The draft
     passes `rubric add` as written.
 
@@ -58,11 +60,13 @@ def rubric_init(
     from rubrics.draft import draft_rubric
     from rubrics.errors import RubricError
 
+    if traces is not None:
+        regular_file(traces)
     with input_file(source) as (path, name):
-        opened = open_source(path, from_format, name)
+        opened = open_source(path, from_format, name, traces)
     shown = name or str(source)
     if opened.converted is None or opened.format == "rubricate":
-        raise UserError(f"{shown}: not a file rubric init drafts from (promptfoo, Inspect or JUDGE-BENCH); "
+        raise UserError(f"{shown}: not a file rubric init drafts from (promptfoo, Inspect, JUDGE-BENCH or Langfuse); "
                         "name its format with --from-format")
     converted = opened.converted
     rid = rubric_id or slug(Path(shown).stem if shown != "-" else converted.format, "imported")

@@ -50,8 +50,10 @@ def import_cmd(
         help="Items: JSON Lines, CSV or Parquet, another tool's results (--from), or - for standard input.")],
     rubric: Annotated[str, typer.Option(help="The rubric the scores are on, ID@VERSION.")],
     from_format: Annotated[str | None, typer.Option(
-        "--from", help="The file's format: rubricate (default), promptfoo, inspect or judge-bench. Without it a "
+        "--from", help="The file's format: rubricate (default), promptfoo, inspect, judge-bench or langfuse. Without it a "
                        "recognised shape is read as its format, and the command says so.")] = None,
+    traces: Annotated[Path | None, typer.Option(
+        help="With --from langfuse: the traces export holding the texts the scores are on.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Dataset name for these items.")] = None,
     update: Annotated[bool, typer.Option("--update", help="Record changed items as new revisions.")] = False,
     db: DbOption = None,
@@ -68,8 +70,10 @@ def import_cmd(
     from reviewer.faults import say
     from reviewer.services.importing import import_opened, open_source
 
+    if traces is not None:
+        regular_file(traces)
     with input_file(file) as (path, name):
-        opened = open_source(path, from_format, name)
+        opened = open_source(path, from_format, name, traces)
         if opened.detected:
             say(safe_line(f"read {name or file} as {opened.format} (recognised by its shape; name it with --from)"))
         store = _store(db)

@@ -46,9 +46,10 @@ class Opened:
 PARQUET_MAGIC = b"PAR1"
 
 
-def open_source(path: Path, fmt: str | None, name: str | None = None) -> Opened:
+def open_source(path: Path, fmt: str | None, name: str | None = None, traces: Path | None = None) -> Opened:
     """``path`` as an import source in format ``fmt`` (None: recognised by its shape, else the
-    native item file). ``name`` is what messages call it (``-`` for standard input)."""
+    native item file). ``name`` is what messages call it (``-`` for standard input); ``traces``
+    a Langfuse traces file for a scores export's texts."""
     from reviewer.io.adapters import FORMATS, AdapterError, ConvertedSource, detect, read_source
 
     shown = name or str(path)
@@ -65,8 +66,11 @@ def open_source(path: Path, fmt: str | None, name: str | None = None) -> Opened:
         detected = fmt is None
         fmt = fmt or detect(path)
         if fmt is None or fmt == "rubricate":
+            if traces is not None:
+                raise UserError(f"{traces}: --traces goes with --from langfuse")
             return Opened(ItemFile(path, name), "rubricate", False)
-        converted = read_source(path.read_bytes(), fmt, shown)
+        converted = read_source(path.read_bytes(), fmt, shown,
+                                None if traces is None else (traces.read_bytes(), str(traces)))
     except OSError as exc:
         raise UserError(f"{shown}: {exc.strerror or exc}; check the path") from None
     except AdapterError as exc:

@@ -3,12 +3,17 @@ draft and register a rubric from a source file the way ``rubric init`` and ``rub
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from reviewer.services.importing import Opened, open_source
 from reviewer.store import Store
 from rubrics.draft import draft_rubric
 from rubrics.loader import load_rubric_text
+from tests.cli import run_cli
 from tests.store.conftest import db_url, store  # noqa: F401  (fixtures)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "adapters"
@@ -22,3 +27,10 @@ def drafted(into: Store, path: Path, fmt: str | None = None, rubric_id: str = "d
     rubric = load_rubric_text(text, "drafted.yaml")
     into.add_rubric(rubric, text, require_newer=True)
     return rubric.ref, opened
+
+
+def calibration(db: str, ref: str, capsys: pytest.CaptureFixture[str]) -> dict[str, dict[str, Any]]:
+    """``rubricate calibrate --format json``'s figures per dimension (the command must succeed)."""
+    code, out, err = run_cli(["calibrate", "--rubric", ref, "--db", db, "--format", "json"], capsys)
+    assert code == 0, err
+    return {d["dimension"]: d for d in json.loads(out)["dimensions"]}

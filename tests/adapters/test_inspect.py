@@ -17,7 +17,7 @@ import pytest
 from reviewer.errors import UserError
 from reviewer.services.importing import import_opened, open_source
 from reviewer.store import Store, open_store
-from tests.adapters.conftest import DATA, drafted
+from tests.adapters.conftest import DATA, calibration, drafted
 from tests.cli import run_cli
 
 FILE = DATA / "inspect_log.json"
@@ -103,9 +103,7 @@ def test_cli_init_add_import_calibrate_from_standard_input(tmp_path: Path, capsy
     assert code == 0, err
     assert "read - as inspect (recognised by its shape" in err
     assert "6 new" in out
-    code, out, err = run_cli(["calibrate", "--rubric", "trivia@1.0.0", "--db", db, "--format", "json"], capsys)
-    assert code == 0, err
-    qa = {d["dimension"]: d for d in json.loads(out)["dimensions"]}["model_graded_qa"]
+    qa = calibration(db, "trivia@1.0.0", capsys)["model_graded_qa"]
     # By hand: samples 1–4 have a person's score. Judge C, C, I, P = 1, 1, 0, 0.5; people C, P, I, I
     # = 1, 0.5, 0, 0 → 2 of 4 agree. Cohen's κ: p_e = (2·1 + 1·2 + 1·1) / 16 = 5/16 (levels 1, 0, 0.5)
     # → κ = (1/2 − 5/16) / (1 − 5/16) = 3/11.

@@ -13,7 +13,7 @@ import pytest
 from reviewer.errors import UserError
 from reviewer.services.importing import import_opened, open_source
 from reviewer.store import Store
-from tests.adapters.conftest import DATA, drafted
+from tests.adapters.conftest import DATA, calibration, drafted
 from tests.cli import run_cli
 
 FILE = DATA / "judge_bench.json"
@@ -68,10 +68,7 @@ def test_cli_init_add_import_calibrate(tmp_path: Path, capsys: pytest.CaptureFix
     assert f"read {FILE} as judge-bench (recognised by its shape" in err
     assert "individual scores name no annotator" in err
     assert "3 new" in out
-    code, out, err = run_cli(["calibrate", "--rubric", "support-replies@1.0.0", "--db", db, "--format", "json"],
-                             capsys)
-    assert code == 0, err
-    dims = {d["dimension"]: d for d in json.loads(out)["dimensions"]}
+    dims = calibration(db, "support-replies@1.0.0", capsys)
     # people's judgments only: nothing to pair until `rubricate judge` scores the items
     assert dims["coherence"]["n"] == 0 and dims["toxicity"]["n"] == 0
     assert dims["coherence"]["null_reasons"]["alpha"] == "no item has both a judge score and a human score"

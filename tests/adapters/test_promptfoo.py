@@ -15,7 +15,7 @@ import pytest
 from reviewer.errors import UserError
 from reviewer.services.importing import import_opened, open_source
 from reviewer.store import Store, open_store
-from tests.adapters.conftest import DATA, drafted
+from tests.adapters.conftest import DATA, calibration, drafted
 from tests.cli import run_cli
 
 FILE = DATA / "promptfoo_results.json"
@@ -91,9 +91,7 @@ def test_cli_init_add_import_calibrate(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 0, err
     assert f"read {FILE} as promptfoo (recognised by its shape" in err
     assert "8 new" in out
-    code, out, err = run_cli(["calibrate", "--rubric", "support@1.0.0", "--db", db, "--format", "json"], capsys)
-    assert code == 0, err
-    overall = {d["dimension"]: d for d in json.loads(out)["dimensions"]}["overall"]
+    overall = calibration(db, "support@1.0.0", capsys)["overall"]
     # By hand: 7 rated results; judge (every assertion passed) vs person:
     # judge 1,0,0,1,0,1,0 / person 1,0,0,1,1,1,0 → 6 of 7 agree; Cohen's κ = (6/7 − p_e) / (1 − p_e),
     # p_e = (3/7·4/7) + (4/7·3/7) = 24/49 → κ = (42/49 − 24/49) / (25/49) = 18/25 = 0.72.

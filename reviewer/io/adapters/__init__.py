@@ -22,27 +22,30 @@ from rubrics.schema import Rubric
 #: The longest first line :func:`detect` reads (a native row may be 10 MB).
 MAX_FIRST_LINE = 10_000_001
 #: Every format ``--from`` names (``rubricate`` is the native item file).
-FORMATS = ("rubricate", "promptfoo", "inspect", "judge-bench")
+FORMATS = ("rubricate", "promptfoo", "inspect", "judge-bench", "langfuse")
 
 
-def _whole_json(convert: Callable[[Any, str], Converted]) -> Callable[[bytes, str], Converted]:
-    def read(data: bytes, src: str) -> Converted:
+Reader = Callable[[bytes, str, "tuple[bytes, str] | None"], Converted]
+
+
+def _whole_json(convert: Callable[[Any, str], Converted]) -> Reader:
+    def read(data: bytes, src: str, traces: tuple[bytes, str] | None) -> Converted:
         return convert(load_json(data, src), src)
     return read
 
 
-def _converters() -> dict[str, Callable[[bytes, str], Converted]]:
-    from reviewer.io.adapters import inspect_log, judge_bench, promptfoo
+def _converters() -> dict[str, Reader]:
+    from reviewer.io.adapters import inspect_log, judge_bench, langfuse, promptfoo
 
-    return {"promptfoo": _whole_json(promptfoo.convert), "inspect": inspect_log.read,
-            "judge-bench": _whole_json(judge_bench.convert)}
+    return {"promptfoo": _whole_json(promptfoo.convert), "inspect": lambda d, s, _: inspect_log.read(d, s),
+            "judge-bench": _whole_json(judge_bench.convert), "langfuse": langfuse.read}
 
 
 def detect(path: Path) -> str | None:
     """The format a file has the shape of, or None (rubricate's own item file). Reads the first
     line; the whole file only when that line is not a JSON object by itself (a pretty-printed
     JSON document, which a JSON Lines file never is)."""
-    from reviewer.io.adapters import inspect_log, judge_bench, promptfoo
+    from reviewer.io.adapters import inspect_log, judge_bench, langfuse, promptfoo
 
     with path.open("rb") as fh:
         if inspect_log.is_eval_zip(fh.read(4)):
@@ -59,18 +62,21 @@ def detect(path: Path) -> str | None:
         except AdapterError:
             return None  # a broken file: the native reader words what is wrong, line by line
     for name, looks_like in (("promptfoo", promptfoo.looks_like), ("inspect", inspect_log.looks_like),
-                             ("judge-bench", judge_bench.looks_like)):
+                             ("judge-bench", judge_bench.looks_like), ("langfuse", langfuse.looks_like)):
         if looks_like(doc):
             return name
     return None
 
 
-def read_source(data: bytes, fmt: str, src: str) -> Converted:
-    """``data`` (a whole file) converted from format ``fmt``; :class:`AdapterError` in one line."""
+def read_source(data: bytes, fmt: str, src: str, traces: tuple[bytes, str] | None = None) -> Converted:
+    """``data`` (a whole file) converted from format ``fmt`` (``traces``: a Langfuse traces file's
+    bytes and name); :class:`AdapterError` in one line."""
     converters = _converters()
     if fmt not in converters:
         raise AdapterError(f"{src}: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    return converters[fmt](data, src)
+    if traces is not None and fmt != "langfuse":
+        raise AdapterError(f"{traces[1]}: --traces goes with --from langfuse (the file is read as {fmt})")
+    return converters[fmt](data, src, traces)
 
 
 @dataclass
