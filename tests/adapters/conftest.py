@@ -34,3 +34,18 @@ def calibration(db: str, ref: str, capsys: pytest.CaptureFixture[str]) -> dict[s
     code, out, err = run_cli(["calibrate", "--rubric", ref, "--db", db, "--format", "json"], capsys)
     assert code == 0, err
     return {d["dimension"]: d for d in json.loads(out)["dimensions"]}
+
+
+def init_add_import(file: Path, rubric_id: str, db: str, capsys: pytest.CaptureFixture[str],
+                    *import_args: str) -> tuple[str, str]:
+    """``rubric init`` from ``file`` → ``rubric add`` → ``import`` on the command line, each
+    succeeding; the import's (stdout, stderr)."""
+    rubric = Path(db).with_suffix(".yaml")
+    code, _, err = run_cli(["rubric", "init", "--from", str(file), "--out", str(rubric), "--id", rubric_id,
+                            "--owner", "evals-team"], capsys)
+    assert code == 0, err
+    assert run_cli(["rubric", "add", str(rubric), "--db", db], capsys)[0] == 0
+    code, out, err = run_cli(["import", str(file), "--rubric", f"{rubric_id}@1.0.0", "--db", db, *import_args],
+                             capsys)
+    assert code == 0, err
+    return out, err

@@ -22,7 +22,7 @@ from rubrics.schema import Rubric
 #: The longest first line :func:`detect` reads (a native row may be 10 MB).
 MAX_FIRST_LINE = 10_000_001
 #: Every format ``--from`` names (``rubricate`` is the native item file).
-FORMATS = ("rubricate", "promptfoo", "inspect", "judge-bench", "langfuse")
+FORMATS = ("rubricate", "promptfoo", "inspect", "judge-bench", "langfuse", "langsmith")
 
 
 Reader = Callable[[bytes, str, "tuple[bytes, str] | None"], Converted]
@@ -35,17 +35,18 @@ def _whole_json(convert: Callable[[Any, str], Converted]) -> Reader:
 
 
 def _converters() -> dict[str, Reader]:
-    from reviewer.io.adapters import inspect_log, judge_bench, langfuse, promptfoo
+    from reviewer.io.adapters import inspect_log, judge_bench, langfuse, langsmith, promptfoo
 
     return {"promptfoo": _whole_json(promptfoo.convert), "inspect": lambda d, s, _: inspect_log.read(d, s),
-            "judge-bench": _whole_json(judge_bench.convert), "langfuse": langfuse.read}
+            "judge-bench": _whole_json(judge_bench.convert), "langfuse": langfuse.read,
+            "langsmith": lambda d, s, _: langsmith.read(d, s)}
 
 
 def detect(path: Path) -> str | None:
     """The format a file has the shape of, or None (rubricate's own item file). Reads the first
     line; the whole file only when that line is not a JSON object by itself (a pretty-printed
     JSON document, which a JSON Lines file never is)."""
-    from reviewer.io.adapters import inspect_log, judge_bench, langfuse, promptfoo
+    from reviewer.io.adapters import inspect_log, judge_bench, langfuse, langsmith, promptfoo
 
     with path.open("rb") as fh:
         if inspect_log.is_eval_zip(fh.read(4)):
@@ -62,7 +63,8 @@ def detect(path: Path) -> str | None:
         except AdapterError:
             return None  # a broken file: the native reader words what is wrong, line by line
     for name, looks_like in (("promptfoo", promptfoo.looks_like), ("inspect", inspect_log.looks_like),
-                             ("judge-bench", judge_bench.looks_like), ("langfuse", langfuse.looks_like)):
+                             ("judge-bench", judge_bench.looks_like), ("langfuse", langfuse.looks_like),
+                             ("langsmith", langsmith.looks_like)):
         if looks_like(doc):
             return name
     return None

@@ -46,6 +46,23 @@ class Converted:
         return [f"{what} ({n}×)" if n > 1 else what for what, n in self.no_home.items()]
 
 
+def person_score(record: dict[str, Any], who: str, dim: str, value: float, reason: str | None) -> None:
+    """Put a person's score (and reason) on ``dim`` into an import record's ``human`` list, in
+    that person's entry (a later score of theirs on ``dim`` replaces an earlier one)."""
+    people = record.setdefault("human", [])
+    entry = next((h for h in people if h["reviewer"] == who), None)
+    if entry is None:
+        entry = {"reviewer": who, "scores": {}}
+        people.append(entry)
+    entry["scores"][dim] = {"score": value, **({"reason": reason} if reason else {})}
+
+
+def judge_score(record: dict[str, Any], model: str, dim: str, value: float, rationale: str | None) -> None:
+    """Put the judge's score (and rationale) on ``dim`` into an import record."""
+    judge = record.setdefault("judge", {"model": model, "scores": {}})
+    judge["scores"][dim] = {"score": value, **({"rationale": rationale} if rationale else {})}
+
+
 def slug(name: str, fallback: str = "score") -> str:
     """A dimension or rubric id from a source's name: lower-case ASCII, ``_`` between words, at
     most 64 characters (the rubric format's rule for ids)."""
@@ -113,4 +130,5 @@ def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
 
 
-__all__ = ["AdapterError", "Converted", "json_lines", "load_json", "need", "number", "obj", "seq", "slug", "text"]
+__all__ = ["AdapterError", "Converted", "json_lines", "judge_score", "load_json", "need", "number", "obj", "person_score",
+           "seq", "slug", "text"]

@@ -16,7 +16,16 @@ from typing import Any
 
 import orjson
 
-from reviewer.io.adapters.base import AdapterError, Converted, json_lines, number, slug, text
+from reviewer.io.adapters.base import (
+    AdapterError,
+    Converted,
+    json_lines,
+    judge_score,
+    number,
+    person_score,
+    slug,
+    text,
+)
 from rubrics.draft import DraftDimension
 
 #: The reviewer name of an annotation that names no author.
@@ -115,17 +124,11 @@ def _score(score: Any, where: str, src: str, out: Converted, records: dict[str, 
             out.no_home[f"an annotation naming no author: stored as reviewer {ANNOTATOR!r}"] += 1
         if not _latest(stamps, (tid, dim_id, who), stamp, out):
             return
-        people = record.setdefault("human", [])
-        entry = next((h for h in people if h["reviewer"] == who), None)
-        if entry is None:
-            entry = {"reviewer": who, "scores": {}}
-            people.append(entry)
-        entry["scores"][dim_id] = {"score": value, **({"reason": comment} if comment else {})}
+        person_score(record, who, dim_id, value, comment)
     elif source in ("EVAL", "API"):
         if not _latest(stamps, (tid, dim_id, ""), stamp, out):
             return
-        judge = record.setdefault("judge", {"model": "langfuse", "scores": {}})
-        judge["scores"][dim_id] = {"score": value, **({"rationale": comment} if comment else {})}
+        judge_score(record, "langfuse", dim_id, value, comment)
     else:
         raise AdapterError(f"{src}:{where}.source: {source!r}; Langfuse's sources are ANNOTATION, EVAL and API")
     if score.get("id"):
