@@ -48,7 +48,7 @@ def rubric_init(
     traces: Annotated[Path | None, typer.Option(
         help="With a Langfuse scores export: the traces export (for the item texts).")] = None,
 ) -> None:
-    """Draft a rubric from a promptfoo, Inspect, JUDGE-BENCH, Langfuse or LangSmith file: its dimensions, scales, labels and
+    """Draft a rubric from a promptfoo, Inspect, JUDGE-BENCH, Langfuse, LangSmith or openai/evals file: its dimensions, scales, labels and
     the judge's prompts where the file carries them (inferred parts begin "Draft:"). The draft
     passes `rubric add` as written.
 
@@ -66,7 +66,7 @@ def rubric_init(
         opened = open_source(path, from_format, name, traces)
     shown = name or str(source)
     if opened.converted is None or opened.format == "rubricate":
-        raise UserError(f"{shown}: not a file rubric init drafts from (promptfoo, Inspect, JUDGE-BENCH, Langfuse or LangSmith); "
+        raise UserError(f"{shown}: not a file rubric init drafts from (promptfoo, Inspect, JUDGE-BENCH, Langfuse, LangSmith or openai/evals); "
                         "name its format with --from-format")
     converted = opened.converted
     rid = rubric_id or slug(Path(shown).stem if shown != "-" else converted.format, "imported")

@@ -50,7 +50,7 @@ def import_cmd(
         help="Items: JSON Lines, CSV or Parquet, another tool's results (--from), or - for standard input.")],
     rubric: Annotated[str, typer.Option(help="The rubric the scores are on, ID@VERSION.")],
     from_format: Annotated[str | None, typer.Option(
-        "--from", help="The file's format: rubricate (default), promptfoo, inspect, judge-bench, langfuse or langsmith. Without it a "
+        "--from", help="The file's format: rubricate (default), promptfoo, inspect, judge-bench, langfuse, langsmith or openai-evals. Without it a "
                        "recognised shape is read as its format, and the command says so.")] = None,
     traces: Annotated[Path | None, typer.Option(
         help="With --from langfuse: the traces export holding the texts the scores are on.")] = None,

@@ -8,10 +8,10 @@ the store's import as checked rows, exactly as an item file's lines are checked
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -22,31 +22,41 @@ from rubrics.schema import Rubric
 #: The longest first line :func:`detect` reads (a native row may be 10 MB).
 MAX_FIRST_LINE = 10_000_001
 #: Every format ``--from`` names (``rubricate`` is the native item file).
-FORMATS = ("rubricate", "promptfoo", "inspect", "judge-bench", "langfuse", "langsmith")
+FORMATS = ("rubricate", "promptfoo", "inspect", "judge-bench", "langfuse", "langsmith", "openai-evals")
 
 
-Reader = Callable[[bytes, str, "tuple[bytes, str] | None"], Converted]
+class Adapter(Protocol):
+    """What each format's module gives (a module satisfies this protocol)."""
+
+    def looks_like(self, doc: Any) -> bool:
+        """Whether a parsed JSON document (a JSON Lines file's first line) has the format's shape."""
+        ...
+
+    def read(self, data: bytes, src: str) -> Converted:
+        """The whole file converted; :class:`AdapterError` in one line."""
+        ...
 
 
-def _whole_json(convert: Callable[[Any, str], Converted]) -> Reader:
-    def read(data: bytes, src: str, traces: tuple[bytes, str] | None) -> Converted:
-        return convert(load_json(data, src), src)
-    return read
+def adapters() -> dict[str, Adapter]:
+    """Each format's adapter, by the name ``--from`` gives it, in the order shapes are tried."""
+    from reviewer.io.adapters import (
+        inspect_log,
+        judge_bench,
+        langfuse,
+        langsmith,
+        openai_evals,
+        promptfoo,
+    )
 
-
-def _converters() -> dict[str, Reader]:
-    from reviewer.io.adapters import inspect_log, judge_bench, langfuse, langsmith, promptfoo
-
-    return {"promptfoo": _whole_json(promptfoo.convert), "inspect": lambda d, s, _: inspect_log.read(d, s),
-            "judge-bench": _whole_json(judge_bench.convert), "langfuse": langfuse.read,
-            "langsmith": lambda d, s, _: langsmith.read(d, s)}
+    return {"promptfoo": promptfoo, "inspect": inspect_log, "judge-bench": judge_bench, "langfuse": langfuse,
+            "langsmith": langsmith, "openai-evals": openai_evals}
 
 
 def detect(path: Path) -> str | None:
     """The format a file has the shape of, or None (rubricate's own item file). Reads the first
     line; the whole file only when that line is not a JSON object by itself (a pretty-printed
     JSON document, which a JSON Lines file never is)."""
-    from reviewer.io.adapters import inspect_log, judge_bench, langfuse, langsmith, promptfoo
+    from reviewer.io.adapters import inspect_log
 
     with path.open("rb") as fh:
         if inspect_log.is_eval_zip(fh.read(4)):
@@ -62,23 +72,22 @@ def detect(path: Path) -> str | None:
             doc = load_json(path.read_bytes(), "")
         except AdapterError:
             return None  # a broken file: the native reader words what is wrong, line by line
-    for name, looks_like in (("promptfoo", promptfoo.looks_like), ("inspect", inspect_log.looks_like),
-                             ("judge-bench", judge_bench.looks_like), ("langfuse", langfuse.looks_like),
-                             ("langsmith", langsmith.looks_like)):
-        if looks_like(doc):
-            return name
-    return None
+    return next((name for name, adapter in adapters().items() if adapter.looks_like(doc)), None)
 
 
 def read_source(data: bytes, fmt: str, src: str, traces: tuple[bytes, str] | None = None) -> Converted:
     """``data`` (a whole file) converted from format ``fmt`` (``traces``: a Langfuse traces file's
     bytes and name); :class:`AdapterError` in one line."""
-    converters = _converters()
-    if fmt not in converters:
+    from reviewer.io.adapters import langfuse
+
+    found = adapters()
+    if fmt not in found:
         raise AdapterError(f"{src}: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if traces is not None and fmt != "langfuse":
-        raise AdapterError(f"{traces[1]}: --traces goes with --from langfuse (the file is read as {fmt})")
-    return converters[fmt](data, src, traces)
+    if traces is not None:
+        if fmt != "langfuse":
+            raise AdapterError(f"{traces[1]}: --traces goes with --from langfuse (the file is read as {fmt})")
+        return langfuse.read(data, src, traces)
+    return found[fmt].read(data, src)
 
 
 @dataclass

@@ -16,7 +16,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from reviewer.io.adapters.base import AdapterError, Converted, number, obj, seq, slug, text
+from reviewer.io.adapters.base import (
+    AdapterError,
+    Converted,
+    load_json,
+    number,
+    obj,
+    seq,
+    slug,
+    text,
+)
 from rubrics.draft import DraftDimension
 
 
@@ -131,4 +140,10 @@ def _record(inst: dict[str, Any], doc: dict[str, Any], metrics: dict[str, dict[s
     return record
 
 
-__all__ = ["convert", "looks_like"]
+
+def read(data: bytes, src: str) -> Converted:
+    """The file's bytes converted (:func:`convert` of the parsed document)."""
+    return convert(load_json(data, src), src)
+
+
+__all__ = ["convert", "looks_like", "read"]

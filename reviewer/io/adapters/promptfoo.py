@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from reviewer.io.adapters.base import AdapterError, Converted, need, obj, slug, text
+from reviewer.io.adapters.base import AdapterError, Converted, load_json, need, obj, slug, text
 from rubrics.draft import DraftDimension
 
 #: Assertion types whose score a model gave (the rest are rules promptfoo ran itself).
@@ -207,4 +207,10 @@ def _overall(out: Converted) -> None:
             labels=dict(PASS_FAIL), origin="promptfoo viewer rating")
 
 
-__all__ = ["convert", "looks_like"]
+
+def read(data: bytes, src: str) -> Converted:
+    """The file's bytes converted (:func:`convert` of the parsed document)."""
+    return convert(load_json(data, src), src)
+
+
+__all__ = ["convert", "looks_like", "read"]
