@@ -22,8 +22,9 @@ from reviewer.safetext import safe_line
 @contextmanager
 def input_file(file: Path) -> Iterator[tuple[Path, str | None]]:
     """``(path, name)`` to read ``file`` from: ``-`` is standard input, spooled to a temporary
-    file (named ``-`` in messages) and removed afterwards; any other path is checked to be a
-    regular file and read where it is."""
+    file (named ``-`` in messages; read as CSV when it does not start as JSON, a zip or Parquet
+    does) and removed afterwards; any other path is checked to be a regular file and read where
+    it is."""
     if str(file) != "-":
         regular_file(file)
         yield file, None
@@ -32,6 +33,10 @@ def input_file(file: Path) -> Iterator[tuple[Path, str | None]]:
         spool = Path(tmp) / "stdin"
         with spool.open("wb") as fh:
             shutil.copyfileobj(sys.stdin.buffer, fh)
+        with spool.open("rb") as fh:
+            head = fh.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+        if head and head[:1] not in (b"{", b"[") and head[:4] not in (b"PK\x03\x04", b"PAR1"):
+            spool = spool.rename(spool.with_suffix(".csv"))  # a CSV header: read as the CSV it is
         yield spool, "-"
 
 

@@ -108,3 +108,19 @@ def test_cli_init_add_import_calibrate(tmp_path: Path, capsys: pytest.CaptureFix
     assert helpful["n"] == 6
     assert helpful["exact"] == pytest.approx(4 / 6)
     assert helpful["kappa"] == pytest.approx(0.25)
+
+
+def test_a_trace_scored_twice_by_one_person_keeps_the_later_score(store: Store, tmp_path: Path) -> None:
+    ref = _registered(store)
+    doc = json.loads(SCORES.read_text())
+    later = next(s for s in doc["data"] if s["id"] == "sc-user_ana-2")
+    doc["data"].append({**later, "id": "sc-old", "value": 5, "comment": "first look",
+                        "timestamp": "2026-03-01T08:00:00.000Z"})  # earlier, though listed last
+    path = tmp_path / "twice.json"
+    path.write_text(json.dumps(doc))
+    opened = open_source(path, "langfuse", traces=TRACES)
+    import_opened(store, opened, ref)
+    assert "a trace scored twice by one scorer on one name: the later score kept" in opened.notes
+    (pk, _, _), = store.items_by_id("tr-002-7f2c")
+    ana = store.item_view(pk).human["correctness"]["user_ana"]
+    assert (ana.score, ana.reason) == (2.0, "misses the exception for sale items")

@@ -48,3 +48,17 @@ def test_a_bad_parquet_row_is_named_by_its_number(store: Store, tmp_path: Path) 
         import_opened(store, open_source(path, None), REF)
     assert str(err.value) == f"{path}:row 2: item b: judge accuracy: score 50 is off the scale 1–10"
     assert list(store.export_rows()) == []
+
+
+def test_csv_from_standard_input(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    from tests.cli import run_cli
+
+    rows = "id,output,judge\nc1,hello,\"{\"\"model\"\": \"\"m\"\", \"\"scores\"\": {\"\"accuracy\"\": 6}}\"\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(rows.encode())))
+    code, out, err = run_cli(["import", "-", "--rubric", REF, "--db", str(tmp_path / "t.db")], capsys)
+    assert code == 0, err
+    assert "imported -: 1 rows: 1 new" in out
