@@ -21,6 +21,7 @@ from rubrics.loader import load_rubric_text
 N = 100_000
 METRICS = ("helpfulness", "accuracy", "tone", "concision")
 TARGET = 1.5
+ROUNDS = 2
 
 
 def result(i: int) -> dict[str, Any]:
@@ -53,25 +54,27 @@ def main() -> None:
                 fh.write(json.dumps(record) + "\n")
         del opened
 
-        a = open_store(str(Path(tmp) / "native.db"))
-        a.add_rubric(rubric, text)
-        t = time.perf_counter()
-        s1 = import_file(a, native, rubric.ref)
-        native_s = time.perf_counter() - t
-        a.close()
-
-        b = open_store(str(Path(tmp) / "promptfoo.db"))
-        b.add_rubric(rubric, text)
-        t = time.perf_counter()
-        s2 = import_opened(b, open_source(src, "promptfoo"), rubric.ref)
-        promptfoo_s = time.perf_counter() - t
-        b.close()
-        assert (s1.inserted, s1.judge_scores) == (s2.inserted, s2.judge_scores) == (N, N * len(METRICS))
-        ratio = promptfoo_s / native_s
-        print(f"native import of {N:,} rows × {len(METRICS)} judge scores: {native_s:.2f} s (reader {s1.reader})")
-        print(f"promptfoo import of the same {N:,} results: {promptfoo_s:.2f} s (reader {s2.reader})")
+        native_s, promptfoo_s = [], []
+        for round_ in range(ROUNDS):  # alternated, each the best of ROUNDS: the machine's load varies
+            a = open_store(str(Path(tmp) / f"native{round_}.db"))
+            a.add_rubric(rubric, text)
+            t = time.perf_counter()
+            s1 = import_file(a, native, rubric.ref)
+            native_s.append(time.perf_counter() - t)
+            a.close()
+            b = open_store(str(Path(tmp) / f"promptfoo{round_}.db"))
+            b.add_rubric(rubric, text)
+            t = time.perf_counter()
+            s2 = import_opened(b, open_source(src, "promptfoo"), rubric.ref)
+            promptfoo_s.append(time.perf_counter() - t)
+            b.close()
+            assert (s1.inserted, s1.judge_scores) == (s2.inserted, s2.judge_scores) == (N, N * len(METRICS))
+        ratio = min(promptfoo_s) / min(native_s)
+        print(f"native import of {N:,} rows × {len(METRICS)} judge scores: {min(native_s):.2f} s "
+              f"(best of {ROUNDS}: {', '.join(f'{x:.2f}' for x in native_s)}; reader {s1.reader})")
+        print(f"promptfoo import of the same {N:,} results, reading and converting included: {min(promptfoo_s):.2f} s "
+              f"(best of {ROUNDS}: {', '.join(f'{x:.2f}' for x in promptfoo_s)}; reader {s2.reader})")
         print(f"ratio {ratio:.2f} target ≤ {TARGET}: {'PASS' if ratio <= TARGET else 'FAIL'}")
-
 
 if __name__ == "__main__":
     main()

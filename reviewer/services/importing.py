@@ -60,8 +60,10 @@ def open_source(path: Path, fmt: str | None, name: str | None = None, traces: Pa
             head = fh.read(4)
         if head == PARQUET_MAGIC and fmt in (None, "rubricate"):
             from reviewer.io.parquet import read_parquet
+            from reviewer.store.importer import paused_gc
 
-            converted = read_parquet(path, shown)
+            with paused_gc():
+                converted = read_parquet(path, shown)
             return Opened(ConvertedSource(path, converted, shown), "rubricate", False, converted)
         detected = fmt is None
         fmt = fmt or detect(path)
@@ -69,8 +71,11 @@ def open_source(path: Path, fmt: str | None, name: str | None = None, traces: Pa
             if traces is not None:
                 raise UserError(f"{traces}: --traces goes with --from langfuse")
             return Opened(ItemFile(path, name), "rubricate", False)
-        converted = read_source(path.read_bytes(), fmt, shown,
-                                None if traces is None else (traces.read_bytes(), str(traces)))
+        from reviewer.store.importer import paused_gc
+
+        with paused_gc():  # millions of long-lived objects: collections over them cost more than the reading
+            converted = read_source(path.read_bytes(), fmt, shown,
+                                    None if traces is None else (traces.read_bytes(), str(traces)))
     except OSError as exc:
         raise UserError(f"{shown}: {exc.strerror or exc}; check the path") from None
     except AdapterError as exc:
