@@ -17,8 +17,10 @@ from reviewer.errors import UserError
 from reviewer.io.itemfile import ItemFile
 
 if TYPE_CHECKING:
+    from reviewer.io.adapters import ConvertedSource
     from reviewer.io.adapters.base import Converted
     from reviewer.store.core import Store
+    from reviewer.store.views import ImportSummary
 
 
 def import_file(store: Store, path: str | Path, rubric_ref: str, dataset: str | None = None,
@@ -34,7 +36,7 @@ def import_file(store: Store, path: str | Path, rubric_ref: str, dataset: str | 
 class Opened:
     """A file opened for import: what it will be read as, and how that was decided."""
 
-    source: Any  # an ItemSource: ItemFile or ConvertedSource
+    source: ItemFile | ConvertedSource
     format: str
     #: True when the format was recognised from the file's shape (no ``--from``)
     detected: bool
@@ -84,11 +86,12 @@ def open_source(path: Path, fmt: str | None, name: str | None = None, traces: Pa
 
 
 def import_opened(store: Store, opened: Opened, rubric_ref: str, dataset: str | None = None,
-                  update_existing: bool = False, progress: Callable[[int, int], None] | None = None) -> Any:
+                  update_existing: bool = False,
+                  progress: Callable[[int, int], None] | None = None) -> ImportSummary:
     """Import an opened source (:func:`open_source`); its notes (what had no home in rubricate,
     each said once) are in ``opened.notes`` afterwards."""
-    summary = store.import_items(opened.source, rubric_ref, dataset, update_existing=update_existing,
-                                 progress=progress)
+    summary: ImportSummary = store.import_items(opened.source, rubric_ref, dataset,
+                                                update_existing=update_existing, progress=progress)
     if opened.converted is not None:
         rubric = store.get_rubric(rubric_ref)
         dims = {d.id for d in rubric.dimensions}
