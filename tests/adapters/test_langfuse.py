@@ -124,3 +124,11 @@ def test_a_trace_scored_twice_by_one_person_keeps_the_later_score(store: Store, 
     (pk, _, _), = store.items_by_id("tr-002-7f2c")
     ana = store.item_view(pk).human["correctness"]["user_ana"]
     assert (ana.score, ana.reason) == (2.0, "misses the exception for sale items")
+
+
+def test_a_plain_list_export_is_recognised(tmp_path: Path) -> None:
+    listed = tmp_path / "scores.json"
+    listed.write_text(json.dumps(json.loads(SCORES.read_text())["data"], indent=2))
+    opened = open_source(listed, None, traces=TRACES)
+    assert (opened.format, opened.detected) == ("langfuse", True)
+    assert opened.converted is not None and len(opened.converted.records) == 6

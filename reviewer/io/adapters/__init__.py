@@ -63,8 +63,8 @@ def detect(path: Path) -> str | None:
             return "inspect"
         fh.seek(0)
         first = fh.readline(MAX_FIRST_LINE)
-    if path.suffix.lower() == ".csv" or not first.lstrip().startswith(b"{"):
-        return None
+    if path.suffix.lower() == ".csv" or first.lstrip()[:1] not in (b"{", b"["):
+        return None  # (a JSON Lines item file starts with an object; an export may be a list)
     try:
         doc = orjson.loads(first)
     except orjson.JSONDecodeError:
