@@ -70,3 +70,25 @@ def test_mypy_checks_every_package_tests_and_benchmarks_included() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
     assert config["strict"] is True
     assert sorted(config["files"]) == sorted(PACKAGES)
+
+
+#: Where the store is always taken as ``Store``: mypy then checks every call across the seam.
+TYPED_STORE = ("reviewer/services", "reviewer/cli", "reviewer/demo")
+#: An ``Any``-typed store parameter, or a call looked up by name on a value (``getattr(x, how)``).
+UNTYPED_SEAM = re.compile(r"\bstore: Any\b|\bgetattr\(")
+
+
+def test_services_cli_and_demo_take_the_store_typed() -> None:
+    """No ``store: Any`` and no ``getattr`` dispatch where the front ends meet the services."""
+    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+             for folder in TYPED_STORE for path in sorted((ROOT / folder).rglob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+             if UNTYPED_SEAM.search(line)]
+    assert found == [], "\n".join(found)
+
+
+def test_mypy_allows_no_explicit_any_in_the_services() -> None:
+    """The services' reports and parameters are typed: mypy refuses an explicit ``Any`` there."""
+    overrides = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]["overrides"]
+    assert any(o.get("module") == ["reviewer.services.*"] and o.get("disallow_any_explicit") is True
+               for o in overrides), overrides

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, SupportsFloat, cast
 
 import typer
 
 from reviewer.cli import DbOption, app
+from reviewer.cli.output import report_json
 from reviewer.safetext import md_cell, safe, safe_line, safe_text
 
+if TYPE_CHECKING:  # (types alone: the commands import what they run when they run)
+    from rich.console import RenderableType
+
+    from reviewer.services.reports import CalibrationReport, ReportT, SideBySide
+    from reviewer.store import Store
+
 FORMATS = ("table", "json", "markdown", "html")
+
+
+def _number(value: object) -> float:
+    """A value JSON has no form for in a calibration report: a numpy number."""
+    return float(cast(SupportsFloat, value))
 
 
 def _emit(text: str, out: Path | None) -> None:
@@ -75,9 +86,13 @@ def calibrate(
     store = open_store(db, existing=True)
     rubric = rubric or _only_rubric(store)
     if compare is not None:
-        _compare(store, rubric, compare, fmt, out, dict(dataset=dataset, sample=sample, group_by=group_by,
-                                                        human_aggregate=human_aggregate, level=level, seed=seed,
-                                                        normalise=normalise, draws=bootstrap))
+        from reviewer.services import report_render as rr
+        from reviewer.services.calibrate_service import side_by_side
+
+        both = side_by_side(store, rubric, compare, lambda ref: run(
+            store, ref, dataset=dataset, sample=sample, group_by=group_by, human_aggregate=human_aggregate,
+            level=level, seed=seed, normalise=normalise, draws=bootstrap))
+        _emit_side_by_side(both, fmt, out, rr.calibration_markdown, rr.calibration_html, rr.calibration_table)
         return
     report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed, draws=bootstrap,
                  normalise=normalise, confidence=confidence, target_width=target_width, estimates=estimates,
@@ -88,14 +103,14 @@ def calibrate(
         if top < 1:
             raise UserError(f"--top {top}: give at least 1")
         pack = disagreement_pack(store, rubric, top)
-        disagreements.write_text("".join(json.dumps(p, default=float) + "\n" for p in pack), encoding="utf-8")
+        disagreements.write_text("".join(report_json(p, None, _number) + "\n" for p in pack), encoding="utf-8")
         typer.echo(safe_line(f"wrote {len(pack)} disagreements to {disagreements}"), err=True)
     if route:
         typer.echo(f"routed {write_routes(store, rubric, report)} items", err=True)
     _render(report, fmt, out, store)
 
 
-def _only_rubric(store: Any) -> str:
+def _only_rubric(store: Store) -> str:
     """The rubric version to calibrate when none was named: the only one with items."""
     from reviewer.errors import UserError
 
@@ -106,20 +121,12 @@ def _only_rubric(store: Any) -> str:
     return str(refs[0])
 
 
-def _compare(store: Any, rubric: str, other: str, fmt: str, out: Path | None, kwargs: dict[str, Any]) -> None:
-    from reviewer.services import report_render as rr
-    from reviewer.services.calibrate_service import compare_versions
-
-    _emit_side_by_side(compare_versions(store, rubric, other, **kwargs), fmt, out, rr.calibration_markdown,
-                       rr.calibration_html, rr.calibration_table)
-
-
-def _emit_side_by_side(both: dict[str, Any], fmt: str, out: Path | None, markdown: Callable[[Any], str],
-                       html_of: Callable[[Any], str], table: Callable[[Any], Any]) -> None:
+def _emit_side_by_side(both: SideBySide[ReportT], fmt: str, out: Path | None, markdown: Callable[[ReportT], str],
+                       html_of: Callable[[ReportT], str], table: Callable[[ReportT], RenderableType]) -> None:
     """Two versions' reports (:func:`~reviewer.services.calibrate_service.side_by_side`): the
     "not like for like" banner and the change list first, then each report as ``fmt`` renders it."""
     if fmt == "json":
-        _emit(json.dumps(both, indent=1, default=float), out)
+        _emit(report_json(both, 1, _number), out)
     elif fmt == "markdown":
         head = (f"**{md_cell(both['banner'])}**\n\n" + "".join(f"- {md_cell(c)}\n" for c in both["changes"]) + "\n"
                 if both["banner"] else "")
@@ -143,12 +150,12 @@ def _emit_side_by_side(both: dict[str, Any], fmt: str, out: Path | None, markdow
             console.print(table(r))
 
 
-def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> None:
+def _render(report: CalibrationReport, fmt: str, out: Path | None, store: Store) -> None:
     from reviewer.services import report_render as rr
     from reviewer.services.calibrate_service import confusions
 
     if fmt == "json":
-        _emit(json.dumps(report, indent=1, default=float), out)
+        _emit(report_json(report, 1, _number), out)
     elif fmt == "markdown":
         _emit(rr.calibration_markdown(report), out)
     elif fmt == "html":
@@ -210,7 +217,7 @@ def report(
         return
     rep = run_report(store, rubric, dataset, group_by, confidence)
     if fmt == "json":
-        _emit(json.dumps(rep, indent=1, default=float), out)
+        _emit(report_json(rep, 1, _number), out)
     elif fmt == "html":
         _emit(f"<!doctype html><meta charset=utf-8><pre>{html_mod.escape(run_report_markdown(rep))}</pre>", out)
     elif fmt == "markdown":

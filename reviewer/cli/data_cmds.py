@@ -6,13 +6,16 @@ import csv
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from reviewer.cli import DbOption, app, rubric_app
 from reviewer.faults import regular_file
 from reviewer.safetext import csv_cell, json_text, safe_line, safe_text
+
+if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from reviewer.store import Store
 
 reviewer_app = typer.Typer(help="Manage reviewers and their roles.\n\nExample: rubricate reviewer add ana --role safety",
                            no_args_is_help=True)
@@ -22,7 +25,7 @@ app.add_typer(reviewer_app, name="reviewer")
 app.add_typer(queue_app, name="queue")
 
 
-def _store(db: str | None, existing: bool = False) -> Any:
+def _store(db: str | None, existing: bool = False) -> Store:
     """The store at ``db``; ``existing`` for a reading command, which refuses a path with no
     database rather than create one."""
     from reviewer.store import open_store

@@ -12,7 +12,12 @@ import typer
 
 if TYPE_CHECKING:  # rich is imported by the commands that print with it, not by every command
     from rich.console import Console
+    from rich.progress import TaskID
     from rich.table import Table
+
+    from reviewer.services.judging import JudgeOptions, RunFailed
+    from reviewer.store import Store
+    from rubrics.judge.runner import Progress as JudgeProgress
 
 from reviewer.cli import DbOption, app
 from reviewer.cli.output import check_format, emit_json
@@ -46,7 +51,7 @@ def _totals_table(title: str, totals: dict[str, Any]) -> Table:
     return table
 
 
-def _report(store: Any, run_id: int, console: Console) -> None:
+def _report(store: Store, run_id: int, console: Console) -> None:
     report = store.judge_run_report(run_id)
     # The run's own totals when it finished; the store's per-dimension counts otherwise.
     totals = report.get("totals") or report
@@ -118,7 +123,7 @@ def judge(
     _run(store, options, console)
 
 
-def _warn_flat_samples(store: Any, options: Any, console: Console) -> None:
+def _warn_flat_samples(store: Store, options: JudgeOptions, console: Console) -> None:
     """Several samples at temperature 0 mostly repeat one reply: say so before money is spent."""
     rubric = store.get_rubric(options.rubric_ref)
     sampled = [d.id for d in rubric.dimensions
@@ -128,7 +133,7 @@ def _warn_flat_samples(store: Any, options: Any, console: Console) -> None:
                                 "models will repeat themselves (set judge.temperature in the rubric)"))
 
 
-def _failed(failed: Any) -> None:
+def _failed(failed: RunFailed) -> None:
     """A run the store stopped: the store's one line (and its exit code), then where its replies
     are kept, on the same line."""
     from reviewer import faults
@@ -139,7 +144,7 @@ def _failed(failed: Any) -> None:
     raise SystemExit(code)
 
 
-def _run(store: Any, options: Any, console: Console) -> None:
+def _run(store: Store, options: JudgeOptions, console: Console) -> None:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -154,14 +159,14 @@ def _run(store: Any, options: Any, console: Console) -> None:
                TextColumn("{task.fields[rate]:.1f} items/s"), TimeRemainingColumn(),
                TextColumn("${task.fields[cost]:.4f}"), TextColumn("{task.fields[errors]} errors"))
     with Progress(*columns, console=console, transient=False) as bar:
-        tasks: dict[str, Any] = {}
-        current: list[Any] = []
+        tasks: dict[str, TaskID] = {}
+        current: list[TaskID] = []
 
         def on_start(model: str | None, total: int) -> None:
             current[:] = [bar.add_task(safe_line(model or "no judge"), total=total, rate=0.0, cost=0.0, errors=0)]
             tasks[model or ""] = current[0]
 
-        def on_progress(p: Any) -> None:
+        def on_progress(p: JudgeProgress) -> None:
             task = current[0]
             elapsed = bar.tasks[task].elapsed or 0.0
             bar.update(task, completed=p.done, cost=p.cost_usd, errors=p.errors,

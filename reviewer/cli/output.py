@@ -3,13 +3,16 @@ JSON is written.
 
 JSON goes out ASCII-only: every character of stored or file text beyond ASCII (and every control
 character) is a ``\\u`` escape, so text under review never reaches the terminal raw, and a
-script reading the JSON gets the text exactly as stored.
+script reading the JSON gets the text exactly as stored. A report is a ``TypedDict`` (a plain
+dict) or a dataclass (written as the object of its fields); :func:`report_json` is the one writer.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated
 
 import typer
 
@@ -25,6 +28,19 @@ def check_format(fmt: str, allowed: tuple[str, ...] = ("table", "json")) -> None
         raise UserError(f"--format {fmt!r}: use {' or '.join(allowed)}")
 
 
-def emit_json(data: Any) -> None:
-    """Print ``data`` as indented JSON on standard output."""
-    typer.echo(json.dumps(data, indent=1, ensure_ascii=True, default=str))
+def report_json(data: object, indent: int | None = 1, other: Callable[[object], object] = str) -> str:
+    """``data`` as ASCII JSON: a dataclass as the object of its fields, any other value JSON has
+    no form for through ``other`` (``str``; the calibration reports, whose only such values are
+    numpy numbers, ``float``)."""
+
+    def fallback(value: object) -> object:
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return dataclasses.asdict(value)
+        return other(value)
+
+    return json.dumps(data, indent=indent, ensure_ascii=True, default=fallback)
+
+
+def emit_json(data: object) -> None:
+    """Print ``data`` as indented JSON on standard output (see :func:`report_json`)."""
+    typer.echo(report_json(data))

@@ -11,7 +11,7 @@ characters a terminal would act on as JSON escapes (:func:`reviewer.safetext.jso
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,8 +21,11 @@ from reviewer.domain.wording import score_text
 from reviewer.errors import UserError
 from reviewer.safetext import json_text, safe, safe_line
 
+if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from reviewer.store import Store
 
-def find_item(store: Any, item_id: str, dataset: str | None, rubric: str | None) -> int:
+
+def find_item(store: Store, item_id: str, dataset: str | None, rubric: str | None) -> int:
     """The key of the one item with this id; a one-line refusal when there is none or several."""
     found = store.items_by_id(item_id, dataset, rubric)
     where = "".join(f" {k} {v!r}" for k, v in (("in dataset", dataset), ("of rubric", rubric)) if v)
@@ -37,7 +40,7 @@ def find_item(store: Any, item_id: str, dataset: str | None, rubric: str | None)
     return int(found[0][0])
 
 
-def item_record(store: Any, pk: int) -> dict[str, Any]:
+def item_record(store: Store, pk: int) -> dict[str, Any]:
     """The item's export record (:func:`reviewer.store.importer.export_row`) with its content, each
     model's judge score and rationale, and its safety flags with their decisions."""
     from reviewer.store.importer import export_row

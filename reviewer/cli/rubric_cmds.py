@@ -156,11 +156,9 @@ def dimensions(fmt: FormatOption = "table") -> None:
     """
     check_format(fmt)
     if fmt == "json":
-        import dataclasses
-
         from rubrics.catalogue import REFERENCE
 
-        emit_json([dataclasses.asdict(ref) for ref in REFERENCE])
+        emit_json(list(REFERENCE))  # each a dataclass: written as the object of its fields
         return
     from rich.console import Console
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rubrics.safety import check_gates
+
+if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from reviewer.store import Store
 
 HERE = Path(__file__).resolve().parent
 FILES = {
@@ -49,7 +52,7 @@ def build_demo(db: str, reviewer: str) -> str:
         store.close()
 
 
-def _pair_choices(store: Any, ref: str) -> None:
+def _pair_choices(store: Store, ref: str) -> None:
     """The demo reviewers' choices on most counterfactual pairs: usually the side the judge rates
     higher, sometimes a tie or the other side (seeded; skipped when choices exist already)."""
     if store.pair_choices(ref):

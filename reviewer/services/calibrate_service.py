@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from calibration.alpha import LEVELS, Level
 from calibration.consensus import AGGREGATES
@@ -21,11 +23,38 @@ from calibration.report import DimensionInput, TrustBounds, dimension_report, di
 from calibration.reviewers import adjudicated, anchoring, judge_spread, per_reviewer, z_normalise
 from calibration.routing import DimSignal, item_priority
 from reviewer.domain import bias, consensus, spread
-from reviewer.domain.columns import panel_of
+from reviewer.domain.columns import DimColumns, RatingColumns, panel_of
 from reviewer.errors import UserError
+from reviewer.services.reports import (
+    Adjudicated,
+    Anchoring,
+    CalibrationReport,
+    Confusion,
+    Corrections,
+    DimensionDetail,
+    DimensionEntry,
+    Disagreement,
+    HumanSaid,
+    Json,
+    JudgeSpread,
+    PackEntry,
+    PairFigures,
+    ReportT,
+    ReviewerFigures,
+    ReviewerOffset,
+    SideBySide,
+)
 
-if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+if TYPE_CHECKING:  # (types alone: importing the store's class loads SQLAlchemy)
+    from reviewer.services.estimate_labels import Labels
+    from reviewer.services.estimates import ScoreTotals
     from reviewer.store import Store
+    from rubrics.schema import Rubric
+
+    #: (items with a complete judge verdict, how many pass) and the audit items' judge verdicts.
+    PassCounts = tuple[tuple[int, int], tuple[NDArray[np.int64], NDArray[np.bool_]]]
+    #: The two counts :func:`_count_in_background` starts.
+    Counts = tuple[Future[ScoreTotals], Future[PassCounts]]
 
 SAMPLES = ("all", "audit", "blind")
 #: Bootstrap draws for every interval: ``calibrate``, the TUI's calibration screen and its
@@ -33,18 +62,33 @@ SAMPLES = ("all", "audit", "blind")
 DRAWS = 1000
 
 
-def _panel(row: dict[str, Any], dim_id: str) -> float | None:
+class RatingRow(TypedDict):
+    """The keys of a store rating row (``Store.rating_rows``) the services read."""
+
+    item_pk: int
+    item_id: str
+    judge: dict[str, dict[str, float]]
+    panel: dict[str, float | None]
+    human: dict[str, dict[str, float]]
+    adjudicated: dict[str, float]
+
+
+def _rating_rows(store: Store, rubric_ref: str, dataset: str | None, sample: str) -> list[RatingRow]:
+    """The store's rating rows, typed (the store hands out plain dicts of these keys)."""
+    return cast(list[RatingRow], store.rating_rows(rubric_ref, dataset, sample))
+
+
+def _panel(row: RatingRow, dim_id: str) -> float | None:
     """A rating row's judge panel score on a dimension, as the item's fold took it
     (:mod:`reviewer.domain.judge`); None when no model scored it."""
-    panel: dict[str, float | None] = row["panel"]
-    return panel.get(dim_id)
+    return row["panel"].get(dim_id)
 
 
-def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: str | None = None,
+def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample: str | None = None,
               group_by: str | None = None, human_aggregate: str = "mean", level: str | None = None,
               seed: int = 0, draws: int = DRAWS, bounds: TrustBounds | None = None,
               normalise: str = "none", confidence: float = 0.95, target_width: float | None = None,
-              estimates: bool = True, all_revisions: bool = False) -> dict[str, Any]:
+              estimates: bool = True, all_revisions: bool = False) -> CalibrationReport:
     """The calibration report of one rubric version (``normalise`` ``z``: each reviewer's
     scores z-normalised onto the pooled human scale before anything is computed;
     ``all_revisions``: scores given on items' earlier content revisions count too). With
@@ -81,10 +125,10 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     if group_by and group_by.startswith("metadata.") and cols.groups and all(g is None for g in cols.groups):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
     models, reviewers = cols.models, cols.reviewers
-    out: dict[str, Any] = {"rubric": rubric.ref, "dataset": dataset, "sample": sample, "group_by": group_by,
-                           "human_aggregate": human_aggregate, "normalise": normalise, "models": models,
-                           "level": level, "bootstrap": draws,
-                           "revisions": "all" if all_revisions else "current", "dimensions": []}
+    out: CalibrationReport = {"rubric": rubric.ref, "dataset": dataset, "sample": sample, "group_by": group_by,
+                              "human_aggregate": human_aggregate, "normalise": normalise, "models": models,
+                              "level": level, "bootstrap": draws,
+                              "revisions": "all" if all_revisions else "current", "dimensions": []}
     learned = store.correction_scores(rubric.ref) if rubric.judge.correction_examples > 0 else None
     inputs: list[DimensionInput] = []
     prepared = []
@@ -97,28 +141,31 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
         not_normalised: list[int] = []
         if normalise == "z":
             humans, not_normalised = z_normalise(humans)
-        base = dict(levels=list(dim.scale.level_values()), threshold_raw=dim.threshold_raw,
-                    level=level or dim.measurement_level, comparable=dim.judge_scale is None,
-                    groups=cols.groups if group_by else None, human_aggregate=human_aggregate)
-        panel = panel_of(dc.judge, rubric.judge.panel_aggregate)
+        base = DimensionInput(dim.id, panel_of(dc.judge, rubric.judge.panel_aggregate), humans,
+                              levels=list(dim.scale.level_values()), threshold_raw=dim.threshold_raw,
+                              level=level or dim.measurement_level,
+                              comparable=dim.judge_scale is None,
+                              groups=cols.groups if group_by else None,
+                              human_aggregate=human_aggregate)
         first = len(inputs)
-        inputs.append(DimensionInput(dim.id, panel, humans, **base))
+        inputs.append(base)
         if len(models) > 1:
-            inputs.extend(DimensionInput(dim.id, dc.judge[:, i], humans, **base) for i in range(len(models)))
-        prepared.append((dim, dc, humans, not_normalised, base, panel, first))
+            inputs.extend(replace(base, judge=dc.judge[:, i]) for i in range(len(models)))
+        prepared.append((dim, dc, humans, not_normalised, base, first))
     reports = dimension_reports(inputs, bounds, draws, seed)  # one bootstrap pass for all of them
-    per_model: dict[str, list[dict[str, Any]]] = {}
-    for dim, dc, humans, not_normalised, base, panel, first in prepared:
+    per_model: dict[str, list[dict[str, Json]]] = {}
+    for dim, dc, humans, not_normalised, base, first in prepared:
         rep = reports[first]
-        entry = dict(rep.figures)
+        # calibration.report's figures are the documented keys of a dimension's entry
+        entry = cast(DimensionEntry, dict(rep.figures))
         entry["level_source"] = "--level" if level else "rubric" if dim.level else "scale default"
         entry["null_reasons"] = rep.null_reasons
-        entry.update(_people(dc, panel, humans, reviewers, base["level"]))
+        entry.update(_people(dc, base.judge, humans, reviewers, base.level))
         if normalise == "z":
             entry["not_normalised"] = [reviewers[i] for i in not_normalised]
         if learned is not None:
             entry["corrections"] = _before_after(cols.item_pk, learned[0].get(dim.id, {}), learned[1], humans,
-                                                 {**base, "groups": None}, bounds, draws, seed)
+                                                 replace(base, groups=None), bounds, draws, seed)
         out["dimensions"].append(entry)
         if len(models) > 1:
             figures = {m: reports[first + 1 + i].figures for i, m in enumerate(models)}
@@ -140,14 +187,14 @@ def calibrate(store: Any, rubric_ref: str, dataset: str | None = None, sample: s
     return out
 
 
-def _count_in_background(store: Any, ref: str, dataset: str | None) -> tuple[Future[Any], Future[Any]]:
+def _count_in_background(store: Store, ref: str, dataset: str | None) -> Counts:
     """The corrected estimates' two counts over every item (:meth:`judge_score_totals`;
     :meth:`judge_pass_totals` with the audit items' verdicts, :meth:`audit_judge_verdicts`),
     started on their own connections: the database counts (the driver lets go of the GIL) while
     the figures are computed here — a million items cost ~max, not sum."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def passes() -> tuple[tuple[int, int], Any]:
+    def passes() -> PassCounts:
         return store.judge_pass_totals(ref, dataset), store.audit_judge_verdicts(ref)
 
     pool = ThreadPoolExecutor(2)
@@ -157,9 +204,10 @@ def _count_in_background(store: Any, ref: str, dataset: str | None) -> tuple[Fut
         pool.shutdown(wait=False)  # the two run to the end; nothing more is submitted
 
 
-def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, dataset: str | None, how: str,
-                   confidence: float, target_width: float | None, group_by: str | None = None,
-                   own: Any = None, counts: tuple[Future[Any], Future[Any]] | None = None) -> None:
+def _add_estimates(store: Store, rubric: Rubric, out: CalibrationReport, cols: RatingColumns | None,
+                   dataset: str | None, how: str, confidence: float, target_width: float | None,
+                   group_by: str | None = None, own: RatingColumns | None = None,
+                   counts: Counts | None = None) -> None:
     """Corrected means per dimension and the corrected pass rate (:mod:`reviewer.services.estimates`):
     they need the judge on every item (a report on the whole store hands its columns over).
     ``own``: the report's columns when they are the audit sample's (the labels are read from
@@ -179,7 +227,8 @@ def _add_estimates(store: Any, rubric: Any, out: dict[str, Any], cols: Any, data
                                                     judged)
 
 
-def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: Any) -> Any:
+def _audit_labels(store: Store, rubric: Rubric, dataset: str | None, how: str,
+                  own: RatingColumns | None) -> Labels | None:
     """The audit items' labels (:mod:`reviewer.services.estimate_labels`), None without an audit
     sample: from the columns of the audit sample (``own``: the report's, when they are those)."""
     from reviewer.services.estimate_labels import labels_of_columns
@@ -191,39 +240,43 @@ def _audit_labels(store: Any, rubric: Any, dataset: str | None, how: str, own: A
     return labels_of_columns(store, rubric, own, how)
 
 
-def _before_after(item_pk: np.ndarray, scores: dict[int, tuple[float | None, float | None]],
-                  seen: set[int], humans: np.ndarray, base: dict[str, Any], bounds: TrustBounds,
-                  draws: int, seed: int) -> dict[str, Any]:
+def _before_after(item_pk: NDArray[np.int64], scores: dict[int, tuple[float | None, float | None]],
+                  seen: set[int], humans: NDArray[np.float64], base: DimensionInput, bounds: TrustBounds,
+                  draws: int, seed: int) -> Corrections:
     """Learning from corrections: agreement of the judge's scores made without human examples
     and of those made with them, on the same items (those whose own human scores were examples
     left out)."""
     pks = [int(p) for p in item_pk]
     keep = [i for i, pk in enumerate(pks) if pk not in seen and None not in scores.get(pk, (None, None))]
-    out: dict[str, Any] = {"left_out": sum(1 for pk in pks if pk in seen)}
-    for side, k in (("before", 0), ("after", 1)):
+    out: Corrections = {"left_out": sum(1 for pk in pks if pk in seen)}
+    sides: tuple[tuple[Literal["before", "after"], int], ...] = (("before", 0), ("after", 1))
+    for side, k in sides:
         judge = np.array([scores[pks[i]][k] for i in keep], dtype=float)
-        figures = dimension_report(DimensionInput("", judge, humans[keep], **base), bounds, draws, seed).figures
-        out[side] = {key: figures.get(key) for key in ("n", "alpha", "alpha_ci", "mae", "exact")}
+        f = dimension_report(replace(base, dimension="", judge=judge, humans=humans[keep]), bounds, draws, seed).figures
+        out[side] = {"n": f["n"], "alpha": f.get("alpha"), "alpha_ci": f.get("alpha_ci"), "mae": f.get("mae"),
+                     "exact": f.get("exact")}
     return out
 
 
-def _people(dc: Any, judge: np.ndarray, humans: np.ndarray, reviewers: list[str], level: Level) -> dict[str, Any]:
+def _people(dc: DimColumns, judge: NDArray[np.float64], humans: NDArray[np.float64], reviewers: list[str],
+            level: Level) -> DimensionEntry:
     """Per-reviewer figures, adjudication three ways, anchoring and the judge's own spread."""
-    out: dict[str, Any] = {"reviewers": per_reviewer(humans, reviewers, level)}
+    # calibration.reviewers' dicts are the documented keys of these entries
+    out: DimensionEntry = {"reviewers": cast(list[ReviewerFigures], per_reviewer(humans, reviewers, level))}
     if (~np.isnan(dc.adjudicated)).any():
-        out["adjudicated"] = adjudicated(judge, dc.adjudicated, humans)
+        out["adjudicated"] = cast(Adjudicated, adjudicated(judge, dc.adjudicated, humans))
     if dc.revised.shape[0]:
         idx = dc.revised[:, 0].astype(np.int64)
-        out["anchoring"] = anchoring(dc.revised[:, 1], dc.revised[:, 2], judge[idx])
+        out["anchoring"] = cast(Anchoring, anchoring(dc.revised[:, 1], dc.revised[:, 2], judge[idx]))
     with np.errstate(invalid="ignore"):
         some = (~np.isnan(dc.judge_std)).any(axis=1)
         stds = np.full(judge.size, np.nan)
         stds[some] = np.nanmean(dc.judge_std[some], axis=1)
-    out["judge_spread"] = judge_spread(stds, dc.judge)
+    out["judge_spread"] = cast(JudgeSpread, judge_spread(stds, dc.judge))
     return out
 
 
-def pair_report(store: Any, rubric_ref: str) -> dict[str, Any] | None:
+def pair_report(store: Store, rubric_ref: str) -> PairFigures | None:
     """Judge–human agreement on which item of each two-item group is better (see
     :mod:`calibration.pairs`); None when no reviewer has chosen in this rubric's pairs."""
     from calibration.pairs import TIE, PairObservation, pair_figures
@@ -238,15 +291,15 @@ def pair_report(store: Any, rubric_ref: str) -> dict[str, Any] | None:
         side = {pk: i for i, (pk, _, _) in enumerate(items)}
         picks = [TIE if w is None else side[w] for w in choices[grp].values() if w is None or w in side]
         observations.append(PairObservation(items[0][2], items[1][2], picks))
-    return pair_figures(observations)
+    return cast(PairFigures, pair_figures(observations))
 
 
-def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
+def route(store: Store, rubric_ref: str, report: CalibrationReport) -> int:
     """Write review priorities from the report's trust status into the store; returns how many."""
     rubric = store.get_rubric(rubric_ref)
     status = {d["dimension"]: d["status"] for d in report["dimensions"]}
     priorities: dict[int, float] = {}
-    for row in store.rating_rows(rubric.ref, None, "all"):
+    for row in _rating_rows(store, rubric.ref, None, "all"):
         signals = {}
         for dim in rubric.dimensions:
             if dim.is_pair:
@@ -263,7 +316,17 @@ def route(store: Any, rubric_ref: str, report: dict[str, Any]) -> int:
     return len(priorities)
 
 
-def confusions(store: Any, report: dict[str, Any], cols: Any = None) -> dict[str, Any]:
+class ReportSample(TypedDict):
+    """Which items a report was computed from: the keys :func:`confusions` reads of it."""
+
+    rubric: str
+    dataset: str | None
+    sample: str
+    human_aggregate: NotRequired[str]
+
+
+def confusions(store: Store, report: CalibrationReport | ReportSample,
+               cols: RatingColumns | None = None) -> dict[str, Confusion]:
     """Per dimension the judge × human confusion table on the dimension's levels (human: the
     report's aggregate — :func:`reviewer.domain.human.consensus` — the majority on nominal
     dimensions), from the rating columns of the report's dataset and sample (``cols``: those
@@ -273,7 +336,7 @@ def confusions(store: Any, report: dict[str, Any], cols: Any = None) -> dict[str
     rubric = store.get_rubric(report["rubric"])
     if cols is None:
         cols = store.rating_columns(rubric.ref, report["dataset"], report["sample"])
-    out = {}
+    out: dict[str, Confusion] = {}
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
             continue
@@ -283,26 +346,26 @@ def confusions(store: Any, report: dict[str, Any], cols: Any = None) -> dict[str
         judge, human = panel_of(dc.judge, rubric.judge.panel_aggregate), consensus_columns(dc.humans, how)
         both = ~np.isnan(judge) & ~np.isnan(human)
         if both.any():
-            out[dim.id] = confusion(judge[both], human[both], list(dim.scale.level_values()))
+            out[dim.id] = cast(Confusion, confusion(judge[both], human[both], list(dim.scale.level_values())))
     return out
 
 
-def _rows_for(store: Any, rubric_ref: str, dataset: str | None, sample: str | None) -> tuple[str, list[dict[str, Any]]]:
+def _rows_for(store: Store, rubric_ref: str, dataset: str | None, sample: str | None) -> tuple[str, list[RatingRow]]:
     """The sample ``calibrate`` uses for these arguments (audit when drawn, else all) and its rows."""
     if sample is None:
         sample = "audit" if store.has_audit_sample(rubric_ref) else "all"
-    return sample, store.rating_rows(rubric_ref, dataset, sample)
+    return sample, _rating_rows(store, rubric_ref, dataset, sample)
 
 
-def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
-                  rows: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def disagreements(store: Store, rubric_ref: str, dimension: str, top: int = 20,
+                  rows: list[RatingRow] | None = None) -> list[Disagreement]:
     """The items where the judge and the humans differ most on a dimension, largest first, with
     each human score, the humans' consensus and own spread, ``bias`` (judge − human), and the
     adjudicated score if a lead gave one (``rows``: the rating rows to look in; default every
     item of the rubric)."""
     rubric = store.get_rubric(rubric_ref)
-    out = []
-    for r in rows if rows is not None else store.rating_rows(rubric.ref, None, "all"):
+    out: list[Disagreement] = []
+    for r in rows if rows is not None else _rating_rows(store, rubric.ref, None, "all"):
         j, humans = _panel(r, dimension), r["human"].get(dimension)
         if j is None or not humans:
             continue
@@ -316,8 +379,8 @@ def disagreements(store: Any, rubric_ref: str, dimension: str, top: int = 20,
     return out[:top]
 
 
-def dimension_detail(store: Any, rubric_ref: str, dimension: str, dataset: str | None = None,
-                     sample: str | None = None) -> dict[str, Any]:
+def dimension_detail(store: Store, rubric_ref: str, dimension: str, dataset: str | None = None,
+                     sample: str | None = None) -> DimensionDetail:
     """One dimension over the items its calibration figures come from (the same dataset and
     sample as ``calibrate``): the judge × human confusion table (``n`` items), each reviewer's
     bias (judge − human) and MAE against the judge, and the largest disagreements."""
@@ -332,29 +395,31 @@ def dimension_detail(store: Any, rubric_ref: str, dimension: str, dataset: str |
         for who, score in r["human"].get(dimension, {}).items():
             per.setdefault(who, []).append((j, score))
     if conf is None:
-        conf = confusion([], [], list(rubric.dimension(dimension).scale.level_values()))
+        conf = cast(Confusion, confusion([], [], list(rubric.dimension(dimension).scale.level_values())))
     return {"levels": conf["levels"], "table": conf["table"], "sample": sample, "n": conf["n"],
-            "reviewers": reviewer_offsets(per), "disagreements": disagreements(store, rubric.ref, dimension, rows=rows)}
+            "reviewers": cast(list[ReviewerOffset], reviewer_offsets(per)),
+            "disagreements": disagreements(store, rubric.ref, dimension, rows=rows)}
 
 
-def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[str, Any]]:
+def disagreement_pack(store: Store, rubric_ref: str, top: int = 20) -> list[PackEntry]:
     """Per dimension, the ``top`` items where judge and humans differ most, with what it takes to
     improve the judge prompt: the input and output, the judge's rationale and evidence, and each
     reviewer's current score (from the item's fold) with their reason and tags."""
     rubric = store.get_rubric(rubric_ref)
-    rows = store.rating_rows(rubric.ref, None, "all")
+    rows = _rating_rows(store, rubric.ref, None, "all")
     picked = [(dim.id, rank, d) for dim in rubric.dimensions if not (dim.is_pair or dim.method == "human")
               for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top, rows), start=1)]
     # every picked item's row, fold and judge records at once (not one read per item)
     pks = {d["item_pk"] for _, _, d in picked}
     items = {it.pk: (it, fold) for it, fold in store.item_folds(item_pks=pks)}
     judges = store.current_judges(pks)
-    out = []
+    out: list[PackEntry] = []
     for dim_id, rank, d in picked:
         item, fold = items[d["item_pk"]]
         judge = [j for j in judges[d["item_pk"]].get(dim_id, []) if j.turn is None and j.score is not None]
-        said = {who: {"score": v.score, "reason": v.reason, "tags": list(v.tags), "blind": v.blind}
-                for who, v in sorted(fold.dims[dim_id].human.votes.items())}
+        said: dict[str, HumanSaid] = {
+            who: {"score": v.score, "reason": v.reason, "tags": list(v.tags), "blind": v.blind}
+            for who, v in sorted(fold.dims[dim_id].human.votes.items())}
         out.append({
             "rubric": rubric.ref, "dimension": dim_id, "rank": rank, "item_id": d["item_id"],
             "judge": d["judge"], "human_mean": d["human_mean"], "bias": d["bias"], "gap": d["gap"],
@@ -367,13 +432,8 @@ def disagreement_pack(store: Any, rubric_ref: str, top: int = 20) -> list[dict[s
     return out
 
 
-def compare_versions(store: Any, rubric_ref: str, other_ref: str, **kwargs: Any) -> dict[str, Any]:
-    """Two versions' calibration reports side by side (see :func:`side_by_side`)."""
-    return side_by_side(store, rubric_ref, other_ref, lambda ref: calibrate(store, ref, **kwargs))
-
-
 def side_by_side(store: Store, rubric_ref: str, other_ref: str,
-                 build: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+                 build: Callable[[str], ReportT]) -> SideBySide[ReportT]:
     """Two versions of one rubric side by side, each report built by ``build`` from its own
     version's scores alone, never pooled. Different versions carry a "not like for like" banner
     naming what changed (``rubric diff``'s changes); ``calibrate`` and ``report`` both use this."""

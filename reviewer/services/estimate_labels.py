@@ -12,13 +12,18 @@ audit items in array operations; a test holds the two side by side).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alpha import unique_codes
 from reviewer.domain.columns import RatingColumns, people_columns
+
+if TYPE_CHECKING:  # (types alone: importing the store's class loads SQLAlchemy)
+    from reviewer.domain.item import ItemFold
+    from reviewer.store import Store
+    from rubrics.schema import Dimension, Rubric
 
 Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -34,7 +39,7 @@ class Labels:
     verdicts: tuple[Ints, NDArray[np.bool_]]
 
 
-def labels_of_folds(rubric: Any, folds: list[tuple[int, Any]]) -> Labels:
+def labels_of_folds(rubric: Rubric, folds: list[tuple[int, ItemFold]]) -> Labels:
     """:class:`Labels` from (item key, fold) pairs of the audit items."""
     from reviewer.domain import humans_only
 
@@ -58,7 +63,7 @@ def labels_of_folds(rubric: Any, folds: list[tuple[int, Any]]) -> Labels:
                   (np.asarray(pks, dtype=np.int64), np.asarray(passed, dtype=bool)))
 
 
-def labels_of_columns(store: Any, rubric: Any, cols: RatingColumns, how: str) -> Labels:
+def labels_of_columns(store: Store, rubric: Rubric, cols: RatingColumns, how: str) -> Labels:
     """:class:`Labels` of the items of ``cols``: the columns of the audit sample
     (``rating_columns(…, "audit")``: people's labels only, current revisions). People's verdict per item is the per-item rule itself
     (:func:`reviewer.domain.resolve` on people's scores alone) asked once per distinct pattern of
@@ -101,7 +106,7 @@ def labels_of_columns(store: Any, rubric: Any, cols: RatingColumns, how: str) ->
     return Labels(dims, (pks[complete], passed[complete]))
 
 
-def _pass_codes(dim: Any, values: Floats) -> NDArray[np.int64]:
+def _pass_codes(dim: Dimension, values: Floats) -> NDArray[np.int64]:
     """0: no score; 1: scored, fails the dimension's threshold; 2: scored and passes."""
     out = np.zeros(values.size, dtype=np.int64)
     seen = ~np.isnan(values)
@@ -110,7 +115,7 @@ def _pass_codes(dim: Any, values: Floats) -> NDArray[np.int64]:
     return out
 
 
-def _verdict(rubric: Any, people: dict[str, float]) -> tuple[bool, bool]:
+def _verdict(rubric: Rubric, people: dict[str, float]) -> tuple[bool, bool]:
     """(complete, passes) of the overall people alone give with these scores and no safety flag:
     :func:`reviewer.domain.resolve` with each score standing as people's settled score."""
     from reviewer.domain import HumanDim, SafetyState, Vote, resolve

@@ -3,16 +3,19 @@ TUI's calibration screen shows (plain text through :func:`reviewer.safetext.safe
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewer.safetext import safe_line
+
+if TYPE_CHECKING:
+    from reviewer.services.reports import CalibrationReport, Estimate
 
 
 def _ci(ci: list[float] | None, digits: int) -> str:
     return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "[—]"
 
 
-def estimate_line(name: str, e: dict[str, Any], digits: int = 2, reason: bool = True) -> str:
+def estimate_line(name: str, e: Estimate, digits: int = 2, reason: bool = True) -> str:
     """One figure: the judge's alone, people's alone, and the corrected one with its interval;
     then the reason, unless ``reason`` is False (said once above every figure)."""
     if e.get("ppi") is None:
@@ -34,7 +37,7 @@ def estimate_line(name: str, e: dict[str, Any], digits: int = 2, reason: bool = 
     return safe_line(line)
 
 
-def estimate_lines(report: dict[str, Any]) -> list[str]:
+def estimate_lines(report: CalibrationReport) -> list[str]:
     """The estimate lines of a calibration report (none when it carries no estimates); a reason
     every figure shares (no audit sample, say) is said once, above them."""
     p = report.get("pass_rate_estimate")

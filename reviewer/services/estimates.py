@@ -12,13 +12,21 @@ its arrays and says, in words, why a figure is missing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from types import EllipsisType
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration import ppi
 from reviewer.services.estimate_labels import Labels, labels_of_folds
+from reviewer.services.reports import CorrectedBoard, Estimate, RankedEstimate
+
+if TYPE_CHECKING:  # (types alone: importing the store's class loads SQLAlchemy)
+    from reviewer.domain.columns import RatingColumns
+    from reviewer.domain.item import ItemFold
+    from reviewer.store import Store
+    from rubrics.schema import Rubric
 
 NO_AUDIT = ("no audit sample: draw one with `rubricate queue audit-sample --rubric {ref} --n 200` "
             "and have people score it in the audit queue, or import items with \"audit\": true")
@@ -26,6 +34,22 @@ NO_AUDIT = ("no audit sample: draw one with `rubricate queue audit-sample --rubr
 
 
 Arrays3 = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
+#: Per dimension (count, sum, sum of squares) of the judge's scores, counted by the database
+#: (``Store.judge_score_totals``; None where it cannot count them).
+ScoreTotals = dict[str, tuple[int, float, float]] | None
+
+
+class Grouped(Protocol):
+    """What an item record is grouped by (``--group-by``)."""
+
+    @property
+    def variant(self) -> str | None: ...
+
+    @property
+    def grp(self) -> str | None: ...
+
+    @property
+    def meta(self) -> dict[str, object] | None: ...
 
 
 def _arrays(judge: NDArray[np.float64], human: NDArray[np.float64], audit: NDArray[np.bool_]) -> Arrays3:
@@ -39,7 +63,7 @@ def _arrays(judge: NDArray[np.float64], human: NDArray[np.float64], audit: NDArr
 
 
 def estimate(judge: NDArray[np.float64], human: NDArray[np.float64], audit: NDArray[np.bool_], ref: str,
-             confidence: float = 0.95, target_width: float | None = None) -> dict[str, Any]:
+             confidence: float = 0.95, target_width: float | None = None) -> Estimate:
     """The ``estimate`` object of the calibration JSON for one dimension, from per-item arrays
     aligned on the same items: the judge's score, people's aggregate (NaN where none) and whether
     the item is in the audit sample."""
@@ -50,7 +74,7 @@ def estimate(judge: NDArray[np.float64], human: NDArray[np.float64], audit: NDAr
     return corrected(y, yhat, yu, confidence, target_width)
 
 
-def refused(judge_only: float | None, n: int, ref: str, confidence: float) -> dict[str, Any]:
+def refused(judge_only: float | None, n: int, ref: str, confidence: float) -> Estimate:
     """No audit sample: every figure but the judge's own is null, and ``reason`` says what to do."""
     return {"judge_only": judge_only, "humans_only": None, "humans_ci": None, "ppi": None, "ppi_ci": None,
             "n_labelled": 0, "n_unlabelled": n, "lambda": None, "effective_labels": None,
@@ -58,13 +82,14 @@ def refused(judge_only: float | None, n: int, ref: str, confidence: float) -> di
 
 
 def corrected(y: NDArray[np.float64], yhat: NDArray[np.float64], yu: ppi.Unlabelled, confidence: float,
-              target_width: float | None) -> dict[str, Any]:
+              target_width: float | None) -> Estimate:
     """The estimate object from labelled arrays and the unlabelled side (array or moments); a
     sample under ``calibration.ppi.MIN_LABELLED`` items is estimated with a warning in ``reason``."""
     e = ppi.estimate_mean(y, yhat, yu, confidence=confidence)
-    out = e.as_json()
-    out["reason"] = out.pop("warning")
-    out["confidence"] = confidence
+    mean = e.as_json()
+    mean["reason"] = mean.pop("warning")
+    mean["confidence"] = confidence
+    out = cast(Estimate, mean)  # calibration.ppi's keys, documented as the estimate's
     if target_width is not None and e.ppi is not None:
         more = ppi.labels_for_width(y, yhat, yu, target_width, confidence)
         out["target_width"] = target_width
@@ -78,20 +103,25 @@ def corrected(y: NDArray[np.float64], yhat: NDArray[np.float64], yu: ppi.Unlabel
 
 
 def ranking(groups: Mapping[str, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]],
-            confidence: float = 0.95) -> list[dict[str, Any]]:
+            confidence: float = 0.95) -> list[RankedEstimate]:
     """Corrected leaderboard of groups (models, variants), each given as (judge, human, audit)
     arrays: PPI mean and interval, corrected rank, the judge-only rank, and the probability that
     the corrected rank is right."""
     arrays = {g: _arrays(*a) for g, a in groups.items()}
-    ranked = ppi.rank_groups(arrays, confidence=confidence)
-    return [{"group": r.group, "rank": r.rank, "judge_rank": r.judge_rank,
-             "rank_probability": r.rank_probability, **r.estimate.as_json()} for r in ranked]
+    return _ranked(arrays, confidence)
 
 
-def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: Labels | list[tuple[int, Any]] | None,
+def _ranked(arrays: Mapping[str, Arrays3], confidence: float) -> list[RankedEstimate]:
+    """The corrected ranking of groups given as (y, yhat, yhat_unlabelled) arrays."""
+    return [cast(RankedEstimate, {"group": r.group, "rank": r.rank, "judge_rank": r.judge_rank,
+                                  "rank_probability": r.rank_probability, **r.estimate.as_json()})
+            for r in ppi.rank_groups(arrays, confidence=confidence)]
+
+
+def pass_rate(store: Store, rubric: Rubric, dataset: str | None, folds: Labels | list[tuple[int, ItemFold]] | None,
               confidence: float = 0.95, target_width: float | None = None,
               totals: tuple[int, int] | None = None,
-              verdicts: tuple[NDArray[np.int64], NDArray[np.bool_]] | None = None) -> dict[str, Any]:
+              verdicts: tuple[NDArray[np.int64], NDArray[np.bool_]] | None = None) -> Estimate:
     """``pass_rate_estimate``: the share of items that pass, corrected with people's verdicts.
 
     The population is every item whose judge verdict is complete (an incomplete one has no pass
@@ -113,13 +143,15 @@ def pass_rate(store: Any, rubric: Any, dataset: str | None, folds: Labels | list
     n_u = total - int(yhat.size)
     k_u = passes - int(yhat.sum())
     out = corrected(y, yhat, ppi.Moments.from_sums(n_u, k_u, k_u), confidence, target_width)
-    for key in ("ppi_ci", "humans_ci"):  # a share's interval ends at 0 and 1
-        if out.get(key):
-            out[key] = [max(0.0, out[key][0]), min(1.0, out[key][1])]
+    # a share's interval ends at 0 and 1
+    if ci := out.get("ppi_ci"):
+        out["ppi_ci"] = [max(0.0, ci[0]), min(1.0, ci[1])]
+    if ci := out.get("humans_ci"):
+        out["humans_ci"] = [max(0.0, ci[0]), min(1.0, ci[1])]
     return out
 
 
-def audit_folds(store: Any, rubric: Any, dataset: str | None, how: str) -> list[tuple[int, Any]] | None:
+def audit_folds(store: Store, rubric: Rubric, dataset: str | None, how: str) -> list[tuple[int, ItemFold]] | None:
     """(item key, fold of its labels) of every item in the rubric's audit sample; None when it has none."""
     audit = store.audit_pks(rubric.ref)
     if not audit:
@@ -127,11 +159,11 @@ def audit_folds(store: Any, rubric: Any, dataset: str | None, how: str) -> list[
     return [(it.pk, fold) for it, fold in store.item_folds(rubric.ref, dataset, sorted(audit), how, labels=True)]
 
 
-def dimension_estimates(store: Any, rubric: Any, dataset: str | None,
-                        folds: Labels | list[tuple[int, Any]] | None,
-                        confidence: float, target_width: float | None, cols: Any = None,
+def dimension_estimates(store: Store, rubric: Rubric, dataset: str | None,
+                        folds: Labels | list[tuple[int, ItemFold]] | None,
+                        confidence: float, target_width: float | None, cols: RatingColumns | None = None,
                         count_in_db: bool = True, group_by: str | None = None,
-                        counted: Any = ...) -> dict[str, dict[str, Any]]:
+                        counted: ScoreTotals | EllipsisType = ...) -> dict[str, Estimate]:
     """``estimate`` per dimension (ordered and interval ones; a mean of nominal labels means
     nothing). The labelled side is the audit items' :class:`Labels` (given, or taken from their
     ``folds``) — people's score is the effective one without the judge (a lead's adjudication, else
@@ -145,16 +177,17 @@ def dimension_estimates(store: Any, rubric: Any, dataset: str | None,
     if not count_in_db or group_by:
         totals = None
     else:  # ``counted``: :meth:`judge_score_totals` already asked (on another thread)
-        totals = store.judge_score_totals(rubric.ref, dataset) if counted is ... else counted
+        totals = store.judge_score_totals(rubric.ref, dataset) if isinstance(counted, EllipsisType) else counted
     if totals is None and (cols is None or (group_by and cols.groups is None)):
         cols = store.rating_columns(rubric.ref, dataset, "all", group_by)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Estimate] = {}
     for d in dims:
         empty = np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
         labelled_pks, y, yhat = labels.dims.get(d.id, empty) if labels is not None else empty
         if totals is not None:
             n, s, ss = totals.get(d.id, (0, 0.0, 0.0))
         else:
+            assert cols is not None  # read above whenever the database does not count
             panel = panel_of(cols.dims[d.id].judge, rubric.judge.panel_aggregate)
             scored = panel[~np.isnan(panel)]
             n, s, ss = int(scored.size), float(scored.sum()), float((scored * scored).sum())
@@ -164,19 +197,21 @@ def dimension_estimates(store: Any, rubric: Any, dataset: str | None,
         rest = ppi.Moments.from_sums(n - yhat.size, s - float(yhat.sum()), ss - float((yhat * yhat).sum()))
         out[d.id] = corrected(y, yhat, rest, confidence, target_width)
         if group_by:
+            assert cols is not None  # read above, with its groups, for a ranking
             out[d.id]["ranking"] = _ranking(cols, d.id, rubric.judge.panel_aggregate, labelled_pks.tolist(),
                                             y, yhat, confidence)
     return out
 
 
-def _ranking(cols: Any, dim_id: str, how: str, pks: list[int], y: NDArray[np.float64],
-             yhat: NDArray[np.float64], confidence: float) -> list[dict[str, Any]]:
+def _ranking(cols: RatingColumns, dim_id: str, how: str, pks: list[int], y: NDArray[np.float64],
+             yhat: NDArray[np.float64], confidence: float) -> list[RankedEstimate]:
     """Corrected means per group of ``cols.groups`` (labelled items by key, the rest from the
     columns) and the corrected ranking."""
     from reviewer.domain.columns import panel_of
 
     panel = panel_of(cols.dims[dim_id].judge, how)
-    group_of = {int(pk): "unknown" if g is None else str(g) for pk, g in zip(cols.item_pk, cols.groups, strict=True)}
+    groups = cols.groups if cols.groups is not None else [None] * int(cols.item_pk.size)
+    group_of = {int(pk): "unknown" if g is None else str(g) for pk, g in zip(cols.item_pk, groups, strict=True)}
     is_labelled = np.isin(cols.item_pk, np.asarray(pks, dtype=np.int64))
     names = sorted(set(group_of.values()))
     arrays: dict[str, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]] = {}
@@ -186,12 +221,11 @@ def _ranking(cols: Any, dim_id: str, how: str, pks: list[int], y: NDArray[np.flo
         mine = labelled_group == g
         rest = (item_group == g) & ~is_labelled & ~np.isnan(panel)
         arrays[g] = (y[mine], yhat[mine], panel[rest])
-    ranked = ppi.rank_groups(arrays, confidence=confidence)
-    return [{"group": r.group, "rank": r.rank, "judge_rank": r.judge_rank, "rank_probability": r.rank_probability,
-             **r.estimate.as_json()} for r in ranked]
+    return _ranked(arrays, confidence)
 
 
-def _group_value(it: Any, field: str) -> str:
+def _group_value(it: Grouped, field: str) -> str:
+    value: object
     if field in ("variant", "group"):
         value = it.variant if field == "variant" else it.grp
     else:
@@ -199,8 +233,8 @@ def _group_value(it: Any, field: str) -> str:
     return "unknown" if value is None else str(value)
 
 
-def corrected_leaderboard(store: Any, rubric: Any, dataset: str | None, field: str = "metadata.model",
-                          confidence: float = 0.95) -> dict[str, Any] | None:
+def corrected_leaderboard(store: Store, rubric: Rubric, dataset: str | None, field: str = "metadata.model",
+                          confidence: float = 0.95) -> CorrectedBoard | None:
     """Pass rate per group (``metadata.KEY``, ``variant`` or ``group``): the judge's, and the
     corrected one with its interval, the corrected rank and the probability that it is right, and
     where the corrected order differs from the judge's. None without an audit sample."""

@@ -11,25 +11,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reviewer.errors import UserError
 from reviewer.io.itemfile import ItemFile
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (the store's types alone: importing them loads SQLAlchemy)
     from reviewer.io.adapters import ConvertedSource
     from reviewer.io.adapters.base import Converted
-    from reviewer.store.core import Store
+    from reviewer.store import Store
     from reviewer.store.views import ImportSummary
 
 
 def import_file(store: Store, path: str | Path, rubric_ref: str, dataset: str | None = None,
-                update_existing: bool = False, progress: Callable[[int, int], None] | None = None) -> Any:
+                update_existing: bool = False, progress: Callable[[int, int], None] | None = None) -> ImportSummary:
     """Import a JSON Lines or CSV item file into ``store`` in one transaction (see
     :meth:`reviewer.store.importer.ImportMixin.import_items`); returns its ``ImportSummary``.
     A file with any bad line is refused whole, every bad line listed, nothing written."""
-    return store.import_items(ItemFile(path), rubric_ref, dataset, update_existing=update_existing,
-                              progress=progress)
+    summary: ImportSummary = store.import_items(ItemFile(path), rubric_ref, dataset,
+                                                update_existing=update_existing, progress=progress)
+    return summary
 
 
 @dataclass

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reviewer.errors import UserError
 
@@ -29,12 +30,12 @@ FORMAT = "rubricate-judge-pending/1"
 REPLY_PREFIX = "judge:"
 
 
-def replies(entries: dict[str, Any]) -> int:
+def replies(entries: Mapping[str, object]) -> int:
     """How many of the cache entries are judge replies."""
     return sum(1 for key in entries if key.startswith(REPLY_PREFIX))
 
 
-def read(path: Path) -> tuple[dict[str, dict[str, Any]], dict[int, dict[str, Any]]] | None:
+def read(path: Path) -> tuple[dict[str, dict[str, object]], dict[int, dict[str, object]]] | None:
     """The kept cache entries and unclosed runs (run id → totals), or None with no file."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -55,7 +56,7 @@ def read(path: Path) -> tuple[dict[str, dict[str, Any]], dict[int, dict[str, Any
                         "(the replies in it are then asked for again)") from None
 
 
-def keep(path: Path, cache: dict[str, dict[str, Any]], runs: dict[int, dict[str, Any]]) -> None:
+def keep(path: Path, cache: Mapping[str, dict[str, object]], runs: Mapping[int, dict[str, object]]) -> None:
     """Add entries and unclosed runs to the file (entries already there win: first write wins,
     as in the cache)."""
     have_cache, have_runs = read(path) or ({}, {})

@@ -17,9 +17,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewer.errors import UserError
 from reviewer.services import judge_pending
@@ -30,6 +30,12 @@ from rubrics.methods.base import JudgeItem
 from rubrics.methods.semantic import Embedder
 from rubrics.results import SafetyHit, ScoreResult
 from rubrics.schema import JUDGE_METHODS, Rubric
+
+if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from reviewer.store import Store
+
+#: A judge cache value (a judge reply or an embedding), opaque here: the judge pipeline reads it.
+CacheValue = dict[str, object]
 
 #: Results written per store call (one transaction each).
 BATCH = 100
@@ -85,14 +91,14 @@ class StoreCache:
     transaction per call held every call in flight up behind a commit. A buffered or in-flight
     value is answered from memory, so a repeated prompt never misses it."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
-        self.pending: dict[str, dict[str, Any]] = {}
+        self.pending: dict[str, CacheValue] = {}
         #: Every key the store held when the run began (None: too many to hold, ask each time),
         #: so a prompt never seen costs no database read on the event loop.
         self.known: set[str] | None = store.judge_cache_keys(KNOWN_KEYS_MAX)
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> CacheValue | None:
         """A cached value, or None."""
         mine = self.pending.get(key)
         if mine is not None:
@@ -102,7 +108,7 @@ class StoreCache:
         value = self.store.judge_cache_get(key)
         return dict(value) if value is not None else None
 
-    def get_many(self, keys: Collection[str]) -> dict[str, dict[str, Any]]:
+    def get_many(self, keys: Collection[str]) -> dict[str, CacheValue]:
         """The cached values of those ``keys`` that have one: buffered ones from memory, the
         rest the store holds in one read per 500 keys."""
         found = {k: dict(v) for k in keys if (v := self.pending.get(k)) is not None}
@@ -111,11 +117,11 @@ class StoreCache:
             found.update(self.store.judge_cache_get_many(asked))
         return found
 
-    def put(self, key: str, value: dict[str, Any]) -> None:
+    def put(self, key: str, value: CacheValue) -> None:
         """Keep a value for the next batch write."""
         self.pending.setdefault(key, value)
 
-    def take(self) -> dict[str, dict[str, Any]]:
+    def take(self) -> dict[str, CacheValue]:
         """The values not yet handed to a write (they stay readable until written)."""
         return dict(self.pending)
 
@@ -127,14 +133,9 @@ class StoreCache:
             self.pending.pop(key, None)
 
 
-def item_from_record(record: Any) -> JudgeItem:
-    """A store item record (a mapping, a dataclass or an object with attributes) as a JudgeItem."""
-    if isinstance(record, Mapping):
-        data = dict(record)
-    elif is_dataclass(record) and not isinstance(record, type):
-        data = asdict(record)
-    else:
-        data = {k: getattr(record, k) for k in dir(record) if not k.startswith("_")}
+def item_from_record(record: Mapping[str, object]) -> JudgeItem:
+    """A store item record (``Store.items_for_judging``'s mapping) as a JudgeItem."""
+    data = dict(record)
     if "id" not in data or data.get("id") is None:
         data["id"] = data.get("item_id")
     return JudgeItem.from_mapping(data)
@@ -156,7 +157,7 @@ def models_for(rubric: Rubric, options: JudgeOptions) -> list[str | None]:
     return [None]
 
 
-def _examples(store: Any, rubric: Rubric) -> dict[str, list[dict[str, Any]]]:
+def _examples(store: Store, rubric: Rubric) -> dict[str, list[dict[str, object]]]:
     k = rubric.judge.correction_examples
     if k <= 0:
         return {}
@@ -164,7 +165,7 @@ def _examples(store: Any, rubric: Rubric) -> dict[str, list[dict[str, Any]]]:
             for d in rubric.dimensions if d.method == "llm_judge"}
 
 
-def _items(store: Any, options: JudgeOptions, model: str | None) -> list[JudgeItem]:
+def _items(store: Store, options: JudgeOptions, model: str | None) -> list[JudgeItem]:
     records = store.items_for_judging(
         options.rubric_ref, dataset=options.dataset,
         only_missing_for_model=(model or "") if options.only_missing else None,
@@ -172,7 +173,7 @@ def _items(store: Any, options: JudgeOptions, model: str | None) -> list[JudgeIt
     return [item_from_record(r) for r in records]
 
 
-def nothing_to_do(store: Any, options: JudgeOptions) -> str:
+def nothing_to_do(store: Store, options: JudgeOptions) -> str:
     """Why a run would judge no item, and what to do instead."""
     where = f" in dataset {options.dataset!r}" if options.dataset else ""
     if options.only_missing:
@@ -182,7 +183,7 @@ def nothing_to_do(store: Any, options: JudgeOptions) -> str:
             f"import some first (rubricate import FILE --rubric {options.rubric_ref})")
 
 
-def plan(store: Any, options: JudgeOptions) -> dict[str, DryRun]:
+def plan(store: Store, options: JudgeOptions) -> dict[str, DryRun]:
     """``--dry-run``: per model, the calls, tokens and cost a run would spend."""
     rubric = store.get_rubric(options.rubric_ref)
     examples = _examples(store, rubric)
@@ -195,7 +196,7 @@ class _Writer:
     background thread (in order), so the event loop keeps every judge call moving while SQLite
     commits; :meth:`flush` writes the rest and waits, raising any write's error."""
 
-    def __init__(self, store: Any, run_id: int, keep_hits: bool, cache: StoreCache | None = None) -> None:
+    def __init__(self, store: Store, run_id: int, keep_hits: bool, cache: StoreCache | None = None) -> None:
         self.store, self.run_id, self.keep_hits, self.cache = store, run_id, keep_hits, cache
         self.results: list[ScoreResult] = []
         self.hits: list[SafetyHit] = []
@@ -228,7 +229,7 @@ class _Writer:
                     queued.cancel()        # stay in the cache's pending entries
                 raise error
 
-    def _write(self, results: list[ScoreResult], hits: list[SafetyHit], entries: dict[str, dict[str, Any]]) -> None:
+    def _write(self, results: list[ScoreResult], hits: list[SafetyHit], entries: dict[str, CacheValue]) -> None:
         if entries:
             self.store.judge_cache_put_many(entries)
             if self.cache is not None:
@@ -253,7 +254,7 @@ class _Writer:
 
 
 def run(
-    store: Any,
+    store: Store,
     options: JudgeOptions,
     on_start: Callable[[str | None, int], None] | None = None,
     on_progress: Callable[[Progress], None] | None = None,
@@ -309,7 +310,7 @@ def run(
     return summaries
 
 
-def _end(store: Any, run_id: int, runner: JudgeRunner, writer: _Writer, cache: StoreCache) -> int | None:
+def _end(store: Store, run_id: int, runner: JudgeRunner, writer: _Writer, cache: StoreCache) -> int | None:
     """End a run stopped from outside (Ctrl-C, the store failing) with its status, keeping what
     it can: what is buffered is written, and the run closed; what the store still refuses (judge
     replies not yet in its cache, the run left open) is kept in a file that the next run stores

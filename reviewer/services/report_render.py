@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewer.safetext import md_cell, safe, safe_line, safe_text
+
+if TYPE_CHECKING:  # (rich's types alone: the renderers import rich when they run)
+    from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.table import Table
+
+    from reviewer.services.reports import (
+        CalibrationReport,
+        Confusion,
+        CorrectedBoard,
+        DimensionEntry,
+        PairFigures,
+        RunReport,
+    )
 
 STATUS_COLOR = {"trusted": "green", "tentative": "yellow", "low_confidence": "red", "insufficient_data": "grey50"}
 COLUMNS = ("dimension", "level", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa",
@@ -15,7 +28,7 @@ LABELS = {"bias": "bias (judge − human)"}
 TEXT_COLUMNS = ("dimension", "status")  # data, escaped in Markdown; the rest are figures
 
 
-def fmt(v: Any) -> str:
+def fmt(v: object) -> str:
     """A figure as a short string; None is a dash (the JSON says why)."""
     if v is None:
         return "—"
@@ -26,17 +39,17 @@ def fmt(v: Any) -> str:
     return str(v)
 
 
-def pairs_line(pairs: dict[str, Any] | None) -> str | None:
+def pairs_line(pairs: PairFigures | None) -> str | None:
     """The pair figures (``report["pairs"]``) in one sentence, or None without any."""
     if not pairs:
         return None
-    n = pairs["n_pairs"]
-    if not n:
+    n, agreement, ci = pairs["n_pairs"], pairs["agreement"], pairs["agreement_ci"]
+    if not n or agreement is None or ci is None:  # (both are there whenever a pair was compared)
         head = "pairs: no pair has both a judge preference and a human majority yet"
     else:
-        lo, hi = pairs["agreement_ci"]
-        head = (f"pairs: the judge picks the reviewers' choice in {round(pairs['agreement'] * n)} of {n} "
-                f"({pairs['agreement']:.0%}, 95% CI {lo:.0%}–{hi:.0%})")
+        lo, hi = ci
+        head = (f"pairs: the judge picks the reviewers' choice in {round(agreement * n)} of {n} "
+                f"({agreement:.0%}, 95% CI {lo:.0%}–{hi:.0%})")
     extra = [f"{pairs['split']} split evenly"] if pairs["split"] else []
     if pairs["human_ties"] is not None:
         extra.append(f"reviewers called {pairs['human_ties']:.0%} of {pairs['n_choices']} choices a tie")
@@ -45,7 +58,7 @@ def pairs_line(pairs: dict[str, Any] | None) -> str | None:
     return head + ("; " + "; ".join(extra) if extra else "")
 
 
-def people_line(d: dict[str, Any]) -> str | None:
+def people_line(d: DimensionEntry) -> str | None:
     """A dimension's reviewer, adjudication, anchoring and judge-spread figures in one line."""
     parts = []
     if d.get("majority_ties") is not None:
@@ -58,19 +71,19 @@ def people_line(d: dict[str, Any]) -> str | None:
                                                    if r["alpha_with_others"] is not None else "")
             for r in revs))
     adj = d.get("adjudicated")
-    if adj and adj["n"]:
-        text = f"on {adj['n']} adjudicated items the judge is off by {adj['judge_mae']:.2f}"
-        if adj["human_mae"] is not None:
-            text += f", the reviewers by {adj['human_mae']:.2f}"
-            text += " (the judge is the problem)" if adj["judge_mae"] > adj["human_mae"] else " (the rubric is ambiguous)"
+    if adj and adj["n"] and (judge_mae := adj["judge_mae"]) is not None:
+        text = f"on {adj['n']} adjudicated items the judge is off by {judge_mae:.2f}"
+        if (human_mae := adj["human_mae"]) is not None:
+            text += f", the reviewers by {human_mae:.2f}"
+            text += " (the judge is the problem)" if judge_mae > human_mae else " (the rubric is ambiguous)"
         parts.append(text)
     anc = d.get("anchoring")
     if anc and anc["n"]:
         parts.append(f"{anc['n']} blind scores revised after the reveal, {anc['moved_toward']:.0%} toward the judge")
-    spread = d.get("judge_spread") or {}
-    if spread.get("sample_std") is not None:
+    spread = d.get("judge_spread")
+    if spread and spread["sample_std"] is not None:
         parts.append(f"judge sample std {spread['sample_std']:.2f}")
-    if spread.get("model_std") is not None:
+    if spread and spread["model_std"] is not None:
         parts.append(f"between models {spread['model_std']:.2f}")
     learned = d.get("corrections")
     if learned and learned["after"]["n"]:
@@ -88,7 +101,7 @@ KEPT = ("dimension", "n", "alpha", "status")
 OPTIONAL = ("alpha_humans", "bias", "pass_agreement", "spearman", "kappa_quadratic", "kappa", "exact", "level")
 
 
-def _alpha_cell(d: dict[str, Any]) -> str:
+def _alpha_cell(d: DimensionEntry) -> str:
     """α with its interval in one cell, so the two never part."""
     ci = d.get("alpha_ci")
     return fmt(d.get("alpha")) + (f" {fmt(ci)}" if ci else "")
@@ -114,10 +127,10 @@ class CalibrationTable:
     in the dimension's lines under it. Then each dimension's reason, a clause every dimension shares
     said once."""
 
-    def __init__(self, report: dict[str, Any]) -> None:
+    def __init__(self, report: CalibrationReport) -> None:
         self.report = report
 
-    def _table(self, columns: list[str]) -> Any:
+    def _table(self, columns: list[str]) -> Table:
         from rich.table import Table
 
         r = self.report
@@ -140,7 +153,7 @@ class CalibrationTable:
             t.add_row(*cells)
         return t
 
-    def fitted(self, console: Any, options: Any) -> tuple[Any, list[str]]:
+    def fitted(self, console: Console, options: ConsoleOptions) -> tuple[Table, list[str]]:
         """The table at ``options.max_width`` and the figures that did not fit in it."""
         from rich.measure import Measurement
 
@@ -153,7 +166,7 @@ class CalibrationTable:
             shown = tuple(trial)
         return self._table(_in_order(shown)), [c for c in OPTIONAL if c not in shown]
 
-    def __rich_console__(self, console: Any, options: Any) -> Any:
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         from rich.text import Text
 
         table, moved = self.fitted(console, options)
@@ -179,13 +192,13 @@ class CalibrationTable:
         yield lines
 
 
-def calibration_table(report: dict[str, Any]) -> Any:
+def calibration_table(report: CalibrationReport) -> CalibrationTable:
     """A rich renderable: the table fitted to the terminal, status in colour, and under it each
     dimension's reason in words (:class:`CalibrationTable`)."""
     return CalibrationTable(report)
 
 
-def calibration_markdown(report: dict[str, Any]) -> str:
+def calibration_markdown(report: CalibrationReport) -> str:
     """A Markdown table for a pull request."""
     lines = [f"### Calibration: {md_cell(report['rubric'])} (sample: {md_cell(report['sample'])})", "",
              "| " + " | ".join(LABELS.get(c, c) for c in COLUMNS) + " | reason |", "|" + "---|" * (len(COLUMNS) + 1)]
@@ -197,7 +210,7 @@ def calibration_markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def calibration_html(report: dict[str, Any], confusion: dict[str, Any] | None = None) -> str:
+def calibration_html(report: CalibrationReport, confusion: dict[str, Confusion] | None = None) -> str:
     """One self-contained page: the table, and a judge × human confusion matrix per dimension."""
     def esc(value: object) -> str:
         return html.escape(safe(value))
@@ -221,7 +234,7 @@ table{{border-collapse:collapse;margin-bottom:1em}}.trusted{{background:#c8f7c5}
 <table><tr>{''.join(f'<th>{esc(LABELS.get(c, c))}</th>' for c in COLUMNS)}<th>reason</th></tr>{rows}</table>{mats}</body></html>"""
 
 
-def run_report_markdown(rep: dict[str, Any]) -> str:
+def run_report_markdown(rep: RunReport) -> str:
     """The per-run report as Markdown; a rubric with a headline score (REVAL's figure treatment:
     treatment parity) leads with it, before the per-dimension table."""
     lines = [f"### Report: {md_cell(rep['rubric'])}", ""]
@@ -253,7 +266,7 @@ def run_report_markdown(rep: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def corrected_board_markdown(board: dict[str, Any] | None) -> list[str]:
+def corrected_board_markdown(board: CorrectedBoard | None) -> list[str]:
     """The leaderboard by the judge's pass rate and by the corrected one, side by side."""
     if not board:
         return ["", "Corrected pass rates: no audit sample (draw one with `rubricate queue audit-sample`)."]

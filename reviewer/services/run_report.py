@@ -5,36 +5,86 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
 
 import numpy as np
 
 from calibration.agreement import correlation
 from reviewer.services.estimates import corrected_leaderboard
+from reviewer.services.reports import (
+    BoardRow,
+    GroupRankAgreement,
+    Headline,
+    RunDimension,
+    RunReport,
+    TurnFigures,
+)
+
+if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from reviewer.store import Store
+    from rubrics.schema import Dimension, Rubric
 
 
-def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by: str = "metadata.model",
-               confidence: float = 0.95) -> dict[str, Any]:
+class ExportTurn(TypedDict, total=False):
+    """One turn of a turn-level dimension in an export row."""
+
+    score: float | None
+    error: str | None
+
+
+class ExportDim(TypedDict):
+    """A dimension of an export row: the keys the report reads."""
+
+    effective: float | None
+    judge_error: str | None
+    turns: NotRequired[list[ExportTurn]]
+
+
+class ExportHeadline(TypedDict):
+    """An export row's headline score."""
+
+    score: float | None
+
+
+class ExportRow(TypedDict):
+    """The keys of a store export row (``Store.export_rows``, docs/formats.md) the report reads."""
+
+    id: str
+    group: str | None
+    metadata: dict[str, object]
+    dimensions: dict[str, ExportDim]
+    overall: float | None
+    judge_overall: float | None
+    passed: bool | None
+    safety: str
+    headline: NotRequired[ExportHeadline | None]
+
+
+def run_report(store: Store, rubric_ref: str, dataset: str | None = None, group_by: str = "metadata.model",
+               confidence: float = 0.95) -> RunReport:
     """Figures on effective scores for one rubric version, every one read from the items' folds
     (the export rows): an incomplete item has no overall and does not pass; it is counted apart."""
     rubric = store.get_rubric(rubric_ref)
-    rows = list(store.export_rows(rubric.ref, dataset))
+    rows = cast(list[ExportRow], list(store.export_rows(rubric.ref, dataset)))
     costs = store.judge_cost_by_dimension(rubric.ref)
-    dims = []
+    dims: list[RunDimension] = []
     for dim in rubric.dimensions:
-        vals = [r["dimensions"][dim.id]["effective"] for r in rows if r["dimensions"][dim.id]["effective"] is not None]
+        vals = [v for r in rows if (v := r["dimensions"][dim.id]["effective"]) is not None]
         mean = statistics.fmean(vals) if vals else None
         band = rubric.band_for(dim.scale.normalise(mean)).label if mean is not None else None
-        dims.append({"dimension": dim.id, "mean": mean, "band": band,
-                     "pass_rate": statistics.fmean(dim.passes(v) for v in vals) if vals else None,
-                     "judge_errors": sum(1 for r in rows if r["dimensions"][dim.id]["judge_error"]),
-                     "cost_usd": costs.get(dim.id, {}).get("cost_usd", 0.0),
-                     **_turn_figures(dim, rows)})
+        entry: RunDimension = {"dimension": dim.id, "mean": mean, "band": band,
+                               "pass_rate": statistics.fmean(dim.passes(v) for v in vals) if vals else None,
+                               "judge_errors": sum(1 for r in rows if r["dimensions"][dim.id]["judge_error"]),
+                               "cost_usd": costs.get(dim.id, {}).get("cost_usd", 0.0)}
+        turns = _turn_figures(dim, rows)
+        if turns is not None:
+            entry["turns"] = turns
+        dims.append(entry)
     overall = [r["overall"] for r in rows if r["overall"] is not None]
-    by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_model: dict[str, list[ExportRow]] = defaultdict(list)
     for r in rows:
         by_model[str(r["metadata"].get("model", "unknown"))].append(r)
-    board = sorted(({"model": m, "n": len(rs),
+    board: list[BoardRow] = sorted(({"model": m, "n": len(rs),
                      "mean_overall": statistics.fmean(x["overall"] for x in rs if x["overall"] is not None)
                      if any(x["overall"] is not None for x in rs) else None,
                      "pass_rate": statistics.fmean(bool(x["passed"]) for x in rs)} for m, rs in by_model.items()),
@@ -51,25 +101,26 @@ def run_report(store: Any, rubric_ref: str, dataset: str | None = None, group_by
             "corrected_leaderboard": corrected_leaderboard(store, rubric, dataset, group_by, confidence)}
 
 
-def _turn_figures(dim: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _turn_figures(dim: Dimension, rows: list[ExportRow]) -> TurnFigures | None:
     """A turn-level dimension's turns over the run: how many were scored, their mean, how many
-    failed, and the rule that rolls them up to each item (nothing for other dimensions)."""
+    failed, and the rule that rolls them up to each item (None for other dimensions)."""
     if not dim.in_parts:
-        return {}
+        return None
     turns = [t for r in rows for t in r["dimensions"][dim.id].get("turns", [])]
-    scores = [t["score"] for t in turns if t.get("score") is not None]
-    return {"turns": {"scored": len(scores), "mean": statistics.fmean(scores) if scores else None,
-                      "errors": sum(1 for t in turns if t.get("error")), "aggregate": dim.turn_aggregate}}
+    scores = [s for t in turns if (s := t.get("score")) is not None]
+    return {"scored": len(scores), "mean": statistics.fmean(scores) if scores else None,
+            "errors": sum(1 for t in turns if t.get("error")), "aggregate": dim.turn_aggregate}
 
 
-def _headline(rubric: Any, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _headline(rubric: Rubric, rows: list[ExportRow]) -> Headline | None:
     """The rubric's headline score over the run: its mean on [0, 1] and band, and the lowest
     group (REVAL's figure treatment: treatment parity, one value per figure pair)."""
     if rubric.headline is None:
         return None
     per_group: dict[str, float] = {}
     for r in rows:
-        score = (r.get("headline") or {}).get("score")
+        headline = r.get("headline")
+        score = headline.get("score") if headline else None
         if score is not None:
             per_group.setdefault(str(r.get("group") or r["id"]), score)
     values = list(per_group.values())
@@ -81,13 +132,13 @@ def _headline(rubric: Any, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
                        "band": rubric.band_for(worst[1]).label} if worst else None}
 
 
-def _group_rank_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _group_rank_agreement(rows: list[ExportRow]) -> GroupRankAgreement:
     """Within each group, Kendall's tau between the judge's ranking and the effective one, both
     by the same weighted, capped overall (the judge's alone, and the effective scores')."""
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[str, list[ExportRow]] = defaultdict(list)
     for r in rows:
-        if r.get("group"):
-            groups[r["group"]].append(r)
+        if group := r.get("group"):
+            groups[group].append(r)
     taus = []
     for members in groups.values():
         judge = [m["judge_overall"] for m in members]

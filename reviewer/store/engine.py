@@ -244,6 +244,13 @@ def _stated_overall(conn: Connection) -> None:
     _add_column(conn, "judge_score", "stated_overall", "FLOAT")
 
 
+def _links(conn: Connection) -> None:
+    """Links to the served review app, and the ``via`` mark (:func:`reviewer.store.links.link_tables`)."""
+    from reviewer.store.links import link_tables
+
+    link_tables(conn)
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -266,6 +273,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0010j_labelled", _labelled),
     ("0010e_team_writes", team_writes),
     ("0010i_stated_overall", _stated_overall),
+    ("0011s_links", _links),
 ]
 
 

@@ -10,6 +10,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -20,6 +21,7 @@ from reviewer.services.report_render import (
     calibration_markdown,
     run_report_markdown,
 )
+from reviewer.services.reports import CalibrationReport, RunReport
 from reviewer.store import open_store
 from tests.cli import run_cli
 from tests.hostile.harness import HOSTILE, Case, ids, raw_controls
@@ -148,9 +150,10 @@ def test_markdown_cells_are_escaped(case: Case) -> None:
 
 def test_calibration_markdown_with_hostile_dimension_and_reason() -> None:
     """Proves: the calibration Markdown table keeps its column count whatever the data says."""
-    report = {"rubric": "r@1|x", "sample": "all", "pairs": None,
-              "dimensions": [{"dimension": "acc|uracy", "n": 3, "status": "trusted",
-                              "reason": "line one\nline two | [link](http://evil.example) <b>"}]}
+    # only the keys the table shows: the renderer reads no others
+    report = cast(CalibrationReport, {"rubric": "r@1|x", "sample": "all", "pairs": None,
+                  "dimensions": [{"dimension": "acc|uracy", "n": 3, "status": "trusted",
+                                  "reason": "line one\nline two | [link](http://evil.example) <b>"}]})
     md = calibration_markdown(report)
     rows = [line for line in md.splitlines() if line.startswith("|")]
     header_cols = _columns(rows[0])
@@ -160,11 +163,11 @@ def test_calibration_markdown_with_hostile_dimension_and_reason() -> None:
 
 def test_run_report_markdown_with_a_hostile_model() -> None:
     """Proves: the run report's leaderboard keeps its columns with a model named with pipes."""
-    rep = {"rubric": "r@1", "overall_mean": 0.5, "overall_band": "High", "safety": {},
+    rep = cast(RunReport, {"rubric": "r@1", "overall_mean": 0.5, "overall_band": "High", "safety": {},
            "dimensions": [{"dimension": "a", "mean": 1.0, "band": "x|y", "pass_rate": 1.0, "judge_errors": 0,
                            "cost_usd": 0.0}],
            "leaderboard": [{"model": "evil|model\n| injected | row |", "n": 1, "mean_overall": 0.5,
-                            "pass_rate": 1.0}]}
+                            "pass_rate": 1.0}]})
     md = run_report_markdown(rep)
     table = [line for line in md.splitlines() if line.startswith("|")]
     assert len(table) == 6  # two headers, two rules, one row each: no injected row
@@ -173,10 +176,10 @@ def test_run_report_markdown_with_a_hostile_model() -> None:
 
 def test_calibration_html_escapes_tags_and_controls() -> None:
     """Proves: dimension names and reasons go into the HTML page escaped, controls made visible."""
-    report = {"rubric": "r@1", "sample": "all",
-              "dimensions": [{"dimension": "<script>alert(1)</script>", "status": "trusted",
-                              "reason": "<img src=x onerror=alert(1)>" + HOSTILE["clear_screen"]}]}
-    page = calibration_html(report, {"<b>dim</b>": {"levels": [1, 2], "table": [[1, 0], [0, 1]]}})
+    report = cast(CalibrationReport, {"rubric": "r@1", "sample": "all",
+                  "dimensions": [{"dimension": "<script>alert(1)</script>", "status": "trusted",
+                                  "reason": "<img src=x onerror=alert(1)>" + HOSTILE["clear_screen"]}]})
+    page = calibration_html(report, {"<b>dim</b>": {"levels": [1, 2], "table": [[1, 0], [0, 1]], "n": 2}})
     assert "<script>alert" not in page and "<img" not in page and "<b>dim" not in page
     assert "&lt;script&gt;" in page and raw_controls(page) == []
 

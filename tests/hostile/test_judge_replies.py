@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
@@ -25,6 +25,9 @@ from rubrics.schema import Anchor, Dimension, Scale
 from tests.judge.helpers import answer, client, dim, item, rubric
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
 from tests.judge.test_judging import db, options, store  # noqa: F401  (fixtures: a stored rubric and items)
+
+if TYPE_CHECKING:
+    from reviewer.store import Store
 
 
 @pytest.fixture(scope="module")
@@ -268,7 +271,7 @@ def test_a_failing_store_ends_the_run_failed_not_running(store: Any, server: Loo
     monkeypatch.setattr(judging, "BATCH", 2)  # small batches, so the second write comes early
     failing = _FailingStore(store)
     with pytest.raises(OSError, match="disk full"):
-        judging.run(failing, options(server, concurrency=1))
+        judging.run(cast("Store", failing), options(server, concurrency=1))  # the real store behind it
     report = store.judge_run_report(1)
     assert report["status"] == "failed"
     assert report["dimensions"]["accuracy"]["scores"] >= 1

@@ -377,7 +377,8 @@ def test_calibration_compares_agreement_before_and_after_learning(server: Loopba
     learned = accuracy["corrections"]
     assert learned["left_out"] == 3
     assert learned["before"]["n"] == learned["after"]["n"] == 7
-    assert learned["after"]["alpha"] == pytest.approx(1.0) and learned["before"]["alpha"] < 0
+    before = learned["before"]["alpha"]
+    assert learned["after"]["alpha"] == pytest.approx(1.0) and before is not None and before < 0
     _register()
     table = CliRunner().invoke(app, ["calibrate", "--rubric", "judge-learn@1.0.0", "--db", str(tmp_path / "learn.db")])
     said = " ".join(table.output.split())

@@ -114,5 +114,7 @@ async def test_the_corrected_pass_rate_stands_beside_the_judges(store: Store) ->
         await settle(app, pilot)
         line = str(screen.query_one("#calibration-estimate").render())
         assert f"{ref} pass rate: judge {expected['judge_only']:.3f}" in line
-        lo, hi = expected["ppi_ci"]
+        ci = expected["ppi_ci"]
+        assert ci is not None
+        lo, hi = ci
         assert f"corrected {expected['ppi']:.3f} [{lo:.3f}, {hi:.3f}]" in line

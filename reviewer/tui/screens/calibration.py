@@ -22,7 +22,9 @@ from textual.widgets import DataTable, Static
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.services.report_render import pairs_line
 from reviewer.tui import adapter, palette
+from reviewer.tui.gateway import reads
 from reviewer.tui.host import ReviewHost, host_of
+from reviewer.tui.messages import CalibrationLoaded, DetailLoaded
 from reviewer.tui.screens.confirm import AdjudicationDialog
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.screens.scoring import digit_to_score
@@ -90,12 +92,15 @@ class CalibrationScreen(AppKeysFirst):
         """Compute the report again (after new scores)."""
         self.load()
 
-    @work(thread=True, exclusive=True, group="calibration")
+    @reads("the calibration report", group="calibration")
     def load(self) -> None:
         """The report for the session's rubric, or for every rubric with items."""
         s = self.rapp.session
-        rows = adapter.calibration_rows(self.rapp.store, s.rubric_ref, s.dataset)
-        self.app.call_from_thread(self._fill, rows)
+        self.post_message(CalibrationLoaded(self.rapp.gateway.read(
+            lambda store: adapter.calibration_rows(store, s.rubric_ref, s.dataset))))
+
+    def on_calibration_loaded(self, message: CalibrationLoaded) -> None:
+        self._fill(message.rows)
 
     def _fill(self, rows: list[dict[str, Any]]) -> None:
         self.rows = rows
@@ -180,12 +185,15 @@ class DimensionDetailScreen(AppKeysFirst):
     def on_mount(self) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="calibration")
+    @reads("the dimension's detail", group="calibration")
     def load(self) -> None:
         """Confusion matrix, reviewer bias and disagreements for this dimension."""
-        detail = adapter.calibration_detail(self.rapp.store, self.row["rubric"], self.row["dimension"],
-                                            self.row.get("dataset"), self.row.get("sample"))
-        self.app.call_from_thread(self._fill, detail)
+        row = self.row
+        self.post_message(DetailLoaded(self.rapp.gateway.read(lambda store: adapter.calibration_detail(
+            store, row["rubric"], row["dimension"], row.get("dataset"), row.get("sample")))))
+
+    def on_detail_loaded(self, message: DetailLoaded) -> None:
+        self._fill(message.detail)
 
     def _fill(self, detail: dict[str, Any]) -> None:
         self.items = detail["disagreements"]
