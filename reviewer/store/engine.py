@@ -249,6 +249,9 @@ def _links(conn: Connection) -> None:
     from reviewer.store.links import link_tables
 
     link_tables(conn)
+def _align_runs(conn: Connection) -> None:
+    """``rubricate align``'s runs (the owner's, like judge runs: no grant to a person's login)."""
+    tables.table_of(tables.AlignRun).create(conn, checkfirst=True)
 
 
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
@@ -274,6 +277,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0010e_team_writes", team_writes),
     ("0010i_stated_overall", _stated_overall),
     ("0011s_links", _links),
+    ("0011a_align_runs", _align_runs),
 ]
 
 

@@ -388,3 +388,22 @@ class ServeLink(SQLModel, table=True):
     expires_at: datetime
     revoked_at: datetime | None = None
     revoked_by: str | None = None
+
+
+class AlignRun(SQLModel, table=True):
+    """One ``rubricate align`` of one dimension: its split, candidates (prompts, dev figures,
+    cost), the chosen one and the test figures; written by the owner, like a judge run."""
+
+    __tablename__ = "align_run"
+    __table_args__ = (Index("ix_align_run_rubric_dimension", "rubric_ref", "dimension"),)
+    pk: int = Field(default=None, primary_key=True)
+    rubric_ref: str
+    dimension: str
+    model: str | None = None
+    params: Any = Field(default=None, sa_column=Column(JSON))
+    status: str = "running"
+    result: Any = Field(default=None, sa_column=Column(JSON))
+    #: The rubric version ``--write`` registered from this run, if any.
+    written_ref: str | None = None
+    started_at: datetime = Field(default_factory=now)
+    finished_at: datetime | None = None
