@@ -18,9 +18,11 @@ from reviewer.domain.itemlimits import (
     MAX_DEPTH,
     structure_problem,
 )
+from reviewer.domain.pairs import PairRecord
 from reviewer.domain.records import JudgeEntry, Row
 from reviewer.errors import MAX_ERRORS_SHOWN, FileErrors
 from reviewer.io.fastjson import DuplicateKey, loads_line, unique_pairs
+from reviewer.io.pairrow import is_pair, read_pairs
 from reviewer.io.plainrow import PlainCheck
 from reviewer.io.rowcheck import RubricScales, check_row
 from rubrics.schema import Rubric
@@ -149,12 +151,16 @@ def iter_rows(path: Path, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
         errs.append(f"{src}: no such file")
         return
     seen: dict[str, int] = {}
+    pair_lines = 0
     scales = RubricScales.of(rubric)
     plain = PlainCheck(scales)
     before = _size(path)
     for n, obj in _raw_lines(path):
         if isinstance(obj, str):
             errs.append(f"{src}:{n}: {obj}")
+            continue
+        if is_pair(obj):  # a pair record: read and checked by reviewer.io.pairrow
+            pair_lines += 1
             continue
         row = plain.row(n, obj)  # the common row, checked in a few steps; any other: the full check
         if row is None:
@@ -174,7 +180,7 @@ def iter_rows(path: Path, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
     if after != before:
         errs.append(f"{src}: the file changed while it was read ({before} → {after} bytes); "
                     "import it again once it is complete")
-    if not seen and not errs:
+    if not seen and not pair_lines and not errs:
         errs.append(f"{src}:1: the file has no items; one JSON object per line")
 
 
@@ -204,6 +210,10 @@ class ItemFile:
     def rows(self, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
         """The file's good rows (:func:`iter_rows`); bad lines go to ``errs``."""
         return iter_rows(self.path, rubric, errs)
+
+    def pairs(self, errs: list[str]) -> list[PairRecord]:
+        """The file's pair records (:func:`reviewer.io.pairrow.read_pairs`); bad ones go to ``errs``."""
+        return read_pairs(self.path, errs)
 
     def count_lines(self) -> int:
         """Lines in the file, for a progress bar's total (a CSV's header counts; near enough)."""

@@ -14,6 +14,7 @@ from reviewer.store.importer import ImportMixin
 from reviewer.store.judging import JudgeMixin
 from reviewer.store.lite import missing_database
 from reviewer.store.lookup import LookupMixin
+from reviewer.store.pair_verdicts import PairVerdictsMixin
 from reviewer.store.pairs import PairsMixin
 from reviewer.store.people import PeopleMixin
 from reviewer.store.queue import QueueMixin
@@ -25,7 +26,7 @@ from reviewer.store.tables import SchemaMigration, table_of
 
 
 class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
-            RatingColumnsMixin, FoldMixin, CommentsMixin, RevealsMixin, PairsMixin, JudgeMixin):
+            RatingColumnsMixin, FoldMixin, CommentsMixin, RevealsMixin, PairVerdictsMixin, PairsMixin, JudgeMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue.
 
     A mixin that calls another's methods inherits it (so mypy checks the call), and comes before

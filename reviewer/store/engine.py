@@ -244,6 +244,26 @@ def _stated_overall(conn: Connection) -> None:
     _add_column(conn, "judge_score", "stated_overall", "FLOAT")
 
 
+def _pair_verdicts(conn: Connection) -> None:
+    """Pair verdicts an item file carries: a pair choice says whether it was made in the review
+    screen or imported (``kind``; every earlier row was made in the screen), and judges' verdicts
+    on pairs get their table, append-only like the other history and the owner's to write (on
+    PostgreSQL the people's role, granted SELECT by ``db roles`` before the table existed, may
+    read it)."""
+    from reviewer.store.guards import PAIR_JUDGMENTS, guard_tables
+
+    _add_column(conn, "pair_choice", "kind", "VARCHAR NOT NULL DEFAULT 'choice'")
+    tables.table_of(tables.PairJudgment).create(conn, checkfirst=True)
+    guard_tables(conn, PAIR_JUDGMENTS)
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(
+            "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.table_privileges"
+            " WHERE table_schema = current_schema() AND table_name = 'human_score' AND privilege_type = 'INSERT'"
+            " AND grantee <> current_user LOOP"
+            " EXECUTE 'GRANT SELECT ON pair_judgment TO ' || quote_ident(r.grantee);"
+            " END LOOP; END $$")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -266,6 +286,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0010j_labelled", _labelled),
     ("0010e_team_writes", team_writes),
     ("0010i_stated_overall", _stated_overall),
+    ("0011p_pair_verdicts", _pair_verdicts),
 ]
 
 

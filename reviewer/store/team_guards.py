@@ -34,7 +34,7 @@ from reviewer.store.guards import ALL_HISTORY, _pg
 from reviewer.store.tables import Item, table_of
 
 #: History only the owner appends to: judge runs' scores, rubric versions, imports' revisions.
-OWNER_HISTORY = ("judge_score", "rubric_version", "item_revision")
+OWNER_HISTORY = ("judge_score", "rubric_version", "item_revision", "pair_judgment")
 #: History a person's screens append to (signed rows; checked by ``0007g_roles`` and here): the
 #: rest of it, so a history table added later is a person's unless it is listed above.
 PERSON_HISTORY = tuple(t for t in ALL_HISTORY if t not in OWNER_HISTORY)

@@ -201,6 +201,9 @@ class ImportSummary:
     updated: int = 0
     judge_scores: int = 0
     human_scores: int = 0
+    #: pair records' people's verdicts and judge verdicts written
+    pair_choices: int = 0
+    pair_judgments: int = 0
     seconds: float = 0.0
     #: "child" when a forked process read the file while this one wrote, else "inline"
     reader: str = "inline"
@@ -208,4 +211,7 @@ class ImportSummary:
     def __str__(self) -> str:
         return (f"{self.rows} rows: {self.inserted} new, {self.updated} updated, "
                 f"{self.unchanged} unchanged; {self.judge_scores} judge scores, "
-                f"{self.human_scores} human scores in {self.seconds:.2f} s")
+                f"{self.human_scores} human scores"
+                + (f", {self.pair_choices} people's and {self.pair_judgments} judge pair verdicts"
+                   if self.pair_choices or self.pair_judgments else "")
+                + f" in {self.seconds:.2f} s")
