@@ -28,7 +28,7 @@ from reviewer.store.import_batches import (
 )
 from reviewer.store.import_writer import RowWriter
 from reviewer.store.judging import JudgeMixin
-from reviewer.store.pair_verdicts import write_pairs
+from reviewer.store.pair_verdicts import PairVerdictsMixin, write_pairs
 from reviewer.store.pairs import PairsMixin
 from reviewer.store.tables import Item
 from rubrics.schema import Rubric
@@ -41,7 +41,7 @@ Progress = Callable[[int, int], None]
 IMPORTED_TABLES = ("judge_score", "human_score")
 
 
-class ImportMixin(FoldMixin, CommentsMixin, PairsMixin, JudgeMixin):
+class ImportMixin(FoldMixin, CommentsMixin, PairVerdictsMixin, PairsMixin, JudgeMixin):
     """Items in, effective scores out."""
 
     def import_items(self, source: ItemSource, rubric_ref: str, dataset: str | None = None,
@@ -156,13 +156,15 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin, JudgeMixin):
         folds = list(self.item_folds(rubric_ref, dataset))
         turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
         comments = self.comments(it.pk for it, _ in folds)
-        pairs = self.pair_choices_by_item({it.rubric_ref for it, _ in folds if it.grp is not None})
+        grouped = {it.rubric_ref for it, _ in folds if it.grp is not None}
+        pairs, judged = self.pair_choices_by_item(grouped), self.pair_judgments_by_item(grouped)
         stated = self.stated_overalls({it.pk: it.revision for it, _ in folds})
         for it, fold in folds:
             row = export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []),
                              stated.get(it.pk))
             if it.grp is not None:  # grouped items: each current choice on a pair it is in
                 row["pair_choices"] = pairs.get(it.pk, [])
+                row["pair_verdicts"] = judged.get(it.pk, [])
             yield row
 
     def turn_scores(self, revisions: dict[int, int]) -> dict[int, dict[str, dict[tuple[str | None, int], Any]]]:

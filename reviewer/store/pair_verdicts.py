@@ -9,7 +9,7 @@ Pairs are compared within a group, as in the review screen: the two items must s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,8 +18,9 @@ from sqlalchemy import Connection, select
 from sqlmodel import col
 
 from reviewer.domain.pairs import PairRecord
+from reviewer.domain.provenance import iso
 from reviewer.store.base import StoreBase, records
-from reviewer.store.pairs import _group_revision
+from reviewer.store.pairs import _group_revision, item_ids
 from reviewer.store.tables import Item, PairChoice, PairJudgment, table_of
 
 
@@ -60,6 +61,24 @@ class PairVerdictsMixin(StoreBase):
                     latest[(r.model, r.item_a_pk, r.item_b_pk)] = PairJudgmentRecord(
                         r.pk, r.grp, r.model, r.item_a_pk, r.item_b_pk, r.winner, r.rationale, r.created_at)
         return sorted(latest.values(), key=lambda j: j.pk)
+
+    def pair_judgments_by_item(self, rubric_refs: Iterable[str]) -> dict[int, list[dict[str, Any]]]:
+        """For the export: per item key, the judges' current verdicts on the pairs it is in, as
+        ``{model, a, b, winner, rationale, created_at}`` (``a`` the item shown first, ``b`` the
+        second, ``winner`` the better one, null for a tie: item ids; ``created_at`` ISO 8601, UTC)."""
+        judged = [j for ref in sorted(set(rubric_refs)) for j in self.pair_judgments(ref)]
+        pks = sorted({pk for j in judged for pk in (j.item_a_pk, j.item_b_pk)})
+        with self.read() as conn:
+            ids = item_ids(conn, pks)
+        out: dict[int, list[dict[str, Any]]] = {}
+        for j in judged:
+            winner = j.winner_item_pk
+            record = {"model": j.model, "a": ids.get(j.item_a_pk), "b": ids.get(j.item_b_pk),
+                      "winner": None if winner is None else ids.get(winner), "rationale": j.rationale,
+                      "created_at": iso(j.created_at)}
+            for pk in (j.item_a_pk, j.item_b_pk):
+                out.setdefault(pk, []).append(record)
+        return out
 
 
 def write_pairs(conn: Connection, rubric_ref: str, ds: str, pairs: Sequence[PairRecord], src: str,

@@ -99,6 +99,8 @@ class PairChoiceRecord:
     reason: str | None
     tags: tuple[str, ...]
     created_at: datetime
+    #: ``choice`` (made in the review screen) or ``import`` (an item file's verdict)
+    kind: str = "choice"
 
 
 @dataclass(frozen=True)

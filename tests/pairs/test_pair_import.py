@@ -4,6 +4,7 @@ a judge's land in ``pair_judgment``; a bad pair line refuses the file whole, in 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ def write(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-def pair(a: str, b: str, human: list[tuple[str, str, str | None]] = (), judge: tuple[str, str, str] | None = None,
+def pair(a: str, b: str, human: Sequence[tuple[str, str, str | None]] = (), judge: tuple[str, str, str] | None = None,
          ) -> dict[str, Any]:
     """A pair line: human verdicts as (reviewer, winner, reason), a judge's as (model, winner, rationale)."""
     row: dict[str, Any] = {"pair": {"a": a, "b": b}}
