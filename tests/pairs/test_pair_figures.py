@@ -60,3 +60,11 @@ def test_perfect_agreement_and_a_judge_without_people() -> None:
     assert f["a_share"] == 0.5
     alone = verdict_figures([JudgedPair(1, 2, 2, [])], draws=0)
     assert (alone["n_compared"], alone["agreement"], alone["kappa"], alone["a_share"]) == (0, None, None, 0.0)
+
+
+def test_a_flip_is_any_change_of_verdict_between_the_two_orders() -> None:
+    """The same winner both ways is no flip; a tie one way and a pick the other is one."""
+    steady = verdict_figures([JudgedPair(1, 2, 2, []), JudgedPair(2, 1, 2, [])], draws=0)
+    assert (steady["n_both_orders"], steady["flips"], steady["a_share"]) == (1, 0, 0.5)
+    wavering = verdict_figures([JudgedPair(1, 2, None, []), JudgedPair(2, 1, 1, [])], draws=0)
+    assert (wavering["n_both_orders"], wavering["flips"], wavering["flip_rate"]) == (1, 1, 1.0)

@@ -128,3 +128,31 @@ def test_a_pair_across_groups_is_refused(store: Store, tmp_path: Path) -> None:
     src = write(tmp_path / "bad.jsonl", [*items("x", "y"), *items("z", group="g2"),
                                          pair("x", "z", judge=("m", "a", "x"))])
     assert f"{src}:4: pair: items 'x' and 'z' are not in one group" in _refused(store, src)
+
+
+def test_a_database_from_before_pair_verdicts_opens(db_url: str, tmp_path: Path) -> None:
+    """A database made before ``0011p_pair_verdicts`` (no ``kind``, no ``pair_judgment``) gets
+    both; its earlier choices read as made in the screen, and the new table is append-only."""
+    from reviewer.store import open_store
+
+    store = open_store(db_url)
+    import_file(store, write(tmp_path / "items.jsonl", items("x", "y")), REF)
+    pk = pks(store)
+    store.add_reviewer("lee", "lead")
+    store.add_pair_choice(pk["x"], "lee", pk["y"])
+    with store.engine.begin() as conn:  # make it what release 0010 left behind
+        conn.execute(text("DROP TABLE pair_judgment"))
+        if store.dialect == "sqlite":  # (SQLite drops a column only with the triggers on its table gone)
+            conn.execute(text("DROP TRIGGER pair_choice_no_update"))
+        conn.execute(text("ALTER TABLE pair_choice DROP COLUMN kind"))
+        conn.execute(text("DELETE FROM schema_migrations WHERE name = '0011p_pair_verdicts'"))
+    store.close()
+    again = open_store(db_url)
+    try:
+        assert rows(again, "SELECT reviewer, kind FROM pair_choice") == [("lee", "choice")]
+        import_file(again, write(tmp_path / "v.jsonl", [pair("x", "y", judge=("m", "tie", "same"))]), REF)
+        assert [(j.model, j.winner) for j in again.pair_judgments(REF)] == [("m", "tie")]
+        with pytest.raises(Exception, match="append-only"), again.write() as conn:
+            conn.execute(text("UPDATE pair_judgment SET winner = 'a'"))
+    finally:
+        again.close()
