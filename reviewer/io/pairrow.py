@@ -8,6 +8,7 @@ store checks that the items named exist (in the same file or already stored) whe
 from __future__ import annotations
 
 import json
+import mmap
 from pathlib import Path
 from typing import Any
 
@@ -90,26 +91,37 @@ def read_pairs(path: Path, errs: list[str]) -> list[PairRecord]:
     ``FILE:LINE: what``. Only lines holding ``"pair"`` are parsed (the item rows are read by
     :func:`reviewer.io.itemfile.iter_rows`, which reports their problems); CSV files hold none."""
     out: list[PairRecord] = []
-    if path.suffix.lower() == ".csv" or not path.exists():
+    if path.suffix.lower() == ".csv" or not path.exists() or path.stat().st_size == 0:
         return out
-    with path.open("rb") as fh:
-        for n, raw in enumerate(fh, start=1):
-            if _MARK not in raw:
-                continue
-            obj = loads_line(raw)
-            if obj is None:
-                try:
-                    obj = json.loads(raw.decode("utf-8-sig"))
-                except (UnicodeDecodeError, ValueError, RecursionError):
-                    continue  # (iter_rows reports the line)
-            if not isinstance(obj, dict) or not is_pair(obj):
-                continue
-            got = check_pair(n, obj)
+    with path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        # found by a search over the whole file (a file of items alone is not read line by line)
+        line, counted = 1, 0
+        at = data.find(_MARK)
+        while at != -1:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end == -1 else end + 1
+            line += data[counted:start].count(b"\n")
+            counted = start
+            got = _pair_line(line, data[start:end])
             if isinstance(got, str):
-                errs.append(f"{path}:{n}: {got}")
-            else:
+                errs.append(f"{path}:{line}: {got}")
+            elif got is not None:
                 out.append(got)
+            at = data.find(_MARK, end)
     return out
 
+
+def _pair_line(line: int, raw: bytes) -> PairRecord | str | None:
+    """The pair record of one raw line, what is wrong with it, or None when it is not one."""
+    obj = loads_line(raw)
+    if obj is None:
+        try:
+            obj = json.loads(raw.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            return None  # (iter_rows reports the line)
+    if not isinstance(obj, dict) or not is_pair(obj):
+        return None
+    return check_pair(line, obj)
 
 __all__ = ["PAIR_FIELDS", "check_pair", "is_pair", "read_pairs"]
