@@ -17,7 +17,7 @@ from sqlmodel import SQLModel, col
 from reviewer.errors import UserError
 from reviewer.store import tables
 from reviewer.store.guards import comment_guards, history_guards, people_guards, reveal_guards
-from reviewer.store.team_guards import team_writes
+from reviewer.store.team_guards import team_writes, unbound_name_guard
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
 #: The PostgreSQL advisory lock a migrator holds, so one process at a time migrates a database
@@ -255,6 +255,7 @@ def _pair_verdicts(conn: Connection) -> None:
     _add_column(conn, "pair_choice", "kind", "VARCHAR NOT NULL DEFAULT 'choice'")
     tables.table_of(tables.PairJudgment).create(conn, checkfirst=True)
     guard_tables(conn, PAIR_JUDGMENTS)
+    unbound_name_guard(conn)
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql(
             "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.table_privileges"
