@@ -1,6 +1,6 @@
 """The store's tables (SQLModel). History tables (``guards.HISTORY`` and
-``guards.COMMENTS``, ``guards.REVEALS``: scores, flags, decisions, pair choices, rubric versions,
-item revisions, item comments, reveals) are append-only: triggers created by the
+``guards.COMMENTS``, ``guards.REVEALS``, ``guards.PAIR_JUDGMENTS``: scores, flags, decisions, pair
+choices, rubric versions, item revisions, item comments, reveals, judges' pair verdicts) are append-only: triggers created by the
 migrations refuse UPDATE, DELETE, REPLACE and TRUNCATE on them, on SQLite and PostgreSQL alike.
 
 Primary keys are typed ``int`` (``Field(default=None, primary_key=True)``: the database assigns

@@ -9,7 +9,7 @@ an item — and nothing else:
   on assignments and on reviewers (claims of one's own name, guarded by ``0007g_roles``);
   ``UPDATE`` on assignments, reviewers and on the item columns a person's write recomputes (its
   lease, review count, judge–people gap, triage key, judge summary and safety marks). Items, item
-  revisions, rubric versions, judge scores, runs, the judge cache, audit samples and queue
+  revisions, rubric versions, judge scores and pair verdicts, runs, the judge cache, audit samples and queue
   settings are the owner's alone (imports, judge runs, ``queue set``, ``queue audit-sample``).
 - **Triggers** check every row such a login writes where a grant cannot (the owner passes):
   an item's triage key is derived from the row by the database (``queue.TRIAGE_KEY_SQL``); a

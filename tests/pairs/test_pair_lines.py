@@ -27,3 +27,19 @@ def test_files_without_pairs(tmp_path: Path) -> None:
     errs: list[str] = []
     assert read_pairs(empty, errs) == read_pairs(items, errs) == read_pairs(tmp_path / "none.jsonl", errs) == []
     assert errs == []
+
+
+def test_the_documented_pair_record_is_read_as_documented() -> None:
+    """docs/formats.md's example pair line is one the importer accepts, field for field."""
+    import json
+
+    from reviewer.io.pairrow import PAIR_FIELDS, check_pair
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text(encoding="utf-8")
+    section = doc.split("### Pair records", 1)[1]
+    example = section.split("```json", 1)[1].split("```", 1)[0]
+    record = check_pair(1, json.loads(example))
+    assert record == PairRecord(1, "frame-01a", "frame-01b",
+                                (PairVerdict("ana", "a", "plainer wording"), PairVerdict("ben", "tie")),
+                                PairVerdict("gpt-4o", "b", "B keeps both views"))
+    assert all(f"`{f}`" in section for f in PAIR_FIELDS)
