@@ -40,7 +40,7 @@ async def main():
         out["first_frame_s"] = time.perf_counter() - t0  # from interpreter start of imports
         out["rss_mb"] = rss_mb()
         out["heavy"] = sorted(m for m in ("litellm", "torch", "sentence_transformers") if m in sys.modules)
-        while not app.store.ready.done():  # the full store, loading behind the first frame
+        while not app.gateway.ready.done():  # the full store, loading behind the first frame
             await pilot.pause(0.01)
         out["store_ready_s"] = time.perf_counter() - t0
         from reviewer.tui.screens.item import ItemScreen
@@ -108,7 +108,7 @@ async def main():
         out["big_key_p95_ms"] = sorted(big_keys + big_raw)[int(0.95 * (len(big_keys) + len(big_raw) - 1))] * 1000
         out["big_raw_max_ms"] = max(big_raw) * 1000
         out["cpu_big_m_max_ms"] = max(cpus["m"]) * 1000
-        app.writer.drain()
+        app.gateway.drain()
         out["rss_end_mb"] = rss_mb()
     print(json.dumps(out))
 

@@ -1,5 +1,5 @@
 """Where rubricate keeps its files (XDG-style, via platformdirs), which database it opens, and
-which OS account runs it."""
+which OS account runs it (or which served link it acts through)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ import os
 from pathlib import Path
 
 from platformdirs import user_data_dir
+
+#: The environment variable through which ``rubricate serve`` hands a visitor's session its
+#: link's token (never the command line, which every user of the host can read).
+LINK_TOKEN_ENV = "RUBRICATE_LINK_TOKEN"
 
 
 def data_dir() -> Path:

@@ -49,8 +49,14 @@ def rubric_add(file: Annotated[Path, typer.Argument(help="Rubric YAML file.")], 
 
 @app.command("import")
 def import_cmd(
-    file: Annotated[Path, typer.Argument(help="JSON Lines (.jsonl) or CSV (.csv) file of items.")],
+    file: Annotated[Path, typer.Argument(
+        help="Items: JSON Lines, CSV or Parquet, another tool's results (--from), or - for standard input.")],
     rubric: Annotated[str, typer.Option(help="The rubric the scores are on, ID@VERSION.")],
+    from_format: Annotated[str | None, typer.Option(
+        "--from", help="The file's format: rubricate (default), promptfoo, inspect, judge-bench, langfuse, langsmith or openai-evals. Without it a "
+                       "recognised shape is read as its format, and the command says so.")] = None,
+    traces: Annotated[Path | None, typer.Option(
+        help="With --from langfuse: the traces export holding the texts the scores are on.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Dataset name for these items.")] = None,
     update: Annotated[bool, typer.Option("--update", help="Record changed items as new revisions.")] = False,
     db: DbOption = None,
@@ -58,23 +64,34 @@ def import_cmd(
     """Import items, with judge and human scores made elsewhere; a bad line refuses the whole file.
 
     Example: rubricate import items.jsonl --rubric general-quality@1.0.0 --dataset march
+
+    Example: rubricate import results.json --from promptfoo --rubric results@1.0.0
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from reviewer.services.importing import import_file
+    from reviewer.cli.adapter_cmds import input_file
+    from reviewer.faults import say
+    from reviewer.services.importing import import_opened, open_source
 
-    regular_file(file)
-    store = _store(db)
-    with Progress(TextColumn("importing"), BarColumn(), TextColumn("{task.completed}/{task.total} rows"),
-                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), transient=True,
-                  disable=not sys.stderr.isatty()) as bar:
-        task = bar.add_task("import", total=None, rate="")
+    if traces is not None:
+        regular_file(traces)
+    with input_file(file) as (path, name):
+        opened = open_source(path, from_format, name, traces)
+        if opened.detected:
+            say(safe_line(f"read {name or file} as {opened.format} (recognised by its shape; name it with --from)"))
+        store = _store(db)
+        with Progress(TextColumn("importing"), BarColumn(), TextColumn("{task.completed}/{task.total} rows"),
+                      TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), transient=True,
+                      disable=not sys.stderr.isatty()) as bar:
+            task = bar.add_task("import", total=None, rate="")
 
-        def progress(done: int, total: int) -> None:
-            elapsed = bar.tasks[0].elapsed or 1e-9
-            bar.update(task, completed=done, total=total, rate=f"{done / elapsed:,.0f} rows/s")
+            def progress(done: int, total: int) -> None:
+                elapsed = bar.tasks[0].elapsed or 1e-9
+                bar.update(task, completed=done, total=total, rate=f"{done / elapsed:,.0f} rows/s")
 
-        summary = import_file(store, file, rubric, dataset, update_existing=update, progress=progress)
+            summary = import_opened(store, opened, rubric, dataset, update_existing=update, progress=progress)
+    for note in opened.notes:
+        say(safe_line(f"{name or file}: {note}"))
     typer.echo(safe_line(f"imported {file}: {summary}"))
 
 

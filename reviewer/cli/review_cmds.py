@@ -67,23 +67,9 @@ def demo(
 
 def run_tui(db: str | None, reviewer: str, queue: str, rubric: str | None, dataset: str | None,
             blind: bool) -> None:
-    """Open the store and run the app until the reviewer quits."""
-    from reviewer.errors import NoDatabase
-    from reviewer.locations import default_db
-    from reviewer.store.lite import missing_database
-    from reviewer.tui import firstpage
-    from reviewer.tui.config import load_settings
+    """Open the store and run the app until the reviewer quits (:func:`reviewer.tui.run.run_app`)."""
+    from reviewer.tui.run import run_app
 
-    settings = load_settings()
-    db = db or default_db()
-    if missing_database(db):  # a reading command: before the TUI loads (the app checks the rest)
-        raise NoDatabase(db)
-    # The first page is read while Textual loads; the app opens the store in a worker (and
-    # applies a blind queue setting then), so the queue shows before SQLAlchemy has loaded.
-    first = firstpage.start(db, queue, rubric, dataset, settings.page_size)
-    from reviewer.tui.app import make_app
-
-    app = make_app(None, reviewer, queue, rubric, dataset, blind, settings, db=db, first_page=first)
-    app.run()
-    if app.return_code:
-        raise typer.Exit(app.return_code)
+    code = run_app(db, reviewer, queue, rubric, dataset, blind)
+    if code:
+        raise typer.Exit(code)

@@ -39,6 +39,8 @@ class PairLines:
 
     records: tuple[PairRecord, ...] = ()
     errors: tuple[str, ...] = ()
+    #: what messages call the file
+    source: str = ""
 
 
 __all__ = ["WINNERS", "PairLines", "PairRecord", "PairVerdict"]

@@ -86,10 +86,11 @@ def _verdict(value: Any, who: str, why: str, fields: frozenset[str], at: str) ->
     return PairVerdict(str(value[who]), str(winner), value.get(why) or None)
 
 
-def read_pairs(path: Path, errs: list[str]) -> list[PairRecord]:
+def read_pairs(path: Path, errs: list[str], name: str | None = None) -> list[PairRecord]:
     """The pair records of a JSON Lines item file; each bad one appended to ``errs`` as
     ``FILE:LINE: what``. Only lines holding ``"pair"`` are parsed (the item rows are read by
-    :func:`reviewer.io.itemfile.iter_rows`, which reports their problems); CSV files hold none."""
+    :func:`reviewer.io.itemfile.iter_rows`, which reports their problems); CSV files hold none.
+    ``name`` is what messages call the file (``-`` for standard input spooled to ``path``)."""
     out: list[PairRecord] = []
     if path.suffix.lower() == ".csv" or not path.exists() or path.stat().st_size == 0:
         return out
@@ -105,7 +106,7 @@ def read_pairs(path: Path, errs: list[str]) -> list[PairRecord]:
             counted = start
             got = _pair_line(line, data[start:end])
             if isinstance(got, str):
-                errs.append(f"{path}:{line}: {got}")
+                errs.append(f"{name or path}:{line}: {got}")
             elif got is not None:
                 out.append(got)
             at = data.find(_MARK, end)

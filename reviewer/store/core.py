@@ -3,15 +3,20 @@
 
 from __future__ import annotations
 
+import os
+
 from sqlalchemy import inspect
 
 from reviewer.errors import NoDatabase
+from reviewer.locations import LINK_TOKEN_ENV
+from reviewer.store.align_runs import AlignRunsMixin
 from reviewer.store.comments import CommentsMixin
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.estimates import EstimatesMixin
 from reviewer.store.fold import FoldMixin
 from reviewer.store.importer import ImportMixin
 from reviewer.store.judging import JudgeMixin
+from reviewer.store.links import LinksMixin
 from reviewer.store.lite import missing_database
 from reviewer.store.lookup import LookupMixin
 from reviewer.store.pair_verdicts import PairVerdictsMixin
@@ -26,7 +31,8 @@ from reviewer.store.tables import SchemaMigration, table_of
 
 
 class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
-            RatingColumnsMixin, FoldMixin, CommentsMixin, RevealsMixin, PairVerdictsMixin, PairsMixin, JudgeMixin):
+            RatingColumnsMixin, FoldMixin, CommentsMixin, LinksMixin, RevealsMixin, PairVerdictsMixin, PairsMixin,
+            JudgeMixin, AlignRunsMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue.
 
     A mixin that calls another's methods inherits it (so mypy checks the call), and comes before
@@ -39,6 +45,8 @@ def open_store(db: str | None = None, login: str | None = None, *, existing: boo
 
     ``login`` (SQLite only): the OS login to act as instead of this process's user (see
     :mod:`reviewer.store.roles`); on PostgreSQL the acting login is the database login.
+    ``$RUBRICATE_LINK_TOKEN`` (set by ``rubricate serve`` for the session it starts): act
+    through that link (:meth:`LinksMixin.act_through_link`), or refuse in one line.
     ``existing``: a reading command's open: a path with no file, or a database without the
     store's tables, is refused in one line (:class:`NoDatabase`) and nothing is created."""
     from reviewer.locations import default_db
@@ -54,4 +62,11 @@ def open_store(db: str | None = None, login: str | None = None, *, existing: boo
     store = Store(engine)
     if login is not None:
         store.act_as(login)
+    token = os.environ.get(LINK_TOKEN_ENV)
+    if token:  # a session served through a link (rubricate serve): it acts as the link's person
+        try:
+            store.act_through_link(token)
+        except Exception:
+            store.close()
+            raise
     return store

@@ -244,6 +244,18 @@ def _stated_overall(conn: Connection) -> None:
     _add_column(conn, "judge_score", "stated_overall", "FLOAT")
 
 
+def _links(conn: Connection) -> None:
+    """Links to the served review app, and the ``via`` mark (:func:`reviewer.store.links.link_tables`)."""
+    from reviewer.store.links import link_tables
+
+    link_tables(conn)
+
+
+def _align_runs(conn: Connection) -> None:
+    """``rubricate align``'s runs (the owner's, like judge runs: no grant to a person's login)."""
+    tables.table_of(tables.AlignRun).create(conn, checkfirst=True)
+
+
 def _pair_verdicts(conn: Connection) -> None:
     """Pair verdicts an item file carries: a pair choice says whether it was made in the review
     screen or imported (``kind``; every earlier row was made in the screen), and judges' verdicts
@@ -287,6 +299,8 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0010j_labelled", _labelled),
     ("0010e_team_writes", team_writes),
     ("0010i_stated_overall", _stated_overall),
+    ("0011s_links", _links),
+    ("0011a_align_runs", _align_runs),
     ("0011p_pair_verdicts", _pair_verdicts),
 ]
 

@@ -72,7 +72,7 @@ class ImportMixin(FoldMixin, CommentsMixin, PairVerdictsMixin, PairsMixin, Judge
                     self._stream(conn, source, rubric, dataset or "", update_existing, progress, errs, summary)
                     if pairs and pairs.records and not errs:
                         summary.pair_choices, summary.pair_judgments = write_pairs(
-                            conn, rubric.ref, dataset or "", pairs.records, str(source.path), errs)
+                            conn, rubric.ref, dataset or "", pairs.records, pairs.source or str(source.path), errs)
                     if errs:
                         raise FileErrors(errs)  # leaving the block rolls the transaction back
             except FileErrors as exc:

@@ -53,6 +53,8 @@ class RolesMixin(StoreBase):
 
     _login: str | None = None
     _admin: bool | None = None
+    #: The mark the rows carry when acting through a served link (:mod:`reviewer.store.links`).
+    _via: str | None = None
 
     @property
     def login(self) -> str:
@@ -166,18 +168,22 @@ class RolesMixin(StoreBase):
         if self._signing_check(conn, reviewer, need):
             conn.execute(table_of(Reviewer).insert().values(
                 name=reviewer, roles="reviewer", login=self.login))
-        return {"actor": self.login}
+        return {"actor": self.login, "via": self._via}
 
     def _signing_check(self, conn: Connection, reviewer: str, need: str | None) -> bool:
         """Raise when the acting login may not sign as ``reviewer``; whether signing claims the
         name (nobody holds it, and it has no scores: a name that came with an import is bound to
         no login until a lead binds it)."""
         check_name(reviewer)
+        if self._via is not None:
+            self._check_link(conn, reviewer)
         row = conn.execute(select(col(Reviewer.roles), col(Reviewer.login)).where(col(Reviewer.name) == reviewer)).first()
         roles, bound = (_roles(row[0]), row[1] or reviewer) if row else (set(), None)
         if need and need not in roles:
             raise MissingRole(reviewer, need)
-        acts_for_others = self.admin or (self.dialect == "sqlite" and self._acting_lead(conn))
+        # (a link's session was checked above: it signs as the link's person alone)
+        acts_for_others = (self.admin or self._via is not None
+                           or (self.dialect == "sqlite" and self._acting_lead(conn)))
         if bound is None:
             if not _came_with_import(conn, reviewer):
                 return True
@@ -187,6 +193,11 @@ class RolesMixin(StoreBase):
             raise UserError(f"the login {self.login} may not sign as {reviewer} (bound to the login {bound}); "
                             "only a lead may act for another reviewer")
         return False
+
+    def _check_link(self, conn: Connection, reviewer: str) -> None:
+        """Acting through a link: refuse a name other than the link's person, and any write once
+        the link has ended (:class:`reviewer.store.links.LinksMixin` does the check)."""
+        raise UserError("this store acts through a link but cannot check it")
 
     def check_signer(self, reviewer: str) -> None:
         """Refuse now (one line) what the first signed write as ``reviewer`` would refuse: for

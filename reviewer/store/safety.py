@@ -88,7 +88,7 @@ class SafetyMixin(RolesMixin):
         """A reviewer sends an item to the safety queue (a flag with detector ``human``). One
         waiting reviewer flag per item and person: a second is refused."""
         with self.write() as conn:
-            self._sign(conn, reviewer)
+            signed = self._sign(conn, reviewer)
             rev = conn.execute(select(col(Item.revision)).where(col(Item.pk) == item_pk)).scalar()
             if rev is None:
                 raise UserError(f"no item with key {item_pk}")
@@ -98,7 +98,7 @@ class SafetyMixin(RolesMixin):
                 raise UserError(f"you have already flagged this item (flag {mine}); "
                                 "undo it or wait for the safety decision")
             values: dict[str, Any] = dict(item_pk=item_pk, gate="reviewer_flag", detector=f"human:{reviewer}",
-                                          matched="", context=reason)
+                                          matched="", context=reason, via=signed["via"])
             if hasattr(SafetyFlag, "revision"):
                 values["revision"] = rev
             res = conn.execute(table_of(SafetyFlag).insert().values(**values))

@@ -214,6 +214,8 @@ class HumanScore(SQLModel, table=True):
     sample: str | None = None
     #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
     actor: str | None = None
+    #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
+    via: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -236,6 +238,8 @@ class SafetyFlag(SQLModel, table=True):
     #: Written "open" and never updated: a flag's status is derived from its decisions
     #: (:mod:`reviewer.domain.safety`). Kept for databases that older releases read.
     status: str = "open"
+    #: ``link`` when raised by a session served through a link (``rubricate serve``), else NULL.
+    via: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -249,6 +253,8 @@ class SafetyDecision(SQLModel, table=True):
     decision: str
     reason: str
     actor: str | None = None
+    #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
+    via: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -306,6 +312,8 @@ class PairChoice(SQLModel, table=True):
     #: ``choice``: made in the review screen; ``import``: a verdict an item file carried.
     kind: str = Field(default="choice", sa_column_kwargs={"server_default": "choice"})
     actor: str | None = None
+    #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
+    via: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -342,6 +350,8 @@ class ItemComment(SQLModel, table=True):
     text: str
     #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
     actor: str | None = None
+    #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
+    via: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -360,6 +370,8 @@ class ItemReveal(SQLModel, table=True):
     reviewer: str
     #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
     actor: str | None = None
+    #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
+    via: str | None = None
     created_at: datetime = Field(default_factory=now)
 
 
@@ -378,3 +390,41 @@ class QueueSetting(SQLModel, table=True):
     #: Judge scores stay hidden until the reviewer has scored the dimension.
     blind: bool = False
     updated_at: datetime = Field(default_factory=now)
+
+
+class ServeLink(SQLModel, table=True):
+    """A link to the review app served in a browser (``rubricate serve link``): the person it
+    acts for, the SHA-256 of its secret token (the token itself is never stored), its expiry and
+    its revocation. Revoking sets ``revoked_at``; a link is never deleted."""
+
+    __tablename__ = "serve_link"
+    pk: int = Field(default=None, primary_key=True)
+    #: The reviewer name the session runs as.
+    name: str = Field(index=True)
+    #: Hex SHA-256 of the token.
+    token_hash: str = Field(unique=True)
+    #: The login that made the link (a lead's).
+    created_by: str
+    created_at: datetime = Field(default_factory=now)
+    expires_at: datetime
+    revoked_at: datetime | None = None
+    revoked_by: str | None = None
+
+
+class AlignRun(SQLModel, table=True):
+    """One ``rubricate align`` of one dimension: its split, candidates (prompts, dev figures,
+    cost), the chosen one and the test figures; written by the owner, like a judge run."""
+
+    __tablename__ = "align_run"
+    __table_args__ = (Index("ix_align_run_rubric_dimension", "rubric_ref", "dimension"),)
+    pk: int = Field(default=None, primary_key=True)
+    rubric_ref: str
+    dimension: str
+    model: str | None = None
+    params: Any = Field(default=None, sa_column=Column(JSON))
+    status: str = "running"
+    result: Any = Field(default=None, sa_column=Column(JSON))
+    #: The rubric version ``--write`` registered from this run, if any.
+    written_ref: str | None = None
+    started_at: datetime = Field(default_factory=now)
+    finished_at: datetime | None = None

@@ -38,8 +38,9 @@ OWNER_HISTORY = ("judge_score", "rubric_version", "item_revision", "pair_judgmen
 #: History a person's screens append to (signed rows; checked by ``0007g_roles`` and here): the
 #: rest of it, so a history table added later is a person's unless it is listed above.
 PERSON_HISTORY = tuple(t for t in ALL_HISTORY if t not in OWNER_HISTORY)
-#: Working tables a person's screens insert into and update (leases' history; claimed names).
-PERSON_WORKING = ("assignment", "reviewer")
+#: Working tables a person's screens insert into and update (leases' history; claimed names;
+#: a lead's links to the served app, checked by ``0011s_links``).
+PERSON_WORKING = ("assignment", "reviewer", "serve_link")
 #: Item columns a person's write recomputes: its lease, then what a score, flag or decision
 #: refreshes from the item's fold (the update names them all, changed or not).
 ITEM_LEASE = ("lease_reviewer", "lease_queue", "lease_until")

@@ -1,11 +1,12 @@
-"""The TUI's only door to the store. Every function here blocks, so screens call them from
-thread workers (reads) or through the writer (writes), never from the UI thread."""
+"""The store calls of the TUI, each turning store records into what a screen shows. Every
+function here blocks; only :mod:`reviewer.tui.gateway` hands them the store, in a worker (reads)
+or on its writer thread (writes), never on the UI thread."""
 
 from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from reviewer.domain import fold_turns
 from reviewer.domain.safety import safety_status
@@ -14,6 +15,7 @@ from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
     from reviewer.services.reports import DimensionDetail
     from reviewer.store import Store
+    from reviewer.store.views import Claim
 
 BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
 
@@ -64,24 +66,24 @@ class FlagLine:
     conversation: tuple[dict[str, Any], ...] = ()
 
 
-def progress(store: Any, queue: str, reviewer: str, rubric_ref: str | None,
+def progress(store: Store, queue: str, reviewer: str, rubric_ref: str | None,
              dataset: str | None) -> tuple[int, int, int]:
     """The queue's ``(total, done, left for this reviewer)``."""
-    return tuple(store.queue_progress(queue, reviewer, rubric_ref, dataset))
+    return store.queue_progress(queue, reviewer, rubric_ref, dataset)
 
 
-def find_items(store: Any, item_id: str) -> list[tuple[int, str, str]]:
+def find_items(store: Store, item_id: str) -> list[tuple[int, str, str]]:
     """``(key, dataset, rubric)`` of every item with this exact id (an id is unique only within
     a rubric and dataset), by key."""
     return list(store.items_by_id(item_id))
 
 
-def roles(store: Any, reviewer: str) -> set[str]:
+def roles(store: Store, reviewer: str) -> set[str]:
     """The reviewer's roles."""
     return set(store.reviewer_roles(reviewer))
 
 
-def queue_page(store: Any, queue: str, rubric_ref: str | None, dataset: str | None, after: Any,
+def queue_page(store: Store, queue: str, rubric_ref: str | None, dataset: str | None, after: Any,
                limit: int, filt: Any = None, blind: bool = False) -> tuple[list[QueueLine], int | None, int | None]:
     """One page of the queue narrowed by ``filt`` (a ``QueueFilter``; in a blind session never
     by what the judge said); with the first page (``after`` None) the queue's size and how many
@@ -99,7 +101,7 @@ def queue_page(store: Any, queue: str, rubric_ref: str | None, dataset: str | No
     return lines(rows), total, matching
 
 
-def queue_values(store: Any, queue: str, rubric_ref: str | None, dataset: str | None) -> tuple[list[str], list[str]]:
+def queue_values(store: Store, queue: str, rubric_ref: str | None, dataset: str | None) -> tuple[list[str], list[str]]:
     """The datasets and judge bands in the queue (what the filter dialog offers)."""
     datasets, bands = store.queue_values(queue, rubric_ref, dataset)
     return list(datasets), list(bands)
@@ -112,7 +114,7 @@ def lines(rows: list[Any]) -> list[QueueLine]:
                       r.holder, r.sort_key) for r in rows]
 
 
-def load_item(store: Any, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None,
+def load_item(store: Store, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None,
               queue: str | None = None) -> ItemState:
     """Build the item screen's state from the store's item view and the item's fold (effective
     scores, the judge panel, this reviewer's current votes and the safety status all come from
@@ -172,7 +174,7 @@ def _pair_line(name: str, rec: Any) -> str:
     return f"{name}: {rec.score:g}" + (f" — {rec.rationale}" if rec.rationale else "")
 
 
-def load_pair(store: Any, state: ItemState, reviewer: str, blind: bool = False,
+def load_pair(store: Store, state: ItemState, reviewer: str, blind: bool = False,
               lease_seconds: int | None = None, partner_index: int = 0) -> PairState | None:
     """``state`` beside another item of its group (the ``partner_index``-th by variant; None when
     it has no partner), with this reviewer's current choice on that pair. With ``lease_seconds``,
@@ -203,7 +205,7 @@ def load_pair(store: Any, state: ItemState, reviewer: str, blind: bool = False,
     return pair
 
 
-def next_partner(store: Any, pair: PairState, reviewer: str, blind: bool, step: int,
+def next_partner(store: Store, pair: PairState, reviewer: str, blind: bool, step: int,
                  lease_seconds: int | None) -> PairState | None:
     """The anchor beside its next (``step`` 1) or previous partner, skipping partners another
     reviewer holds when leasing; None when no other partner can be shown."""
@@ -216,14 +218,14 @@ def next_partner(store: Any, pair: PairState, reviewer: str, blind: bool, step: 
     return None
 
 
-def choose_in_pair(store: Any, item_pk: int, partner_pk: int, winner_pk: int | None, reviewer: str,
+def choose_in_pair(store: Store, item_pk: int, partner_pk: int, winner_pk: int | None, reviewer: str,
                    reason: str | None = None, tags: tuple[str, ...] = ()) -> int:
     """Write the reviewer's choice on the pair ``item_pk``/``partner_pk``: the better one's key,
     or None for a tie; with a reason and quick tags when given."""
     return int(store.add_pair_choice(item_pk, reviewer, winner_pk, reason=reason, tags=tags, partner_pk=partner_pk))
 
 
-def claim_next(store: Any, queue: str, reviewer: str, rubric_ref: str | None, dataset: str | None,
+def claim_next(store: Store, queue: str, reviewer: str, rubric_ref: str | None, dataset: str | None,
                lease_seconds: int, blind: bool, exclude: tuple[int, ...] = ()) -> ItemState | None:
     """Lease the next item and load it (None when the queue has nothing for this reviewer)."""
     claim = store.claim_next(queue, reviewer, rubric_ref, dataset, lease_seconds=lease_seconds, exclude=exclude)
@@ -232,7 +234,7 @@ def claim_next(store: Any, queue: str, reviewer: str, rubric_ref: str | None, da
     return load_item(store, claim.item_pk, reviewer, blind, claim, queue)
 
 
-def add_human_score(store: Any, state: ItemState, d: DimState, reviewer: str, value: float | None, *,
+def add_human_score(store: Store, state: ItemState, d: DimState, reviewer: str, value: float | None, *,
                     kind: str, blind: bool, sample: str | None, reason: str | None, tags: tuple[str, ...]) -> int:
     """Write one human score row, under the item's lease if any: the store refuses it when
     someone else has claimed the item since."""
@@ -246,27 +248,32 @@ def add_reveal(store: Store, state: ItemState, reviewer: str) -> int:
     return int(store.add_reveal(state.item_pk, reviewer))
 
 
-def add_comment(store: Any, state: ItemState, reviewer: str, text: str) -> int:
+def add_comment(store: Store, state: ItemState, reviewer: str, text: str) -> int:
     """Write the reviewer's comment on the item."""
     return int(store.add_comment(state.item_pk, reviewer, text))
 
 
-def renew_claim(store: Any, state: ItemState, lease_seconds: int) -> None:
+def renew_claim(store: Store, state: ItemState, lease_seconds: int) -> None:
     """Extend the lease on an item the reviewer has open (the state keeps the new expiry)."""
     state.claim = store.renew(state.claim, lease_seconds=lease_seconds)
 
 
-def close_claim(store: Any, claim: Any, how: str) -> None:
-    """complete, skip or release a lease."""
-    getattr(store, how)(claim)
+def close_claim(store: Store, claim: Claim, how: Literal["complete", "skip", "release"]) -> None:
+    """Complete, skip or release a lease."""
+    if how == "complete":
+        store.complete(claim)
+    elif how == "skip":
+        store.skip(claim)
+    else:
+        store.release(claim)
 
 
-def flag_item(store: Any, state: ItemState, reviewer: str, reason: str) -> int:
+def flag_item(store: Store, state: ItemState, reviewer: str, reason: str) -> int:
     """Send the item to the safety queue with the reviewer's reason."""
     return int(store.flag_item(state.item_pk, reviewer, reason))
 
 
-def open_flags(store: Any, rubric_ref: str | None) -> list[FlagLine]:
+def open_flags(store: Store, rubric_ref: str | None) -> list[FlagLine]:
     """Flags waiting for a decision, with their sign-offs as the domain rule counts them."""
     needed: dict[str, int] = {}
     out = []
@@ -281,19 +288,21 @@ def open_flags(store: Any, rubric_ref: str | None) -> list[FlagLine]:
     return out
 
 
-def withdraw_flag(store: Any, flag_id: int, reviewer: str) -> str:
+def withdraw_flag(store: Store, flag_id: int, reviewer: str) -> str:
     """Take back a flag this reviewer raised (undo)."""
     return str(store.withdraw_flag(flag_id, reviewer))
 
 
-def decide_flag(store: Any, flag_id: int, reviewer: str, decision: str, reason: str) -> str:
+def decide_flag(store: Store, flag_id: int, reviewer: str, decision: str, reason: str) -> str:
     """Record a safety decision."""
     return str(store.add_safety_decision(flag_id, reviewer, decision, reason))
 
 
-def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) -> list[dict[str, Any]]:
+def calibration_rows(store: Store, rubric_ref: str | None, dataset: str | None) -> list[dict[str, Any]]:
     """Per dimension of the rubric (or of every rubric with items) the calibration figures, with
-    the rubric, sample and scale beside them."""
+    the rubric, sample and scale beside them, and the dimension's last ``rubricate align`` in one
+    line (``align``; None without one)."""
+    from reviewer.services.align_render import align_line
     from reviewer.services.calibrate_service import calibrate
 
     refs = [store.get_rubric(rubric_ref).ref] if rubric_ref else store.rubrics_with_items()
@@ -305,11 +314,12 @@ def calibration_rows(store: Any, rubric_ref: str | None, dataset: str | None) ->
             dim = rubric.dimension(d["dimension"])
             out.append({**d, "rubric": ref, "sample": report["sample"], "dataset": dataset, "pairs": report.get("pairs"),
                         "scale_min": dim.scale.min, "scale_max": dim.scale.max, "levels": dim.scale.levels,
-                        "pass_rate_estimate": report.get("pass_rate_estimate")})
+                        "pass_rate_estimate": report.get("pass_rate_estimate"),
+                        "align": align_line(store.last_align_run(ref, dim.id))})
     return out
 
 
-def calibration_detail(store: Any, rubric_ref: str, dimension: str, dataset: str | None = None,
+def calibration_detail(store: Store, rubric_ref: str, dimension: str, dataset: str | None = None,
                        sample: str | None = None) -> DimensionDetail:
     """One dimension on the items its calibration row was computed from (same dataset and
     sample): the confusion table, each reviewer's bias (judge − human), the largest disagreements."""
@@ -318,6 +328,6 @@ def calibration_detail(store: Any, rubric_ref: str, dimension: str, dataset: str
     return dimension_detail(store, rubric_ref, dimension, dataset, sample)
 
 
-def adjudicate(store: Any, item_pk: int, dimension: str, lead: str, value: float, reason: str) -> int:
+def adjudicate(store: Store, item_pk: int, dimension: str, lead: str, value: float, reason: str) -> int:
     """A lead's settling score on an item the humans disagree on, with the lead's reason."""
     return int(store.add_human_score(item_pk, dimension, lead, value, reason=reason, kind="adjudication"))

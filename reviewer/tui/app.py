@@ -1,13 +1,14 @@
 """The review app, built by :func:`make_app` with its store passed in.
 
-The app owns the flow between screens (queue → item → next item) and the store writer; screens
-own their own keys and state. Store reads run in thread workers and hand their results back with
-``call_from_thread``; store writes go through :class:`reviewer.tui.writer.StoreWriter` in order.
+The app owns the flow between screens (queue → item → next item); screens own their own keys and
+state. Every store call goes through :mod:`reviewer.tui.gateway`: reads run in thread workers that
+post what they read as messages (:class:`ItemLoaded`, …), writes run in order on the gateway's
+writer and come back as ``Written``/``WriteFailed``, which the app hands to the screens that keep
+the write on their undo stack.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import statistics
@@ -16,7 +17,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.text import Text
 from textual import events, work
@@ -26,39 +27,38 @@ from textual.binding import Binding
 from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter, palette
 from reviewer.tui.config import TuiSettings
-from reviewer.tui.host import ReviewHost, Session
+from reviewer.tui.gateway import Close, Gateway, Ticket, reads
+from reviewer.tui.host import AnswersWrites, ReviewHost, Session
 from reviewer.tui.idlegc import IDLE_S, IdleCollector
+from reviewer.tui.messages import (
+    Claimed,
+    ItemLoaded,
+    ItemsFound,
+    PairLoaded,
+    PartnerLoaded,
+    ProgressLoaded,
+    ReadFailed,
+    RolesLoaded,
+    StoreFailed,
+    StoreOpened,
+    WriteFailed,
+    Written,
+)
 from reviewer.tui.screens.footer import SCORE_KEYS
 from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.viewmodel import DimState, ItemState, PairState
-from reviewer.tui.writer import StoreWriter, WriteDone
+
+if TYPE_CHECKING:
+    from reviewer.store import Store
+    from reviewer.store.views import Claim
+    from reviewer.tui.firstpage import FirstPage
 
 _S = TypeVar("_S", bound=ItemState | None)
 #: While the reviewer is on an item its lease is renewed this many times over the lease's length,
 RENEWALS_PER_LEASE = 3
 #: but never more often than every this many seconds.
 MIN_RENEW_S = 20.0
-
-
-class StoreUnavailable(asyncio.CancelledError):
-    """The store could not be opened: work that needed it is cancelled, quietly — the app is
-    already leaving with the reason (a cancellation, so Textual does not report each worker)."""
-
-
-class StoreHandle:
-    """Stands for the store while a worker thread opens it: any attribute waits for the open to
-    finish. Only worker threads and the writer touch the store, so the UI thread never waits."""
-
-    def __init__(self) -> None:
-        self.ready: Future[Any] = Future()
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            store = self.ready.result()
-        except Exception as exc:
-            raise StoreUnavailable(str(exc)) from exc
-        return getattr(store, name)
 
 
 class ReviewApp(App[None]):
@@ -73,31 +73,29 @@ class ReviewApp(App[None]):
         Binding("ctrl+q", "quit", "quit", id="app.quit", priority=True),
     ]
 
-    def __init__(self, store: Any, session: Session, settings: TuiSettings | None = None,
-                 db: str | None = None, first_page: Future[Any] | None = None) -> None:
+    def __init__(self, store: Store | None, session: Session, settings: TuiSettings | None = None,
+                 db: str | None = None, first_page: Future[FirstPage] | None = None) -> None:
         super().__init__()
         palette.use_color(not self.no_color)  # (Textual has read NO_COLOR by now)
         #: with ``store`` None, the app opens ``db`` in a worker and paints the first page from
         #: ``reviewer.store.lite`` meanwhile (SQLAlchemy takes longer to load than a first frame may)
-        self.store = store if store is not None else StoreHandle()
-        self.db = db
+        self.gateway = Gateway(self.post_message, store, db)
         #: the queue's first page, being read (reviewer.tui.firstpage) while the app starts
         self.first_page = first_page
         #: set once the queue's first page is on screen: the store loads after that, not before
         self.first_page_shown = threading.Event()
         self.session = session
         self.settings = settings or TuiSettings()
-        self.writer = StoreWriter(self.post_message)
         self.roles: set[str] = set()
         self.history: list[int] = []
         self.writes_done = 0
         self.write_errors: list[str] = []
         #: the next item, being claimed (or claimed) while the reviewer works on this one
-        self._ahead: Future[Any] | None = None
+        self._ahead: Future[Claimed] | None = None
         #: work the next frame must not share the CPU with, started once it is painted
         #: (:meth:`_behind_frame`): the items to exclude from a claim ahead, the progress re-read
         self._ahead_due: tuple[int, ...] | None = None
-        self._progress_due: tuple[Future[Any] | None] | None = None
+        self._progress_due: tuple[Future[None] | None] | None = None
         #: the queue's (total, done, left for this reviewer), read after each finished item
         self.progress: tuple[int, int, int] | None = None
         #: seconds spent on each item finished this session
@@ -112,51 +110,45 @@ class ReviewApp(App[None]):
         # leases run lease_minutes; renewed several times within that while the reviewer is on the item
         self.set_interval(max(MIN_RENEW_S, self.settings.lease_minutes * 60.0 / RENEWALS_PER_LEASE), self.renew_leases)
         self.push_screen(QueueScreen())
-        if isinstance(self.store, StoreHandle):
+        if self.gateway.opening:
             self._open_store()
         self._load_roles()
         self.load_progress()
 
     @work(thread=True, group="store")
     def _open_store(self) -> None:
-        handle = self.store
-        assert isinstance(handle, StoreHandle)
         self.first_page_shown.wait(timeout=2)
-        try:
-            from reviewer.store import open_store
-            from reviewer.tui.screens import item  # noqa: F401  (loaded here, off the first frame)
+        from reviewer.tui.screens import item  # noqa: F401  (loaded here, off the first frame)
 
-            store = open_store(self.db, existing=True)  # a reading command: it creates no database
-            store.checkpoint()  # here, not in the first commit a reviewer waits for
-            blind = store.queue_settings(self.session.queue, self.session.rubric_ref).blind
-        except Exception as exc:
-            handle.ready.set_exception(exc)
-            from reviewer import faults
+        self.gateway.open(self.session.queue, self.session.rubric_ref, self._settle_blind)
 
-            code, line = faults.classify(exc, self.db) or (1, f"error: {self.db}: {exc or type(exc).__name__}")
-            message = safe_text(line.strip().splitlines()[0], newlines=False)
-            message.no_wrap, message.overflow = True, "ignore"  # one line, however narrow the terminal
-            self.call_from_thread(self.exit, message=message, return_code=code)
-            return
-        if blind and not self.session.blind:  # a queue set blind is blind for everyone in it
-            self.session = replace(self.session, blind=True)  # before any screen reads the store
-        handle.ready.set_result(store)
+    def _settle_blind(self, blind: bool) -> None:
+        """A queue set blind is blind for everyone in it (run before any screen reads the store)."""
+        if blind and not self.session.blind:
+            self.session = replace(self.session, blind=True)
+
+    def on_store_opened(self, message: StoreOpened) -> None:
         # What exists now lives as long as the app: keep it out of the collector's full scans.
-        self.call_from_thread(gc.freeze)
+        gc.freeze()
 
-    @work(thread=True, group="progress")
-    def load_progress(self, after: Future[Any] | None = None) -> None:
+    def on_store_failed(self, message: StoreFailed) -> None:
+        line = safe_text(message.line.strip().splitlines()[0], newlines=False)
+        line.no_wrap, line.overflow = True, "ignore"  # one line, however narrow the terminal
+        self.exit(message=line, return_code=message.code)
+
+    @reads("the queue's progress", group="progress")
+    def load_progress(self, after: Future[None] | None = None) -> None:
         """Read the queue's progress (once ``after``, the write that closed a lease, has landed)."""
         if after is not None:
             with contextlib.suppress(Exception):
                 after.result()
         s = self.session
-        found = adapter.progress(self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset)
-        self.call_from_thread(self._set_progress, found)
+        found = self.gateway.read(lambda store: adapter.progress(store, s.queue, s.reviewer, s.rubric_ref, s.dataset))
+        self.post_message(ProgressLoaded(found))
 
-    def _set_progress(self, found: tuple[int, int, int]) -> None:
-        self.progress = found
-        show = getattr(self.screen, "show_progress", None)
+    def on_progress_loaded(self, message: ProgressLoaded) -> None:
+        self.progress = message.found
+        show = getattr(self.screen, "show_progress", None)  # the queue's and the item's headers
         if show is not None:
             show()
 
@@ -174,31 +166,40 @@ class ReviewApp(App[None]):
             t.append(f" · median {statistics.median(self.durations):.0f}s/item", style="dim")
         return t
 
-    @work(thread=True, group="roles")
+    @reads("your roles", group="roles")
     def _load_roles(self) -> None:
-        roles = adapter.roles(self.store, self.session.reviewer)
-        self.call_from_thread(setattr, self, "roles", roles)
+        reviewer = self.session.reviewer
+        self.post_message(RolesLoaded(self.gateway.read(lambda store: adapter.roles(store, reviewer))))
+
+    def on_roles_loaded(self, message: RolesLoaded) -> None:
+        self.roles = message.roles
 
     # --- opening items ----------------------------------------------------------------------
     # The next item is claimed ahead, while the reviewer works on this one, so ``n`` shows it at
     # once; the lease it holds is given back when the reviewer leaves the queue or quits. The
     # claim goes through the writer, so it runs after the lease closes queued before it (a claim
     # that overtook them could take back an item the reviewer had just finished).
-    def _claim(self, exclude: tuple[int, ...] = ()) -> tuple[ItemState | None, PairState | None]:
+    def _claim(self, exclude: tuple[int, ...] = ()) -> Claimed:
         """Claim and load the session's next item (and its pair, for a pairwise rubric)."""
         s = self.session
         lease = self.settings.lease_minutes * 60
-        state = _warmed(adapter.claim_next(self.store, s.queue, s.reviewer, s.rubric_ref, s.dataset,
-                                           lease_seconds=lease, blind=s.blind, exclude=exclude))
+        state = _warmed(self.gateway.read(lambda store: adapter.claim_next(
+            store, s.queue, s.reviewer, s.rubric_ref, s.dataset, lease_seconds=lease, blind=s.blind, exclude=exclude)))
         return state, self._pair_for(state, lease)
 
     def _pair_for(self, state: ItemState | None, lease: int | None) -> PairState | None:
         if state is None or state.group is None or not state.rubric.review.pairwise:
             return None
-        return adapter.load_pair(self.store, state, self.session.reviewer, self.session.blind, lease)
+        s = self.session
+        return self.gateway.read(lambda store: adapter.load_pair(store, state, s.reviewer, s.blind, lease))
 
-    @work(thread=True, exclusive=True, group="load")
-    def open_next(self, after: Future[Any] | None = None, ahead: Future[Any] | None = None) -> None:
+    def _load(self, item_pk: int, claim: Claim | None = None) -> ItemState:
+        """One item as the session sees it (``claim``: the lease it is held under)."""
+        s = self.session
+        return self.gateway.read(lambda store: adapter.load_item(store, item_pk, s.reviewer, s.blind, claim, s.queue))
+
+    @reads("the next item", group="load")
+    def open_next(self, after: Future[None] | None = None, ahead: Future[Claimed] | None = None) -> None:
         """Show the next item of the session's queue: the one claimed ahead when there is one
         still leased, else claim it once ``after`` (the write that closed the last lease, queued
         behind every score entered before it) has landed."""
@@ -207,27 +208,25 @@ class ReviewApp(App[None]):
                 usable = self._usable(ahead.result())
                 if usable is not None:
                     state, pair = self._refreshed(*usable)
-                    self.call_from_thread(self._show, state, True, pair)
+                    self.post_message(ItemLoaded(state, True, pair))
                     return
         if after is not None:
             with contextlib.suppress(Exception):  # a failed write was already reported
                 after.result()
         claimed, pair = self._claim()
-        self.call_from_thread(self._show, claimed, True, pair)
+        self.post_message(ItemLoaded(claimed, True, pair))
 
     def _refreshed(self, state: ItemState, pair: PairState | None) -> tuple[ItemState, PairState | None]:
         """Re-read an item claimed a while ago (its scores may have changed since), keeping its
         lease; a pair's sides likewise."""
-        s = self.session
-        fresh = _warmed(adapter.load_item(self.store, state.item_pk, s.reviewer, s.blind, state.claim, s.queue))
+        fresh = _warmed(self._load(state.item_pk, state.claim))
         if pair is None:
             return fresh, None
-        sides = [fresh if side.item_pk == state.item_pk else
-                 adapter.load_item(self.store, side.item_pk, s.reviewer, s.blind, side.claim, s.queue)
+        sides = [fresh if side.item_pk == state.item_pk else self._load(side.item_pk, side.claim)
                  for side in pair.sides]
         return fresh, replace(pair, sides=sides)
 
-    def _usable(self, claimed: tuple[ItemState | None, PairState | None]) -> tuple[ItemState, PairState | None] | None:
+    def _usable(self, claimed: Claimed) -> tuple[ItemState, PairState | None] | None:
         """What was claimed ahead, if its lease still has time to run; else its leases go back."""
         state, pair = claimed
         if state is not None and _fresh(state):
@@ -239,7 +238,7 @@ class ReviewApp(App[None]):
         """Release the leases of an item claimed ahead and not shown."""
         for s in _items_of(state, pair):
             if s.claim is not None:
-                self.writer.submit("lease", adapter.close_claim, self.store, s.claim, "release")
+                self.gateway.close_claim(s.claim, "release")
 
     def _drop_ahead(self, wait: bool = False) -> None:
         """Give back what was claimed ahead (the reviewer is leaving the queue): now if it has
@@ -248,7 +247,7 @@ class ReviewApp(App[None]):
         if ahead is None:
             return
 
-        def give_back(f: Future[Any]) -> None:
+        def give_back(f: Future[Claimed]) -> None:
             if f.exception() is None:
                 self._give_back(*f.result())
 
@@ -257,12 +256,14 @@ class ReviewApp(App[None]):
                 ahead.result(timeout=10)
         ahead.add_done_callback(give_back)  # runs at once when it is done already
 
-    @work(thread=True, exclusive=True, group="load")
+    @reads("the item", group="load")
     def open_item(self, item_pk: int, remember: bool = True) -> None:
         """Show one item picked from the queue list."""
-        state = _warmed(adapter.load_item(self.store, item_pk, self.session.reviewer, blind=self.session.blind,
-                                          queue=self.session.queue))
-        self.call_from_thread(self._show, state, remember, self._pair_for(state, None))
+        state = _warmed(self._load(item_pk))
+        self.post_message(ItemLoaded(state, remember, self._pair_for(state, None)))
+
+    def on_item_loaded(self, message: ItemLoaded) -> None:
+        self._show(message.state, message.remember, message.pair)
 
     def _show(self, state: ItemState | None, remember: bool = True, pair: PairState | None = None) -> None:
         from reviewer.tui.screens.item import ItemScreen
@@ -304,7 +305,7 @@ class ReviewApp(App[None]):
         due, self._ahead_due = self._ahead_due, None
         if due is not None and self._ahead is None:
             # through the writer: after the writes that closed the last leases, never before
-            self._ahead = self.writer.submit("claim ahead", self._claim, due)
+            self._ahead = self.gateway.behind_writes(lambda: self._claim(due))
         progress, self._progress_due = self._progress_due, None
         if progress is not None:
             self.load_progress(progress[0])
@@ -318,24 +319,25 @@ class ReviewApp(App[None]):
         if item_id is not None:
             self._jump_to(item_id, states)
 
-    @work(thread=True, exclusive=True, group="load")
+    @reads("the item asked for", group="load")
     def _jump_to(self, item_id: str, states: tuple[ItemState, ...], pk: int | None = None) -> None:
         """Open the item with this id (``pk``: the one picked among several sharing it)."""
         if pk is None:
-            found = adapter.find_items(self.store, item_id)
-            if not found:
-                self.call_from_thread(self.notify, Text(safe_line(f"no item {item_id!r}")), severity="warning")
-                return
-            if len(found) > 1:
-                self.call_from_thread(self._choose, item_id, found, states)
+            found = self.gateway.read(lambda store: adapter.find_items(store, item_id))
+            if len(found) != 1:
+                self.post_message(ItemsFound(item_id, found, states))
                 return
             pk = found[0][0]
         for state in states:
             if state.claim is not None:
-                self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
-        state = _warmed(adapter.load_item(self.store, pk, self.session.reviewer, blind=self.session.blind,
-                                          queue=self.session.queue))
-        self.call_from_thread(self._show, state, True, None)
+                self.gateway.close_claim(state.claim, "release")
+        self.post_message(ItemLoaded(_warmed(self._load(pk)), True, None))
+
+    def on_items_found(self, message: ItemsFound) -> None:
+        if not message.found:
+            self.notify(safe_line(f"no item {message.item_id!r}"), severity="warning", markup=False)
+        else:
+            self._choose(message.item_id, message.found, message.states)
 
     @work
     async def _choose(self, item_id: str, found: list[tuple[int, str, str]], states: tuple[ItemState, ...]) -> None:
@@ -346,14 +348,17 @@ class ReviewApp(App[None]):
         if pk is not None:
             self._jump_to(item_id, states, pk)
 
-    @work(thread=True, exclusive=True, group="load")
+    @reads("the pair", group="load")
     def open_pair(self, state: ItemState) -> None:
         """Open ``state`` beside its group's other item, over its item screen."""
-        pair = adapter.load_pair(self.store, state, self.session.reviewer, self.session.blind)
-        self.call_from_thread(self._push_pair, state, pair)
+        s = self.session
+        self.post_message(PairLoaded(state, self.gateway.read(
+            lambda store: adapter.load_pair(store, state, s.reviewer, s.blind))))
 
-    def _push_pair(self, state: ItemState, pair: PairState | None) -> None:
+    def on_pair_loaded(self, message: PairLoaded) -> None:
         from reviewer.tui.screens.pair import PairScreen
+
+        state, pair = message.state, message.pair
 
         if pair is None:
             self.notify(safe_line(f"{state.item_id} has no other item in group {state.group!r}"), severity="warning",
@@ -378,39 +383,36 @@ class ReviewApp(App[None]):
             states += _items_of(*ahead.result())
         for s in {s.item_pk: s for s in states}.values():
             if s.claim is not None:
-                self.writer.submit("lease", adapter.renew_claim, self.store, s, self.settings.lease_minutes * 60)
+                self.gateway.renew_claim(s, self.settings.lease_minutes * 60)
 
     # --- what item screens ask for -----------------------------------------------------------
     def write_score(
         self, state: ItemState, d: DimState, value: float | None, *, kind: str, blind: bool,
         sample: str | None, reason: str | None = None, tags: tuple[str, ...] = (),
-    ) -> None:
-        """Hand one human score to the writer; it is in the store before the next one."""
-        self.writer.submit(
-            f"{state.item_id}/{d.dim.id}", adapter.add_human_score, self.store, state, d,
-            self.session.reviewer, value, kind=kind, blind=blind, sample=sample, reason=reason, tags=tags,
-        )
+    ) -> int:
+        """Hand one human score to the writer (it is in the store before the next one); its
+        ticket, which a ``WriteFailed`` names if the store refuses it."""
+        return self.gateway.write_score(state, d, self.session.reviewer, value, kind=kind, blind=blind,
+                                        sample=sample, reason=reason, tags=tags).number
 
-    def write_comment(self, state: ItemState, text: str) -> Future[Any]:
+    def write_comment(self, state: ItemState, text: str) -> Ticket[int]:
         """Hand the reviewer's comment on the item to the writer (stored at once, in order)."""
-        return self.writer.submit(f"comment on {state.item_id}", adapter.add_comment, self.store, state,
-                                  self.session.reviewer, text)
+        return self.gateway.add_comment(state, self.session.reviewer, text)
 
     def write_reveal(self, *states: ItemState) -> None:
         """Hand the reviewer's reveal of the judge on these items to the writer: stored, so the
         judge stays shown (and later scores are not blind) when the item is opened again."""
         for state in states:
-            self.writer.submit(f"reveal on {state.item_id}", adapter.add_reveal, self.store, state,
-                               self.session.reviewer)
+            self.gateway.add_reveal(state, self.session.reviewer)
 
     def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None:
         """Close the leases of the items on screen (complete, skip or release) and show the next
         item: the one claimed ahead, re-read, when it has arrived."""
-        closed = None
+        closed: Future[None] | None = None
+        how: Close = "skip" if skip else ("complete" if finished else "release")
         for state in states:
             if state.claim is not None:
-                closed = self.writer.submit("lease", adapter.close_claim, self.store, state.claim,
-                                            "skip" if skip else ("complete" if finished else "release"))
+                closed = self.gateway.close_claim(state.claim, how).future
         if finished and self._shown_at is not None:
             self.durations.append(time.monotonic() - self._shown_at)
         self._progress_due = (closed,)  # re-read once the next item is painted
@@ -428,21 +430,20 @@ class ReviewApp(App[None]):
             self.notify("this is the first item of the session", severity="warning")
             return
         if state.claim is not None:
-            self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
+            self.gateway.close_claim(state.claim, "release")
         self.open_item(self.history[idx - 1], remember=False)
 
     def leave_item(self, *states: ItemState) -> None:
         """Back to the queue list, releasing the leases (the one claimed ahead too)."""
         for state in states:
             if state.claim is not None:
-                self.writer.submit("lease", adapter.close_claim, self.store, state.claim, "release")
+                self.gateway.close_claim(state.claim, "release")
         self._drop_ahead()
         self.pop_screen()
 
     def adjudicate(self, item_pk: int, dimension: str, value: float, reason: str) -> None:
         """A lead's adjudicated score with its reason, written in order like every other score."""
-        self.writer.submit(f"adjudication {item_pk}/{dimension}", adapter.adjudicate, self.store, item_pk,
-                           dimension, self.session.reviewer, value, reason)
+        self.gateway.adjudicate(item_pk, dimension, self.session.reviewer, value, reason)
 
     def choose_in_pair(self, pair: PairState, choice: int, reason: str | None = None,
                        tags: tuple[str, ...] = ()) -> None:
@@ -450,25 +451,25 @@ class ReviewApp(App[None]):
         quick tags when given, written in order."""
         a, b = (side.item_pk for side in pair.sides)
         winner = None if choice < 0 else pair.sides[choice].item_pk
-        self.writer.submit(f"pair {pair.group}", adapter.choose_in_pair, self.store, a, b, winner,
-                           self.session.reviewer, reason, tags)
+        self.gateway.choose_in_pair(pair.group, a, b, winner, self.session.reviewer, reason, tags)
 
-    @work(thread=True, exclusive=True, group="load")
+    @reads("the next partner", group="load")
     def cycle_partner(self, pair: PairState, step: int, over_item: bool) -> None:
         """Show the pair's anchor beside the next (``step`` 1) or previous partner of its group.
         When the anchor is leased the new partner is leased first, then the old partner's lease
         is closed (complete where the reviewer scored on it, else released)."""
         s = self.session
         lease = self.settings.lease_minutes * 60 if pair.anchor.claim is not None else None
-        found = adapter.next_partner(self.store, pair, s.reviewer, s.blind, step, lease)
+        found = self.gateway.read(lambda store: adapter.next_partner(store, pair, s.reviewer, s.blind, step, lease))
         old = pair.partner
         if found is not None and old.claim is not None:
-            self.writer.submit("lease", adapter.close_claim, self.store, old.claim,
-                               "complete" if old.scored_count() else "release")
-        self.call_from_thread(self._show_partner, pair, found, over_item)
+            self.gateway.close_claim(old.claim, "complete" if old.scored_count() else "release")
+        self.post_message(PartnerLoaded(pair, found, over_item))
 
-    def _show_partner(self, pair: PairState, found: PairState | None, over_item: bool) -> None:
+    def on_partner_loaded(self, message: PartnerLoaded) -> None:
         from reviewer.tui.screens.pair import PairScreen
+
+        pair, found, over_item = message.pair, message.found, message.over_item
 
         if found is None:
             self.notify(safe_line(f"every other item of group {pair.group} is held by another reviewer"),
@@ -477,26 +478,39 @@ class ReviewApp(App[None]):
         if isinstance(self.screen, PairScreen) and self.screen.pair is pair:
             self.switch_screen(PairScreen(found, over_item=over_item))
         elif found.partner.claim is not None:  # the reviewer left meanwhile: give the new lease back
-            self.writer.submit("lease", adapter.close_claim, self.store, found.partner.claim, "release")
+            self.gateway.close_claim(found.partner.claim, "release")
 
-    def flag_item(self, state: ItemState, reason: str) -> Future[Any]:
-        """Send the item to the safety queue with the reviewer's reason; the future gives the
-        flag's id (for an undo)."""
+    def flag_item(self, state: ItemState, reason: str) -> Ticket[int]:
+        """Send the item to the safety queue with the reviewer's reason; the ticket's future gives
+        the flag's id (for an undo)."""
         self.notify(safe_line(f"{state.item_id} sent to the safety queue"), markup=False)
-        return self.writer.submit("flag", adapter.flag_item, self.store, state, self.session.reviewer, reason)
+        return self.gateway.flag_item(state, self.session.reviewer, reason)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseDown) and not event.is_forwarded:
             self.collector.touched()  # a full collection waits for the next pause (idlegc)
         await super().on_event(event)
 
-    def on_write_done(self, message: WriteDone) -> None:
-        if message.error:
-            self.write_errors.append(message.error)
-            self.notify(safe_line(f"could not save {message.label}: {message.error}"), severity="error",
-                        timeout=10, markup=False)
-        else:
-            self.writes_done += 1
+    def on_written(self, message: Written) -> None:
+        self.writes_done += 1
+        for screen in self.screen_stack:
+            if isinstance(screen, AnswersWrites):
+                screen.written(message)
+
+    def on_write_failed(self, message: WriteFailed) -> None:
+        """Every screen that keeps the write rolls it back; then one line says both."""
+        for screen in self.screen_stack:
+            if isinstance(screen, AnswersWrites):
+                screen.write_failed(message)
+        self.write_errors.append(message.error)
+        undone = f" — undone on screen: {'; '.join(message.undone)}" if message.undone else ""
+        self.notify(safe_line(f"could not save {message.label}: {message.error}{undone}"), severity="error",
+                    timeout=10, markup=False)
+
+    def on_read_failed(self, message: ReadFailed) -> None:
+        """A failed read is a line on the screen; the app keeps running."""
+        self.notify(safe_line(f"could not read {message.what}: {message.error}"), severity="error",
+                    timeout=10, markup=False)
 
     def get_key_display(self, binding: Binding) -> str:
         """As Textual shows a key, except the one footer entry of the digit keys (``0-9``) once
@@ -513,7 +527,7 @@ class ReviewApp(App[None]):
     async def action_quit(self) -> None:
         """Quit after every queued write has landed (the lease claimed ahead given back)."""
         self._drop_ahead(wait=True)
-        self.writer.drain()
+        self.gateway.drain()
         self.exit()
 
 
@@ -543,10 +557,10 @@ def _fresh(state: ItemState, margin_s: float = 60) -> bool:
     return bool((until - datetime.now(until.tzinfo)).total_seconds() > margin_s)
 
 
-def make_app(store: Any, reviewer: str, queue: str = "triage", rubric_ref: str | None = None,
+def make_app(store: Store | None, reviewer: str, queue: str = "triage", rubric_ref: str | None = None,
              dataset: str | None = None, blind: bool = False,
              settings: TuiSettings | None = None, db: str | None = None,
-             first_page: Future[Any] | None = None) -> ReviewApp:
+             first_page: Future[FirstPage] | None = None) -> ReviewApp:
     """Build the app on an open ``store``, or (``store`` None) on ``db``, which it opens in a
     worker once running; ``first_page`` is :func:`reviewer.tui.firstpage.start`'s future."""
     if settings is not None and settings.keymap:

@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewer.store.views import QueueRow
+
+#: The queue's first rows and its size (store records), or None when the lite read cannot serve
+FirstPage = tuple[list["QueueRow"], int] | None
 
 
-def start(db: str | None, queue: str, rubric_ref: str | None, dataset: str | None, limit: int) -> Future[Any]:
-    """A future of ``(rows, total)`` (store records) or None when the lite read cannot serve."""
-    future: Future[Any] = Future()
+def start(db: str | None, queue: str, rubric_ref: str | None, dataset: str | None, limit: int) -> Future[FirstPage]:
+    """A future of the queue's first page, read with the standard library alone."""
+    future: Future[FirstPage] = Future()
 
     def run() -> None:
         try:

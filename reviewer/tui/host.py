@@ -16,8 +16,10 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from reviewer.tui.config import TuiSettings
+    from reviewer.tui.firstpage import FirstPage
+    from reviewer.tui.gateway import Gateway, Ticket
+    from reviewer.tui.messages import WriteFailed, Written
     from reviewer.tui.viewmodel import DimState, ItemState, PairState
-    from reviewer.tui.writer import StoreWriter
 
 
 @dataclass(frozen=True)
@@ -35,17 +37,16 @@ class ReviewHost(Protocol):
     """The review app as its screens see it (:class:`reviewer.tui.app.ReviewApp` is one; mypy
     checks that in ``reviewer/tui/app.py``). Methods that start a worker return it (``Any``)."""
 
-    store: Any
+    gateway: Gateway
     session: Session
     settings: TuiSettings
-    writer: StoreWriter
     roles: set[str]
-    first_page: Future[Any] | None
+    first_page: Future[FirstPage] | None
     first_page_shown: threading.Event
 
     def pace(self) -> Text: ...
 
-    def open_next(self, after: Future[Any] | None = None, ahead: Future[Any] | None = None) -> Any: ...
+    def open_next(self) -> Any: ...
 
     def open_item(self, item_pk: int, remember: bool = True) -> Any: ...
 
@@ -54,7 +55,7 @@ class ReviewHost(Protocol):
     def jump(self, *states: ItemState) -> Any: ...
 
     def write_score(self, state: ItemState, d: DimState, value: float | None, *, kind: str, blind: bool,
-                    sample: str | None, reason: str | None = None, tags: tuple[str, ...] = ()) -> None: ...
+                    sample: str | None, reason: str | None = None, tags: tuple[str, ...] = ()) -> int: ...
 
     def advance(self, *states: ItemState, finished: bool, skip: bool = False) -> None: ...
 
@@ -69,11 +70,23 @@ class ReviewHost(Protocol):
 
     def cycle_partner(self, pair: PairState, step: int, over_item: bool) -> Any: ...
 
-    def write_comment(self, state: ItemState, text: str) -> Future[Any]: ...
+    def write_comment(self, state: ItemState, text: str) -> Ticket[int]: ...
 
     def write_reveal(self, *states: ItemState) -> None: ...
 
-    def flag_item(self, state: ItemState, reason: str) -> Future[Any]: ...
+    def flag_item(self, state: ItemState, reason: str) -> Ticket[int]: ...
+
+
+class AnswersWrites:
+    """A screen that keeps writes it handed over (on its undo stack, or waiting for their
+    result): the app hands it every write's outcome, by ticket."""
+
+    def written(self, message: Written) -> None:
+        """The write with ``message.ticket`` landed (nothing to do unless the screen waits on it)."""
+
+    def write_failed(self, message: WriteFailed) -> None:
+        """The write with ``message.ticket`` was refused: roll it back on screen if it is one of
+        this screen's, adding what the screen shows again to ``message.undone``."""
 
 
 def host_of(app: object) -> ReviewHost:
@@ -81,4 +94,4 @@ def host_of(app: object) -> ReviewHost:
     return cast("ReviewHost", app)
 
 
-__all__ = ["ReviewHost", "Session", "host_of"]
+__all__ = ["AnswersWrites", "ReviewHost", "Session", "host_of"]

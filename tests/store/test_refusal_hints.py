@@ -16,7 +16,8 @@ from reviewer.errors import MissingRole, NoDatabase, NoLead, UnknownRubric
 from reviewer.locations import os_login
 from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
-from reviewer.tui.writer import StoreWriter, WriteDone
+from reviewer.tui.gateway import Gateway
+from reviewer.tui.messages import WriteFailed
 from tests.cli import run_cli
 
 REF = "general-quality@1.0.0"
@@ -57,19 +58,19 @@ def test_the_cli_line_carries_the_command(tmp_path: Path, capsys: pytest.Capture
                                          "FILE` or use a bundled one (`rubricate rubric list`)")
 
 
-def test_the_tui_write_report_carries_the_command() -> None:
-    posted: list[WriteDone] = []
+def test_the_tui_write_report_carries_the_command(store: Store) -> None:
+    posted: list[WriteFailed] = []
     done = threading.Event()
 
     def post(message: Any) -> None:
         posted.append(message)
         done.set()
 
-    def refuse() -> None:
+    def refuse(_store: Store) -> None:
         raise MissingRole("bo", "lead")
 
-    writer = StoreWriter(post)
+    gateway = Gateway(post, store, None)
     with pytest.raises(MissingRole):
-        writer.submit("score", refuse).result(timeout=30)
+        gateway.write("score", refuse).future.result(timeout=30)
     assert done.wait(30)
     assert posted[0].error == f"UserError: bo does not hold the lead role; {GRANT}"

@@ -47,7 +47,7 @@ async def test_a_queue_set_blind_is_blind_from_the_first_frame(demo_db: Path) ->
     page = first(str(demo_db), "triage", None, None, 200)
     app = make_app(None, REVIEWER, db=str(demo_db), first_page=page)
     async with app.run_test(size=SIZE) as pilot:
-        await asyncio.wrap_future(app.store.ready)  # opened: the queue's blind setting is read
+        await asyncio.wrap_future(app.gateway.ready)  # opened: the queue's blind setting is read
         await settle(app, pilot)  # and the page it starts drawn
         assert app.session.blind
         assert not {"judge", "band", "pass"} & set(columns(app))

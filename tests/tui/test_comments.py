@@ -146,10 +146,10 @@ async def test_the_write_never_blocks_the_screen(store: Store) -> None:
         pk = screen.state.item_pk
         await pilot.press("C", *"held back", "enter")
         await pilot.pause()
-        assert "held back" in _panel(screen)[1] and app.writer.pending == 1
+        assert "held back" in _panel(screen)[1] and app.gateway.pending == 1
         assert store.comments([pk])[pk] == []  # not in the store yet, and the UI went on
         await pilot.press("j")  # the screen still answers keys
         gate.set()
         await settle(app, pilot)
-        assert app.writer.pending == 0 and not app.write_errors
+        assert app.gateway.pending == 0 and not app.write_errors
     assert [c.text for c in store.comments([pk])[pk]] == ["held back"]

@@ -10,7 +10,7 @@ import pytest
 from reviewer.store import open_store
 from reviewer.store.lite import first_page, sqlite_path
 from reviewer.tui import firstpage
-from reviewer.tui.app import StoreHandle, make_app
+from reviewer.tui.app import make_app
 from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.queue import QueueScreen
 from tests.tui.conftest import REVIEWER
@@ -49,11 +49,11 @@ async def test_the_app_opens_the_store_behind_the_first_page(demo_db: Path) -> N
     store.close()
     first = firstpage.start(db, "triage", None, None, 200)
     app = make_app(None, REVIEWER, db=db, first_page=first)
-    assert isinstance(app.store, StoreHandle) and not app.session.blind
+    assert app.gateway.opening and not app.session.blind
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert isinstance(app.screen, QueueScreen) and len(app.screen.rows) == 123  # every demo item
-        while not app.store.ready.done():
+        while not app.gateway.ready.done():
             await pilot.pause(0.01)
         await settle(app, pilot)
         assert app.session.blind  # the queue is set blind: it is blind for this reviewer too

@@ -24,7 +24,7 @@ async def settle(app: ReviewApp, pilot: Any) -> None:
         busy = [w for w in app.workers if w.group != "default"]
         if busy:  # an empty list would mean "all workers", the waiting dialog included
             await app.workers.wait_for_complete(busy)
-        while app.writer.pending:
+        while app.gateway.pending:
             await pilot.pause(0.01)
     await pilot.pause()
 

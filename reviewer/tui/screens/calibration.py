@@ -1,7 +1,8 @@
 """The calibration screen (leads): how far the judge can be trusted, dimension by dimension.
 
 The table is the calibration report (``reviewer.services.calibrate_service``), computed in a worker: one
-row per dimension with its status chip and the reason in words. ``enter`` opens a dimension: the
+row per dimension with its status chip and the reason in words (and, under it, the dimension's
+last ``rubricate align``: what was chosen and whether it did better on test). ``enter`` opens a dimension: the
 judge × human confusion matrix, each reviewer's bias against the judge, and the largest
 disagreements; ``enter`` there opens the item, and a digit adjudicates an item on which the
 humans disagree once the lead confirms it with a reason (a human score of kind ``adjudication``
@@ -10,7 +11,7 @@ carrying that reason, written through the app's writer).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -22,10 +23,15 @@ from textual.widgets import DataTable, Static
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.services.report_render import pairs_line
 from reviewer.tui import adapter, palette
+from reviewer.tui.gateway import reads
 from reviewer.tui.host import ReviewHost, host_of
+from reviewer.tui.messages import CalibrationLoaded, DetailLoaded
 from reviewer.tui.screens.confirm import AdjudicationDialog
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.screens.scoring import digit_to_score
+
+if TYPE_CHECKING:
+    from reviewer.services.reports import DimensionDetail, Disagreement
 
 STATUS_STYLE = {"trusted": "black on green", "tentative": "black on yellow",
                 "low_confidence": "white on red", "insufficient_data": "black on grey50"}
@@ -90,12 +96,15 @@ class CalibrationScreen(AppKeysFirst):
         """Compute the report again (after new scores)."""
         self.load()
 
-    @work(thread=True, exclusive=True, group="calibration")
+    @reads("the calibration report", group="calibration")
     def load(self) -> None:
         """The report for the session's rubric, or for every rubric with items."""
         s = self.rapp.session
-        rows = adapter.calibration_rows(self.rapp.store, s.rubric_ref, s.dataset)
-        self.app.call_from_thread(self._fill, rows)
+        self.post_message(CalibrationLoaded(self.rapp.gateway.read(
+            lambda store: adapter.calibration_rows(store, s.rubric_ref, s.dataset))))
+
+    def on_calibration_loaded(self, message: CalibrationLoaded) -> None:
+        self._fill(message.rows)
 
     def _fill(self, rows: list[dict[str, Any]]) -> None:
         self.rows = rows
@@ -130,6 +139,8 @@ class CalibrationScreen(AppKeysFirst):
             pairs = pairs_line(d.get("pairs"))
             if pairs:
                 why.append(f"\n {safe(pairs)}", style="dim")
+            if d.get("align"):
+                why.append(f"\n {safe(d['align'])}", style="dim")
             self.query_one("#calibration-reason", Static).update(why)
 
     def action_open(self) -> None:
@@ -153,7 +164,7 @@ class DimensionDetailScreen(AppKeysFirst):
     def __init__(self, row: dict[str, Any]) -> None:
         super().__init__()
         self.row = row
-        self.items: list[dict[str, Any]] = []
+        self.items: list[Disagreement] = []
 
     @property
     def rapp(self) -> ReviewHost:
@@ -180,14 +191,17 @@ class DimensionDetailScreen(AppKeysFirst):
     def on_mount(self) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="calibration")
+    @reads("the dimension's detail", group="calibration")
     def load(self) -> None:
         """Confusion matrix, reviewer bias and disagreements for this dimension."""
-        detail = adapter.calibration_detail(self.rapp.store, self.row["rubric"], self.row["dimension"],
-                                            self.row.get("dataset"), self.row.get("sample"))
-        self.app.call_from_thread(self._fill, detail)
+        row = self.row
+        self.post_message(DetailLoaded(self.rapp.gateway.read(lambda store: adapter.calibration_detail(
+            store, row["rubric"], row["dimension"], row.get("dataset"), row.get("sample")))))
 
-    def _fill(self, detail: dict[str, Any]) -> None:
+    def on_detail_loaded(self, message: DetailLoaded) -> None:
+        self._fill(message.detail)
+
+    def _fill(self, detail: DimensionDetail) -> None:
         self.items = detail["disagreements"]
         matrix = Table(title=f"judge (rows) × humans' mean (columns), {detail['n']} items", box=None, pad_edge=False)
         levels = detail["levels"]
@@ -212,7 +226,7 @@ class DimensionDetailScreen(AppKeysFirst):
             table.add_row(safe_text(d["item_id"], newlines=False), _score(d["judge"]), humans, spread, f"{d['gap']:.1f}",
                           _num(d["adjudicated"], "g"), key=str(i))
 
-    def _current(self) -> dict[str, Any] | None:
+    def _current(self) -> Disagreement | None:
         table = self.query_one("#detail-table", DataTable)
         if not self.items or table.cursor_row is None:
             return None
@@ -252,7 +266,7 @@ class DimensionDetailScreen(AppKeysFirst):
         item["adjudicated"] = value
         self._fill_row(item)
 
-    def _fill_row(self, item: dict[str, Any]) -> None:
+    def _fill_row(self, item: Disagreement) -> None:
         table = self.query_one("#detail-table", DataTable)
         index = self.items.index(item)
         table.update_cell(str(index), table.ordered_columns[-1].key, _num(item["adjudicated"], "g"))

@@ -15,7 +15,6 @@ from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Input, Static
@@ -23,7 +22,9 @@ from textual.widgets import DataTable, Input, Static
 from reviewer.safetext import safe_line, safe_text
 from reviewer.store.views import QueueFilter
 from reviewer.tui import adapter, palette
+from reviewer.tui.gateway import reads
 from reviewer.tui.host import ReviewHost, host_of
+from reviewer.tui.messages import FilterValuesLoaded, PageLoaded
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 
 #: Rows added before the first frame of a page; a terminal shows fewer.
@@ -85,24 +86,28 @@ class QueueScreen(AppKeysFirst):
     def on_screen_resume(self) -> None:
         self.load_page()
 
-    @work(thread=True, exclusive=True, group="queue-page")
+    @reads("the queue", group="queue-page")
     def load_page(self) -> None:
         """Fetch the current page (and the count) from the store."""
         s, app = self.rapp.session, self.rapp
         first = self.page_starts[-1] is None and not self.filt.active
-        opening = getattr(app.store, "ready", None)
-        if first and opening is not None and not opening.done() and app.first_page is not None:
+        if first and app.gateway.opening and app.first_page is not None:
             lite = app.first_page.result()  # read while the app was still starting
             app.first_page = None
             if lite is not None:  # the store loads once this is painted (see _fill)
-                self.app.call_from_thread(self._fill, adapter.lines(lite[0]), lite[1])
+                self.post_message(PageLoaded(adapter.lines(lite[0]), lite[1]))
                 return
             app.first_page_shown.set()  # nothing to paint without the store: load it now
-        filt = self.filt
-        rows, total, matching = adapter.queue_page(
-            app.store, s.queue, s.rubric_ref, s.dataset, self.page_starts[-1], app.settings.page_size, filt, s.blind,
-        )
-        self.app.call_from_thread(self._fill, rows, total, matching, filt)
+        filt, after, size = self.filt, self.page_starts[-1], app.settings.page_size
+        rows, total, matching = app.gateway.read(lambda store: adapter.queue_page(
+            store, s.queue, s.rubric_ref, s.dataset, after, size, filt, s.blind))
+        self.post_message(PageLoaded(rows, total, matching, filt))
+
+    def on_page_loaded(self, message: PageLoaded) -> None:
+        # Filled from the app's queue, not this screen's: the table measures new rows when it is
+        # next idle, and the screen, idle right after its own message, would paint first (the
+        # first frame's ids cut to the width of the column's label).
+        self.app.call_next(self._fill, message.rows, message.total, message.matching, message.filt)
 
     def _fill(self, rows: list[adapter.QueueLine], total: int | None, matching: int | None = None,
               filt: QueueFilter | None = None) -> None:
@@ -263,14 +268,17 @@ class QueueScreen(AppKeysFirst):
         """Open the filter dialog (its choices read from the store off the UI thread)."""
         self._open_filter()
 
-    @work(thread=True, exclusive=True, group="queue-filter")
+    @reads("the filter's choices", group="queue-filter")
     def _open_filter(self) -> None:
         s = self.rapp.session
-        datasets, bands = adapter.queue_values(self.rapp.store, s.queue, s.rubric_ref, s.dataset)
-        self.app.call_from_thread(self._push_filter, datasets, bands)
+        datasets, bands = self.rapp.gateway.read(
+            lambda store: adapter.queue_values(store, s.queue, s.rubric_ref, s.dataset))
+        self.post_message(FilterValuesLoaded(datasets, bands))
 
-    def _push_filter(self, datasets: list[str], bands: list[str]) -> None:
+    def on_filter_values_loaded(self, message: FilterValuesLoaded) -> None:
         from reviewer.tui.screens.filter import FilterDialog
+
+        datasets, bands = message.datasets, message.bands
 
         def done(filt: QueueFilter | None) -> None:
             if filt is not None:

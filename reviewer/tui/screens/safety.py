@@ -10,8 +10,6 @@ sign-offs are distinct people, and a flag cleared only by whoever escalated it s
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -22,7 +20,9 @@ from textual.widgets import DataTable, Static
 from reviewer.domain.safety import WAITING
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import adapter, palette
-from reviewer.tui.host import ReviewHost, host_of
+from reviewer.tui.gateway import reads
+from reviewer.tui.host import AnswersWrites, ReviewHost, host_of
+from reviewer.tui.messages import FlagsLoaded, WriteFailed, Written
 from reviewer.tui.screens.confirm import ReasonRequired
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.widgets.chat import chat_text
@@ -65,7 +65,7 @@ def content_text(f: adapter.FlagLine) -> Text:
     return text
 
 
-class SafetyScreen(AppKeysFirst):
+class SafetyScreen(AppKeysFirst, AnswersWrites):
     """Flags waiting for a decision, one row each. After a decision the cursor stays on the flag
     decided (still waiting: more sign-offs needed) or moves to the next one, and says so."""
 
@@ -84,6 +84,8 @@ class SafetyScreen(AppKeysFirst):
         self.flags: list[adapter.FlagLine] = []
         #: after a decision: the flag to keep the cursor on, and the row it was on
         self._keep: tuple[int, int] | None = None
+        #: decisions handed to the writer, by ticket: the flag and the row it was on
+        self._deciding: dict[int, tuple[adapter.FlagLine, int]] = {}
         #: what the last decision did, said above the detail
         self.said: Text = Text()
 
@@ -104,13 +106,14 @@ class SafetyScreen(AppKeysFirst):
     def on_mount(self) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="safety")
+    @reads("the safety queue", group="safety")
     def load(self) -> None:
         """Fetch the waiting flags."""
-        flags = adapter.open_flags(self.rapp.store, self.rapp.session.rubric_ref)
-        self.app.call_from_thread(self._fill, flags)
+        rubric_ref = self.rapp.session.rubric_ref
+        self.post_message(FlagsLoaded(self.rapp.gateway.read(lambda store: adapter.open_flags(store, rubric_ref))))
 
-    def _fill(self, flags: list[adapter.FlagLine]) -> None:
+    def on_flags_loaded(self, message: FlagsLoaded) -> None:
+        flags = message.flags
         self.flags = flags
         table = self.query_one(DataTable)
         table.clear(columns=True)  # columns sized afresh: a status may have grown ("escalated")
@@ -196,17 +199,22 @@ class SafetyScreen(AppKeysFirst):
         if reason is None:
             return
         row = self.query_one(DataTable).cursor_row
-        done = self.rapp.writer.submit("safety decision", adapter.decide_flag, self.rapp.store,
-                                       f.flag_id, self.rapp.session.reviewer, decision, reason)
-        done.add_done_callback(lambda fut: self.app.call_from_thread(self._decided, f, row, fut))
+        ticket = self.rapp.gateway.decide_flag(f.flag_id, self.rapp.session.reviewer, decision, reason)
+        self._deciding[ticket.number] = (f, row)
 
-    def _decided(self, f: adapter.FlagLine, row: int, fut: Any) -> None:
-        """Say what the decision did, keep the cursor on the flag (or the next one), reload."""
-        if fut.exception() is not None:
-            self.said = Text.assemble(("not recorded: ", palette.alarm()), safe(fut.exception()))
+    def write_failed(self, message: WriteFailed) -> None:
+        """A decision refused: said under the list (the flag stays as it was)."""
+        if self._deciding.pop(message.ticket, None) is not None:
+            self.said = Text.assemble(("not recorded: ", palette.alarm()), safe(message.error))
             self.query_one("#safety-said", Static).update(self.said)
+            message.undone.append("the flag stays as it was")
+
+    def written(self, message: Written) -> None:
+        """Say what the decision did, keep the cursor on the flag (or the next one), reload."""
+        decided = self._deciding.pop(message.ticket, None)
+        if decided is None:
             return
-        status = fut.result()
+        (f, row), status = decided, str(message.result)
         said = Text.assemble((safe_line(f.item_id), "bold"), safe_line(f": {status}"))
         if status in WAITING:
             said.append(" — still waiting for a decision; the cursor stays on it", style="yellow")

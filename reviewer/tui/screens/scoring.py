@@ -2,7 +2,8 @@
 
 A subclass says which item and dimension the keys act on (:attr:`ScoringScreen.target`), keeps
 ``focus_index`` (the focused dimension of that item) and re-renders in :meth:`_refresh_all`.
-Every score goes to the app's writer the moment it is entered.
+Every score goes to the app's writer the moment it is entered; one the store refuses is rolled
+back on screen with the undo stack (:meth:`ScoringScreen.write_failed`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -19,8 +19,9 @@ from reviewer.domain.judge import bias
 from reviewer.domain.safety import WAITING
 from reviewer.domain.wording import score_text
 from reviewer.safetext import safe_line, safe_text
-from reviewer.tui import adapter, palette
-from reviewer.tui.host import ReviewHost, host_of
+from reviewer.tui import palette
+from reviewer.tui.host import AnswersWrites, ReviewHost, host_of
+from reviewer.tui.messages import WriteFailed
 from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
@@ -141,13 +142,15 @@ def cap_text(state: ItemState) -> Text | None:
 @dataclass
 class Done:
     """One action on the screen's items, as the undo stack keeps it: the dimension's values
-    before a score or reason, or the flag raised (and the write that stores it)."""
+    before a score or reason, or the flag raised (and the write that stores it, whose id an undo
+    needs); ``ticket`` names its write, so a refusal rolls it back."""
 
     state: ItemState
     dim: DimState | None
     before: Mine | None = None
     flag: FlagState | None = None
-    written: Future[Any] | None = None
+    written: Future[int] | None = None
+    ticket: int | None = None
 
 
 #: A dimension's score as the reviewer had it: score, reason, tags, first score blind, and the
@@ -160,7 +163,11 @@ def _values(d: DimState) -> Mine:
     return d.my_score, d.my_reason, d.my_tags, d.my_blind, d.my_kind, d.my_score_blind, d.my_sample
 
 
-class ScoringScreen(AppKeysFirst):
+def _restore(d: DimState, mine: Mine) -> None:
+    d.my_score, d.my_reason, d.my_tags, d.my_blind, d.my_kind, d.my_score_blind, d.my_sample = mine
+
+
+class ScoringScreen(AppKeysFirst, AnswersWrites):
     """Digits, agree, undo and reason on the focused dimension of the focused item. ``u`` undoes
     the last action on the screen's items, wherever it was (the focus goes back to it)."""
 
@@ -170,6 +177,9 @@ class ScoringScreen(AppKeysFirst):
         super().__init__()
         #: what ``u`` can undo, last action last
         self.done: list[Done] = []
+        #: undos handed to the writer, by ticket: the action undone and the values it had undone
+        #: (a refused undo puts both back)
+        self.undoing: dict[int, tuple[Done, Mine | None]] = {}
 
     @property
     def rapp(self) -> ReviewHost:
@@ -220,9 +230,10 @@ class ScoringScreen(AppKeysFirst):
                 self.focus_index += 1
             self._refresh_all()
             return
-        self.done.append(Done(s, d, _values(d)))
+        done = Done(s, d, _values(d))
+        self.done.append(done)
         kind, blind = s.record(d, value, kind)
-        self.rapp.write_score(s, d, value, kind=kind, blind=blind, sample=d.my_sample)
+        done.ticket = self.rapp.write_score(s, d, value, kind=kind, blind=blind, sample=d.my_sample)
         if not d.needs_reason(s.rubric.review.reason_margin) and self.focus_index < len(s.dims) - 1:
             self.focus_index += 1
         self._refresh_all()
@@ -238,15 +249,17 @@ class ScoringScreen(AppKeysFirst):
         s, d = last.state, last.dim
         if last.flag is not None and last.written is not None:
             written = last.written
-            self._withdraw(s, last.flag, lambda: int(written.result()))
+            self.undoing[self._withdraw(s, last.flag, lambda: int(written.result()))] = (last, None)
             return
         assert d is not None and last.before is not None
-        d.my_score, d.my_reason, d.my_tags, d.my_blind, d.my_kind, d.my_score_blind, d.my_sample = last.before
+        undone = _values(d)
+        _restore(d, last.before)
         if d.my_score is None:
-            self.rapp.write_score(s, d, None, kind="undo", blind=False, sample=s.sample)
+            ticket = self.rapp.write_score(s, d, None, kind="undo", blind=False, sample=s.sample)
         else:  # the score before, stored again as it was given (its kind, blind mark and sample)
-            self.rapp.write_score(s, d, d.my_score, kind=d.my_kind, blind=d.my_score_blind, sample=d.my_sample,
-                                  reason=d.my_reason, tags=d.my_tags)
+            ticket = self.rapp.write_score(s, d, d.my_score, kind=d.my_kind, blind=d.my_score_blind,
+                                           sample=d.my_sample, reason=d.my_reason, tags=d.my_tags)
+        self.undoing[ticket] = (last, undone)
         self.notify(safe_line(f"undone on {d.dim.id}: now {'unscored' if d.my_score is None else f'{d.my_score:g}'}"),
                     markup=False)
         self._focus_on(s, d)
@@ -265,15 +278,54 @@ class ScoringScreen(AppKeysFirst):
         else:
             self._withdraw(s, mine, lambda: mine.flag_id)
 
-    def _withdraw(self, s: ItemState, flag: FlagState, flag_id: Callable[[], int]) -> None:
+    def _withdraw(self, s: ItemState, flag: FlagState, flag_id: Callable[[], int]) -> int:
         """Withdraw ``flag`` (its id from ``flag_id``, read in the writer: a flag raised just now
-        has its id once its own write has landed): a ``withdraw`` decision, never a deletion."""
+        has its id once its own write has landed): a ``withdraw`` decision, never a deletion.
+        The write's ticket."""
         if flag in s.flags:
             s.flags.remove(flag)
-        store, reviewer = self.rapp.store, self.rapp.session.reviewer
-        self.rapp.writer.submit("withdraw flag", lambda: adapter.withdraw_flag(store, flag_id(), reviewer))
+        ticket = self.rapp.gateway.withdraw_flag(flag_id, self.rapp.session.reviewer).number
         self.notify(safe_line(f"flag on {s.item_id} withdrawn"), markup=False)
         self._refresh_all()
+        return ticket
+
+    def write_failed(self, message: WriteFailed) -> None:
+        """A write of this screen's was refused: the screen goes back to what the store holds.
+        A score or reason is taken off the undo stack (a later action on the same dimension now
+        undoes to the values before the refused one), a flag is taken down, an undo is put back."""
+        said = self._roll_back(message.ticket)
+        if said is not None:
+            message.undone.append(said)
+            self._refresh_all()
+
+    def _roll_back(self, ticket: int) -> str | None:
+        """Roll back the write with ``ticket`` if it is this screen's; what the screen shows now."""
+        index = next((i for i, done in enumerate(self.done) if done.ticket == ticket), None)
+        if index is not None:
+            done = self.done.pop(index)
+            s, d = done.state, done.dim
+            if done.flag is not None:
+                if done.flag in s.flags:
+                    s.flags.remove(done.flag)
+                return f"flag on {s.item_id} taken down"
+            assert d is not None and done.before is not None
+            later = next((x for x in self.done[index:] if x.state is s and x.dim is d), None)
+            if later is not None:  # the later action now undoes to what the store still holds
+                later.before = done.before
+                return None
+            _restore(d, done.before)
+            return f"{s.item_id} {d.dim.id} {'unscored' if d.my_score is None else f'{d.my_score:g}'} again"
+        undo = self.undoing.pop(ticket, None)
+        if undo is None:
+            return None
+        last, undone = undo
+        self.done.append(last)
+        if last.flag is not None:
+            last.state.flags.append(last.flag)
+            return f"flag on {last.state.item_id} back"
+        assert last.dim is not None and undone is not None
+        _restore(last.dim, undone)
+        return f"undo on {last.state.item_id} {last.dim.dim.id} taken back"
 
     def _refuse_unexplained(self, *states: ItemState, labels: tuple[str, ...] = ()) -> bool:
         """Whether a score on ``states`` still needs a reason: then say which (each dimension
@@ -301,10 +353,11 @@ class ScoringScreen(AppKeysFirst):
         result: ReasonResult | None = await self.app.push_screen_wait(ReasonDialog(d.dim.id))
         if result is None:
             return
-        self.done.append(Done(s, d, _values(d)))
+        done = Done(s, d, _values(d))
+        self.done.append(done)
         d.my_reason, d.my_tags = result.reason, result.tags
-        self.rapp.write_score(s, d, d.my_score, kind=d.my_kind, blind=d.my_score_blind, sample=d.my_sample,
-                              reason=result.reason, tags=result.tags)
+        done.ticket = self.rapp.write_score(s, d, d.my_score, kind=d.my_kind, blind=d.my_score_blind,
+                                            sample=d.my_sample, reason=result.reason, tags=result.tags)
         still = s.unexplained()
         if required and still:
             self._focus_on(s, still[0])
@@ -330,5 +383,5 @@ class ScoringScreen(AppKeysFirst):
         flag = FlagState(0, "reviewer_flag", me, "", 0, 0, reason, "open")
         s.flags.append(flag)
         written = self.rapp.flag_item(s, reason)
-        self.done.append(Done(s, None, flag=flag, written=written))
+        self.done.append(Done(s, None, flag=flag, written=written.future, ticket=written.number))
         self._refresh_all()
