@@ -18,9 +18,11 @@ from reviewer.domain.itemlimits import (
     MAX_DEPTH,
     structure_problem,
 )
+from reviewer.domain.pairs import PairRecord
 from reviewer.domain.records import JudgeEntry, Row
 from reviewer.errors import MAX_ERRORS_SHOWN, FileErrors
 from reviewer.io.fastjson import DuplicateKey, loads_line, unique_pairs
+from reviewer.io.pairrow import is_pair, read_pairs
 from reviewer.io.plainrow import PlainCheck
 from reviewer.io.rowcheck import RubricScales, check_row
 from rubrics.schema import Rubric
@@ -151,7 +153,7 @@ def iter_rows(path: Path, rubric: Rubric, errs: list[str], name: str | None = No
         return
     before = _size(path)
     numbered = ((n, str(n), obj) for n, obj in _raw_lines(path))
-    yield from check_objects(numbered, rubric, errs, src, "line")
+    yield from check_objects(numbered, rubric, errs, src, "line", pairs_apart=True)
     after = _size(path)
     if after != before:
         errs.append(f"{src}: the file changed while it was read ({before} → {after} bytes); "
@@ -159,17 +161,24 @@ def iter_rows(path: Path, rubric: Rubric, errs: list[str], name: str | None = No
 
 
 def check_objects(numbered: Iterable[tuple[int, str, dict[str, Any] | str]], rubric: Rubric,
-                  errs: list[str], src: str, unit: str) -> Iterator[Row]:
+                  errs: list[str], src: str, unit: str, pairs_apart: bool = False) -> Iterator[Row]:
     """Rows parsed from any source, each ``(number, where, object or problem)``, checked as an
     item file's lines are: ``where`` names the row in messages (``FILE:WHERE: …``: a line number,
-    or a path in a JSON file such as ``results.results[3]``), ``unit`` what a row is called."""
+    or a path in a JSON file such as ``results.results[3]``), ``unit`` what a row is called.
+    ``pairs_apart``: pair records are read by :mod:`reviewer.io.pairrow` (a JSON Lines item
+    file's), so they are passed over here; from any other source a pair record is refused as an
+    unknown field."""
     seen: dict[str, str] = {}
+    pair_lines = 0
     scales = RubricScales.of(rubric)
     plain = PlainCheck(scales)
     for n, where, obj in numbered:
         at = f"{src}:{where}"
         if isinstance(obj, str):
             errs.append(f"{at}: {obj}")
+            continue
+        if pairs_apart and is_pair(obj):  # a pair record: read and checked by reviewer.io.pairrow
+            pair_lines += 1
             continue
         row = plain.row(n, obj)  # the common row, checked in a few steps; any other: the full check
         if row is None:
@@ -185,7 +194,7 @@ def check_objects(numbered: Iterable[tuple[int, str, dict[str, Any] | str]], rub
             continue
         seen[row.item_id] = where
         yield row
-    if not seen and not errs:
+    if not seen and not pair_lines and not errs:
         errs.append(f"{src}:1: the file has no items; one JSON object per line")
 
 
@@ -217,6 +226,10 @@ class ItemFile:
     def rows(self, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
         """The file's good rows (:func:`iter_rows`); bad lines go to ``errs``."""
         return iter_rows(self.path, rubric, errs, self.name)
+
+    def pairs(self, errs: list[str]) -> list[PairRecord]:
+        """The file's pair records (:func:`reviewer.io.pairrow.read_pairs`); bad ones go to ``errs``."""
+        return read_pairs(self.path, errs, self.name)
 
     def count_lines(self) -> int:
         """Lines in the file, for a progress bar's total (a CSV's header counts; near enough)."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reviewer.domain.pairs import PairLines
 from reviewer.errors import UserError
 from reviewer.io.itemfile import ItemFile
 
@@ -25,12 +26,12 @@ if TYPE_CHECKING:  # (the store's types alone: importing them loads SQLAlchemy)
 
 def import_file(store: Store, path: str | Path, rubric_ref: str, dataset: str | None = None,
                 update_existing: bool = False, progress: Callable[[int, int], None] | None = None) -> ImportSummary:
-    """Import a JSON Lines or CSV item file into ``store`` in one transaction (see
-    :meth:`reviewer.store.importer.ImportMixin.import_items`); returns its ``ImportSummary``.
+    """Import a JSON Lines or CSV item file, its pair records with it, into ``store`` in one
+    transaction (see :meth:`reviewer.store.importer.ImportMixin.import_items`); returns its
+    ``ImportSummary``.
     A file with any bad line is refused whole, every bad line listed, nothing written."""
-    summary: ImportSummary = store.import_items(ItemFile(path), rubric_ref, dataset,
-                                                update_existing=update_existing, progress=progress)
-    return summary
+    return import_opened(store, Opened(ItemFile(path), "rubricate", False), rubric_ref, dataset,
+                         update_existing, progress)
 
 
 @dataclass
@@ -89,10 +90,16 @@ def open_source(path: Path, fmt: str | None, name: str | None = None, traces: Pa
 def import_opened(store: Store, opened: Opened, rubric_ref: str, dataset: str | None = None,
                   update_existing: bool = False,
                   progress: Callable[[int, int], None] | None = None) -> ImportSummary:
-    """Import an opened source (:func:`open_source`); its notes (what had no home in rubricate,
-    each said once) are in ``opened.notes`` afterwards."""
-    summary: ImportSummary = store.import_items(opened.source, rubric_ref, dataset,
-                                                update_existing=update_existing, progress=progress)
+    """Import an opened source (:func:`open_source`), a JSON Lines item file's pair records with
+    it; its notes (what had no home in rubricate, each said once) are in ``opened.notes``
+    afterwards."""
+    pairs = None
+    if isinstance(opened.source, ItemFile):  # a JSON Lines item file may hold pair records
+        errs: list[str] = []
+        records = opened.source.pairs(errs)
+        pairs = PairLines(tuple(records), tuple(errs), opened.source.name or str(opened.source.path))
+    summary: ImportSummary = store.import_items(opened.source, rubric_ref, dataset, update_existing=update_existing,
+                                                progress=progress, pairs=pairs)
     if opened.converted is not None:
         rubric = store.get_rubric(rubric_ref)
         dims = {d.id for d in rubric.dimensions}

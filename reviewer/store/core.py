@@ -20,6 +20,7 @@ from reviewer.store.judging import JudgeMixin
 from reviewer.store.links import LinksMixin
 from reviewer.store.lite import missing_database
 from reviewer.store.lookup import LookupMixin
+from reviewer.store.pair_verdicts import PairVerdictsMixin
 from reviewer.store.pairs import PairsMixin
 from reviewer.store.people import PeopleMixin
 from reviewer.store.queue import QueueMixin
@@ -31,8 +32,8 @@ from reviewer.store.tables import SchemaMigration, table_of
 
 
 class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
-            RatingColumnsMixin, FoldMixin, CommentsMixin, LinksMixin, RevealsMixin, PairsMixin, JudgeMixin,
-            AlignRunsMixin, JudgeDetailsMixin):
+            RatingColumnsMixin, FoldMixin, CommentsMixin, LinksMixin, RevealsMixin, PairVerdictsMixin, PairsMixin,
+            JudgeMixin, AlignRunsMixin, JudgeDetailsMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue.
 
     A mixin that calls another's methods inherits it (so mypy checks the call), and comes before
