@@ -1,6 +1,6 @@
 """People's scores as Langfuse score objects (``rubricate export --to langfuse``): one JSON object
 per line, each a reviewer's standing score on an item's current revision, in the shape of
-Langfuse's score API (``POST /api/public/scores``'s body, with the score object's ``source``,
+Langfuse's score API (``POST /api/public/scores``'s body, with the score object's ``stringValue``, ``source``,
 ``authorUserId`` and ``timestamp``). docs/formats.md ("Langfuse scores") has the mapping.
 
 Read from the tidy rows (:mod:`reviewer.services.tidy`): the same scores the Parquet export
@@ -45,6 +45,7 @@ class LangfuseScore(TypedDict):
     dataType: str
     source: str
     authorUserId: str
+    stringValue: NotRequired[str]
     comment: NotRequired[str]
     timestamp: NotRequired[str]
     metadata: ScoreMetadata
@@ -116,6 +117,10 @@ def langfuse_scores(store: Store, report: LangfuseExport, rubric_ref: str | None
             metadata=ScoreMetadata(rubric=row["rubric"], dataset=row["dataset"], item_id=row["item_id"],
                                    revision=row["revision"], kind=row["kind"], tags=row["tags"],
                                    blind=row["blind"]))
+        if kind == "CATEGORICAL":  # the score object's text of the value (its GET shape)
+            out["stringValue"] = str(value)
+        elif kind == "BOOLEAN":
+            out["stringValue"] = "True" if value == 1 else "False"
         if row["reason"]:
             out["comment"] = row["reason"]
         if row["created_at"] is not None:

@@ -183,7 +183,9 @@ def test_langfuse_lines_field_by_field(db_url: str, tmp_path: Path, capsys: pyte
     assert got[("tr-1", "helpful", "ana")]["comment"] == "good enough"
     for o in lines:
         assert set(o) <= {"id", "traceId", "name", "value", "dataType", "source", "authorUserId", "comment",
-                          "timestamp", "metadata"}
+                          "timestamp", "metadata", "stringValue"}
+        assert o.get("stringValue") == {"CATEGORICAL": o["value"], "NUMERIC": None,
+                                        "BOOLEAN": "True" if o["value"] == 1 else "False"}[o["dataType"]]
         assert o["id"].startswith("rubricate-") and o["timestamp"].endswith("+00:00")
     assert len({o["id"] for o in lines}) == len(lines)
     assert err.count("\n") == 1 and "not written: 3 score(s) of 2 item(s) without metadata.trace_id" in err
@@ -246,3 +248,28 @@ def test_langfuse_a_mean_between_levels_is_numeric(tmp_path: Path, capsys: pytes
     lines, _ = _langfuse(db, capsys)
     got = {o["name"]: (o["value"], o["dataType"]) for o in lines if o["traceId"] == "tr-5"}
     assert got == {"cited": (0.5, "NUMERIC"), "verdict": (1.5, "NUMERIC"), "helpful": (4, "NUMERIC")}
+
+
+def test_langfuse_lines_read_back_by_import_from_langfuse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The lines are Langfuse's shape as rubricate's own Langfuse reader takes it too: drafted
+    into a rubric (`rubric init`), imported (`import --from langfuse`), every person's score comes
+    back on its trace with its reviewer, reason, and value (a category by its label)."""
+    db = _db(tmp_path, str(tmp_path / "s.db"), capsys)
+    _langfuse(db, capsys, "--out", str(tmp_path / "lf.jsonl"))
+    lines = [json.loads(line) for line in (tmp_path / "lf.jsonl").read_text(encoding="utf-8").splitlines()]
+    back = str(tmp_path / "back.db")
+    draft = tmp_path / "lf.yaml"
+    for argv in (["rubric", "init", "--from", str(tmp_path / "lf.jsonl"), "--out", str(draft)],
+                 ["rubric", "add", str(draft), "--db", back],
+                 ["import", str(tmp_path / "lf.jsonl"), "--from", "langfuse", "--rubric", "lf@1.0.0", "--db", back]):
+        code, _, err = run_cli(argv, capsys)
+        assert code == 0, err
+    code, out, err = run_cli(["export", "--labels", "--db", back], capsys)
+    assert code == 0, err
+    got = {(r["id"], dim, h["reviewer"]): (h["score"], d["human_labels"][h["reviewer"]], h["reason"])
+           for r in map(json.loads, out.splitlines()) for dim, d in r["dimensions"].items() for h in d["human_scores"]}
+    assert len(got) == len(lines) == 7
+    for o in lines:
+        score, label, reason = got[(o["traceId"], o["name"], o["authorUserId"])]
+        assert reason == o.get("comment")
+        assert (label if o["dataType"] == "CATEGORICAL" else score) == o["value"]
