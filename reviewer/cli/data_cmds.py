@@ -97,7 +97,11 @@ def import_cmd(
 
 @app.command("export")
 def export_cmd(
-    fmt: Annotated[str, typer.Option("--format", help="jsonl or csv.")] = "jsonl",
+    fmt: Annotated[str | None, typer.Option(
+        "--format", help="jsonl (default), csv, or parquet (a tidy table: one row per item, dimension and "
+                         "scorer; needs --out).")] = None,
+    to: Annotated[str | None, typer.Option(
+        "--to", help="langfuse: people's scores as Langfuse score objects, one per line.")] = None,
     out: Annotated[Path | None, typer.Option(help="Write here instead of standard output.")] = None,
     rubric: Annotated[str | None, typer.Option(help="Only this rubric, ID@VERSION.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
@@ -107,10 +111,31 @@ def export_cmd(
 ) -> None:
     """Export effective scores (a lead's adjudication, else human consensus, else judge) with provenance.
 
+    --format parquet: every score, one row per item, dimension and scorer. --to langfuse: people's
+    scores as Langfuse score objects.
+
     Example: rubricate export --format csv --out scores.csv --rubric general-quality@1.0.0
     """
-    if fmt not in ("jsonl", "csv"):
-        raise typer.BadParameter("use jsonl or csv", param_hint="--format")
+    if to is not None:
+        if to != "langfuse":
+            raise typer.BadParameter("use langfuse", param_hint="--to")
+        if fmt is not None or labels:
+            raise typer.BadParameter("--to langfuse writes Langfuse's own shape: leave out --format and --labels",
+                                     param_hint="--to")
+        _export_langfuse(_store(db, existing=True), out, rubric, dataset)
+        return
+    fmt = fmt or "jsonl"
+    if fmt not in ("jsonl", "csv", "parquet"):
+        raise typer.BadParameter("use jsonl, csv or parquet", param_hint="--format")
+    if fmt == "parquet":
+        if out is None or labels:
+            raise typer.BadParameter("parquet writes a file and has no label columns: give --out FILE, "
+                                     "without --labels", param_hint="--format")
+        from reviewer.services.tidy import write_parquet
+
+        n = write_parquet(_store(db, existing=True), out, rubric, dataset)
+        typer.echo(safe_line(f"wrote {n} row(s) to {out}"), err=True)
+        return
     store = _store(db, existing=True)
     rows = store.export_rows(rubric, dataset)
     if labels:
@@ -143,6 +168,24 @@ def export_cmd(
     finally:
         if out:
             fh.close()
+
+
+def _export_langfuse(store: Store, out: Path | None, rubric: str | None, dataset: str | None) -> None:
+    """``export --to langfuse``: the score objects as JSON Lines, then one line on standard error
+    naming the items whose scores were not written for want of a trace id."""
+    from reviewer.services.langfuse_scores import LangfuseExport, langfuse_scores
+
+    report = LangfuseExport()
+    fh = out.open("w", encoding="utf-8", newline="") if out else sys.stdout
+    try:
+        for obj in langfuse_scores(store, report, rubric, dataset):
+            fh.write(json_text(obj) + "\n")
+    finally:
+        if out:
+            fh.close()
+    line = report.untraced_line()
+    if line:
+        typer.echo(safe_line(line), err=True)
 
 
 @reviewer_app.command("add")

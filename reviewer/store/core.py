@@ -15,6 +15,7 @@ from reviewer.store.engine import make_engine, migrate
 from reviewer.store.estimates import EstimatesMixin
 from reviewer.store.fold import FoldMixin
 from reviewer.store.importer import ImportMixin
+from reviewer.store.judge_details import JudgeDetailsMixin
 from reviewer.store.judging import JudgeMixin
 from reviewer.store.links import LinksMixin
 from reviewer.store.lite import missing_database
@@ -32,7 +33,7 @@ from reviewer.store.tables import SchemaMigration, table_of
 
 class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
             RatingColumnsMixin, FoldMixin, CommentsMixin, LinksMixin, RevealsMixin, PairVerdictsMixin, PairsMixin,
-            JudgeMixin, AlignRunsMixin):
+            JudgeMixin, AlignRunsMixin, JudgeDetailsMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue.
 
     A mixin that calls another's methods inherits it (so mypy checks the call), and comes before
