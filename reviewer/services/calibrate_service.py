@@ -25,6 +25,7 @@ from calibration.routing import DimSignal, item_priority
 from reviewer.domain import bias, consensus, spread
 from reviewer.domain.columns import DimColumns, RatingColumns, panel_of
 from reviewer.errors import UserError
+from reviewer.services.pair_verdicts import pair_verdict_report
 from reviewer.services.reports import (
     Adjudicated,
     Anchoring,
@@ -184,6 +185,9 @@ def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample:
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
+    verdicts = pair_verdict_report(store, rubric.ref, draws, seed)
+    if verdicts:
+        out["pair_verdicts"] = verdicts
     return out
 
 

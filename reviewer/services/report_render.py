@@ -6,6 +6,7 @@ import html
 from typing import TYPE_CHECKING
 
 from reviewer.safetext import md_cell, safe, safe_line, safe_text
+from reviewer.services.pair_verdicts import verdict_lines
 
 if TYPE_CHECKING:  # (rich's types alone: the renderers import rich when they run)
     from rich.console import Console, ConsoleOptions, RenderResult
@@ -189,6 +190,8 @@ class CalibrationTable:
         pairs = pairs_line(self.report.get("pairs"))
         if pairs:
             lines.append(safe(pairs + "\n"), style="bold")
+        for line in verdict_lines(self.report.get("pair_verdicts")):
+            lines.append(safe_line(line) + "\n", style="bold")
         yield lines
 
 
@@ -207,6 +210,8 @@ def calibration_markdown(report: CalibrationReport) -> str:
     pairs = pairs_line(report.get("pairs"))
     if pairs:
         lines += ["", md_cell(pairs)]
+    for line in verdict_lines(report.get("pair_verdicts")):
+        lines += ["", md_cell(line)]
     return "\n".join(lines) + "\n"
 
 

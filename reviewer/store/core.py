@@ -17,6 +17,7 @@ from reviewer.store.items import Items
 from reviewer.store.judging import Runs
 from reviewer.store.links import Links
 from reviewer.store.lite import missing_database
+from reviewer.store.pair_verdicts import PairVerdicts
 from reviewer.store.people import Scores
 from reviewer.store.queue import Queue
 from reviewer.store.ratings import Ratings
@@ -41,7 +42,9 @@ class Store:
         self.safety = Safety(self.db, self.rubrics, self.roles)
         self.comments = Comments(self.db, self.roles)
         self.scores = Scores(self.db, self.rubrics, self.roles, self.runs)
-        self.items = Items(self.db, self.rubrics, self.safety, self.runs, self.comments, self.scores)
+        self.pair_verdicts = PairVerdicts(self.db)
+        self.items = Items(self.db, self.rubrics, self.safety, self.runs, self.comments, self.scores,
+                           self.pair_verdicts)
         self.queue = Queue(self.db, self.rubrics, self.roles, self.items)
         self.ratings = Ratings(self.db, self.rubrics, self.items)
         self.links = Links(self.db, self.roles)

@@ -14,6 +14,7 @@ from sqlmodel import col
 
 from reviewer.domain import ItemFold, fold_item, revision_of
 from reviewer.domain.itemlimits import name_problem
+from reviewer.domain.pairs import PairLines
 from reviewer.errors import FileErrors, UserError
 from reviewer.store.base import records
 from reviewer.store.bulk import deferred_indexes
@@ -39,6 +40,7 @@ from reviewer.store.importer import (
     paused_gc,
 )
 from reviewer.store.judging import Runs
+from reviewer.store.pair_verdicts import PairVerdicts, write_pairs
 from reviewer.store.people import Scores, _human, _latest_judges
 from reviewer.store.reveals import revealed_to
 from reviewer.store.rubric_versions import Rubrics
@@ -51,8 +53,10 @@ from rubrics.schema import Rubric
 class Items:
     """Items in and out, found by id, and read as their folds and views."""
 
-    def __init__(self, db: Db, rubrics: Rubrics, safety: Safety, runs: Runs, comments: Comments, scores: Scores) -> None:
+    def __init__(self, db: Db, rubrics: Rubrics, safety: Safety, runs: Runs, comments: Comments, scores: Scores,
+                 pair_verdicts: PairVerdicts) -> None:
         self.db = db
+        self.pair_verdicts = pair_verdicts
         self.rubrics = rubrics
         self.safety = safety
         self.runs = runs
@@ -177,10 +181,13 @@ class Items:
         return list(rows)
 
     def import_items(self, source: ItemSource, rubric_ref: str, dataset: str | None = None,
-                     update_existing: bool = False, progress: Progress | None = None) -> ImportSummary:
+                     update_existing: bool = False, progress: Progress | None = None,
+                     pairs: PairLines | None = None) -> ImportSummary:
         """Import the checked rows of ``source`` (an item file read by :mod:`reviewer.io`; see
-        :func:`reviewer.services.importing.import_file`) in one transaction; a file with any bad
-        line is refused whole (every bad line listed), and nothing of it is written."""
+        :func:`reviewer.services.importing.import_file`) and its pair records (``pairs``; their
+        items in the file or already stored: :mod:`reviewer.store.pair_verdicts`) in one
+        transaction; a file with any bad line is refused whole (every bad line listed), and
+        nothing of it is written."""
         if isinstance(source, (str, Path)):
             raise TypeError("the store reads no files: pass reviewer.io.itemfile.ItemFile(path), "
                             "or call reviewer.services.importing.import_file(store, path, ...)")
@@ -192,11 +199,14 @@ class Items:
         started = time.perf_counter()
         rubric = self.rubrics.get_rubric(rubric_ref)
         summary = ImportSummary()
-        errs: list[str] = []
+        errs: list[str] = list(pairs.errors) if pairs else []
         with paused_gc():
             try:
                 with self.db.write() as conn:
                     self._stream(conn, source, rubric, dataset or "", update_existing, progress, errs, summary)
+                    if pairs and pairs.records and not errs:
+                        summary.pair_choices, summary.pair_judgments = write_pairs(
+                            conn, rubric.ref, dataset or "", pairs.records, pairs.source or str(source.path), errs)
                     if errs:
                         raise FileErrors(errs)  # leaving the block rolls the transaction back
             except FileErrors as exc:
@@ -280,13 +290,16 @@ class Items:
         folds = list(self.item_folds(rubric_ref, dataset))
         turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
         comments = self.comments.comments(it.pk for it, _ in folds)
-        pairs = self.scores.pair_choices_by_item({it.rubric_ref for it, _ in folds if it.grp is not None})
+        grouped = {it.rubric_ref for it, _ in folds if it.grp is not None}
+        pairs = self.scores.pair_choices_by_item(grouped)
+        judged = self.pair_verdicts.pair_judgments_by_item(grouped)
         stated = self.stated_overalls({it.pk: it.revision for it, _ in folds})
         for it, fold in folds:
             row = export_row(it, fold, self.rubrics.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []),
                              stated.get(it.pk))
             if it.grp is not None:  # grouped items: each current choice on a pair it is in
                 row["pair_choices"] = pairs.get(it.pk, [])
+                row["pair_verdicts"] = judged.get(it.pk, [])
             yield row
 
     def turn_scores(self, revisions: dict[int, int]) -> dict[int, dict[str, dict[tuple[str | None, int], SimpleNamespace]]]:

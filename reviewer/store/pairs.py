@@ -18,6 +18,14 @@ from sqlmodel import col
 from reviewer.store.tables import Item
 
 
+def item_ids(conn: Any, pks: list[int]) -> dict[int, str]:
+    """item key → item id, for the keys given."""
+    ids: dict[int, str] = {}
+    for i in range(0, len(pks), 500):
+        ids.update(conn.execute(select(col(Item.pk), col(Item.item_id)).where(col(Item.pk).in_(pks[i:i + 500]))).all())
+    return ids
+
+
 def _members(conn: Any, rubric_ref: str, groups: list[str]) -> dict[str, list[int]]:
     """The keys of each group's items, by variant then key."""
     out: dict[str, list[int]] = {g: [] for g in groups}
