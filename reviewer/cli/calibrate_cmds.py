@@ -152,7 +152,10 @@ def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> N
     elif fmt == "markdown":
         _emit(rr.calibration_markdown(report), out)
     elif fmt == "html":
-        _emit(rr.calibration_html(report, confusions(store, report)), out)
+        from reviewer.services.gold import gold_accuracy
+
+        _emit(rr.calibration_html(report, confusions(store, report), store.get_rubric(report["rubric"]),
+                                  gold_accuracy(store, report["rubric"])), out)
     else:
         from rich.console import Console
 
@@ -212,7 +215,9 @@ def report(
     if fmt == "json":
         _emit(json.dumps(rep, indent=1, default=float), out)
     elif fmt == "html":
-        _emit(f"<!doctype html><meta charset=utf-8><pre>{html_mod.escape(run_report_markdown(rep))}</pre>", out)
+        from reviewer.services.page.report_page import report_page
+
+        _emit(report_page(rep, store.get_rubric(rubric)), out)
     elif fmt == "markdown":
         _emit(run_report_markdown(rep), out)
     else:
