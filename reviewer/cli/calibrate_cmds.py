@@ -79,9 +79,10 @@ def calibrate(
                                                         human_aggregate=human_aggregate, level=level, seed=seed,
                                                         normalise=normalise, draws=bootstrap))
         return
+    columns: list[Any] = []  # the items' columns, kept for the page's confusion tables
     report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed, draws=bootstrap,
                  normalise=normalise, confidence=confidence, target_width=target_width, estimates=estimates,
-                 all_revisions=all_revisions)
+                 all_revisions=all_revisions, columns=columns if fmt == "html" else None)
     if disagreements is not None:
         from reviewer.services.calibrate_service import disagreement_pack
 
@@ -92,7 +93,7 @@ def calibrate(
         typer.echo(safe_line(f"wrote {len(pack)} disagreements to {disagreements}"), err=True)
     if route:
         typer.echo(f"routed {write_routes(store, rubric, report)} items", err=True)
-    _render(report, fmt, out, store)
+    _render(report, fmt, out, store, columns[0] if columns else None)
 
 
 def _only_rubric(store: Any) -> str:
@@ -143,7 +144,7 @@ def _emit_side_by_side(both: dict[str, Any], fmt: str, out: Path | None, markdow
             console.print(table(r))
 
 
-def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> None:
+def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any, columns: Any = None) -> None:
     from reviewer.services import report_render as rr
     from reviewer.services.calibrate_service import confusions
 
@@ -154,7 +155,7 @@ def _render(report: dict[str, Any], fmt: str, out: Path | None, store: Any) -> N
     elif fmt == "html":
         from reviewer.services.gold import gold_accuracy
 
-        _emit(rr.calibration_html(report, confusions(store, report), store.get_rubric(report["rubric"]),
+        _emit(rr.calibration_html(report, confusions(store, report, columns), store.get_rubric(report["rubric"]),
                                   gold_accuracy(store, report["rubric"])), out)
     else:
         from rich.console import Console

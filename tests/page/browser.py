@@ -101,6 +101,15 @@ async def _render(exe: str, url: str, width: int, height: int) -> Rendered:
                                 deviceScaleFactor=1, mobile=False)
                 await page.call("Page.navigate", url=url)
                 await page.until("Page.loadEventFired")
+                # (that load event may be about:blank's, the tab's first page: wait for this one's)
+                for _ in range(300):
+                    state = await page.call("Runtime.evaluate", returnByValue=True,
+                                            expression="[document.URL, document.readyState]")
+                    if state["result"]["value"] == [url, "complete"]:
+                        break
+                    await asyncio.sleep(0.1)
+                else:
+                    raise AssertionError(f"{url} did not finish loading")
                 sizes = await page.call("Runtime.evaluate", returnByValue=True, expression=(
                     "[...document.querySelectorAll('svg')].map(s => {const r = s.getBoundingClientRect();"
                     " return [s.id, r.width, r.height]})"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from reviewer.services.page.svg import STATUS_STYLE, label, pyplot, rows_figure, to_svg
+from reviewer.services.page.svg import STATUS_STYLE, figure, label, rows_figure, to_svg
 
 #: Marker shapes, one per reviewer in turn: a black-and-white print tells them apart.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
@@ -76,11 +76,10 @@ def level_names(levels: Sequence[float], names: dict[float, str]) -> list[str]:
 def confusion_chart(dimension: str, conf: dict[str, Any], names: dict[float, str], index: int) -> str:
     """One dimension's judge × human table as a grey heatmap (darker: more items), each cell's
     count written in it while the levels are few, the levels labelled as the rubric writes them."""
-    plt = pyplot()
     levels, table = conf["levels"], conf["table"]
     k = len(levels)
     side = min(1.4 + 0.24 * k, 7.0)
-    fig, ax = plt.subplots(figsize=(side + 0.6, side))
+    fig, ax = figure(side + 0.6, side)
     peak = max((max(row) for row in table), default=0) or 1
     # cells as vector shapes (imshow would embed a raster image): the page stays sharp in print
     ax.pcolormesh([x - 0.5 for x in range(k + 1)], [y - 0.5 for y in range(k + 1)], table, cmap="Greys",
@@ -134,8 +133,7 @@ def gold_chart(rows: Sequence[dict[str, Any]]) -> str | None:
     if not rows:
         return None
     weeks = sorted({w for r in rows for w in r["mae_by_week"]})
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7.6, 2.8))
+    fig, ax = figure(7.6, 2.8)
     for p, r in enumerate(rows):
         at = [weeks.index(w) for w in r["mae_by_week"]]
         ax.plot(at, list(r["mae_by_week"].values()), marker=MARKERS[p % len(MARKERS)], color="black",

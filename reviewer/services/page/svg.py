@@ -18,6 +18,16 @@ NAMED = {"green": "#2e7d32", "yellow": "#f9a825", "red": "#c62828", "orange": "#
          "grey": "#9e9e9e", "gray": "#9e9e9e", "purple": "#6a1b9a", "cyan": "#00838f"}
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
 _DOCTYPE = re.compile(r"\A.*?(?=<svg)", re.S)
+SETTINGS: dict[str, Any] = {
+    "svg.fonttype": "none",  # text as <text>: searchable, escaped, no glyph paths
+    "text.parse_math": False,  # a "$" in a label is a dollar, not mathtext
+    "text.usetex": False,
+    "font.family": "sans-serif",
+    "font.size": 9,
+    "hatch.linewidth": 0.6,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
 
 
 def colour(name: str | None) -> str:
@@ -34,44 +44,35 @@ def label(value: object, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def pyplot() -> Any:
-    """matplotlib's pyplot on the SVG backend with the page's settings (imported here, on the
-    first page written: ``calibrate`` without ``--format html`` never loads matplotlib)."""
+def figure(width: float, height: float) -> tuple[Any, Any]:
+    """A figure of ``width`` × ``height`` inches and its axes, on matplotlib's SVG canvas with the
+    page's settings (matplotlib is imported here, on the first page written: ``calibrate``
+    without ``--format html`` never loads it; no pyplot, so no global figure state)."""
     import matplotlib
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
 
-    matplotlib.use("svg", force=True)
-    import matplotlib.pyplot as plt
-
-    matplotlib.rcParams.update({
-        "svg.fonttype": "none",  # text as <text>: searchable, escaped, no glyph paths
-        "text.parse_math": False,  # a "$" in a label is a dollar, not mathtext
-        "text.usetex": False,
-        "font.family": "sans-serif",
-        "font.size": 9,
-        "hatch.linewidth": 0.6,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-    })
-    return plt
+    matplotlib.rcParams.update(SETTINGS)
+    fig = Figure(figsize=(width, height))
+    FigureCanvasSVG(fig)
+    return fig, fig.subplots()
 
 
 def to_svg(fig: Any, name: str) -> str:
-    """The figure as an ``<svg>`` element to inline (no XML prolog), then closed. ``name`` is
+    """The figure as an ``<svg>`` element to inline (no XML prolog). ``name`` is
     unique on the page: it salts the ids of clip paths and hatches so two charts never share one,
     and names the root element; no date is written, so the bytes depend on the figures alone."""
     import matplotlib
 
-    plt = pyplot()
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": name, "svg.id": name}):
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None},
                     bbox_inches="tight")
-    plt.close(fig)
     return _DOCTYPE.sub("", buf.getvalue(), count=1)
 
 
 def rows_figure(rows: int, per_row: float = 0.36, base: float = 0.9) -> tuple[Any, Any, list[int]]:
     """A page-wide figure of ``rows`` horizontal rows: the figure, its axes and each row's y
     (the first row at the top)."""
-    fig, ax = pyplot().subplots(figsize=(7.6, base + per_row * max(rows, 1)))
+    fig, ax = figure(7.6, base + per_row * max(rows, 1))
     return fig, ax, list(range(rows))[::-1]
