@@ -18,16 +18,6 @@ NAMED = {"green": "#2e7d32", "yellow": "#f9a825", "red": "#c62828", "orange": "#
          "grey": "#9e9e9e", "gray": "#9e9e9e", "purple": "#6a1b9a", "cyan": "#00838f"}
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
 _DOCTYPE = re.compile(r"\A.*?(?=<svg)", re.S)
-SETTINGS: dict[str, Any] = {
-    "svg.fonttype": "none",  # text as <text>: searchable, escaped, no glyph paths
-    "text.parse_math": False,  # a "$" in a label is a dollar, not mathtext
-    "text.usetex": False,
-    "font.family": "sans-serif",
-    "font.size": 9,
-    "hatch.linewidth": 0.6,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
 
 
 def colour(name: str | None) -> str:
@@ -52,7 +42,16 @@ def figure(width: float, height: float) -> tuple[Any, Any]:
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
-    matplotlib.rcParams.update(SETTINGS)
+    matplotlib.rcParams.update({
+        "svg.fonttype": "none",  # text as <text>: searchable, escaped, no glyph paths
+        "text.parse_math": False,  # a "$" in a label is a dollar, not mathtext
+        "text.usetex": False,
+        "font.family": "sans-serif",
+        "font.size": 9,
+        "hatch.linewidth": 0.6,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+    })
     fig = Figure(figsize=(width, height))
     FigureCanvasSVG(fig)
     return fig, fig.subplots()
