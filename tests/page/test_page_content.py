@@ -131,3 +131,15 @@ def test_only_a_page_loads_matplotlib(demo: Path) -> None:
                                                    "--bootstrap", "0"])
     assert "matplotlib" in _modules_after(["calibrate", "--rubric", GQ, "--format", "html", "--db", db,
                                            "--bootstrap", "0", "--out", str(demo / "lean.html")])
+
+
+def test_the_report_page_leads_with_the_rubric_headline(demo: Path) -> None:
+    """Proves: where a rubric names a headline (REVAL's treatment parity), the page opens with it,
+    its band as a chip and the lowest pair, before any dimension."""
+    rep = json.loads((demo / "report.json").read_text(encoding="utf-8"))
+    rep["headline"] = {"dimension": "parity", "name": "Treatment parity", "mean": 0.912, "band": "High", "n": 14,
+                       "lowest": {"group": "frame-03", "score": 0.61, "band": "Low"}}
+    page = report_page(rep, load_rubric_text(RUBRIC.replace("<script>band</script>", "High")))
+    lead = page.index("Treatment parity: 0.912")
+    assert lead < page.index("<h2>Dimensions") and "lowest frame-03 0.610" in page[lead:]
+    assert "background:#9e9e9e" in page[lead:page.index("<h2>Dimensions")]  # High's colour here is not a colour

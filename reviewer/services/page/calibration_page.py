@@ -37,15 +37,16 @@ def _verdict(dims: list[dict[str, Any]]) -> str:
     return "<p class='lead'>" + " · ".join(parts) + "</p>" if parts else ""
 
 
-#: The table's columns: the verdict beside the name, α with its interval in one cell, then the rest.
+#: The table's columns: the verdict beside the name, α with its interval in one cell, the other
+#: figures, and the reason in words last.
 TABLE = ("dimension", "status", "n", "alpha", *(c for c in COLUMNS if c not in ("dimension", "status", "n", "alpha",
-                                                                           "alpha_ci")))
+                                                                           "alpha_ci")), "reason")
 
 
 def _cell(d: dict[str, Any], c: str) -> str:
     if c == "status":
         return f"<td>{status_chip(d['status'])}</td>"
-    if c == "dimension":
+    if c in ("dimension", "reason"):
         return f"<td>{esc(d.get(c, ''))}</td>"
     if c == "alpha":
         ci = d.get("alpha_ci")
@@ -54,7 +55,7 @@ def _cell(d: dict[str, Any], c: str) -> str:
 
 
 def _table(dims: list[dict[str, Any]]) -> str:
-    head = "".join(f"<th{'' if c in ('dimension', 'status') else ' class=num'}>"
+    head = "".join(f"<th{'' if c in ('dimension', 'status', 'reason') else ' class=num'}>"
                    f"{esc('α [interval]' if c == 'alpha' else LABELS.get(c, c).replace('_', ' '))}</th>" for c in TABLE)
     rows = "".join("<tr>" + "".join(_cell(d, c) for c in TABLE) + "</tr>" for d in dims)
     return f"<div class='wide'><table><tr>{head}</tr>{rows}</table></div>"
