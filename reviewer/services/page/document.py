@@ -5,10 +5,10 @@ JSON (``--format json``) as the terminal formats it."""
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
 
 from reviewer.safetext import safe
+from reviewer.services.reports import Json
 
 #: Readable on screen and on paper: status colours are backgrounds behind their word, a print
 #: keeps the word, the border and the chart hatches.
@@ -70,7 +70,7 @@ def page(title: str, body: str) -> str:
             f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
 
 
-def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+def _leaves(value: Json, path: str) -> Iterator[tuple[str, Json]]:
     if isinstance(value, dict):
         for k, v in value.items():
             yield from _leaves(v, f"{path}.{k}" if path else str(k))
@@ -81,7 +81,7 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
         yield path, value
 
 
-def every_figure(data: dict[str, Any], fmt: Any) -> str:
+def every_figure(data: Json, fmt: Callable[[object], str]) -> str:
     """Every figure of the report's JSON, by its key path, formatted as the terminal does
     (``fmt``): the page carries all that ``--format json`` says."""
     rows = "".join(f"<div><code>{esc(p)}</code> {esc(fmt(v))}</div>" for p, v in _leaves(data, ""))

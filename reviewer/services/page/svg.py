@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewer.safetext import safe_line
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 #: Status → (fill colour, hatch): the hatch doubles the colour on a black-and-white print.
 STATUS_STYLE = {"trusted": ("#2e7d32", ""), "tentative": ("#f9a825", "//"),
@@ -34,7 +38,7 @@ def label(value: object, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def figure(width: float, height: float) -> tuple[Any, Any]:
+def figure(width: float, height: float) -> tuple[Figure, Axes]:
     """A figure of ``width`` × ``height`` inches and its axes, on matplotlib's SVG canvas with the
     page's settings (matplotlib is imported here, on the first page written: ``calibrate``
     without ``--format html`` never loads it; no pyplot, so no global figure state)."""
@@ -57,7 +61,7 @@ def figure(width: float, height: float) -> tuple[Any, Any]:
     return fig, fig.subplots()
 
 
-def to_svg(fig: Any, name: str) -> str:
+def to_svg(fig: Figure, name: str) -> str:
     """The figure as an ``<svg>`` element to inline (no XML prolog). ``name`` is
     unique on the page: it salts the ids of clip paths and hatches so two charts never share one,
     and names the root element; no date is written, so the bytes depend on the figures alone."""
@@ -70,7 +74,7 @@ def to_svg(fig: Any, name: str) -> str:
     return _DOCTYPE.sub("", buf.getvalue(), count=1)
 
 
-def rows_figure(rows: int, per_row: float = 0.36, base: float = 0.9) -> tuple[Any, Any, list[int]]:
+def rows_figure(rows: int, per_row: float = 0.36, base: float = 0.9) -> tuple[Figure, Axes, list[int]]:
     """A page-wide figure of ``rows`` horizontal rows: the figure, its axes and each row's y
     (the first row at the top)."""
     fig, ax = figure(7.6, base + per_row * max(rows, 1))
