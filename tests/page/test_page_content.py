@@ -20,6 +20,7 @@ from reviewer.safetext import safe
 from reviewer.services.page.calibration_page import calibration_page
 from reviewer.services.page.report_page import report_page
 from reviewer.services.report_render import fmt
+from reviewer.services.reports import CalibrationReport, Confusion, DimensionEntry
 from rubrics.loader import load_rubric_text
 from tests.page.conftest import GQ, ROOT
 
@@ -58,11 +59,14 @@ def test_the_calibrate_page_prints_what_the_terminal_prints(demo: Path) -> None:
     assert re.search(r"pass rate: judge \d\.\d{3} · people", page)
 
 
-def _report(dim: str) -> dict[str, Any]:
-    figures = {"dimension": dim, "n": 40, "level": "ordinal", "alpha": 0.7, "alpha_ci": [0.6, 0.8],
-               "alpha_humans": 0.9, "bias": -0.4, "status": "tentative", "reason": f"{dim} reason",
-               "reviewers": [{"reviewer": HOSTILE, "n": 3, "bias": 0.2, "alpha_with_others": 0.5}]}
-    return {"rubric": "hostile@1.0.0", "sample": "all", "dimensions": [figures]}
+def _report(dim: str) -> CalibrationReport:
+    figures: DimensionEntry = {
+        "dimension": dim, "n": 40, "level": "ordinal", "alpha": 0.7, "alpha_ci": [0.6, 0.8], "alpha_humans": 0.9,
+        "bias": -0.4, "status": "tentative", "reason": f"{dim} reason",
+        "reviewers": [{"reviewer": HOSTILE, "n": 3, "bias": 0.2, "mae": None, "alpha_with_others": 0.5}]}
+    return {"rubric": "hostile@1.0.0", "dataset": None, "sample": "all", "group_by": None, "human_aggregate": "mean",
+            "normalise": "none", "models": [], "level": None, "bootstrap": 0, "revisions": "current",
+            "dimensions": [figures]}
 
 
 RUBRIC = """\
@@ -91,7 +95,7 @@ def test_data_is_text_in_the_page_and_in_its_charts() -> None:
     label ``<script>`` and a band colour smuggling CSS all end up as text: no tag opens, every
     chart is well-formed SVG, and the colour falls back to grey."""
     rubric = load_rubric_text(RUBRIC)
-    conf = {HOSTILE: {"levels": [1.0, 2.0, 3.0], "table": [[2, 0, 0], [0, 1, 0], [0, 0, 3]], "n": 6}}
+    conf: dict[str, Confusion] = {HOSTILE: {"levels": [1.0, 2.0, 3.0], "table": [[2, 0, 0], [0, 1, 0], [0, 0, 3]], "n": 6}}
     page = calibration_page(_report(HOSTILE), conf, rubric, [{"reviewer": HOSTILE, "n": 2, "mae": 0.5, "exact": 0.5,
                                                                "within_one": 1.0, "drift": 0.2,
                                                                "mae_by_week": {"2026-W01": 0.4, "2026-W02": 0.6}}])

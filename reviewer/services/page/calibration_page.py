@@ -5,7 +5,7 @@ the terminal's lines, and every figure of the JSON."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from calibration.report import TrustBounds
 from reviewer.services.page import agreement_charts as ac
@@ -20,6 +20,7 @@ from reviewer.services.report_render import (
     people_line,
     shared_clauses,
 )
+from reviewer.services.reports import CalibrationReport, Confusion, DimensionEntry, GoldAccuracy
 
 if TYPE_CHECKING:
     from rubrics.schema import Rubric
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 STATUSES = ("trusted", "tentative", "low_confidence", "insufficient_data")
 
 
-def _verdict(dims: list[dict[str, Any]]) -> str:
+def _verdict(dims: list[DimensionEntry]) -> str:
     """The lead's sentence: which dimensions the judge may score alone, which go to people."""
     parts = []
     for s in STATUSES:
@@ -43,7 +44,7 @@ TABLE = ("dimension", "status", "n", "alpha", *(c for c in COLUMNS if c not in (
                                                                            "alpha_ci")), "reason")
 
 
-def _cell(d: dict[str, Any], c: str) -> str:
+def _cell(d: DimensionEntry, c: str) -> str:
     if c == "status":
         return f"<td>{status_chip(d['status'])}</td>"
     if c in ("dimension", "reason"):
@@ -54,14 +55,14 @@ def _cell(d: dict[str, Any], c: str) -> str:
     return f"<td class=num>{esc(fmt(d.get(c)))}</td>"
 
 
-def _table(dims: list[dict[str, Any]]) -> str:
+def _table(dims: list[DimensionEntry]) -> str:
     head = "".join(f"<th{'' if c in ('dimension', 'status', 'reason') else ' class=num'}>"
                    f"{esc('α [interval]' if c == 'alpha' else LABELS.get(c, c).replace('_', ' '))}</th>" for c in TABLE)
     rows = "".join("<tr>" + "".join(_cell(d, c) for c in TABLE) + "</tr>" for d in dims)
     return f"<div class='wide'><table><tr>{head}</tr>{rows}</table></div>"
 
 
-def terminal_lines(report: dict[str, Any]) -> list[str]:
+def terminal_lines(report: CalibrationReport) -> list[str]:
     """What ``calibrate`` prints under its table, in its words: the reasons (a clause every
     dimension shares said once), the people's figures, the pairs, the corrected estimates."""
     from reviewer.services.estimate_render import estimate_lines
@@ -90,7 +91,7 @@ def _level_names(rubric: Rubric | None, dim_id: str) -> dict[float, str]:
     return {v: name for v in dim.scale.level_values() if (name := dim.label_for(v))}
 
 
-def _estimates(report: dict[str, Any]) -> str:
+def _estimates(report: CalibrationReport) -> str:
     dims = report["dimensions"]
     p = report.get("pass_rate_estimate")
     if p is None:
@@ -113,8 +114,8 @@ def _estimates(report: dict[str, Any]) -> str:
     return out
 
 
-def calibration_page(report: dict[str, Any], confusion: dict[str, Any] | None = None,
-                     rubric: Rubric | None = None, gold: list[dict[str, Any]] | None = None,
+def calibration_page(report: CalibrationReport, confusion: dict[str, Confusion] | None = None,
+                     rubric: Rubric | None = None, gold: list[GoldAccuracy] | None = None,
                      bounds: TrustBounds | None = None) -> str:
     """The page of one calibration report (``confusion``: :func:`~reviewer.services.calibrate_service.confusions`;
     ``gold``: :func:`~reviewer.services.gold.gold_accuracy` for the rubric; ``rubric``: for level

@@ -5,12 +5,13 @@ the rank changes, and every figure of the JSON."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reviewer.services.page import estimate_charts as ec
 from reviewer.services.page.document import band_chip, chart, esc, every_figure, page
 from reviewer.services.page.svg import colour
 from reviewer.services.report_render import fmt
+from reviewer.services.reports import RunReport
 
 if TYPE_CHECKING:
     from rubrics.schema import Rubric
@@ -20,7 +21,7 @@ def _num(v: object) -> str:
     return f"<td class=num>{esc(fmt(v))}</td>"
 
 
-def _headline(rep: dict[str, Any], colours: dict[str, str]) -> str:
+def _headline(rep: RunReport, colours: dict[str, str]) -> str:
     head = rep.get("headline")
     if not head:
         return ""
@@ -32,7 +33,7 @@ def _headline(rep: dict[str, Any], colours: dict[str, str]) -> str:
             f"{esc(head['n'])} pairs{low}</p>")
 
 
-def _dimensions(rep: dict[str, Any], colours: dict[str, str]) -> str:
+def _dimensions(rep: RunReport, colours: dict[str, str]) -> str:
     rows = "".join(
         f"<tr><td>{esc(d['dimension'])}</td>{_num(d['mean'])}"
         f"<td>{band_chip(d['band'], colours.get(d['band'] or '', '#9e9e9e'))}</td>{_num(d['pass_rate'])}"
@@ -46,7 +47,7 @@ def _dimensions(rep: dict[str, Any], colours: dict[str, str]) -> str:
             f"<th class=num>judge errors</th><th class=num>cost (USD)</th></tr>{rows}</table>{turns}")
 
 
-def _boards(rep: dict[str, Any], colours: dict[str, str]) -> str:
+def _boards(rep: RunReport, colours: dict[str, str]) -> str:
     incomplete = rep.get("incomplete") or 0
     overall = "Rubric overall mean (not the headline)" if rep.get("headline") else "Overall mean"
     out = (f"<p>{overall} {esc(fmt(rep['overall_mean']))} "
@@ -78,7 +79,7 @@ def _boards(rep: dict[str, Any], colours: dict[str, str]) -> str:
                   else "<p>The corrected order is the judge's.</p>")
 
 
-def report_page(rep: dict[str, Any], rubric: Rubric | None = None) -> str:
+def report_page(rep: RunReport, rubric: Rubric | None = None) -> str:
     """The page of one run report (``rubric``: for its bands' colours)."""
     colours = {b.label: colour(b.color) for b in rubric.bands} if rubric is not None else {}
     title = f"Report: {rep['rubric']}"
