@@ -70,8 +70,8 @@ def test_pair_records_are_stored_field_by_field(store: Store, tmp_path: Path) ->
     # the screen's reads see the imported verdicts as choices
     assert store.scores.pair_choices(REF) == {"g1": {"ana": pk["y"], "ben": None}}
     # importing the same file again adds no verdict twice
-    again = import_file(store, src, REF)
-    assert (again.pair_choices, again.pair_judgments) == (0, 0)
+    repeat = import_file(store, src, REF)
+    assert (repeat.pair_choices, repeat.pair_judgments) == (0, 0)
     assert rows(store, "SELECT count(*) FROM pair_choice") == [(2,)]
     assert rows(store, "SELECT count(*) FROM pair_judgment") == [(1,)]
 
