@@ -236,6 +236,18 @@ class PairChoiceExport(TypedDict):
     kind: str
 
 
+class PairVerdictExport(TypedDict):
+    """A judge's current verdict on a pair as the export writes it beside each of its items:
+    ``a`` shown first, ``b`` second, ``winner`` the better one (null for a tie), all item ids."""
+
+    model: str
+    a: str | None
+    b: str | None
+    winner: str | None
+    rationale: str | None
+    created_at: str | None
+
+
 class JudgeDimensionReport(TypedDict):
     """One dimension's share of a judge run (``judge_run_report``)."""
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from reviewer.store.core import Store
 from reviewer.store.db import Db
 
-DOORS = ("db", "rubrics", "roles", "items", "scores", "queue", "safety", "ratings", "comments", "runs")
+DOORS = ("db", "rubrics", "roles", "items", "scores", "queue", "safety", "ratings", "comments", "runs",
+         "pair_verdicts", "links", "align")
 
 
 def _doors(store: Store) -> dict[str, type]:
