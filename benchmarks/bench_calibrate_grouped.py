@@ -12,6 +12,7 @@ the ratio (target ≤ 1.5×) and calibrate's peak RSS (target ≤ 500 MB), PASS 
 ``--bootstrap 0`` beside them for reference.
 
 Run: .venv/bin/python benchmarks/bench_calibrate_grouped.py [N_ITEMS] [--keep DIR]
+(``--keep DIR`` leaves the files and database there; run again with it, they are measured again.)
 """
 
 from __future__ import annotations
@@ -106,11 +107,14 @@ def bench(work: Path, n: int) -> None:
     exe = [sys.executable, "-m", "reviewer"]
     rubric = work / "bench-grouped.yaml"
     rubric.write_text(RUBRIC, encoding="utf-8")
-    items = write_case(work, n)
-    run([*exe, "rubric", "add", str(rubric)], env)
-    took, _, _, _ = run([*exe, "import", str(items), "--rubric", "bench-grouped@1.0.0"], env)
-    print(f"{n:,} items in {n // PER_DOC:,} documents, one judge score and two human ratings each "
-          f"(imported in {took:.1f} s); machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+    made = (work / "made").exists() and (work / "made").read_text() == str(n)
+    if not made:  # (a --keep folder already holding this case is measured again as it is)
+        items = write_case(work, n)
+        run([*exe, "rubric", "add", str(rubric)], env)
+        run([*exe, "import", str(items), "--rubric", "bench-grouped@1.0.0"], env)
+        (work / "made").write_text(str(n))
+    print(f"{n:,} items in {n // PER_DOC:,} documents, one judge score and two human ratings each; "
+          f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
     anchor = [run([sys.executable, "-c", ANCHOR, str(work / "scores.npz")], env) for _ in range(3)]
     a_line, a_took, _ = summary(anchor)
     cmd = [*exe, "calibrate", "--rubric", "bench-grouped@1.0.0", "--group-by", "metadata.doc", "--format", "json"]

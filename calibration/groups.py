@@ -18,13 +18,28 @@ from numpy.typing import NDArray
 Codes = NDArray[np.intp]
 
 
-def group_codes(groups: Sequence[object]) -> Codes:
-    """Each item's group number: its key's rank among the distinct names ``str(key)``."""
+def group_names(groups: Sequence[object]) -> tuple[list[str], Codes]:
+    """The distinct names ``str(key)``, sorted, and each item's group number (its name's index)."""
     names: dict[str, int] = {}
     first = np.fromiter((names.setdefault(str(g), len(names)) for g in groups), dtype=np.intp, count=len(groups))
+    seen = np.array(list(names), dtype=str)
+    order = np.argsort(seen, kind="stable")
     rank = np.empty(len(names), dtype=np.intp)
-    rank[np.argsort(np.array(list(names), dtype=str), kind="stable")] = np.arange(len(names))
-    return rank[first] if len(names) else first
+    rank[order] = np.arange(len(names))
+    return [str(seen[i]) for i in order], (rank[first] if len(names) else first)
+
+
+def group_codes(groups: Sequence[object]) -> Codes:
+    """Each item's group number: its key's rank among the distinct names ``str(key)``."""
+    return group_names(groups)[1]
+
+
+def members(codes: Codes, n_groups: int) -> list[NDArray[np.intp]]:
+    """Per group number ``0 … n_groups - 1``: the positions of its items, in their order (an empty
+    array for a group with none; negative codes belong to no group)."""
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
+    return [order[bounds[i]:bounds[i + 1]] for i in range(n_groups)]
 
 
 @dataclass(frozen=True)
