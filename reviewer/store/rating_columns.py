@@ -26,6 +26,7 @@ from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawCo
 from reviewer.errors import UserError
 from reviewer.store.base import StoreBase, any_item_revised
 from reviewer.store.fold import label_rows
+from reviewer.store.group_keys import group_values
 from reviewer.store.numeric_read import joined, key_range, read_numeric, split_range
 from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeRun, JudgeScore
 
@@ -256,14 +257,7 @@ def _items(conn: Any, where: list[ColumnElement[bool]], group_by: str | None) ->
     (``group``, ``variant`` or ``metadata.KEY``) is given."""
     if not group_by:
         return read_numeric(conn, col(Item.pk), where, {}, {})["pk"], None
-    value = (col(Item.grp) if group_by == "group" else col(Item.variant) if group_by == "variant"
-             else col(Item.meta))
-    items = conn.execute(select(col(Item.pk), value).where(*where).order_by(col(Item.pk))).all()
-    item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
-    if group_by in ("group", "variant"):
-        return item_pk, [r[1] for r in items]
-    key = group_by.split(".", 1)[1]
-    return item_pk, [(r[1] or {}).get(key) for r in items]
+    return group_values(conn, where, group_by)
 
 
 def _thread(fn: Callable[[], T]) -> Future[T]:
