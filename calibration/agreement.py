@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.groups import Grouped, group_codes
 from calibration.ranks import kendall_tau_b, pearson, spearman
 
 Array = NDArray[np.float64]
@@ -93,17 +94,18 @@ def correlation(a: Array, b: Array, method: Literal["pearson", "spearman", "kend
     return _CORRELATIONS[method](a, b)
 
 
-def grouped_correlation(a: Array, b: Array, groups: Sequence[object],
+def grouped_correlation(a: Array, b: Array, groups: Sequence[object] | Grouped,
                         method: Literal["pearson", "spearman", "kendall"]) -> tuple[float | None, int]:
     """Correlation inside each group, averaged over the groups where neither side is constant;
-    returns (mean, groups kept) — summarisation meta-evaluation reports it this way."""
+    returns (mean, groups kept) — summarisation meta-evaluation reports it this way. ``groups``
+    is each item's key, or the items already grouped (:class:`calibration.groups.Grouped`, made
+    once for several figures)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
-    keys = np.asarray([str(g) for g in groups])
+    grouped = groups if isinstance(groups, Grouped) else Grouped.of(group_codes(groups))
+    usable = (grouped.sizes >= 2) & ~grouped.constant(a) & ~grouped.constant(b)
     values = []
-    for g in np.unique(keys):
-        sel = keys == g
-        if sel.sum() < 2 or np.all(a[sel] == a[sel][0]) or np.all(b[sel] == b[sel][0]):
-            continue
+    for g in np.flatnonzero(usable):
+        sel = grouped.order[grouped.starts[g]:grouped.starts[g + 1]]
         r = _CORRELATIONS[method](a[sel], b[sel])
         if r is not None:
             values.append(r)

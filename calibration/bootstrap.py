@@ -5,8 +5,8 @@ A bootstrap draw resamples the units (items) with replacement; unit ``u`` is the
 over units (alpha of ``m``, ``Σx``, ``Σx²``, the unit's observed disagreement and, for nominal and
 ratio, its per-value counts; Pearson of ``Σx, Σy, Σx², Σy², Σxy``), so a draw's figure is
 ``W @ S`` — one matrix product for every figure of every dimension — followed by a few
-vectorised operations. The weights are drawn once per seed and shared by the whole report, so
-the dimensions' intervals come from the same resamples of items.
+vectorised operations. The weights come from one seed for the whole report, so the dimensions'
+intervals come from the same resamples of items; they are streamed in chunks (:class:`Draws`).
 
 Ordinal positions, nominal categories and Spearman ranks are taken from the full sample (as
 before: the metric is fixed, the units are resampled).
@@ -28,30 +28,37 @@ Array = NDArray[np.float64]
 Finish = Callable[[Array], Array]
 #: Beyond this many distinct values, nominal and ratio alpha are bootstrapped draw by draw.
 MAX_VALUES = 64
+#: Draws per chunk of weights at most, and the bytes a chunk's floats may take (the product
+#: ``W @ S`` is memory-bound: a chunk of a few tens of megabytes is as fast as a bigger one).
 CHUNK = 50
+CHUNK_BYTES = 32 << 20
 
 
 class Draws:
-    """Resampling weights over ``n_units`` units for ``draws`` draws, from ``seed``."""
+    """Resampling weights over ``n_units`` units for ``draws`` draws, from ``seed``.
+
+    The weights are streamed: each pass over :meth:`chunks` draws them again from the seed, a few
+    rows at a time (the same rows every pass, whatever the chunk size), so a pass holds at most
+    :data:`CHUNK_BYTES` of them, never the whole ``draws × n_units`` matrix."""
 
     def __init__(self, n_units: int, draws: int, seed: int) -> None:
         self.n_units, self.draws, self.seed = n_units, draws, seed
-        self._chunks: list[NDArray[np.unsignedinteger[Any]]] | None = None
+
+    @property
+    def rows(self) -> int:
+        """Draws per chunk: ``CHUNK``, fewer when that many rows of floats would pass ``CHUNK_BYTES``."""
+        return max(1, min(CHUNK, CHUNK_BYTES // (8 * max(1, self.n_units))))
 
     def chunks(self) -> Iterator[Array]:
-        """The weights, ``CHUNK`` draws at a time, as float (draws × units)."""
-        if self._chunks is None:
-            rng = np.random.default_rng(self.seed)
-            n, out = self.n_units, []
-            for start in range(0, self.draws, CHUNK):
-                k = min(CHUNK, self.draws - start)
-                chunk: NDArray[np.unsignedinteger[Any]] = np.empty((k, n), dtype=np.uint8)
-                for row in range(k):
-                    chunk = put_counts(chunk, row, np.bincount(rng.integers(0, n, size=n, dtype=np.int32), minlength=n))
-                out.append(chunk)
-            self._chunks = out
-        for c in self._chunks:
-            yield c.astype(np.float64)
+        """The weights, a chunk of draws at a time, as float (draws × units)."""
+        rng = np.random.default_rng(self.seed)
+        n, rows = self.n_units, self.rows
+        for start in range(0, self.draws, rows):
+            k = min(rows, self.draws - start)
+            chunk: NDArray[np.unsignedinteger[Any]] = np.empty((k, n), dtype=np.uint8)
+            for row in range(k):
+                chunk = put_counts(chunk, row, np.bincount(rng.integers(0, n, size=n, dtype=np.int32), minlength=n))
+            yield chunk.astype(np.float64)
 
 
 def put_counts(chunk: NDArray[np.unsignedinteger[Any]], row: int,

@@ -20,6 +20,7 @@ from calibration import agreement as ag
 from calibration import bootstrap as bs
 from calibration.alpha import Level, krippendorff_alpha, why_undefined
 from calibration.consensus import Aggregate, aggregate, snap
+from calibration.groups import Codes, Grouped, group_codes
 from calibration.ranks import average_ranks
 
 Array = NDArray[np.float64]
@@ -84,8 +85,9 @@ class _Pending:
     r_intervals: bool = False
 
 
-def _prepare(inp: DimensionInput, intervals: bool) -> _Pending:
-    """Every point figure of one dimension, and the bootstrap intervals it asks for."""
+def _prepare(inp: DimensionInput, intervals: bool, codes: Codes | None = None) -> _Pending:
+    """Every point figure of one dimension, and the bootstrap intervals it asks for (``codes``:
+    ``inp.groups`` coded, when the caller coded them once for several dimensions)."""
     rep = DimensionReport()
     f, why = rep.figures, rep.null_reasons
     judge, humans = np.asarray(inp.judge, float), np.asarray(inp.humans, float)
@@ -155,13 +157,15 @@ def _prepare(inp: DimensionInput, intervals: bool) -> _Pending:
             f[k] = None
             why[k] = "the judge scores on another scale than the humans: only correlations mean something"
     methods: tuple[Literal["pearson", "spearman", "kendall"], ...] = ("pearson", "spearman", "kendall")
+    grouped = None
+    if inp.groups is not None and not nominal:  # grouped once for the three correlations
+        grouped = Grouped.of((group_codes(inp.groups) if codes is None else codes)[paired])
     for method in methods:
         if nominal:
             f[method] = None
             continue
-        if inp.groups is not None:
-            g = [x for x, keep in zip(inp.groups, paired, strict=True) if keep]
-            f[method], f["n_groups"] = ag.grouped_correlation(j, h, g, method)
+        if grouped is not None:
+            f[method], f["n_groups"] = ag.grouped_correlation(j, h, grouped, method)
         else:
             f[method] = ag.correlation(j, h, method)
         if f[method] is None:
@@ -206,11 +210,13 @@ def _slow_alpha_ci(data: Array, level: Level, draws: bs.Draws, limit: int = 200)
     units = np.arange(data.shape[0])
     for chunk in draws.chunks():
         for w in chunk:
-            if len(found) >= limit:
-                break
             a = krippendorff_alpha(data[np.repeat(units, w.astype(np.int64))], level)
             if a is not None:
                 found.append(a)
+            if len(found) >= limit:
+                break
+        if len(found) >= limit:
+            break  # (the weights are drawn as they are read: stop drawing them too)
     return (float(np.percentile(found, 2.5)), float(np.percentile(found, 97.5))) if found else None
 
 
@@ -220,7 +226,11 @@ def dimension_reports(inputs: Sequence[DimensionInput], bounds: TrustBounds = Tr
     (one row per item): the bootstrap resamples items once, for every interval of every input,
     in one pass (``draws`` 0: no intervals)."""
     intervals = draws > 0
-    pending = [_prepare(inp, intervals) for inp in inputs]
+    coded: dict[int, Codes] = {}  # the dimensions of a report share one list of group keys: code it once
+    for inp in inputs:
+        if inp.groups is not None and id(inp.groups) not in coded:
+            coded[id(inp.groups)] = group_codes(inp.groups)
+    pending = [_prepare(inp, intervals, None if inp.groups is None else coded[id(inp.groups)]) for inp in inputs]
     cis: list[dict[str, tuple[float, float] | None]] = [{} for _ in pending]
     if intervals and pending:
         units = {np.asarray(inp.judge).size for inp in inputs}

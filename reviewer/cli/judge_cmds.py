@@ -59,7 +59,8 @@ def _report(store: Store, run_id: int, console: Console) -> None:
     totals: dict[str, Any] = report["totals"] or dict(report)
     console.print(safe_text(f"run {run_id}: {report['rubric']} model {report['model']} status {report['status']}"))
     console.print(_totals_table("per dimension", totals))
-    for key in ("items", "results", "errors", "safety_hits", "cost_usd", "tokens_in", "tokens_out"):
+    for key in ("items", "results", "errors", "safety_hits", "cost_usd", "tokens_in", "tokens_out",
+                "limit_wait_s", "rate_limited"):
         if key in totals:
             console.print(safe_text(f"{key}: {totals[key]}"))
 
@@ -75,6 +76,8 @@ def judge(
     dataset: str = typer.Option(None, "--dataset", help="Only items of this dataset."),
     samples: int = typer.Option(None, "--samples", min=1, help="Judge samples per dimension."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Calls in flight at once."),
+    rpm: int = typer.Option(None, "--rpm", min=1, help="At most this many judge calls a minute."),
+    tpm: int = typer.Option(None, "--tpm", min=1, help="At most this many judge tokens (in + out) a minute."),
     max_cost: float = typer.Option(None, "--max-cost", min=0.0, help="Stop cleanly at this spend (USD)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Count calls and estimate cost; call nothing."),
     only_missing: bool = typer.Option(False, "--only-missing", help="Skip items this model already scored."),
@@ -106,7 +109,7 @@ def judge(
     options = judging.JudgeOptions(
         rubric_ref=rubric, models=list(model or []), api_base=api_base, api_key=api_key, dataset=dataset,
         samples=samples, concurrency=concurrency, max_cost=max_cost, only_missing=only_missing,
-        timeout=timeout, retries=retries, refuse_empty=True,
+        rpm=rpm, tpm=tpm, timeout=timeout, retries=retries, refuse_empty=True,
     )
     # with JSON on standard output, the note goes to standard error, keeping the output parseable
     _warn_flat_samples(store, options, Console(stderr=True) if fmt == "json" else console)
@@ -191,7 +194,8 @@ def _run(store: Store, options: JudgeOptions, console: Console) -> None:
         console.print(safe_text(f"{totals['items']} items, {totals['errors']} errors, {totals['safety_hits']} "
                                 f"safety hits, {totals['cached']} results from the cache, "
                                 f"${totals['cost_usd']:.4f}, {totals['tokens_in']} tokens in, "
-                                f"{totals['tokens_out']} out"))
+                                f"{totals['tokens_out']} out, {totals['limit_wait_s']:.1f} s waited for rate "
+                                f"limits ({totals['rate_limited']} 429 replies)"))
         if totals["status"] == "cost_cap":
             console.print("stopped at --max-cost; resume with --only-missing")
     rubric = store.rubrics.get_rubric(options.rubric_ref)

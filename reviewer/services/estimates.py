@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration import ppi
+from calibration.groups import group_names, members
 from reviewer.services.estimate_labels import Labels, labels_of_folds
 from reviewer.services.reports import CorrectedBoard, Estimate, RankedEstimate
 
@@ -211,16 +212,20 @@ def _ranking(cols: RatingColumns, dim_id: str, how: str, pks: list[int], y: NDAr
 
     panel = panel_of(cols.dims[dim_id].judge, how)
     groups = cols.groups if cols.groups is not None else [None] * int(cols.item_pk.size)
-    group_of = {int(pk): "unknown" if g is None else str(g) for pk, g in zip(cols.item_pk, groups, strict=True)}
-    is_labelled = np.isin(cols.item_pk, np.asarray(pks, dtype=np.int64))
-    names = sorted(set(group_of.values()))
-    arrays: dict[str, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]] = {}
-    labelled_group = np.array([group_of.get(pk, "unknown") for pk in pks], dtype=object)
-    item_group = np.array([group_of[int(pk)] for pk in cols.item_pk], dtype=object)
-    for g in names:
-        mine = labelled_group == g
-        rest = (item_group == g) & ~is_labelled & ~np.isnan(panel)
-        arrays[g] = (y[mine], yhat[mine], panel[rest])
+    # every key coded once: each group's items are a slice, never a scan of every item's key
+    names, item_code = group_names(["unknown" if g is None else str(g) for g in groups])
+    labelled = np.asarray(pks, dtype=np.int64)
+    is_labelled = np.isin(cols.item_pk, labelled)
+    at = np.minimum(np.searchsorted(cols.item_pk, labelled), max(int(cols.item_pk.size) - 1, 0))
+    known = (cols.item_pk[at] == labelled) if cols.item_pk.size else np.zeros(labelled.size, dtype=bool)
+    unknown = names.index("unknown") if "unknown" in names else -1  # a labelled item outside the columns
+    labelled_code = np.where(known, item_code[at] if item_code.size else unknown, unknown)
+    rest = ~is_labelled & ~np.isnan(panel)
+    rest_pos = np.flatnonzero(rest)
+    mine = members(labelled_code, len(names))
+    theirs = members(item_code[rest], len(names))
+    arrays: dict[str, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]] = {
+        g: (y[mine[i]], yhat[mine[i]], panel[rest_pos[theirs[i]]]) for i, g in enumerate(names)}
     return _ranked(arrays, confidence)
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from reviewer.errors import UserError
 from reviewer.services import judge_pending
 from rubrics.judge.client import ClientSettings, CostMeter, JudgeClient, release_litellm
+from rubrics.judge.limits import Limits
 from rubrics.judge.plan import DryRun, dry_run
 from rubrics.judge.runner import JudgeRunner, Progress, Totals
 from rubrics.methods.base import JudgeItem
@@ -58,6 +59,11 @@ class JudgeOptions:
     only_missing: bool = False
     timeout: float = 60.0
     retries: int = 2
+    #: Calls (``rpm``) and tokens (``tpm``) at most per minute, over every model of the run.
+    rpm: int | None = None
+    tpm: int | None = None
+    #: The window ``rpm`` and ``tpm`` count over, in seconds (a minute; tests scale it down).
+    limit_window: float = 60.0
     #: Refuse (one line, exit 1) a run with no item to judge, rather than store an empty run.
     refuse_empty: bool = False
 
@@ -267,6 +273,7 @@ def run(
     cache = StoreCache(store)
     meter = CostMeter(cap=options.max_cost)
     embedder = Embedder(cache=cache)
+    limits = Limits(options.concurrency, options.rpm, options.tpm, options.limit_window)
     work = {model: _items(store, options, model) for model in models}
     if options.refuse_empty and not any(work.values()):
         raise UserError(nothing_to_do(store, options))
@@ -276,7 +283,7 @@ def run(
         if on_start:
             on_start(model, len(items))
         params = {"samples": options.samples, "concurrency": options.concurrency,
-                  "max_cost": options.max_cost, "api_base": options.api_base,
+                  "max_cost": options.max_cost, "rpm": options.rpm, "tpm": options.tpm, "api_base": options.api_base,
                   "temperature": rubric.judge.temperature, "mode": rubric.judge.mode,
                   "only_missing": options.only_missing, "panel": [m for m in models if m]}
         run_id = store.runs.create_judge_run(options.rubric_ref, model, params, options.dataset)
@@ -285,7 +292,7 @@ def run(
             settings = ClientSettings(model=model, api_base=options.api_base, api_key=options.api_key,
                                       timeout=options.timeout, retries=options.retries,
                                       temperature=rubric.judge.temperature)
-            client = JudgeClient(settings, cache=cache, meter=meter, concurrency=options.concurrency)
+            client = JudgeClient(settings, cache=cache, meter=meter, limits=limits)
         runner = JudgeRunner(rubric, client=client, embedder=embedder, examples=examples,
                              samples=options.samples, concurrency=options.concurrency,
                              on_progress=on_progress)

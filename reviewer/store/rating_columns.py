@@ -24,6 +24,7 @@ from sqlmodel import col
 
 from reviewer.domain.columns import KIND_CODES, OTHER_KIND
 from reviewer.errors import UserError
+from reviewer.store.group_keys import group_values
 from reviewer.store.numeric_read import read_numeric
 from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeScore
 
@@ -113,14 +114,7 @@ def _items(conn: Any, where: list[ColumnElement[bool]], group_by: str | None) ->
     (``group``, ``variant`` or ``metadata.KEY``) is given."""
     if not group_by:
         return read_numeric(conn, col(Item.pk), where, {}, {})["pk"], None
-    value = (col(Item.grp) if group_by == "group" else col(Item.variant) if group_by == "variant"
-             else col(Item.meta))
-    items = conn.execute(select(col(Item.pk), value).where(*where).order_by(col(Item.pk))).all()
-    item_pk = np.fromiter((r[0] for r in items), dtype=np.int64, count=len(items))
-    if group_by in ("group", "variant"):
-        return item_pk, [r[1] for r in items]
-    key = group_by.split(".", 1)[1]
-    return item_pk, [(r[1] or {}).get(key) for r in items]
+    return group_values(conn, where, group_by)
 
 
 def _thread(fn: Callable[[], T]) -> Future[T]:

@@ -2,9 +2,10 @@
 
 litellm is imported inside the functions that call it (with the local cost map, so nothing
 reaches the network but the judge). The SDK's own retries are switched off (``max_retries=0``):
-a call makes at most ``1 + retries`` attempts, each bounded by ``timeout``. A 429 backs off for
-the server's ``Retry-After`` when it sends one; 5xx, timeouts and dropped connections back off
-exponentially; other 4xx fail at once.
+a call makes at most ``1 + retries`` attempts that fail, each bounded by ``timeout``; 5xx,
+timeouts and dropped connections back off exponentially; other 4xx fail at once. A 429 is the
+provider's limit: it has its own budget (:data:`RATE_LIMITED_RETRIES`), and every call of the run
+pauses for the server's ``Retry-After`` while concurrency adapts (:mod:`rubrics.judge.limits`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from rubrics.judge.cache import KeyValueCache, digest, judge_cache_key
+from rubrics.judge.limits import Limits, LimitTooSmall, message_tokens
 from rubrics.judge.parse import ReplyError, extract_json
 from rubrics.judge.prompt import BuiltPrompt
 
@@ -29,6 +31,8 @@ if TYPE_CHECKING:  # imported with litellm, never by merely importing this modul
     from rubrics.judge.transport import AiohttpTransport
 
 T = TypeVar("T")
+#: 429 replies one call may take (besides ``retries`` for other failures) before it is an error.
+RATE_LIMITED_RETRIES = 8
 REASK = (
     "Your reply could not be used: {problem}. Reply again with only the JSON object, exactly in "
     "the shape asked for, and nothing else."
@@ -183,6 +187,15 @@ def _retry_after(exc: Exception) -> float | None:
     return None
 
 
+def _status(exc: Exception) -> int | None:
+    """The HTTP status an SDK error carries, if any."""
+    status = getattr(exc, "status_code", None)
+    try:
+        return None if status is None else int(status)
+    except (TypeError, ValueError):
+        return None
+
+
 def _retryable(exc: Exception) -> bool:
     status = getattr(exc, "status_code", None)
     if isinstance(exc, asyncio.TimeoutError) or status is None:
@@ -221,11 +234,14 @@ class JudgeClient:
         cache: KeyValueCache | None = None,
         meter: CostMeter | None = None,
         concurrency: int = 8,
+        limits: Limits | None = None,
     ) -> None:
         self.settings = settings
         self.cache = cache
         self.meter = meter or CostMeter()
-        self._slots = asyncio.Semaphore(max(1, concurrency))
+        #: the rate caps and adaptive concurrency every call starts through (``concurrency``
+        #: in flight and no cap, unless a run hands its own)
+        self.limits = limits or Limits(concurrency)
         self._schema_support: bool | None = None
 
     @property
@@ -275,28 +291,46 @@ class JudgeClient:
     async def _call(self, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
         litellm = import_litellm()
         s = self.settings
-        attempts = 1 + max(0, s.retries)
-        for attempt in range(attempts):
+        tokens = message_tokens(messages) + int(params.get("max_tokens") or 0)
+        failed = throttled = 0
+        while True:
             self.meter.check()
             try:
-                async with self._slots:
-                    response = await asyncio.wait_for(
-                        litellm.acompletion(
-                            model=s.model, messages=messages, api_base=s.api_base,
-                            api_key=s.api_key, timeout=s.timeout, max_retries=0, **params,
-                        ),
-                        timeout=s.timeout,
-                    )
-            except Exception as exc:
-                if not _retryable(exc) or attempt == attempts - 1:
-                    raise JudgeCallError(f"{_describe(exc)} (after {attempt + 1} attempts)") from exc
-                wait = _retry_after(exc)
+                start = await self.limits.acquire(tokens)
+            except LimitTooSmall as exc:
+                raise JudgeCallError(str(exc)) from None
+            try:
+                response = await asyncio.wait_for(
+                    litellm.acompletion(
+                        model=s.model, messages=messages, api_base=s.api_base,
+                        api_key=s.api_key, timeout=s.timeout, max_retries=0, **params,
+                    ),
+                    timeout=s.timeout,
+                )
+            except BaseException as exc:
+                if not isinstance(exc, Exception):  # cancelled, Ctrl-C: the slot is free again
+                    self.limits.release(start, answered=False)
+                    raise
+                limited = _status(exc) == 429
+                wait = _retry_after(exc) if limited else None
                 if wait is None:
-                    wait = min(s.backoff_max, s.backoff * 2**attempt) * random.uniform(0.8, 1.2)
-                await asyncio.sleep(wait)
+                    wait = min(s.backoff_max, s.backoff * 2 ** (failed + throttled)) * random.uniform(0.8, 1.2)
+                self.limits.release(start, retry_after=wait if limited else None, answered=False)
+                # a 429 is the provider's limit, not the call's fault: it has its own budget
+                throttled += limited
+                failed += not limited
+                if not _retryable(exc) or failed > max(0, s.retries) or throttled > RATE_LIMITED_RETRIES:
+                    raise JudgeCallError(f"{_describe(exc)} (after {failed + throttled} attempts)") from exc
+                if not limited:  # a 429's pause is the limits' to hold, for every call
+                    await asyncio.sleep(wait)
                 continue
-            return self._completion(litellm, response)
-        raise AssertionError("unreachable")  # the loop returns or raises
+            used = None
+            try:
+                completion = self._completion(litellm, response)
+                used = completion.tokens_in + completion.tokens_out
+            finally:
+                self.limits.release(start, used)
+            return completion
 
     def _completion(self, litellm: Any, response: Any) -> Completion:
         choices = getattr(response, "choices", None)

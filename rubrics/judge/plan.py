@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubrics.judge.client import import_litellm
+from rubrics.judge.limits import message_tokens
 from rubrics.judge.prompt import BuiltPrompt, build_dimension_prompt, examples_for
 from rubrics.methods.base import JudgeItem, turn_views
 from rubrics.schema import Dimension, Rubric
@@ -46,7 +47,7 @@ def item_dimensions(rubric: Rubric) -> list[Dimension]:
 
 def estimate_tokens(prompt: BuiltPrompt) -> int:
     """A rough input-token count for ``--dry-run`` (about four characters a token)."""
-    return sum(len(m["content"]) for m in prompt.messages) // 4 + 8
+    return message_tokens(prompt.messages)
 
 
 def estimate_cost(model: str, tokens_in: int, tokens_out: int) -> float | None:

@@ -75,6 +75,11 @@ class Totals:
     gate_check_errors: int = 0
     #: Texts the embedding model encoded (found in no cache): 0 on a rerun.
     embedded: int = 0
+    #: Wall seconds some judge call was held back by ``--rpm``/``--tpm``, a 429's ``Retry-After``
+    #: or concurrency lowered after a 429 (:mod:`rubrics.judge.limits`).
+    limit_wait_s: float = 0.0
+    #: 429 replies the judge's server sent.
+    rate_limited: int = 0
     per_dimension: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def add(self, result: ScoreResult) -> None:
@@ -107,6 +112,7 @@ class Totals:
         return {"items": self.items, "results": self.results, "errors": self.errors,
                 "not_applicable": self.not_applicable, "safety_hits": self.safety_hits,
                 "cached": self.cached, "gate_check_errors": self.gate_check_errors, "embedded": self.embedded,
+                "limit_wait_s": round(self.limit_wait_s, 3), "rate_limited": self.rate_limited,
                 "cost_usd": round(self.cost_usd, 6), "tokens_in": self.tokens_in,
                 "tokens_out": self.tokens_out, "status": self.status, "dimensions": dims}
 
@@ -378,6 +384,8 @@ class JudgeRunner:
         """Score every item, then the pairs; ``totals.status`` says how the run ended."""
         source: Iterator[JudgeItem] = iter(items)
         encoded_before = {name: e.encoded for name, e in self._embedders.items()}
+        limits = self.client.limits if self.client else None
+        waited_before, throttled_before = (limits.waited_s, limits.throttled) if limits else (0.0, 0)
         stop = asyncio.Event()
         #: the sink's first failure: no new item starts, the items in flight finish (their paid
         #: replies reach the client's cache), then the run raises it
@@ -430,6 +438,9 @@ class JudgeRunner:
         if self.totals.status == "running":
             self.totals.status = "done"
         self.totals.embedded = sum(e.encoded - encoded_before.get(n, 0) for n, e in self._embedders.items())
+        if limits is not None:  # a panel's models share the limits: this run's part of them
+            self.totals.limit_wait_s = limits.waited_s - waited_before
+            self.totals.rate_limited = limits.throttled - throttled_before
         self._progress(total)
         return self.totals
 

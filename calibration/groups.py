@@ -1,0 +1,71 @@
+"""Group keys coded once and items sorted by group, for per-group figures at any size.
+
+A group is named by ``str(key)``; groups are numbered in the sorted order of those names (as
+``np.unique`` sorts them), so a figure averaged over groups adds them up in the same order however
+the keys came. :class:`Grouped` holds a selection of items sorted by group (stable: within a group,
+items keep their order) and where each group starts, so each group is a slice, never a scan of
+every key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+Codes = NDArray[np.intp]
+
+
+def group_names(groups: Sequence[object]) -> tuple[list[str], Codes]:
+    """The distinct names ``str(key)``, sorted, and each item's group number (its name's index)."""
+    names: dict[str, int] = {}
+    first = np.fromiter((names.setdefault(str(g), len(names)) for g in groups), dtype=np.intp, count=len(groups))
+    seen = np.array(list(names), dtype=str)
+    order = np.argsort(seen, kind="stable")
+    rank = np.empty(len(names), dtype=np.intp)
+    rank[order] = np.arange(len(names))
+    return [str(seen[i]) for i in order], (rank[first] if len(names) else first)
+
+
+def group_codes(groups: Sequence[object]) -> Codes:
+    """Each item's group number: its key's rank among the distinct names ``str(key)``."""
+    return group_names(groups)[1]
+
+
+def members(codes: Codes, n_groups: int) -> list[NDArray[np.intp]]:
+    """Per group number ``0 … n_groups - 1``: the positions of its items, in their order (an empty
+    array for a group with none; negative codes belong to no group)."""
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
+    return [order[bounds[i]:bounds[i + 1]] for i in range(n_groups)]
+
+
+@dataclass(frozen=True)
+class Grouped:
+    """Items sorted by group: ``order`` (positions into the items) and group boundaries ``starts``
+    (group ``i`` is ``order[starts[i]:starts[i + 1]]``; empty groups are left out)."""
+
+    order: NDArray[np.intp]
+    starts: NDArray[np.intp]
+
+    @classmethod
+    def of(cls, codes: Codes) -> Grouped:
+        """The grouping of items with these group numbers."""
+        order = np.argsort(codes, kind="stable")
+        cuts = np.flatnonzero(np.diff(codes[order])) + 1
+        return cls(order, np.concatenate(([0], cuts, [codes.size])).astype(np.intp))
+
+    @property
+    def sizes(self) -> NDArray[np.intp]:
+        """Items per group."""
+        return np.diff(self.starts)
+
+    def constant(self, values: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Per group: whether ``values`` are all equal in it (an empty selection has no group)."""
+        if self.order.size == 0:
+            return np.zeros(0, dtype=bool)
+        v = values[self.order]
+        heads = self.starts[:-1]
+        return np.asarray(np.minimum.reduceat(v, heads) == np.maximum.reduceat(v, heads))
