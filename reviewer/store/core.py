@@ -8,6 +8,7 @@ import os
 from sqlalchemy import inspect
 
 from reviewer.errors import NoDatabase
+from reviewer.store.activity import ActivityMixin
 from reviewer.locations import LINK_TOKEN_ENV
 from reviewer.store.comments import CommentsMixin
 from reviewer.store.engine import make_engine, migrate
@@ -29,7 +30,8 @@ from reviewer.store.tables import SchemaMigration, table_of
 
 
 class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
-            RatingColumnsMixin, FoldMixin, CommentsMixin, LinksMixin, RevealsMixin, PairsMixin, JudgeMixin):
+            RatingColumnsMixin, FoldMixin, CommentsMixin, LinksMixin, RevealsMixin, PairsMixin, ActivityMixin,
+            JudgeMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue.
 
     A mixin that calls another's methods inherits it (so mypy checks the call), and comes before
