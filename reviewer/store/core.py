@@ -8,8 +8,8 @@ import os
 from sqlalchemy import inspect
 
 from reviewer.errors import NoDatabase
-from reviewer.store.activity import ActivityMixin
 from reviewer.locations import LINK_TOKEN_ENV
+from reviewer.store.activity import ActivityMixin
 from reviewer.store.comments import CommentsMixin
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.estimates import EstimatesMixin

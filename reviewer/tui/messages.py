@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from reviewer.services.reports import TeamRow
     from reviewer.store.views import QueueFilter
     from reviewer.tui.adapter import FlagLine, QueueLine
     from reviewer.tui.viewmodel import ItemState, PairState
@@ -144,6 +145,13 @@ class CalibrationLoaded(Message):
     """The calibration report's rows were computed."""
 
     rows: list[dict[str, Any]]
+
+
+@dataclass
+class TeamLoaded(Message):
+    """Each person's progress in each queue was read (the team view)."""
+
+    rows: list[TeamRow]
 
 
 @dataclass

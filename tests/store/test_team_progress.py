@@ -6,42 +6,18 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
-from sqlmodel import col
 
 from reviewer.services.importing import import_file
 from reviewer.services.team import team_progress
 from reviewer.store import Store
-from reviewer.store.tables import Assignment
 from tests.cli import run_cli
+from tests.tui.team_work import at, work
 
 REF = "general-quality@1.0.0"
-DAY = datetime(2026, 3, 2, tzinfo=UTC)
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
-
-
-def _at(hour: int, minute: int) -> datetime:
-    return DAY + timedelta(hours=hour, minutes=minute)
-
-
-def _work(store: Store, reviewer: str, served: datetime, ended: datetime, skip: bool = False) -> None:
-    """``reviewer`` is served the next triage item at ``served`` and finishes (or skips) it at ``ended``."""
-    claim = store.claim_next("triage", reviewer)
-    assert claim is not None
-    if skip:
-        store.skip(claim)
-    else:
-        for dim in store.get_rubric(REF).person_dimensions():
-            store.add_human_score(claim.item_pk, dim.id, reviewer, 5.0)
-        assert store.complete(claim)
-    with store.write() as conn:  # the times the work happened at, not the test's
-        conn.execute(update(Assignment).where(col(Assignment.item_pk) == claim.item_pk,
-                                              col(Assignment.reviewer) == reviewer)
-                     .values(created_at=served, ended_at=ended))
 
 
 def _team(store: Store, tmp_path: Path) -> None:
@@ -51,11 +27,11 @@ def _team(store: Store, tmp_path: Path) -> None:
     path.write_text("".join(json.dumps({"id": f"i{i}", "output": f"answer {i}"}) + "\n" for i in range(10)))
     import_file(store, path, REF)
     store.add_reviewer("carol", "lead")
-    _work(store, "ana", _at(7, 0), _at(7, 5))
+    work(store, "ana", at(7, 0), at(7, 5))
     for start in (0, 10, 20):
-        _work(store, "ana", _at(9, start), _at(9, start + 5))
-    _work(store, "bob", _at(8, 0), _at(8, 30))
-    _work(store, "bob", _at(8, 35), _at(8, 40), skip=True)
+        work(store, "ana", at(9, start), at(9, start + 5))
+    work(store, "bob", at(8, 0), at(8, 30))
+    work(store, "bob", at(8, 35), at(8, 40), skip=True)
 
 
 def test_done_left_pace_and_last_active_per_person(store: Store, tmp_path: Path) -> None:
