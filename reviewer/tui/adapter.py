@@ -13,7 +13,7 @@ from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 
 if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
-    from reviewer.services.reports import DimensionDetail, TeamRow
+    from reviewer.services.reports import DimensionDetail, GoldAccuracy, TeamRow
     from reviewer.store import Store
     from reviewer.store.views import Claim
 
@@ -335,3 +335,10 @@ def team_progress(store: Store, rubric_ref: str | None) -> list[TeamRow]:
     from reviewer.services.team import team_progress as progress_of
 
     return progress_of(store, rubric_ref)
+
+
+def gold_drift(store: Store, rubric_ref: str | None) -> list[GoldAccuracy]:
+    """Each reviewer's error on gold items, week by week (``rubricate reviewer accuracy``)."""
+    from reviewer.services.gold import gold_accuracy
+
+    return gold_accuracy(store, rubric_ref)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from reviewer.services.reports import TeamRow
+    from reviewer.services.reports import DimensionDetail, GoldAccuracy, TeamRow
     from reviewer.store.views import QueueFilter
     from reviewer.tui.adapter import FlagLine, QueueLine
     from reviewer.tui.viewmodel import ItemState, PairState
@@ -148,6 +148,13 @@ class CalibrationLoaded(Message):
 
 
 @dataclass
+class DriftLoaded(Message):
+    """Each reviewer's accuracy on gold items, week by week, was read (the calibration screen)."""
+
+    rows: list[GoldAccuracy]
+
+
+@dataclass
 class TeamLoaded(Message):
     """Each person's progress in each queue was read (the team view)."""
 
@@ -158,4 +165,4 @@ class TeamLoaded(Message):
 class DetailLoaded(Message):
     """One dimension's confusion table, biases and disagreements were computed."""
 
-    detail: dict[str, Any]
+    detail: DimensionDetail

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 from reviewer.services.team import team_progress
@@ -23,7 +24,7 @@ async def test_the_team_view_shows_the_services_figures(store: Store) -> None:
         expected = team_progress(store)
         assert screen.rows == expected
         table = screen.query_one(DataTable)
-        shown = [[str(table.get_cell_at((r, c))) for c in range(len(COLUMNS))] for r in range(table.row_count)]
+        shown = [[str(table.get_cell_at(Coordinate(r, c))) for c in range(len(COLUMNS))] for r in range(table.row_count)]
         ana = next(row for row in shown if row[:2] == ["ana", "triage"])
         assert ana[2:] == ["4", str(next(r["left"] for r in expected if r["reviewer"] == "ana"
                                          and r["queue"] == "triage")), "7.2", "2026-03-02 09:25:00"]
