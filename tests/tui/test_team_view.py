@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
@@ -12,7 +14,7 @@ from reviewer.tui.app import make_app
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.screens.team import COLUMNS, TeamScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.team_work import team_work
+from tests.tui.team_work import at, team_work, work
 from tests.tui.test_review_flow import SIZE, press_to, settle
 
 
@@ -41,3 +43,17 @@ async def test_a_reviewer_without_the_lead_role_is_refused(store: Store) -> None
     app = make_app(store, "rae")
     async with app.run_test(size=SIZE) as pilot:
         await press_to(app, pilot, "t", QueueScreen)
+
+
+async def test_a_markup_name_is_shown_as_typed(store: Store) -> None:
+    """A reviewer named like markup (``[/]`` crashed a DataTable reading a plain cell as markup)
+    is shown as typed in the team view."""
+    at9 = at(9, 0)
+    work(store, "[/]eve", at9, at9 + timedelta(minutes=5))
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen: TeamScreen = await press_to(app, pilot, "t", TeamScreen)
+        table = screen.query_one(DataTable)
+        names = [str(table.get_cell_at(Coordinate(r, 0))) for r in range(table.row_count)]
+        svg = app.export_screenshot().replace("&#160;", " ")
+    assert "[/]eve" in names and "[/]eve" in svg
