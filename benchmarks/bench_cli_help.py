@@ -26,5 +26,5 @@ probe = ("import sys\nsys.argv = ['rubricate', '--help']\nfrom reviewer.cli impo
 out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                      cwd=Path(__file__).resolve().parent.parent).stdout
 mods = {m.split(".")[0] for m in out.split("MODULES", 1)[1].split()}
-heavy = sorted(mods & {"litellm", "torch", "sentence_transformers", "transformers", "textual"})
-print(f"rubricate --help imports : {', '.join(heavy) if heavy else 'no litellm, torch or textual'}")
+heavy = sorted(mods & {"litellm", "torch", "sentence_transformers", "transformers", "textual", "pyarrow"})
+print(f"rubricate --help imports : {', '.join(heavy) if heavy else 'no litellm, torch, textual or pyarrow'}")

@@ -79,6 +79,16 @@ class Spec:
 
 def run(specs: list[Spec], draws: Draws) -> list[tuple[float, float] | None]:
     """The 95% percentile interval of each spec's figure (None when no draw defined it)."""
+    out: list[tuple[float, float] | None] = []
+    for vals in per_draw(specs, draws):
+        vals = vals[~np.isnan(vals)]
+        out.append((float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))) if vals.size else None)
+    return out
+
+
+def per_draw(specs: list[Spec], draws: Draws) -> list[Array]:
+    """Each spec's figure in every draw (NaN where a draw leaves it undefined), draw ``b`` of
+    every spec from the same resample: a paired comparison subtracts them draw by draw."""
     if not specs:
         return []
     from threadpoolctl import threadpool_limits
@@ -90,13 +100,11 @@ def run(specs: list[Spec], draws: Draws) -> list[tuple[float, float] | None]:
     with threadpool_limits(limits=1, user_api="blas"):
         parts = [w @ stacked for w in draws.chunks()]
     sums = np.concatenate(parts, axis=0) if parts else np.zeros((0, stacked.shape[1]))
-    out: list[tuple[float, float] | None] = []
+    out: list[Array] = []
     col = 0
     for spec, k in zip(specs, widths, strict=True):
-        vals = spec.finish(sums[:, col:col + k])
+        out.append(spec.finish(sums[:, col:col + k]))
         col += k
-        vals = vals[~np.isnan(vals)]
-        out.append((float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))) if vals.size else None)
     return out
 
 

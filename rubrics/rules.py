@@ -207,9 +207,15 @@ def _check_dimension(dim: Dimension, path: KeyPath, fail: Fail) -> None:
 
 
 def _is_safety_check(dim: Dimension) -> bool:
-    """Whether a dimension is a safety check: its id or name says safety, or names a gate's detector."""
-    words = set(re.split(r"[^a-z0-9]+", f"{dim.id} {dim.name}".lower()))
-    named = {re.sub(r"[^a-z0-9]+", "_", t.lower()).strip("_") for t in (dim.id, dim.name)}
+    """Whether a dimension is a safety check (:func:`is_safety_named`)."""
+    return is_safety_named(dim.id, dim.name)
+
+
+def is_safety_named(dim_id: str, name: str) -> bool:
+    """Whether a dimension so named is a safety check: its id or name says safety, or names a
+    gate's detector (such a dimension may not carry weight: safety is a gate)."""
+    words = set(re.split(r"[^a-z0-9]+", f"{dim_id} {name}".lower()))
+    named = {re.sub(r"[^a-z0-9]+", "_", t.lower()).strip("_") for t in (dim_id, name)}
     return "safety" in words or bool(named & (set(GATES) | set(GATE_ALIASES)))
 
 

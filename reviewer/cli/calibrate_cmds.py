@@ -15,6 +15,7 @@ from reviewer.safetext import md_cell, safe, safe_line, safe_text
 if TYPE_CHECKING:  # (types alone: the commands import what they run when they run)
     from rich.console import RenderableType
 
+    from reviewer.domain.columns import RatingColumns
     from reviewer.services.reports import CalibrationReport, ReportT, SideBySide
     from reviewer.store import Store
 
@@ -94,9 +95,10 @@ def calibrate(
             level=level, seed=seed, normalise=normalise, draws=bootstrap))
         _emit_side_by_side(both, fmt, out, rr.calibration_markdown, rr.calibration_html, rr.calibration_table)
         return
+    columns: list[RatingColumns] = []  # the items' columns, kept for the page's confusion tables
     report = run(store, rubric, dataset, sample, group_by, human_aggregate, level, seed, draws=bootstrap,
                  normalise=normalise, confidence=confidence, target_width=target_width, estimates=estimates,
-                 all_revisions=all_revisions)
+                 all_revisions=all_revisions, columns=columns if fmt == "html" else None)
     if disagreements is not None:
         from reviewer.services.calibrate_service import disagreement_pack
 
@@ -107,7 +109,7 @@ def calibrate(
         typer.echo(safe_line(f"wrote {len(pack)} disagreements to {disagreements}"), err=True)
     if route:
         typer.echo(f"routed {write_routes(store, rubric, report)} items", err=True)
-    _render(report, fmt, out, store)
+    _render(report, fmt, out, store, columns[0] if columns else None)
 
 
 def _only_rubric(store: Store) -> str:
@@ -150,7 +152,8 @@ def _emit_side_by_side(both: SideBySide[ReportT], fmt: str, out: Path | None, ma
             console.print(table(r))
 
 
-def _render(report: CalibrationReport, fmt: str, out: Path | None, store: Store) -> None:
+def _render(report: CalibrationReport, fmt: str, out: Path | None, store: Store,
+            columns: RatingColumns | None = None) -> None:
     from reviewer.services import report_render as rr
     from reviewer.services.calibrate_service import confusions
 
@@ -159,7 +162,10 @@ def _render(report: CalibrationReport, fmt: str, out: Path | None, store: Store)
     elif fmt == "markdown":
         _emit(rr.calibration_markdown(report), out)
     elif fmt == "html":
-        _emit(rr.calibration_html(report, confusions(store, report)), out)
+        from reviewer.services.gold import gold_accuracy
+
+        _emit(rr.calibration_html(report, confusions(store, report, columns), store.get_rubric(report["rubric"]),
+                                  gold_accuracy(store, report["rubric"])), out)
     else:
         from rich.console import Console
 
@@ -219,7 +225,9 @@ def report(
     if fmt == "json":
         _emit(report_json(rep, 1, _number), out)
     elif fmt == "html":
-        _emit(f"<!doctype html><meta charset=utf-8><pre>{html_mod.escape(run_report_markdown(rep))}</pre>", out)
+        from reviewer.services.page.report_page import report_page
+
+        _emit(report_page(rep, store.get_rubric(rubric)), out)
     elif fmt == "markdown":
         _emit(run_report_markdown(rep), out)
     else:

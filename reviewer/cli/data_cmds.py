@@ -49,8 +49,14 @@ def rubric_add(file: Annotated[Path, typer.Argument(help="Rubric YAML file.")], 
 
 @app.command("import")
 def import_cmd(
-    file: Annotated[Path, typer.Argument(help="JSON Lines (.jsonl) or CSV (.csv) file of items.")],
+    file: Annotated[Path, typer.Argument(
+        help="Items: JSON Lines, CSV or Parquet, another tool's results (--from), or - for standard input.")],
     rubric: Annotated[str, typer.Option(help="The rubric the scores are on, ID@VERSION.")],
+    from_format: Annotated[str | None, typer.Option(
+        "--from", help="The file's format: rubricate (default), promptfoo, inspect, judge-bench, langfuse, langsmith or openai-evals. Without it a "
+                       "recognised shape is read as its format, and the command says so.")] = None,
+    traces: Annotated[Path | None, typer.Option(
+        help="With --from langfuse: the traces export holding the texts the scores are on.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Dataset name for these items.")] = None,
     update: Annotated[bool, typer.Option("--update", help="Record changed items as new revisions.")] = False,
     db: DbOption = None,
@@ -58,29 +64,44 @@ def import_cmd(
     """Import items, with judge and human scores made elsewhere; a bad line refuses the whole file.
 
     Example: rubricate import items.jsonl --rubric general-quality@1.0.0 --dataset march
+
+    Example: rubricate import results.json --from promptfoo --rubric results@1.0.0
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from reviewer.services.importing import import_file
+    from reviewer.cli.adapter_cmds import input_file
+    from reviewer.faults import say
+    from reviewer.services.importing import import_opened, open_source
 
-    regular_file(file)
-    store = _store(db)
-    with Progress(TextColumn("importing"), BarColumn(), TextColumn("{task.completed}/{task.total} rows"),
-                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), transient=True,
-                  disable=not sys.stderr.isatty()) as bar:
-        task = bar.add_task("import", total=None, rate="")
+    if traces is not None:
+        regular_file(traces)
+    with input_file(file) as (path, name):
+        opened = open_source(path, from_format, name, traces)
+        if opened.detected:
+            say(safe_line(f"read {name or file} as {opened.format} (recognised by its shape; name it with --from)"))
+        store = _store(db)
+        with Progress(TextColumn("importing"), BarColumn(), TextColumn("{task.completed}/{task.total} rows"),
+                      TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), transient=True,
+                      disable=not sys.stderr.isatty()) as bar:
+            task = bar.add_task("import", total=None, rate="")
 
-        def progress(done: int, total: int) -> None:
-            elapsed = bar.tasks[0].elapsed or 1e-9
-            bar.update(task, completed=done, total=total, rate=f"{done / elapsed:,.0f} rows/s")
+            def progress(done: int, total: int) -> None:
+                elapsed = bar.tasks[0].elapsed or 1e-9
+                bar.update(task, completed=done, total=total, rate=f"{done / elapsed:,.0f} rows/s")
 
-        summary = import_file(store, file, rubric, dataset, update_existing=update, progress=progress)
+            summary = import_opened(store, opened, rubric, dataset, update_existing=update, progress=progress)
+    for note in opened.notes:
+        say(safe_line(f"{name or file}: {note}"))
     typer.echo(safe_line(f"imported {file}: {summary}"))
 
 
 @app.command("export")
 def export_cmd(
-    fmt: Annotated[str, typer.Option("--format", help="jsonl or csv.")] = "jsonl",
+    fmt: Annotated[str | None, typer.Option(
+        "--format", help="jsonl (default), csv, or parquet (a tidy table: one row per item, dimension and "
+                         "scorer; needs --out).")] = None,
+    to: Annotated[str | None, typer.Option(
+        "--to", help="langfuse: people's scores as Langfuse score objects, one per line.")] = None,
     out: Annotated[Path | None, typer.Option(help="Write here instead of standard output.")] = None,
     rubric: Annotated[str | None, typer.Option(help="Only this rubric, ID@VERSION.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Only this dataset.")] = None,
@@ -90,10 +111,31 @@ def export_cmd(
 ) -> None:
     """Export effective scores (a lead's adjudication, else human consensus, else judge) with provenance.
 
+    --format parquet: every score, one row per item, dimension and scorer. --to langfuse: people's
+    scores as Langfuse score objects.
+
     Example: rubricate export --format csv --out scores.csv --rubric general-quality@1.0.0
     """
-    if fmt not in ("jsonl", "csv"):
-        raise typer.BadParameter("use jsonl or csv", param_hint="--format")
+    if to is not None:
+        if to != "langfuse":
+            raise typer.BadParameter("use langfuse", param_hint="--to")
+        if fmt is not None or labels:
+            raise typer.BadParameter("--to langfuse writes Langfuse's own shape: leave out --format and --labels",
+                                     param_hint="--to")
+        _export_langfuse(_store(db, existing=True), out, rubric, dataset)
+        return
+    fmt = fmt or "jsonl"
+    if fmt not in ("jsonl", "csv", "parquet"):
+        raise typer.BadParameter("use jsonl, csv or parquet", param_hint="--format")
+    if fmt == "parquet":
+        if out is None or labels:
+            raise typer.BadParameter("parquet writes a file and has no label columns: give --out FILE, "
+                                     "without --labels", param_hint="--format")
+        from reviewer.services.tidy import write_parquet
+
+        n = write_parquet(_store(db, existing=True), out, rubric, dataset)
+        typer.echo(safe_line(f"wrote {n} row(s) to {out}"), err=True)
+        return
     store = _store(db, existing=True)
     rows = store.export_rows(rubric, dataset)
     if labels:
@@ -126,6 +168,24 @@ def export_cmd(
     finally:
         if out:
             fh.close()
+
+
+def _export_langfuse(store: Store, out: Path | None, rubric: str | None, dataset: str | None) -> None:
+    """``export --to langfuse``: the score objects as JSON Lines, then one line on standard error
+    naming the items whose scores were not written for want of a trace id."""
+    from reviewer.services.langfuse_scores import LangfuseExport, langfuse_scores
+
+    report = LangfuseExport()
+    fh = out.open("w", encoding="utf-8", newline="") if out else sys.stdout
+    try:
+        for obj in langfuse_scores(store, report, rubric, dataset):
+            fh.write(json_text(obj) + "\n")
+    finally:
+        if out:
+            fh.close()
+    line = report.untraced_line()
+    if line:
+        typer.echo(safe_line(line), err=True)
 
 
 @reviewer_app.command("add")

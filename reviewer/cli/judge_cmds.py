@@ -38,8 +38,10 @@ Example: rubricate judge --report 12 --format json
 
 def _totals_table(title: str, totals: dict[str, Any]) -> Table:
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=safe_text(title, newlines=False))
+    # (a Text, never read as markup, ending its line as a title must: safe_text's Text ends with none)
+    table = Table(title=Text(safe_line(title)))
     for column in ("dimension", "scored", "errors", "n/a", "mean", "cost $"):
         table.add_column(column, justify="left" if column == "dimension" else "right")
     for name, d in (totals.get("dimensions") or {}).items():

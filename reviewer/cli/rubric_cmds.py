@@ -172,16 +172,20 @@ def diff(
     old: Annotated[str, typer.Argument(help="The older version (file or ID@VERSION).")],
     new: Annotated[str, typer.Argument(help="The newer version (file or ID@VERSION).")],
     fmt: FormatOption = "table",
+    db: DbOption = None,
 ) -> None:
     """What changed between two versions, the bump it requires, and whether NEW's number is enough.
+    With --db, an ID@VERSION registered in the store is that version (as with ``rubric show``).
 
     Example: rubricate rubric diff general-quality-1.0.0.yaml general-quality-1.1.0.yaml
+
+    Example: rubricate rubric diff team-rubric@1.2.0 team-rubric@1.3.0 --db team.db
     """
     from rubrics.versioning import check_bump
     from rubrics.versioning import diff as compute
 
     check_format(fmt)
-    a, b = _load(old), _load(new)
+    a, b = _find(old, db)[0], _find(new, db)[0]
     d = compute(a, b)
     problem = check_bump(a, b)
     if fmt == "json":

@@ -45,7 +45,6 @@ def build_demo(db: str, reviewer: str) -> str:
         for name, roles in people:
             for role in roles:
                 store.add_reviewer(name, role)
-        store.create_audit_sample("general-quality@1.0.0", 30, seed=1)
         _pair_choices(store, "reval-issue-framing@1.0.0")
         return f"{items} items, {flags} new safety flags, reviewer {reviewer} with every role"
     finally:

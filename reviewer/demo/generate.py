@@ -22,13 +22,24 @@ MODELS = ("acme-chat-small", "acme-chat-large", "orbit-7b")
 NOTE = "DEMONSTRATION DATA: invented for the rubricate demo; no real people, policies or models."
 
 #: Per-dimension judge behaviour: (bias in raw points, noise sd). Large bias/noise = untrustworthy.
+#: The general-quality story: the judge is trusted on accuracy; on conciseness people agree and the
+#: judge does not ("the judge is the problem"); on relevance people disagree among themselves
+#: ("the rubric is ambiguous", :data:`GENERAL_HUMAN_NOISE`).
 GENERAL_JUDGE = {
-    "accuracy": (0.0, 0.6),
+    "accuracy": (0.0, 0.3),
     "relevance": (0.2, 0.7),
-    "completeness": (0.5, 1.2),
-    "conciseness": (1.8, 1.6),
-    "clarity": (0.3, 0.8),
+    "completeness": (0.5, 0.8),
+    "conciseness": (1.8, 2.2),
+    "clarity": (0.6, 2.2),
 }
+#: Per-dimension noise of people's scores (sd in raw points) on general-quality: relevance's
+#: wording leaves reviewers far apart.
+GENERAL_HUMAN_NOISE = {"accuracy": 0.5, "relevance": 2.2, "completeness": 0.6, "conciseness": 0.5, "clarity": 0.6}
+#: The share of general-quality items in the audit sample (each scored by people), and of the
+#: others people scored anyway.
+GENERAL_AUDIT_SHARE, GENERAL_OTHER_SHARE = 0.7, 0.3
+#: Each reviewer's error on the gold (known-answer) items: chen's scores run high.
+GOLD_OFFSET = {"ana": 0.0, "ben": -1.0, "chen": 2.0}
 RAG_JUDGE = {
     "groundedness": (0.0, 0.7),
     "hallucination_risk": (0.4, 1.0),
@@ -73,9 +84,10 @@ def _judge_entry(
 
 def _humans(
     rng: random.Random, truths: dict[str, float], lo: float, hi: float, share: float,
-    levels: tuple[float, ...] | None = None,
+    levels: tuple[float, ...] | None = None, noise: dict[str, float] | None = None,
 ) -> list[dict[str, Any]]:
-    """Human scores from a subset of the reviewers, each with a small personal lean."""
+    """Human scores from a subset of the reviewers, each with a small personal lean and, per
+    dimension, their own noise (``noise``; 0.6 points where it names none)."""
     if rng.random() > share:
         return []
     lean = {"ana": 0.0, "ben": -0.4, "chen": 0.3}
@@ -84,7 +96,7 @@ def _humans(
     for name in sorted(who):
         scores: dict[str, Any] = {}
         for dim, t in truths.items():
-            x = _clip(t + lean[name] + rng.gauss(0, 0.6), lo, hi)
+            x = _clip(t + lean[name] + rng.gauss(0, (noise or {}).get(dim, 0.6)), lo, hi)
             scores[dim] = min(levels, key=lambda v: abs(v - x)) if levels else round(x)
         out.append({"reviewer": name, "scores": scores})
     return out
@@ -113,6 +125,16 @@ def general_items(rng: random.Random) -> Iterator[dict[str, Any]]:
                     "error": "judge reply was not valid JSON after one re-ask",
                     "raw_reply": "Completeness: I'd say around seven-ish, maybe eight?",
                 }
+            failed = "error" in scores["completeness"]
+            # an item whose judge reply failed waits for people: first in the triage queue
+            audit = rng.random() < GENERAL_AUDIT_SHARE and not failed
+            human = _humans(rng, truths, 1, 10, share=0.0 if failed else 1.0 if audit else GENERAL_OTHER_SHARE,
+                            noise=GENERAL_HUMAN_NOISE)
+            gold = None
+            if not audit and not failed and n % 3 == 0:  # a known-answer item: every reviewer scored it, one off
+                gold = {d: float(round(t)) for d, t in truths.items()}
+                human = [{"reviewer": who, "scores": {d: _clip(g + GOLD_OFFSET[who], 1, 10) for d, g in gold.items()}}
+                         for who in REVIEWERS]
             yield {
                 "id": f"gq-{n:03d}",
                 "input": qa["question"],
@@ -120,7 +142,9 @@ def general_items(rng: random.Random) -> Iterator[dict[str, Any]]:
                 "reference": qa.get("reference"),
                 "metadata": {"model": model, "topic": qa["topic"], "note": NOTE},
                 "judge": {"model": "demo-judge-mini", "scores": scores},
-                "human": _humans(rng, truths, 1, 10, share=0.45),
+                "human": human,
+                "gold": gold,
+                "audit": audit or None,
             }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +18,11 @@ from reviewer.domain.itemlimits import (
     MAX_DEPTH,
     structure_problem,
 )
+from reviewer.domain.pairs import PairRecord
 from reviewer.domain.records import JudgeEntry, Row
 from reviewer.errors import MAX_ERRORS_SHOWN, FileErrors
 from reviewer.io.fastjson import DuplicateKey, loads_line, unique_pairs
+from reviewer.io.pairrow import is_pair, read_pairs
 from reviewer.io.plainrow import PlainCheck
 from reviewer.io.rowcheck import RubricScales, check_row
 from rubrics.schema import Rubric
@@ -141,40 +143,58 @@ def _csv_row(row: dict[str | None, Any], line: int, width: int,
     yield line, obj if problem is None else problem
 
 
-def iter_rows(path: Path, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
+def iter_rows(path: Path, rubric: Rubric, errs: list[str], name: str | None = None) -> Iterator[Row]:
     """The file's good rows, in order, as they are read; every bad line is appended to ``errs``
-    (the caller refuses the file when ``errs`` is not empty at the end)."""
-    src = str(path)
+    (the caller refuses the file when ``errs`` is not empty at the end). ``name`` is what the
+    messages call the file (``-`` for standard input read into a spool file)."""
+    src = name or str(path)
     if not path.exists():
         errs.append(f"{src}: no such file")
         return
-    seen: dict[str, int] = {}
+    before = _size(path)
+    numbered = ((n, str(n), obj) for n, obj in _raw_lines(path))
+    yield from check_objects(numbered, rubric, errs, src, "line", pairs_apart=True)
+    after = _size(path)
+    if after != before:
+        errs.append(f"{src}: the file changed while it was read ({before} → {after} bytes); "
+                    "import it again once it is complete")
+
+
+def check_objects(numbered: Iterable[tuple[int, str, dict[str, Any] | str]], rubric: Rubric,
+                  errs: list[str], src: str, unit: str, pairs_apart: bool = False) -> Iterator[Row]:
+    """Rows parsed from any source, each ``(number, where, object or problem)``, checked as an
+    item file's lines are: ``where`` names the row in messages (``FILE:WHERE: …``: a line number,
+    or a path in a JSON file such as ``results.results[3]``), ``unit`` what a row is called.
+    ``pairs_apart``: pair records are read by :mod:`reviewer.io.pairrow` (a JSON Lines item
+    file's), so they are passed over here; from any other source a pair record is refused as an
+    unknown field."""
+    seen: dict[str, str] = {}
+    pair_lines = 0
     scales = RubricScales.of(rubric)
     plain = PlainCheck(scales)
-    before = _size(path)
-    for n, obj in _raw_lines(path):
+    for n, where, obj in numbered:
+        at = f"{src}:{where}"
         if isinstance(obj, str):
-            errs.append(f"{src}:{n}: {obj}")
+            errs.append(f"{at}: {obj}")
+            continue
+        if pairs_apart and is_pair(obj):  # a pair record: read and checked by reviewer.io.pairrow
+            pair_lines += 1
             continue
         row = plain.row(n, obj)  # the common row, checked in a few steps; any other: the full check
         if row is None:
             unknown = set(obj) - KNOWN_FIELDS
             if unknown:
-                errs.append(f"{src}:{n}: unknown field {sorted(unknown)[0]!r}; known: {', '.join(sorted(KNOWN_FIELDS))}")
+                errs.append(f"{at}: unknown field {sorted(unknown)[0]!r}; known: {', '.join(sorted(KNOWN_FIELDS))}")
                 continue
-            row = check_row(rubric, n, obj, errs, src, scales)
+            row = check_row(rubric, n, obj, errs, src, scales, at=at)
             if row is None:
                 continue
         if row.item_id in seen:
-            errs.append(f"{src}:{n}: duplicate id {row.item_id!r} (first on line {seen[row.item_id]})")
+            errs.append(f"{at}: duplicate id {row.item_id!r} (first on {unit} {seen[row.item_id]})")
             continue
-        seen[row.item_id] = n
+        seen[row.item_id] = where
         yield row
-    after = _size(path)
-    if after != before:
-        errs.append(f"{src}: the file changed while it was read ({before} → {after} bytes); "
-                    "import it again once it is complete")
-    if not seen and not errs:
+    if not seen and not pair_lines and not errs:
         errs.append(f"{src}:1: the file has no items; one JSON object per line")
 
 
@@ -198,12 +218,18 @@ class ItemFile:
     """An item file as the store's import reads it (:class:`reviewer.store.import_batches.ItemSource`):
     the store is handed checked rows and never opens or parses the file itself."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, name: str | None = None) -> None:
         self.path = Path(path)
+        #: what messages call the file (``-`` for standard input spooled to ``path``)
+        self.name = name
 
     def rows(self, rubric: Rubric, errs: list[str]) -> Iterator[Row]:
         """The file's good rows (:func:`iter_rows`); bad lines go to ``errs``."""
-        return iter_rows(self.path, rubric, errs)
+        return iter_rows(self.path, rubric, errs, self.name)
+
+    def pairs(self, errs: list[str]) -> list[PairRecord]:
+        """The file's pair records (:func:`reviewer.io.pairrow.read_pairs`); bad ones go to ``errs``."""
+        return read_pairs(self.path, errs, self.name)
 
     def count_lines(self) -> int:
         """Lines in the file, for a progress bar's total (a CSV's header counts; near enough)."""
@@ -214,4 +240,5 @@ class ItemFile:
             return 0
 
 
-__all__ = ["MAX_ERRORS_SHOWN", "FileErrors", "ItemFile", "JudgeEntry", "Row", "check_row", "iter_rows", "read_rows"]
+__all__ = ["MAX_ERRORS_SHOWN", "FileErrors", "ItemFile", "JudgeEntry", "Row", "check_objects", "check_row", "iter_rows",
+           "read_rows"]

@@ -172,10 +172,11 @@ def _check_gold(gold: Any, scales: dict[str, Scale], errs: list[str], where: str
 
 
 def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src: str,
-              scales: RubricScales | None = None) -> Row | None:
-    """Check one row; append messages to ``errs`` and return None when it is wrong."""
+              scales: RubricScales | None = None, at: str | None = None) -> Row | None:
+    """Check one row; append messages to ``errs`` and return None when it is wrong. Messages
+    begin ``at`` (default ``SRC:N``: a row converted from another format names its own place)."""
     scales = scales or RubricScales.of(rubric)
-    at = f"{src}:{n}"
+    at = at or f"{src}:{n}"
     before = len(errs)
     item_id = obj.get("id")
     if not isinstance(item_id, (str, int)) or isinstance(item_id, bool) or str(item_id) == "":

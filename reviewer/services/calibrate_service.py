@@ -25,6 +25,7 @@ from calibration.routing import DimSignal, item_priority
 from reviewer.domain import bias, consensus, spread
 from reviewer.domain.columns import DimColumns, RatingColumns, panel_of
 from reviewer.errors import UserError
+from reviewer.services.pair_verdicts import pair_verdict_report
 from reviewer.services.reports import (
     Adjudicated,
     Anchoring,
@@ -88,12 +89,15 @@ def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample:
               group_by: str | None = None, human_aggregate: str = "mean", level: str | None = None,
               seed: int = 0, draws: int = DRAWS, bounds: TrustBounds | None = None,
               normalise: str = "none", confidence: float = 0.95, target_width: float | None = None,
-              estimates: bool = True, all_revisions: bool = False) -> CalibrationReport:
+              estimates: bool = True, all_revisions: bool = False,
+              columns: list[RatingColumns] | None = None) -> CalibrationReport:
     """The calibration report of one rubric version (``normalise`` ``z``: each reviewer's
     scores z-normalised onto the pooled human scale before anything is computed;
     ``all_revisions``: scores given on items' earlier content revisions count too). With
     ``estimates`` each dimension gets its corrected mean (``estimate``) and the report the
-    corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.services.estimates`."""
+    corrected pass rate (``pass_rate_estimate``), at ``confidence``; see :mod:`reviewer.services.estimates`.
+    ``columns``: a list the rating columns read are appended to, for a caller that asks more of
+    the same items (the page's confusion tables, :func:`confusions`) without reading them again."""
     bounds = bounds or TrustBounds()
     rubric = store.get_rubric(rubric_ref)
     if sample is None:
@@ -119,6 +123,8 @@ def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample:
     if group_by is not None and group_by not in ("group", "variant") and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group', 'variant' or 'metadata.KEY'")
     cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
+    if columns is not None:
+        columns.append(cols)
     # the estimates' counts run in the database while the figures below are computed here
     # (started earlier they would compete with the read for the CPUs)
     counts = _count_in_background(store, rubric.ref, dataset) if estimates else None
@@ -184,6 +190,9 @@ def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample:
     pairs = pair_report(store, rubric.ref)
     if pairs is not None:
         out["pairs"] = pairs
+    verdicts = pair_verdict_report(store, rubric.ref, draws, seed)
+    if verdicts:
+        out["pair_verdicts"] = verdicts
     return out
 
 

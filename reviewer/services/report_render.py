@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING
 
 from reviewer.safetext import md_cell, safe, safe_line, safe_text
+from reviewer.services.pair_verdicts import verdict_lines
 
 if TYPE_CHECKING:  # (rich's types alone: the renderers import rich when they run)
     from rich.console import Console, ConsoleOptions, RenderResult
@@ -16,9 +16,11 @@ if TYPE_CHECKING:  # (rich's types alone: the renderers import rich when they ru
         Confusion,
         CorrectedBoard,
         DimensionEntry,
+        GoldAccuracy,
         PairFigures,
         RunReport,
     )
+    from rubrics.schema import Rubric
 
 STATUS_COLOR = {"trusted": "green", "tentative": "yellow", "low_confidence": "red", "insufficient_data": "grey50"}
 COLUMNS = ("dimension", "level", "n", "alpha", "alpha_ci", "alpha_humans", "spearman", "kappa",
@@ -189,6 +191,8 @@ class CalibrationTable:
         pairs = pairs_line(self.report.get("pairs"))
         if pairs:
             lines.append(safe(pairs + "\n"), style="bold")
+        for line in verdict_lines(self.report.get("pair_verdicts")):
+            lines.append(safe_line(line) + "\n", style="bold")
         yield lines
 
 
@@ -207,31 +211,18 @@ def calibration_markdown(report: CalibrationReport) -> str:
     pairs = pairs_line(report.get("pairs"))
     if pairs:
         lines += ["", md_cell(pairs)]
+    for line in verdict_lines(report.get("pair_verdicts")):
+        lines += ["", md_cell(line)]
     return "\n".join(lines) + "\n"
 
 
-def calibration_html(report: CalibrationReport, confusion: dict[str, Confusion] | None = None) -> str:
-    """One self-contained page: the table, and a judge × human confusion matrix per dimension."""
-    def esc(value: object) -> str:
-        return html.escape(safe(value))
+def calibration_html(report: CalibrationReport, confusion: dict[str, Confusion] | None = None,
+                     rubric: Rubric | None = None, gold: list[GoldAccuracy] | None = None) -> str:
+    """One self-contained page (:mod:`reviewer.services.page.calibration_page`): the verdicts,
+    the charts, the terminal's lines and every figure."""
+    from reviewer.services.page.calibration_page import calibration_page
 
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{esc(fmt(d.get(c)))}</td>" for c in COLUMNS[:-1])
-        + f"<td class='{esc(d['status'])}'>{esc(d['status'])}</td><td>{esc(d.get('reason', ''))}</td></tr>"
-        for d in report["dimensions"])
-    mats = ""
-    for dim, m in (confusion or {}).items():
-        levels = m["levels"]
-        head = "".join(f"<th>{fmt(x)}</th>" for x in levels)
-        body = "".join(f"<tr><th>{fmt(levels[i])}</th>" + "".join(f"<td>{int(v)}</td>" for v in row) + "</tr>"
-                       for i, row in enumerate(m["table"]))
-        mats += f"<h3>{esc(dim)}: judge (rows) × human (columns)</h3><table><tr><th></th>{head}</tr>{body}</table>"
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Calibration {esc(report['rubric'])}</title>
-<style>body{{font-family:sans-serif;margin:2em}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}
-table{{border-collapse:collapse;margin-bottom:1em}}.trusted{{background:#c8f7c5}}.tentative{{background:#fff3b0}}
-.low_confidence{{background:#f7c5c5}}.insufficient_data{{background:#ddd}}</style></head><body>
-<h1>Calibration: {esc(report['rubric'])}</h1><p>sample: {esc(report['sample'])}</p>
-<table><tr>{''.join(f'<th>{esc(LABELS.get(c, c))}</th>' for c in COLUMNS)}<th>reason</th></tr>{rows}</table>{mats}</body></html>"""
+    return calibration_page(report, confusion, rubric, gold)
 
 
 def run_report_markdown(rep: RunReport) -> str:

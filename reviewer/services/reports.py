@@ -117,6 +117,29 @@ class PairFigures(TypedDict):
     tie_margin: float
 
 
+class PairVerdictFigures(TypedDict):
+    """One judge model's verdicts on pairs against the people's (``pair_verdicts``; see
+    :mod:`calibration.pair_verdicts`)."""
+
+    n_verdicts: int
+    n_compared: int
+    split: int
+    unjudged: int
+    agreement: float | None
+    agreement_ci: list[float] | None
+    kappa: float | None
+    kappa_ci: list[float] | None
+    tie_rate: float | None
+    tie_rate_ci: list[float] | None
+    n_decisive: int
+    a_share: float | None
+    a_share_ci: list[float] | None
+    n_both_orders: int
+    flips: int
+    flip_rate: float | None
+    flip_rate_ci: list[float] | None
+
+
 class DimensionEntry(TypedDict, total=False):
     """One dimension of the calibration JSON: the figures of ``calibration.report`` (their keys,
     docs/formats.md) and what the service adds beside them."""
@@ -183,6 +206,7 @@ class CalibrationReport(TypedDict):
     per_model: NotRequired[dict[str, list[dict[str, Json]]]]
     pass_rate_estimate: NotRequired[Estimate]
     pairs: NotRequired[PairFigures]
+    pair_verdicts: NotRequired[dict[str, PairVerdictFigures]]
 
 
 #: A report ``--compare`` sets beside another version's.

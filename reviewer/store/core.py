@@ -10,15 +10,18 @@ from sqlalchemy import inspect
 from reviewer.errors import NoDatabase
 from reviewer.locations import LINK_TOKEN_ENV
 from reviewer.store.activity import ActivityMixin
+from reviewer.store.align_runs import AlignRunsMixin
 from reviewer.store.comments import CommentsMixin
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.estimates import EstimatesMixin
 from reviewer.store.fold import FoldMixin
 from reviewer.store.importer import ImportMixin
+from reviewer.store.judge_details import JudgeDetailsMixin
 from reviewer.store.judging import JudgeMixin
 from reviewer.store.links import LinksMixin
 from reviewer.store.lite import missing_database
 from reviewer.store.lookup import LookupMixin
+from reviewer.store.pair_verdicts import PairVerdictsMixin
 from reviewer.store.pairs import PairsMixin
 from reviewer.store.people import PeopleMixin
 from reviewer.store.queue import QueueMixin
@@ -30,8 +33,8 @@ from reviewer.store.tables import SchemaMigration, table_of
 
 
 class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
-            RatingColumnsMixin, FoldMixin, CommentsMixin, LinksMixin, RevealsMixin, PairsMixin, ActivityMixin,
-            JudgeMixin):
+            RatingColumnsMixin, FoldMixin, CommentsMixin, LinksMixin, RevealsMixin, PairVerdictsMixin, PairsMixin,
+            JudgeMixin, AlignRunsMixin, JudgeDetailsMixin, ActivityMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue.
 
     A mixin that calls another's methods inherits it (so mypy checks the call), and comes before

@@ -35,8 +35,10 @@ HISTORY = ("human_score", "judge_score", "safety_flag", "safety_decision", "pair
 COMMENTS = ("item_comment",)
 #: Reveals of the judge in a blind session (``0010c_reveals``).
 REVEALS = ("item_reveal",)
+#: Judges' verdicts on pairs (``0011p_pair_verdicts``).
+PAIR_JUDGMENTS = ("pair_judgment",)
 #: Every history table.
-ALL_HISTORY = HISTORY + COMMENTS + REVEALS
+ALL_HISTORY = HISTORY + COMMENTS + REVEALS + PAIR_JUDGMENTS
 #: Unique keys besides ``pk`` that a REPLACE could use to delete a row.
 _UNIQUE = {"rubric_version": ("rubric_id", "version")}
 #: Tables whose rows are signed by a reviewer name.

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from sqlmodel import col
 
 from reviewer.domain.itemlimits import name_problem
+from reviewer.domain.pairs import PairLines
 from reviewer.errors import FileErrors, UserError
 from reviewer.store.bulk import deferred_indexes
 from reviewer.store.comments import CommentsMixin
@@ -27,6 +28,7 @@ from reviewer.store.import_batches import (
 )
 from reviewer.store.import_writer import RowWriter
 from reviewer.store.judging import JudgeMixin
+from reviewer.store.pair_verdicts import PairVerdictsMixin, write_pairs
 from reviewer.store.pairs import PairsMixin
 from reviewer.store.tables import Item
 from rubrics.schema import Rubric
@@ -39,14 +41,17 @@ Progress = Callable[[int, int], None]
 IMPORTED_TABLES = ("judge_score", "human_score")
 
 
-class ImportMixin(FoldMixin, CommentsMixin, PairsMixin, JudgeMixin):
+class ImportMixin(FoldMixin, CommentsMixin, PairVerdictsMixin, PairsMixin, JudgeMixin):
     """Items in, effective scores out."""
 
     def import_items(self, source: ItemSource, rubric_ref: str, dataset: str | None = None,
-                     update_existing: bool = False, progress: Progress | None = None) -> Any:
+                     update_existing: bool = False, progress: Progress | None = None,
+                     pairs: PairLines | None = None) -> Any:
         """Import the checked rows of ``source`` (an item file read by :mod:`reviewer.io`; see
-        :func:`reviewer.services.importing.import_file`) in one transaction; a file with any bad
-        line is refused whole (every bad line listed), and nothing of it is written."""
+        :func:`reviewer.services.importing.import_file`) and its pair records (``pairs``; their
+        items in the file or already stored: :mod:`reviewer.store.pair_verdicts`) in one
+        transaction; a file with any bad line is refused whole (every bad line listed), and
+        nothing of it is written."""
         from reviewer.store.views import ImportSummary
 
         if isinstance(source, (str, Path)):
@@ -60,11 +65,14 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin, JudgeMixin):
         started = time.perf_counter()
         rubric = self.get_rubric(rubric_ref)
         summary = ImportSummary()
-        errs: list[str] = []
+        errs: list[str] = list(pairs.errors) if pairs else []
         with paused_gc():
             try:
                 with self.write() as conn:
                     self._stream(conn, source, rubric, dataset or "", update_existing, progress, errs, summary)
+                    if pairs and pairs.records and not errs:
+                        summary.pair_choices, summary.pair_judgments = write_pairs(
+                            conn, rubric.ref, dataset or "", pairs.records, pairs.source or str(source.path), errs)
                     if errs:
                         raise FileErrors(errs)  # leaving the block rolls the transaction back
             except FileErrors as exc:
@@ -148,13 +156,15 @@ class ImportMixin(FoldMixin, CommentsMixin, PairsMixin, JudgeMixin):
         folds = list(self.item_folds(rubric_ref, dataset))
         turns = self.turn_scores({it.pk: it.revision for it, _ in folds})
         comments = self.comments(it.pk for it, _ in folds)
-        pairs = self.pair_choices_by_item({it.rubric_ref for it, _ in folds if it.grp is not None})
+        grouped = {it.rubric_ref for it, _ in folds if it.grp is not None}
+        pairs, judged = self.pair_choices_by_item(grouped), self.pair_judgments_by_item(grouped)
         stated = self.stated_overalls({it.pk: it.revision for it, _ in folds})
         for it, fold in folds:
             row = export_row(it, fold, self.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []),
                              stated.get(it.pk))
             if it.grp is not None:  # grouped items: each current choice on a pair it is in
                 row["pair_choices"] = pairs.get(it.pk, [])
+                row["pair_verdicts"] = judged.get(it.pk, [])
             yield row
 
     def turn_scores(self, revisions: dict[int, int]) -> dict[int, dict[str, dict[tuple[str | None, int], Any]]]:

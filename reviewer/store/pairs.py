@@ -83,7 +83,8 @@ class PairsMixin(RolesMixin):
                 else:
                     continue
                 latest[(r.grp, a, b, r.reviewer)] = PairChoiceRecord(
-                    r.pk, r.grp, r.reviewer, a, b, r.winner_item_pk, r.reason, tuple(r.tags or ()), r.created_at)
+                    r.pk, r.grp, r.reviewer, a, b, r.winner_item_pk, r.reason, tuple(r.tags or ()), r.created_at,
+                    r.kind)
         return sorted(latest.values(), key=lambda c: c.pk)
 
     def pair_choices(self, rubric_ref: str, group: str | None = None,
@@ -97,14 +98,13 @@ class PairsMixin(RolesMixin):
 
     def pair_choices_by_item(self, rubric_refs: Iterable[str]) -> dict[int, list[dict[str, Any]]]:
         """For the export: per item key, the current choices on the pairs it is in, as
-        ``{reviewer, partner, winner, reason, tags, created_at}`` (``partner`` and ``winner`` are
-        item ids, ``winner`` null for a tie; ``created_at`` ISO 8601, UTC)."""
+        ``{reviewer, partner, winner, reason, tags, created_at, kind}`` (``partner`` and ``winner``
+        are item ids, ``winner`` null for a tie; ``created_at`` ISO 8601, UTC; ``kind``
+        ``choice`` when made in the review screen, ``import`` when an item file carried it)."""
         choices = [c for ref in sorted(set(rubric_refs)) for c in self.pair_choice_rows(ref)]
         pks = sorted({pk for c in choices for pk in (c.item_a_pk, c.item_b_pk)})
-        ids: dict[int, str] = {}
         with self.read() as conn:
-            for i in range(0, len(pks), 500):
-                ids.update(conn.execute(select(col(Item.pk), col(Item.item_id)).where(col(Item.pk).in_(pks[i:i + 500]))).all())
+            ids = item_ids(conn, pks)
         out: dict[int, list[dict[str, Any]]] = {}
         for c in choices:
             for me, other in ((c.item_a_pk, c.item_b_pk), (c.item_b_pk, c.item_a_pk)):
@@ -112,7 +112,7 @@ class PairsMixin(RolesMixin):
                     "reviewer": c.reviewer, "partner": ids.get(other),
                     "winner": None if c.winner_item_pk is None else ids.get(c.winner_item_pk),
                     "reason": c.reason, "tags": list(c.tags),
-                    "created_at": iso(c.created_at)})
+                    "created_at": iso(c.created_at), "kind": c.kind})
         return out
 
     def group_overalls(self, rubric_ref: str) -> dict[str, list[tuple[int, str | None, float | None]]]:
@@ -126,6 +126,14 @@ class PairsMixin(RolesMixin):
             for grp, pk, variant, overall in rows:
                 out.setdefault(grp, []).append((pk, variant, overall))
         return out
+
+
+def item_ids(conn: Any, pks: list[int]) -> dict[int, str]:
+    """item key → item id, for the keys given."""
+    ids: dict[int, str] = {}
+    for i in range(0, len(pks), 500):
+        ids.update(conn.execute(select(col(Item.pk), col(Item.item_id)).where(col(Item.pk).in_(pks[i:i + 500]))).all())
+    return ids
 
 
 def _members(conn: Any, rubric_ref: str, groups: list[str]) -> dict[str, list[int]]:

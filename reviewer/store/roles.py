@@ -26,7 +26,7 @@ from reviewer.domain.itemlimits import name_problem
 from reviewer.errors import MissingRole, NoLead, UnboundName, UserError
 from reviewer.locations import os_login
 from reviewer.store.base import StoreBase
-from reviewer.store.tables import HumanScore, Reviewer, table_of
+from reviewer.store.tables import HumanScore, PairChoice, Reviewer, table_of
 from reviewer.store.team_guards import roles_statements
 
 ROLES = ("reviewer", "safety", "lead")
@@ -185,7 +185,7 @@ class RolesMixin(StoreBase):
         acts_for_others = (self.admin or self._via is not None
                            or (self.dialect == "sqlite" and self._acting_lead(conn)))
         if bound is None:
-            if not conn.execute(select(exists().where(col(HumanScore.reviewer) == reviewer))).scalar():
+            if not _came_with_import(conn, reviewer):
                 return True
             if not acts_for_others:
                 raise UnboundName(reviewer)
@@ -223,3 +223,10 @@ class RolesMixin(StoreBase):
         with self.write() as conn:
             for stmt in statements:
                 conn.exec_driver_sql(stmt)
+
+
+def _came_with_import(conn: Connection, reviewer: str) -> bool:
+    """Whether ``reviewer`` came with an import: it has scores, or imported pair verdicts."""
+    return bool(conn.execute(select(
+        exists().where(col(HumanScore.reviewer) == reviewer)
+        | exists().where(col(PairChoice.reviewer) == reviewer, col(PairChoice.kind) == "import"))).scalar())

@@ -1,6 +1,6 @@
 """The store's tables (SQLModel). History tables (``guards.HISTORY`` and
-``guards.COMMENTS``, ``guards.REVEALS``: scores, flags, decisions, pair choices, rubric versions,
-item revisions, item comments, reveals) are append-only: triggers created by the
+``guards.COMMENTS``, ``guards.REVEALS``, ``guards.PAIR_JUDGMENTS``: scores, flags, decisions, pair
+choices, rubric versions, item revisions, item comments, reveals, judges' pair verdicts) are append-only: triggers created by the
 migrations refuse UPDATE, DELETE, REPLACE and TRUNCATE on them, on SQLite and PostgreSQL alike.
 
 Primary keys are typed ``int`` (``Field(default=None, primary_key=True)``: the database assigns
@@ -309,9 +309,30 @@ class PairChoice(SQLModel, table=True):
     #: The group's content revision: the sum of its items' revisions when the choice was made
     #: (it grows whenever either side's content changes).
     revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    #: ``choice``: made in the review screen; ``import``: a verdict an item file carried.
+    kind: str = Field(default="choice", sa_column_kwargs={"server_default": "choice"})
     actor: str | None = None
     #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
     via: str | None = None
+    created_at: datetime = Field(default_factory=now)
+
+
+class PairJudgment(SQLModel, table=True):
+    """A judge model's verdict on two items shown in this order (``item_a_pk`` first): ``a``,
+    ``b`` or ``tie``, with its rationale. Append-only, written by imports (the owner's); the
+    model's current verdict on a pair in an order is its latest row for it."""
+
+    __tablename__ = "pair_judgment"
+    pk: int = Field(default=None, primary_key=True)
+    rubric_ref: str = Field(index=True)
+    grp: str
+    item_a_pk: int
+    item_b_pk: int
+    model: str
+    winner: str
+    rationale: str | None = None
+    #: The group's content revision when the verdict was given (as a pair choice's).
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     created_at: datetime = Field(default_factory=now)
 
 
@@ -388,3 +409,22 @@ class ServeLink(SQLModel, table=True):
     expires_at: datetime
     revoked_at: datetime | None = None
     revoked_by: str | None = None
+
+
+class AlignRun(SQLModel, table=True):
+    """One ``rubricate align`` of one dimension: its split, candidates (prompts, dev figures,
+    cost), the chosen one and the test figures; written by the owner, like a judge run."""
+
+    __tablename__ = "align_run"
+    __table_args__ = (Index("ix_align_run_rubric_dimension", "rubric_ref", "dimension"),)
+    pk: int = Field(default=None, primary_key=True)
+    rubric_ref: str
+    dimension: str
+    model: str | None = None
+    params: Any = Field(default=None, sa_column=Column(JSON))
+    status: str = "running"
+    result: Any = Field(default=None, sa_column=Column(JSON))
+    #: The rubric version ``--write`` registered from this run, if any.
+    written_ref: str | None = None
+    started_at: datetime = Field(default_factory=now)
+    finished_at: datetime | None = None

@@ -9,7 +9,7 @@ an item — and nothing else:
   on assignments and on reviewers (claims of one's own name, guarded by ``0007g_roles``);
   ``UPDATE`` on assignments, reviewers and on the item columns a person's write recomputes (its
   lease, review count, judge–people gap, triage key, judge summary and safety marks). Items, item
-  revisions, rubric versions, judge scores, runs, the judge cache, audit samples and queue
+  revisions, rubric versions, judge scores and pair verdicts, runs, the judge cache, audit samples and queue
   settings are the owner's alone (imports, judge runs, ``queue set``, ``queue audit-sample``).
 - **Triggers** check every row such a login writes where a grant cannot (the owner passes):
   an item's triage key is derived from the row by the database (``queue.TRIAGE_KEY_SQL``); a
@@ -20,7 +20,7 @@ an item — and nothing else:
   one in which a flag or a decision on the item was written, the judge-side columns never; an
   assignment is opened (active, on an item the name holds the lease of) and ended only by its
   own reviewer's login; a reviewer flag is signed ``human:NAME`` with a name bound to the login;
-  a name that already has scores (one that came with an import) is never claimed by a login:
+  a name that already has scores or pair verdicts (one that came with an import) is never claimed by a login:
   a lead binds it (``reviewer add NAME --login LOGIN``).
 """
 
@@ -34,7 +34,7 @@ from reviewer.store.guards import ALL_HISTORY, _pg
 from reviewer.store.tables import Item, table_of
 
 #: History only the owner appends to: judge runs' scores, rubric versions, imports' revisions.
-OWNER_HISTORY = ("judge_score", "rubric_version", "item_revision")
+OWNER_HISTORY = ("judge_score", "rubric_version", "item_revision", "pair_judgment")
 #: History a person's screens append to (signed rows; checked by ``0007g_roles`` and here): the
 #: rest of it, so a history table added later is a person's unless it is listed above.
 PERSON_HISTORY = tuple(t for t in ALL_HISTORY if t not in OWNER_HISTORY)
@@ -188,7 +188,8 @@ BEGIN
   IF rubricate_admin(TG_RELID) OR rubricate_login_is_lead() THEN
     RETURN NEW;
   END IF;
-  IF EXISTS (SELECT 1 FROM human_score WHERE reviewer = NEW.name) THEN
+  IF EXISTS (SELECT 1 FROM human_score WHERE reviewer = NEW.name)
+     OR EXISTS (SELECT 1 FROM pair_choice WHERE reviewer = NEW.name AND kind = 'import') THEN
     RAISE EXCEPTION 'the name % has scores (it came with an import) and is bound to no login: a lead binds it', NEW.name;
   END IF;
   RETURN NEW;
@@ -201,6 +202,17 @@ _TRIGGERS = (
     ("safety_flag_signed", "BEFORE INSERT ON safety_flag", "rubricate_flag_guard"),
     ("reviewer_unbound_name", "BEFORE INSERT ON reviewer", "rubricate_unbound_name"),
 )
+
+
+def unbound_name_guard(conn: Connection) -> None:
+    """``0011p_pair_verdicts``: the unbound-name check of :func:`team_writes` again, as it now
+    reads (a name that came with imported pair verdicts is bound to no login either), where
+    ``0010e_team_writes`` made it."""
+    if conn.dialect.name != "postgresql" or conn.exec_driver_sql(
+            "SELECT to_regproc('rubricate_unbound_name')").scalar() is None:
+        return
+    [stmt] = [s for s in _PG_TEAM.split("\n\n") if "FUNCTION rubricate_unbound_name()" in s]
+    _pg(conn, stmt)
 
 
 def team_writes(conn: Connection) -> None:

@@ -99,6 +99,8 @@ class PairChoiceRecord:
     reason: str | None
     tags: tuple[str, ...]
     created_at: datetime
+    #: ``choice`` (made in the review screen) or ``import`` (an item file's verdict)
+    kind: str = "choice"
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,9 @@ class ImportSummary:
     updated: int = 0
     judge_scores: int = 0
     human_scores: int = 0
+    #: pair records' people's verdicts and judge verdicts written
+    pair_choices: int = 0
+    pair_judgments: int = 0
     seconds: float = 0.0
     #: "child" when a forked process read the file while this one wrote, else "inline"
     reader: str = "inline"
@@ -208,4 +213,7 @@ class ImportSummary:
     def __str__(self) -> str:
         return (f"{self.rows} rows: {self.inserted} new, {self.updated} updated, "
                 f"{self.unchanged} unchanged; {self.judge_scores} judge scores, "
-                f"{self.human_scores} human scores in {self.seconds:.2f} s")
+                f"{self.human_scores} human scores"
+                + (f", {self.pair_choices} people's and {self.pair_judgments} judge pair verdicts"
+                   if self.pair_choices or self.pair_judgments else "")
+                + f" in {self.seconds:.2f} s")

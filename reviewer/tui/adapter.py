@@ -300,7 +300,9 @@ def decide_flag(store: Store, flag_id: int, reviewer: str, decision: str, reason
 
 def calibration_rows(store: Store, rubric_ref: str | None, dataset: str | None) -> list[dict[str, Any]]:
     """Per dimension of the rubric (or of every rubric with items) the calibration figures, with
-    the rubric, sample and scale beside them."""
+    the rubric, sample and scale beside them, and the dimension's last ``rubricate align`` in one
+    line (``align``; None without one)."""
+    from reviewer.services.align_render import align_line
     from reviewer.services.calibrate_service import calibrate
 
     refs = [store.get_rubric(rubric_ref).ref] if rubric_ref else store.rubrics_with_items()
@@ -312,7 +314,8 @@ def calibration_rows(store: Store, rubric_ref: str | None, dataset: str | None) 
             dim = rubric.dimension(d["dimension"])
             out.append({**d, "rubric": ref, "sample": report["sample"], "dataset": dataset, "pairs": report.get("pairs"),
                         "scale_min": dim.scale.min, "scale_max": dim.scale.max, "levels": dim.scale.levels,
-                        "pass_rate_estimate": report.get("pass_rate_estimate")})
+                        "pass_rate_estimate": report.get("pass_rate_estimate"),
+                        "align": align_line(store.last_align_run(ref, dim.id))})
     return out
 
 

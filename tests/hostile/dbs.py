@@ -64,7 +64,8 @@ def populate(store: Store, tmp: Path) -> dict[str, Any]:
     rows = [{"id": f"p-{v}", "output": f"answer {v}", "group": "g1", "variant": v,
              "judge": {"model": "m", "scores": {"accuracy": 7}},
              "human": [{"reviewer": "ana", "scores": {"accuracy": 6}}]} for v in "ab"]
-    src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    verdict = {"pair": {"a": "p-a", "b": "p-b"}, "judge": {"model": "m", "winner": "a"}}  # a pair_judgment row
+    src.write_text("\n".join(json.dumps(r) for r in [*rows, verdict]) + "\n")
     import_file(store, src, REF)
     rows[0]["output"] = "answer a, revised"
     src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")

@@ -31,6 +31,7 @@ CHANGE = {
     "item_revision": ("content_hash", "'forged'"),
     "item_comment": ("text", "'forged'"),
     "item_reveal": ("reviewer", "'forged'"),
+    "pair_judgment": ("winner", "'b'"),
 }
 
 

@@ -187,6 +187,9 @@ def test_cli_judges_with_progress_and_reports(store: Any, server: LoopbackServer
                               "--api-base", server.url, "--api-key", "sk-test", "--db", db])
     assert out.exit_code == 0, out.output
     assert "accuracy" in out.output and "· done" in out.output
+    # a table's title is a line of its own, above the top border (never sharing its line)
+    [title] = [line for line in out.output.splitlines() if "· done" in line]
+    assert title.strip() == "run 1 · openai/judge-x · done", title
     assert "Is" in user_prompt(server.requests[0])
     dry = runner.invoke(app, ["judge", "--rubric", "judge-test@1.0.0", "--model", "openai/judge-x",
                               "--dry-run", "--db", db])
@@ -196,6 +199,8 @@ def test_cli_judges_with_progress_and_reports(store: Any, server: LoopbackServer
     assert "21 judge calls" in sampled.output and "temperature 0" in sampled.output
     report = runner.invoke(app, ["judge", "--report", "1", "--db", db])
     assert report.exit_code == 0 and "accuracy" in report.output
+    [title] = [line for line in report.output.splitlines() if "per dimension" in line]
+    assert title.strip() == "per dimension", title
     plan = runner.invoke(app, ["judge", "--rubric", "judge-test@1.0.0", "--model", "openai/judge-x",
                                "--dry-run", "--samples", "3", "--format", "json", "--db", db])
     # the temperature note goes to standard error: standard output is the JSON alone

@@ -11,6 +11,7 @@ from typing import Any
 from textual.app import App
 from textual.widgets import DataTable, Static
 
+from reviewer.domain.wording import score_text
 from reviewer.store import Store
 from reviewer.tui.app import make_app
 from reviewer.tui.screens.queue import QueueScreen
@@ -71,4 +72,4 @@ async def test_the_summary_hides_the_judge_until_every_dimension_is_scored(store
         assert f"revealed: {d0.dim.id} you 4 judge" in shown
         if d0.judge_score is not None:
             gap = d0.judge_score - 4
-            assert (f"({'+' if gap > 0 else '−'}{abs(gap):.2f})" if gap else "(same)") in shown
+            assert (f"({'+' if gap > 0 else '−'}{score_text(abs(gap))})" if gap else "(same)") in shown

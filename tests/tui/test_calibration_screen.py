@@ -53,7 +53,8 @@ async def test_drill_down_adjudicate_and_open_the_item(store: Store) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot)
         table = screen.query_one(DataTable)
-        target = next(i for i, r in enumerate(screen.rows) if r["n"] > 0)
+        # the demo's relevance: the rubric is ambiguous there, so its reviewers split on items
+        target = next(i for i, r in enumerate(screen.rows) if r["n"] > 0 and r["dimension"] == "relevance")
         table.move_cursor(row=target)
         await pilot.press("enter")
         await settle(app, pilot)
@@ -118,3 +119,32 @@ async def test_the_corrected_pass_rate_stands_beside_the_judges(store: Store) ->
         assert ci is not None
         lo, hi = ci
         assert f"corrected {expected['ppi']:.3f} [{lo:.3f}, {hi:.3f}]" in line
+
+
+async def test_the_highlighted_dimension_shows_its_last_align(store: Store) -> None:
+    from textual.widgets import Static
+
+    ref = store.rubrics_with_items()[0]
+    dim = next(d.id for d in store.get_rubric(ref).dimensions if not d.is_pair)
+    stopped = store.create_align_run(ref, dim, "openai/judge-x", {"seed": 0})
+    store.finish_align_run(stopped, "cost_cap", {"dimension": dim})
+    run = store.create_align_run(ref, dim, "openai/judge-x", {"seed": 0})
+    side = {"n": 12, "alpha_ci": [0.1, 0.3], "kappa": 0.2, "bias": 0.5}
+    store.finish_align_run(run, "done", {
+        "dimension": dim, "chosen": "k2", "dev_items": [f"q{i}" for i in range(28)],
+        "test": {"n": 12, "before": {**side, "alpha": 0.1}, "after": {**side, "alpha": 0.95},
+                 "difference": 0.85, "difference_ci": [0.6, 1.0], "verdict": "better"}}, written_ref="x@1.1.0")
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        target = next(i for i, r in enumerate(screen.rows) if r["rubric"] == ref and r["dimension"] == dim)
+        table = screen.query_one(DataTable)
+        table.move_cursor(row=target)
+        await settle(app, pilot)
+        shown = str(screen.query_one("#calibration-reason", Static).render())
+        assert (f"last align (run {run}): k2 chosen on 28 dev items; better on 12 test items: α 0.10 → 0.95, "
+                "difference +0.85 [+0.60, +1.00]; written as x@1.1.0") in " ".join(shown.split())
+        others = [i for i, r in enumerate(screen.rows) if (r["rubric"], r["dimension"]) != (ref, dim)]
+        table.move_cursor(row=others[0])
+        await settle(app, pilot)
+        assert "last align" not in str(screen.query_one("#calibration-reason", Static).render())

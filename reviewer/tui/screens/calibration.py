@@ -1,7 +1,8 @@
 """The calibration screen (leads): how far the judge can be trusted, dimension by dimension.
 
 The table is the calibration report (``reviewer.services.calibrate_service``), computed in a worker: one
-row per dimension with its status chip and the reason in words. ``enter`` opens a dimension: the
+row per dimension with its status chip and the reason in words (and, under it, the dimension's
+last ``rubricate align``: what was chosen and whether it did better on test). ``enter`` opens a dimension: the
 judge × human confusion matrix, each reviewer's bias against the judge, and the largest
 disagreements; ``enter`` there opens the item, and a digit adjudicates an item on which the
 humans disagree once the lead confirms it with a reason (a human score of kind ``adjudication``
@@ -127,8 +128,7 @@ class CalibrationScreen(AppKeysFirst):
         if not rows:
             head.update(Text(" drift: no reviewer has scored a gold item yet", style="dim"))
             return
-        head.update(Text(" drift: each reviewer's error on gold items (MAE), week by week — higher is further off",
-                         style="bold"))
+        head.update(Text(" drift: each reviewer's gold error (MAE) by week; higher: further off", style="bold"))
         lines = []
         for r in rows:
             weeks = list(r["mae_by_week"].values())
@@ -136,8 +136,10 @@ class CalibrationScreen(AppKeysFirst):
             label = safe_text(f" {r['reviewer']}", newlines=False)
             label.append(f"  {len(weeks)} wk · MAE {weeks[0]:.2f} → {weeks[-1]:.2f} · drift {drift}")
             label.truncate(44, overflow="ellipsis", pad=True)
-            lines.append(Horizontal(Static(label, classes="drift-label"), Sparkline(weeks, classes="drift-line"),
-                                    classes="drift-row"))
+            # one week is no trend (a line of one value would be drawn at full height)
+            trend = Sparkline(weeks, classes="drift-line") if len(weeks) > 1 else Static(
+                Text("one week: no trend yet", style="dim"), classes="drift-line")
+            lines.append(Horizontal(Static(label, classes="drift-label"), trend, classes="drift-row"))
         box.mount_all(lines)
 
     def _fill(self, rows: list[dict[str, Any]]) -> None:
@@ -180,6 +182,8 @@ class CalibrationScreen(AppKeysFirst):
             pairs = pairs_line(d.get("pairs"))
             if pairs:
                 why.append(f"\n {safe(pairs)}", style="dim")
+            if d.get("align"):
+                why.append(f"\n {safe(d['align'])}", style="dim")
             self.query_one("#calibration-reason", Static).update(why)
 
     def action_open(self) -> None:
