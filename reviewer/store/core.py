@@ -9,6 +9,7 @@ from sqlalchemy import inspect
 
 from reviewer.errors import NoDatabase
 from reviewer.locations import LINK_TOKEN_ENV
+from reviewer.store.activity import ActivityMixin
 from reviewer.store.align_runs import AlignRunsMixin
 from reviewer.store.comments import CommentsMixin
 from reviewer.store.engine import make_engine, migrate
@@ -33,7 +34,7 @@ from reviewer.store.tables import SchemaMigration, table_of
 
 class Store(EstimatesMixin, ImportMixin, LookupMixin, PeopleMixin, QueueMixin, QueueSettingsMixin, RatingsMixin,
             RatingColumnsMixin, FoldMixin, CommentsMixin, LinksMixin, RevealsMixin, PairVerdictsMixin, PairsMixin,
-            JudgeMixin, AlignRunsMixin, JudgeDetailsMixin):
+            JudgeMixin, AlignRunsMixin, JudgeDetailsMixin, ActivityMixin):
     """Items, judge and human scores side by side, safety flags, and the shared queue.
 
     A mixin that calls another's methods inherits it (so mypy checks the call), and comes before
