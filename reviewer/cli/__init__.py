@@ -64,8 +64,8 @@ def _register() -> None:
     """Import every command module so its commands attach to :data:`app`."""
     from reviewer.cli import rubric_cmds  # noqa: F401
 
-    for name in ("data_cmds", "adapter_cmds", "queue_show", "team_cmds", "judge_cmds", "calibrate_cmds", "review_cmds",
-                 "serve_cmds", "align_cmds"):
+    for name in ("data_cmds", "adapter_cmds", "queue_show", "queue_progress", "team_cmds", "judge_cmds", "calibrate_cmds",
+                 "review_cmds", "serve_cmds", "align_cmds"):
         try:
             __import__(f"reviewer.cli.{name}")
         except ModuleNotFoundError as exc:  # a group not built yet

@@ -394,3 +394,15 @@ class GoldAccuracy(TypedDict):
     within_one: float
     mae_by_week: dict[str, float]
     drift: float | None
+
+
+class TeamRow(TypedDict):
+    """One person in one queue (``queue progress``, the TUI's team view)."""
+
+    reviewer: str
+    queue: str
+    done: int
+    left: int
+    pace_per_hour: float | None
+    stretch_items: int
+    last_active: str | None

@@ -9,6 +9,7 @@ from sqlalchemy import Engine, inspect
 
 from reviewer.errors import NoDatabase
 from reviewer.locations import LINK_TOKEN_ENV
+from reviewer.store.activity import Activity
 from reviewer.store.align_runs import AlignRuns
 from reviewer.store.comments import Comments
 from reviewer.store.db import Db
@@ -49,6 +50,7 @@ class Store:
         self.ratings = Ratings(self.db, self.rubrics, self.items)
         self.links = Links(self.db, self.roles)
         self.align = AlignRuns(self.db, self.rubrics)
+        self.activity = Activity(self.db, self.rubrics)
 
     def close(self) -> None:
         """Dispose of the database's connections."""

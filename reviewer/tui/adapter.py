@@ -13,7 +13,7 @@ from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 
 if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
-    from reviewer.services.reports import DimensionDetail
+    from reviewer.services.reports import DimensionDetail, GoldAccuracy, TeamRow
     from reviewer.store import Store
     from reviewer.store.views import Claim
 
@@ -331,3 +331,17 @@ def calibration_detail(store: Store, rubric_ref: str, dimension: str, dataset: s
 def adjudicate(store: Store, item_pk: int, dimension: str, lead: str, value: float, reason: str) -> int:
     """A lead's settling score on an item the humans disagree on, with the lead's reason."""
     return int(store.scores.add_human_score(item_pk, dimension, lead, value, reason=reason, kind="adjudication"))
+
+
+def team_progress(store: Store, rubric_ref: str | None) -> list[TeamRow]:
+    """Per person and queue: done, left, pace and last active (``rubricate queue progress``)."""
+    from reviewer.services.team import team_progress as progress_of
+
+    return progress_of(store, rubric_ref)
+
+
+def gold_drift(store: Store, rubric_ref: str | None) -> list[GoldAccuracy]:
+    """Each reviewer's error on gold items, week by week (``rubricate reviewer accuracy``)."""
+    from reviewer.services.gold import gold_accuracy
+
+    return gold_accuracy(store, rubric_ref)

@@ -29,11 +29,12 @@ def screens(app: type) -> dict[str, list[type]]:
     from reviewer.tui.screens.queue import QueueScreen
     from reviewer.tui.screens.reason import ReasonDialog, TagRow
     from reviewer.tui.screens.safety import DecisionDialog, SafetyScreen
+    from reviewer.tui.screens.team import TeamScreen
 
     return {
         "queue": [QueueScreen, app], "item": [ItemScreen, app], "pair": [PairScreen, app],
         "safety": [SafetyScreen, app], "calibration": [CalibrationScreen, app],
-        "calibration detail": [DimensionDetailScreen, app], "help": [HelpScreen, app],
+        "calibration detail": [DimensionDetailScreen, app], "help": [HelpScreen, app], "team": [TeamScreen, app],
         "reason": [ReasonDialog, app], "reason tags": [TagRow, ReasonDialog, app],
         "decision": [DecisionDialog, app], "adjudication": [AdjudicationDialog, app], "comment": [CommentDialog, app],
         "filter": [FilterDialog, app], "jump": [JumpDialog, app], "jump choice": [ItemChoiceDialog, app],

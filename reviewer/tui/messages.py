@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from reviewer.services.reports import DimensionDetail
+    from reviewer.services.reports import DimensionDetail, GoldAccuracy, TeamRow
     from reviewer.store.views import QueueFilter
     from reviewer.tui.adapter import FlagLine, QueueLine
     from reviewer.tui.viewmodel import ItemState, PairState
@@ -145,6 +145,20 @@ class CalibrationLoaded(Message):
     """The calibration report's rows were computed."""
 
     rows: list[dict[str, Any]]
+
+
+@dataclass
+class DriftLoaded(Message):
+    """Each reviewer's accuracy on gold items, week by week, was read (the calibration screen)."""
+
+    rows: list[GoldAccuracy]
+
+
+@dataclass
+class TeamLoaded(Message):
+    """Each person's progress in each queue was read (the team view)."""
+
+    rows: list[TeamRow]
 
 
 @dataclass

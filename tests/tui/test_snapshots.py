@@ -16,6 +16,8 @@ from reviewer.store import Store
 from reviewer.tui.app import make_app
 from tests.tui.conftest import REVIEWER
 from tests.tui.seeded import seed
+from tests.tui.team_work import team_work
+from tests.tui.test_calibration_pictures import gold_weeks
 from tests.tui.test_review_flow import settle
 
 
@@ -51,12 +53,14 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "help": (False, ("g", "question_mark"), None),
     "calibration": (False, ("c",), None),
     "calibration_dimension": (False, ("c", "enter"), None),
+    "calibration_drift": (False, ("c",), None),
     "adjudication_dialog": (False, ("c", "enter", *["down"] * 6, "8", *"ben misread it"), None),
     "filter_dialog": (False, ("f",), None),
     "queue_filtered": (False, ("f", "shift+tab", "shift+tab", "shift+tab", "shift+tab", "enter", *["down"] * 4, "enter",
                                "ctrl+s"), None),
     "pair_partners": (False, ("g", "o", "a", "e", *"fewer loaded words", "tab", "2", "enter"), PAIRWISE),
     "jump_choice": (False, ("colon", *"gq-003", "enter"), None),
+    "team": (False, ("t",), None),
 }
 
 
@@ -79,7 +83,8 @@ def _twin(store: Store, tmp_path: Path) -> None:
 
 #: screen → (what it adds to the demo store, the session's dataset)
 SETUP: dict[str, tuple[Callable[[Store, Path], None], str | None]] = {
-    "pair_partners": (_trio, "trio"), "jump_choice": (_twin, None)}
+    "pair_partners": (_trio, "trio"), "jump_choice": (_twin, None), "team": (team_work, None),
+    "calibration_drift": (gold_weeks, None)}
 #: variant → (terminal size, NO_COLOR)
 VARIANTS: dict[str, tuple[tuple[int, int], bool]] = {
     "160x50": ((160, 50), False),

@@ -18,20 +18,22 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Static
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Sparkline, Static
 
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.services.report_render import pairs_line
 from reviewer.tui import adapter, palette
 from reviewer.tui.gateway import reads
 from reviewer.tui.host import ReviewHost, host_of
-from reviewer.tui.messages import CalibrationLoaded, DetailLoaded
+from reviewer.tui.messages import CalibrationLoaded, DetailLoaded, DriftLoaded
 from reviewer.tui.screens.confirm import AdjudicationDialog
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.screens.scoring import digit_to_score
+from reviewer.tui.widgets.charts import CEILING, POINT, SPAN, alpha_bar, confusion_table
 
 if TYPE_CHECKING:
-    from reviewer.services.reports import DimensionDetail, Disagreement
+    from reviewer.services.reports import DimensionDetail, Disagreement, GoldAccuracy
 
 STATUS_STYLE = {"trusted": "black on green", "tentative": "black on yellow",
                 "low_confidence": "white on red", "insufficient_data": "black on grey50"}
@@ -83,14 +85,16 @@ class CalibrationScreen(AppKeysFirst):
         yield Static("computing agreement…", id="calibration-title")
         table: DataTable[Any] = DataTable(id="calibration-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("rubric", "dimension", "n", "alpha [95% CI]", "humans", "κ quad", "bias j−h", "MAE",
-                          "status")
+                          "status", f"0  α {POINT} CI {SPAN} humans {CEILING}  1")
         yield Static(id="calibration-estimate")
         yield table
         yield Static(id="calibration-reason")
+        yield Vertical(Static("reading reviewers' gold accuracy…", id="drift-head"), id="calibration-drift")
         yield footer()
 
     def on_mount(self) -> None:
         self.load()
+        self.load_drift()
 
     def action_reload(self) -> None:
         """Compute the report again (after new scores)."""
@@ -103,8 +107,40 @@ class CalibrationScreen(AppKeysFirst):
         self.post_message(CalibrationLoaded(self.rapp.gateway.read(
             lambda store: adapter.calibration_rows(store, s.rubric_ref, s.dataset))))
 
+    @reads("reviewers' gold accuracy", group="calibration-drift")
+    def load_drift(self) -> None:
+        """Each reviewer's error on gold items week by week (their drift), for the session's rubric."""
+        ref = self.rapp.session.rubric_ref
+        self.post_message(DriftLoaded(self.rapp.gateway.read(lambda store: adapter.gold_drift(store, ref))))
+
     def on_calibration_loaded(self, message: CalibrationLoaded) -> None:
         self._fill(message.rows)
+
+    def on_drift_loaded(self, message: DriftLoaded) -> None:
+        self._fill_drift(message.rows)
+
+    def _fill_drift(self, rows: list[GoldAccuracy]) -> None:
+        """One line per reviewer: gold MAE week by week as a sparkline (higher: further off), the
+        figures in words beside it."""
+        box = self.query_one("#calibration-drift", Vertical)
+        box.remove_children(".drift-row")
+        head = self.query_one("#drift-head", Static)
+        if not rows:
+            head.update(Text(" drift: no reviewer has scored a gold item yet", style="dim"))
+            return
+        head.update(Text(" drift: each reviewer's gold error (MAE) by week; higher: further off", style="bold"))
+        lines = []
+        for r in rows:
+            weeks = list(r["mae_by_week"].values())
+            drift = "—" if r["drift"] is None else f"{r['drift']:+.2f}"
+            label = safe_text(f" {r['reviewer']}", newlines=False)
+            label.append(f"  {len(weeks)} wk · MAE {weeks[0]:.2f} → {weeks[-1]:.2f} · drift {drift}")
+            label.truncate(44, overflow="ellipsis", pad=True)
+            # one week is no trend (a line of one value would be drawn at full height)
+            trend = Sparkline(weeks, classes="drift-line") if len(weeks) > 1 else Static(
+                Text("one week: no trend yet", style="dim"), classes="drift-line")
+            lines.append(Horizontal(Static(label, classes="drift-label"), trend, classes="drift-row"))
+        box.mount_all(lines)
 
     def _fill(self, rows: list[dict[str, Any]]) -> None:
         self.rows = rows
@@ -117,7 +153,8 @@ class CalibrationScreen(AppKeysFirst):
             table.add_row(safe_text(d["rubric"], newlines=False), safe_text(d["dimension"], newlines=False),
                           str(d["n"]), alpha, _num(d.get("alpha_humans")),
                           _num(d.get("kappa_quadratic")), _num(d.get("bias"), "+.2f"), _num(d.get("mae")),
-                          safe_text(f" {d['status']} ", palette.label(colour) if colour else "", newlines=False), key=str(i))
+                          safe_text(f" {d['status']} ", palette.label(colour) if colour else "", newlines=False),
+                          alpha_bar(d.get("alpha"), d.get("alpha_ci"), d.get("alpha_humans"), d["status"]), key=str(i))
         title = Text(" calibration ", style="bold reverse")
         title.append(safe_line(f"  {len(rows)} dimensions · sample: "
                                f"{', '.join(sorted({d['sample'] for d in rows})) or '—'}"
@@ -134,7 +171,13 @@ class CalibrationScreen(AppKeysFirst):
         """The highlighted dimension's status, in words, under the table."""
         if 0 <= event.cursor_row < len(self.rows):
             d = self.rows[event.cursor_row]
-            why = Text(safe_line(f" {d['rubric']} · {d['dimension']}: "), style="bold")
+            # the bar again, beside the figures it draws: seen whole however narrow the terminal
+            why = Text(" ").append(alpha_bar(d.get("alpha"), d.get("alpha_ci"), d.get("alpha_humans"), d["status"]))
+            ci = d.get("alpha_ci")
+            why.append(f"  α {_num(d.get('alpha'))}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+                       + f" · humans {_num(d.get('alpha_humans'))} · ")
+            why.append(safe_line(d["status"]), style="bold")
+            why.append("\n").append(safe_line(f" {d['rubric']} · {d['dimension']}: "), style="bold")
             why.append(safe(d.get("reason", "")))
             pairs = pairs_line(d.get("pairs"))
             if pairs:
@@ -165,6 +208,8 @@ class DimensionDetailScreen(AppKeysFirst):
         super().__init__()
         self.row = row
         self.items: list[Disagreement] = []
+        #: what the matrix, biases and disagreements on screen were drawn from
+        self.last_detail: DimensionDetail | None = None
 
     @property
     def rapp(self) -> ReviewHost:
@@ -202,14 +247,10 @@ class DimensionDetailScreen(AppKeysFirst):
         self._fill(message.detail)
 
     def _fill(self, detail: DimensionDetail) -> None:
+        self.last_detail = detail
         self.items = detail["disagreements"]
-        matrix = Table(title=f"judge (rows) × humans' mean (columns), {detail['n']} items", box=None, pad_edge=False)
-        levels = detail["levels"]
-        matrix.add_column("")
-        for lv in levels:
-            matrix.add_column(f"{lv:g}", justify="right")
-        for lv, counts in zip(levels, detail["table"], strict=True):
-            matrix.add_row(f"{lv:g}", *[str(int(c)) if c else "·" for c in counts])
+        matrix = confusion_table(detail["levels"], detail["table"],
+                                 f"judge (rows) × humans' mean (columns), {detail['n']} items")
         bias = Table(title="each reviewer against the judge", box=None, pad_edge=False)
         for col in ("reviewer", "n", "bias (judge − human)", "MAE"):
             bias.add_column(col)

@@ -53,6 +53,7 @@ class QueueScreen(AppKeysFirst):
         Binding("r", "refresh", "refresh", id="queue.refresh"),
         Binding("S", "safety", "safety queue", id="queue.safety"),
         Binding("c", "calibration", "calibration", id="queue.calibration"),
+        Binding("t", "team", "team view", show=False, id="queue.team"),  # (leads; README, `?`)
         Binding("q", "app.quit", "quit", show=False, id="queue.quit"),  # the footer has ^q already
     ]
 
@@ -188,15 +189,27 @@ class QueueScreen(AppKeysFirst):
             }
             table.add_row(*(cells[c] for c in columns), key=str(r.item_pk))
 
+    def _lead_only(self, what: str) -> bool:
+        """Whether the session's reviewer is a lead; if not, a line saying ``what`` is for leads."""
+        if "lead" in self.rapp.roles:
+            return True
+        self.notify(safe_line(f"{what} is for leads; a lead can run `rubricate reviewer add "
+                              f"{self.rapp.session.reviewer} --role lead`"), severity="warning", markup=False)
+        return False
+
     def action_calibration(self) -> None:
         """The calibration screen, for leads."""
-        if "lead" not in self.rapp.roles:
-            self.notify(safe_line(f"the calibration screen is for leads; a lead can run `rubricate reviewer add "
-                                  f"{self.rapp.session.reviewer} --role lead`"), severity="warning", markup=False)
-            return
-        from reviewer.tui.screens.calibration import CalibrationScreen
+        if self._lead_only("the calibration screen"):
+            from reviewer.tui.screens.calibration import CalibrationScreen
 
-        self.app.push_screen(CalibrationScreen())
+            self.app.push_screen(CalibrationScreen())
+
+    def action_team(self) -> None:
+        """The team view: who has done how much (leads)."""
+        if self._lead_only("the team view"):
+            from reviewer.tui.screens.team import TeamScreen
+
+            self.app.push_screen(TeamScreen())
 
     def action_page(self, step: int) -> None:
         """Next or previous page, by the key of the last row seen."""
