@@ -47,7 +47,7 @@ def reply(body: dict[str, Any]) -> str:
 
 def store_with(tmp: Path, name: str, n: int) -> Any:
     s = open_store(str(tmp / f"{name}.db"))
-    s.add_rubric(load_rubric_text(RUBRIC, "bench.yaml"), RUBRIC)
+    s.rubrics.add_rubric(load_rubric_text(RUBRIC, "bench.yaml"), RUBRIC)
     items = tmp / f"{name}.jsonl"
     items.write_text("".join(json.dumps({"id": f"q{i}", "input": f"Question {i}?", "output": f"Answer {i}."}) + "\n"
                              for i in range(n)))
@@ -67,10 +67,10 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             s = store_with(Path(tmp), "align", args.items)
-            s.create_audit_sample(REF, args.items, seed=1)
+            s.queue.create_audit_sample(REF, args.items, seed=1)
             judging.run(s, options)  # the judge says 4 everywhere; people differ: corrections
-            for r in s.items_for_judging(REF):
-                s.add_human_score(r["pk"], "accuracy", "ana", 1 + int(r["id"][1:]) % 5, reason="because",
+            for r in s.runs.items_for_judging(REF):
+                s.scores.add_human_score(r["pk"], "accuracy", "ana", 1 + int(r["id"][1:]) % 5, reason="because",
                                   sample="audit")
             server.reset(default=Reply(content=reply, delay=args.delay))
             started = time.perf_counter()

@@ -57,13 +57,13 @@ def main() -> None:
         native_s, promptfoo_s = [], []
         for round_ in range(ROUNDS):  # alternated, each the best of ROUNDS: the machine's load varies
             a = open_store(str(Path(tmp) / f"native{round_}.db"))
-            a.add_rubric(rubric, text)
+            a.rubrics.add_rubric(rubric, text)
             t = time.perf_counter()
             s1 = import_file(a, native, rubric.ref)
             native_s.append(time.perf_counter() - t)
             a.close()
             b = open_store(str(Path(tmp) / f"promptfoo{round_}.db"))
-            b.add_rubric(rubric, text)
+            b.rubrics.add_rubric(rubric, text)
             t = time.perf_counter()
             s2 = import_opened(b, open_source(src, "promptfoo"), rubric.ref)
             promptfoo_s.append(time.perf_counter() - t)

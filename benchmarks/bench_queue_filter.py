@@ -40,16 +40,16 @@ with tempfile.TemporaryDirectory() as tmp:
     src.write_text("".join(line + "\n" for i, line in enumerate(lines) if i % 10 != 0))
     import_file(store, src, "general-quality@1.0.0", dataset="main")
     import_file(store, half, "general-quality@1.0.0", dataset="other")
-    run = store.create_judge_run("general-quality@1.0.0", "m2", dataset="main")  # a panel on 5k items
-    store.record_results(run, [ScoreResult(f"i{i:06d}", "accuracy", "llm_judge", "m2", float(1 + (i * 7) % 10))
+    run = store.runs.create_judge_run("general-quality@1.0.0", "m2", dataset="main")  # a panel on 5k items
+    store.runs.record_results(run, [ScoreResult(f"i{i:06d}", "accuracy", "llm_judge", "m2", float(1 + (i * 7) % 10))
                                for i in range(1, 50_000, 10)])
     for _ in range(300):  # some reviewed, some in progress
-        claim = store.claim_next("triage", "bench")
+        claim = store.queue.claim_next("triage", "bench")
         assert claim is not None
         for d in DIMS[: 1 + claim.item_pk % len(DIMS)]:  # a fifth complete, the rest half done
-            store.add_human_score(claim.item_pk, d, "bench", 7.0)
-        store.complete(claim)
-    band = store.queue_values("triage")[1][0]
+            store.scores.add_human_score(claim.item_pk, d, "bench", 7.0)
+        store.queue.complete(claim)
+    band = store.queue.queue_values("triage")[1][0]
     cases = {
         "none (the whole queue)": QueueFilter(),
         "dataset other (10%)": QueueFilter(dataset="other"),
@@ -70,8 +70,8 @@ with tempfile.TemporaryDirectory() as tmp:
         walls, cpus = [], []
         for _ in range(5):
             t, c = time.perf_counter(), time.process_time()
-            page = store.queue_page("triage", limit=200, filt=filt)
-            n = store.queue_count("triage", filt=filt)
+            page = store.queue.queue_page("triage", limit=200, filt=filt)
+            n = store.queue.queue_count("triage", filt=filt)
             walls.append(time.perf_counter() - t)
             cpus.append(time.process_time() - c)
         wall, cpu = statistics.median(walls), statistics.median(cpus)

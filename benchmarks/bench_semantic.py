@@ -82,7 +82,7 @@ def main() -> None:
     print(f"model load                 : {time.perf_counter() - started:6.2f} s")
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(str(Path(tmp) / "bench.db"))
-        store.add_rubric(load_rubric_text(RUBRIC), RUBRIC)
+        store.rubrics.add_rubric(load_rubric_text(RUBRIC), RUBRIC)
         data = Path(tmp) / "items.jsonl"
         data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
         import_file(store, str(data), "bench-semantic@1.0.0")

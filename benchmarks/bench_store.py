@@ -36,7 +36,7 @@ with tempfile.TemporaryDirectory() as tmp:
                                                                          "rationale": "because", "evidence": ["answer"]}
                                                                      for k, d in enumerate(DIMS)}}}) + "\n")
     other = open_store(str(Path(tmp) / "rich.db"))
-    other.get_rubric("general-quality@1.0.0")
+    other.rubrics.get_rubric("general-quality@1.0.0")
     t = time.perf_counter()
     import_file(other, rich, "general-quality@1.0.0")
     print(f"  (for the record) the same with samples, rationale and evidence on every score: "
@@ -44,20 +44,20 @@ with tempfile.TemporaryDirectory() as tmp:
     lat = []
     for _ in range(300):
         t = time.perf_counter()
-        claim = store.claim_next("triage", "bench")
+        claim = store.queue.claim_next("triage", "bench")
         assert claim is not None
-        store.add_human_score(claim.item_pk, "accuracy", "bench", 7.0)
-        store.complete(claim)
+        store.scores.add_human_score(claim.item_pk, "accuracy", "bench", 7.0)
+        store.queue.complete(claim)
         lat.append(time.perf_counter() - t)
     lat.sort()
     p99 = lat[int(0.99 * (len(lat) - 1))]
     print(f"claim + submit + complete: median {statistics.median(lat) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms "
           f"target p99 ≤ 10 ms: {'PASS' if p99 <= 0.010 else 'FAIL'}")
-    last = store.queue_page("triage", after=N - 250, limit=200)[-1].sort_key
+    last = store.queue.queue_page("triage", after=N - 250, limit=200)[-1].sort_key
     times = []
     for _ in range(50):
         t = time.perf_counter()
-        page = store.queue_page("triage", after=N - 200, limit=200)
+        page = store.queue.queue_page("triage", after=N - 200, limit=200)
         times.append(time.perf_counter() - t)
     times.sort()
     print(f"queue page of {len(page)} rows at the end of {N:,} (keyset): median {statistics.median(times) * 1000:.1f} ms, "

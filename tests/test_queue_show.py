@@ -30,17 +30,17 @@ def _db(tmp_path: Path, output: str = "Paris is the capital of France.", dataset
     try:
         for ds in datasets:
             import_file(store, src, REF, dataset=ds)
-        store.add_reviewer("lee", "lead")
-        store.add_reviewer("sam", "safety")
-        pk = store.items_by_id("cap", datasets[0])[0][0]
-        store.add_human_score(pk, "accuracy", "ana", 3.0, blind=True)
-        store.add_human_score(pk, "accuracy", "ana", 4.0, reason="one claim is unsupported",
+        store.roles.add_reviewer("lee", "lead")
+        store.roles.add_reviewer("sam", "safety")
+        pk = store.items.items_by_id("cap", datasets[0])[0][0]
+        store.scores.add_human_score(pk, "accuracy", "ana", 3.0, blind=True)
+        store.scores.add_human_score(pk, "accuracy", "ana", 4.0, reason="one claim is unsupported",
                               tags=["judge_too_lenient"], kind="revision")
-        store.add_human_score(pk, "accuracy", "bo", 6.0)
-        store.add_human_score(pk, "accuracy", "lee", 5.0, kind="adjudication", reason="settled at 5")
-        flag = store.flag_item(pk, "lee", "names a private person")
-        store.add_safety_decision(flag, "sam", "escalate", "needs a second look")
-        store.add_comment(pk, "ana", "the source is a blog post")
+        store.scores.add_human_score(pk, "accuracy", "bo", 6.0)
+        store.scores.add_human_score(pk, "accuracy", "lee", 5.0, kind="adjudication", reason="settled at 5")
+        flag = store.safety.flag_item(pk, "lee", "names a private person")
+        store.safety.add_safety_decision(flag, "sam", "escalate", "needs a second look")
+        store.comments.add_comment(pk, "ana", "the source is a blog post")
     finally:
         store.close()
     return db
@@ -70,7 +70,7 @@ def test_queue_show_json_is_the_fold_with_content_flags_and_comments(tmp_path: P
     rec = json.loads(out)
     store = open_store(db)
     try:
-        [exported] = store.export_rows(REF)
+        [exported] = store.items.export_rows(REF)
     finally:
         store.close()
     # the same fold as export: effective, overall, band, pass, incomplete, caps, safety
@@ -106,7 +106,7 @@ def test_hostile_output_and_comment_never_reach_stdout_raw(tmp_path: Path, capsy
     db = _db(tmp_path, output="output " + EVERYTHING)
     store = open_store(db)
     try:
-        store.add_comment(store.items_by_id("cap")[0][0], "ana", "comment " + EVERYTHING + "\nline two")
+        store.comments.add_comment(store.items.items_by_id("cap")[0][0], "ana", "comment " + EVERYTHING + "\nline two")
     finally:
         store.close()
     assert raw_controls(EVERYTHING)  # what would reach the terminal unguarded
@@ -124,7 +124,7 @@ def test_export_jsonl_and_csv_carry_the_new_keys(tmp_path: Path, capsys: pytest.
     db = _db(tmp_path)
     store = open_store(db)
     try:
-        store.add_comment(store.items_by_id("cap")[0][0], "bo", "=1+1 looks like a formula")
+        store.comments.add_comment(store.items.items_by_id("cap")[0][0], "bo", "=1+1 looks like a formula")
     finally:
         store.close()
     code, out, _ = run_cli(["export", "--db", db], capsys)

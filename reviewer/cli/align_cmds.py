@@ -119,7 +119,7 @@ def align(
     if dry_run:
         plans = service.plan(store, options)
         if fmt == "json":
-            emit_json({"rubric": store.get_rubric(rubric).ref, "dry_run": plans})
+            emit_json({"rubric": store.rubrics.get_rubric(rubric).ref, "dry_run": plans})
             return
         for p in plans:
             cost = "unknown (no price for this model)" if p["cost_usd"] is None else f"${p['cost_usd']:.4f}"
@@ -131,12 +131,12 @@ def align(
     results = service.run(store, options, on_step=lambda line: console.print(safe_text(line)))
     written = write_version(store, rubric, results) if write else None
     if fmt == "json":
-        emit_json({"rubric": store.get_rubric(rubric).ref, "dimensions": results, "written": written})
+        emit_json({"rubric": store.rubrics.get_rubric(rubric).ref, "dimensions": results, "written": written})
         return
     for result in results:
         _show(result, console)
     if write:
         # (never the URL itself: a server's may hold a password)
-        console.print(safe_text(f"registered {written}: rubricate rubric diff {store.get_rubric(rubric).ref} {written} "
+        console.print(safe_text(f"registered {written}: rubricate rubric diff {store.rubrics.get_rubric(rubric).ref} {written} "
                                 "--db with this database shows what changed" if written else
                                 "nothing registered: no dimension's chosen judge did better on test"))

@@ -116,7 +116,7 @@ def _only_rubric(store: Store) -> str:
     """The rubric version to calibrate when none was named: the only one with items."""
     from reviewer.errors import UserError
 
-    refs = store.rubrics_with_items()
+    refs = store.ratings.rubrics_with_items()
     if len(refs) != 1:
         found = ", ".join(refs) if refs else "none"
         raise UserError(f"name the rubric with --rubric ID@VERSION: the store has items for {found}")
@@ -164,7 +164,7 @@ def _render(report: CalibrationReport, fmt: str, out: Path | None, store: Store,
     elif fmt == "html":
         from reviewer.services.gold import gold_accuracy
 
-        _emit(rr.calibration_html(report, confusions(store, report, columns), store.get_rubric(report["rubric"]),
+        _emit(rr.calibration_html(report, confusions(store, report, columns), store.rubrics.get_rubric(report["rubric"]),
                                   gold_accuracy(store, report["rubric"])), out)
     else:
         from rich.console import Console
@@ -227,7 +227,7 @@ def report(
     elif fmt == "html":
         from reviewer.services.page.report_page import report_page
 
-        _emit(report_page(rep, store.get_rubric(rubric)), out)
+        _emit(report_page(rep, store.rubrics.get_rubric(rubric)), out)
     elif fmt == "markdown":
         _emit(run_report_markdown(rep), out)
     else:

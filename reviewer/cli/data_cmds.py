@@ -43,7 +43,7 @@ def rubric_add(file: Annotated[Path, typer.Argument(help="Rubric YAML file.")], 
 
     regular_file(file)
     rubric, text = read_rubric_file(file)  # read once: what was validated is what is stored
-    added = _store(db).add_rubric(rubric, text, require_newer=True)
+    added = _store(db).rubrics.add_rubric(rubric, text, require_newer=True)
     typer.echo(safe_line(f"{'added' if added else 'already registered'} {rubric.ref} ({rubric.content_hash[:12]})"))
 
 
@@ -137,11 +137,11 @@ def export_cmd(
         typer.echo(safe_line(f"wrote {n} row(s) to {out}"), err=True)
         return
     store = _store(db, existing=True)
-    rows = store.export_rows(rubric, dataset)
+    rows = store.items.export_rows(rubric, dataset)
     if labels:
         from reviewer.io.labels import with_labels
 
-        rows = (with_labels(row, store.get_rubric(row["rubric"])) for row in rows)
+        rows = (with_labels(row, store.rubrics.get_rubric(row["rubric"])) for row in rows)
     fh = out.open("w", encoding="utf-8", newline="") if out else sys.stdout
     try:
         if fmt == "jsonl":
@@ -201,7 +201,7 @@ def reviewer_add(
 
     Example: rubricate reviewer add ana --role lead
     """
-    roles = _store(db).add_reviewer(name, role, login)
+    roles = _store(db).roles.add_reviewer(name, role, login)
     typer.echo(safe_line(f"{name}: {', '.join(sorted(roles))}"))
 
 
@@ -216,7 +216,7 @@ def audit_sample(
 
     Example: rubricate queue audit-sample --rubric general-quality@1.0.0 --n 200 --seed 7
     """
-    added = _store(db).create_audit_sample(rubric, n, seed)
+    added = _store(db).queue.create_audit_sample(rubric, n, seed)
     typer.echo(f"audit sample: {added} items added")
 
 
@@ -233,7 +233,7 @@ def queue_set(
 
     Example: rubricate queue set --queue audit --rubric general-quality@1.0.0 --reviewers 3 --gold-rate 0.05 --blind
     """
-    s = _store(db).set_queue_settings(queue, rubric, reviewers, gold_rate, blind)
+    s = _store(db).queue.set_queue_settings(queue, rubric, reviewers, gold_rate, blind)
     typer.echo(safe_line(f"{s.queue} queue, rubric {s.rubric_ref}: {s.reviewers_per_item} reviewer(s) per item, "
                          f"gold rate {s.gold_rate:g}, {'blind' if s.blind else 'not blind'}"))
 

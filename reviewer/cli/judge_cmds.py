@@ -54,11 +54,10 @@ def _totals_table(title: str, totals: dict[str, Any]) -> Table:
 
 
 def _report(store: Store, run_id: int, console: Console) -> None:
-    report = store.judge_run_report(run_id)
+    report = store.runs.judge_run_report(run_id)
     # The run's own totals when it finished; the store's per-dimension counts otherwise.
-    totals = report.get("totals") or report
-    console.print(safe_text(f"run {run_id}: {report.get('rubric', report.get('rubric_ref', ''))} "
-                            f"model {report.get('model', '?')} status {report.get('status', '?')}"))
+    totals: dict[str, Any] = report["totals"] or dict(report)
+    console.print(safe_text(f"run {run_id}: {report['rubric']} model {report['model']} status {report['status']}"))
     console.print(_totals_table("per dimension", totals))
     for key in ("items", "results", "errors", "safety_hits", "cost_usd", "tokens_in", "tokens_out",
                 "limit_wait_s", "rate_limited"):
@@ -99,7 +98,7 @@ def judge(
     store = open_store(db)
     if report is not None:
         if fmt == "json":
-            emit_json(store.judge_run_report(report))
+            emit_json(store.runs.judge_run_report(report))
         else:
             _report(store, report, console)
         return
@@ -130,7 +129,7 @@ def judge(
 
 def _warn_flat_samples(store: Store, options: JudgeOptions, console: Console) -> None:
     """Several samples at temperature 0 mostly repeat one reply: say so before money is spent."""
-    rubric = store.get_rubric(options.rubric_ref)
+    rubric = store.rubrics.get_rubric(options.rubric_ref)
     sampled = [d.id for d in rubric.dimensions
                if d.method == "llm_judge" and (options.samples or d.samples) > 1]
     if sampled and rubric.judge.temperature == 0:
@@ -199,8 +198,8 @@ def _run(store: Store, options: JudgeOptions, console: Console) -> None:
                                 f"limits ({totals['rate_limited']} 429 replies)"))
         if totals["status"] == "cost_cap":
             console.print("stopped at --max-cost; resume with --only-missing")
-    rubric = store.get_rubric(options.rubric_ref)
-    panel, apart = store.panel_disagreement(rubric.ref, options.dataset)
+    rubric = store.rubrics.get_rubric(options.rubric_ref)
+    panel, apart = store.runs.panel_disagreement(rubric.ref, options.dataset)
     if panel:  # several models (this run's, or earlier runs' and imports') scored the same items
         console.print(safe_text(f"judge panel ({rubric.judge.panel_aggregate} of the models per dimension): on "
                                 f"{apart} of {panel} items the models are a quarter of the scale apart or more; "

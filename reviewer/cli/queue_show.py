@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads 
 
 def find_item(store: Store, item_id: str, dataset: str | None, rubric: str | None) -> int:
     """The key of the one item with this id; a one-line refusal when there is none or several."""
-    found = store.items_by_id(item_id, dataset, rubric)
+    found = store.items.items_by_id(item_id, dataset, rubric)
     where = "".join(f" {k} {v!r}" for k, v in (("in dataset", dataset), ("of rubric", rubric)) if v)
     if not found:
         raise UserError(safe_line(f"no item with id {item_id!r}{where}; `rubricate queue show` takes the id "
@@ -45,11 +45,11 @@ def item_record(store: Store, pk: int) -> dict[str, Any]:
     model's judge score and rationale, and its safety flags with their decisions."""
     from reviewer.store.importer import export_row
 
-    [(it, fold)] = list(store.item_folds(item_pks=[pk]))
-    rubric = store.get_rubric(it.rubric_ref)
-    turns = store.turn_scores({pk: it.revision}).get(pk, {})
-    rec = export_row(it, fold, rubric, turns, store.comments([pk])[pk], store.stated_overalls({pk: it.revision}).get(pk))
-    view = store.item_view(pk)
+    [(it, fold)] = list(store.items.item_folds(item_pks=[pk]))
+    rubric = store.rubrics.get_rubric(it.rubric_ref)
+    turns = store.items.turn_scores({pk: it.revision}).get(pk, {})
+    rec = export_row(it, fold, rubric, turns, store.comments.comments([pk])[pk], store.items.stated_overalls({pk: it.revision}).get(pk))
+    view = store.items.item_view(pk)
     for dim_id, d in rec["dimensions"].items():
         f = fold.dims[dim_id]
         d["why"] = f.why

@@ -35,7 +35,7 @@ def review(
 
         store = open_store(db, existing=True)
         try:
-            store.check_signer(reviewer)
+            store.roles.check_signer(reviewer)
         finally:
             store.close()
     run_tui(db, reviewer or os_login(), queue, rubric, dataset, blind)

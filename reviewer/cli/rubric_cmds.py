@@ -88,7 +88,7 @@ def _registered(db: str) -> list[Rubric]:
     from reviewer.store import open_store
 
     store = open_store(db, existing=True)
-    return [store.get_rubric(f"{rid}@{version}") for rid, version, _ in store.list_rubrics()]
+    return [store.rubrics.get_rubric(f"{rid}@{version}") for rid, version, _ in store.rubrics.list_rubrics()]
 
 
 @rubric_app.command()
@@ -136,13 +136,13 @@ def _find(ref_or_path: str, db: str | None) -> tuple[Rubric, str]:
 
     rid, version = parse_ref(ref_or_path)
     store = open_store(db, existing=True)
-    stored = [(i, v) for i, v, _ in store.list_rubrics() if i == rid and (version is None or v == version)]
+    stored = [(i, v) for i, v, _ in store.rubrics.list_rubrics() if i == rid and (version is None or v == version)]
     if stored:  # get_rubric reads the registered row (the highest version, for a bare id)
-        return store.get_rubric(ref_or_path), "registered"
+        return store.rubrics.get_rubric(ref_or_path), "registered"
     try:
         return _load(ref_or_path), "bundled"
     except RubricError:
-        known = ", ".join(sorted({f"{i}@{v}" for i, v, _ in store.list_rubrics()})) or "none"
+        known = ", ".join(sorted({f"{i}@{v}" for i, v, _ in store.rubrics.list_rubrics()})) or "none"
         raise UserError(f"no rubric {ref_or_path} registered in {db} or bundled; registered: {known}; "
                         "register it with `rubricate rubric add FILE`") from None
 

@@ -73,7 +73,7 @@ def serve_link(
     span = parse_expires(expires)
     store = open_store(db, existing=True)
     try:
-        token = store.add_link(name, span)
+        token = store.links.add_link(name, span)
     finally:
         store.close()
     typer.echo(f"{url.rstrip('/')}/l/{token}")
@@ -95,7 +95,7 @@ def serve_revoke(
 
     store = open_store(db, existing=True)
     try:
-        n = store.revoke_links(name)
+        n = store.links.revoke_links(name)
     finally:
         store.close()
     typer.echo(safe_line(f"{name}: {n} live link{'s' if n != 1 else ''} revoked"))
@@ -111,7 +111,7 @@ def serve_links(db: DbOption = None) -> None:
 
     store = open_store(db, existing=True)
     try:
-        rows = store.links()
+        rows = store.links.links()
     finally:
         store.close()
     for name, made, ends, revoked in rows:

@@ -192,7 +192,7 @@ class LinkServer:
     async def person(self, request: web.Request) -> str | None:
         """The person the request's token acts for (read off the event loop), else None."""
         token = request.match_info["token"]
-        return await asyncio.get_running_loop().run_in_executor(None, self.store.link_person, token)
+        return await asyncio.get_running_loop().run_in_executor(None, self.store.links.link_person, token)
 
     async def page(self, request: web.Request) -> web.Response:
         """The page for a live link; 403 otherwise."""

@@ -26,7 +26,7 @@ def reviewer_remove(
 
     Example: rubricate reviewer remove ben --role safety
     """
-    roles = _store(db).remove_role(name, role)
+    roles = _store(db).roles.remove_role(name, role)
     typer.echo(safe_line(f"{name}: {', '.join(sorted(roles)) or 'no role'}"))
 
 
@@ -39,9 +39,9 @@ def reviewer_list(db: DbOption = None, fmt: FormatOption = "table") -> None:
     check_format(fmt)
     if fmt == "json":
         emit_json([{"reviewer": name, "roles": sorted(roles), "login": login}
-                   for name, roles, login in _store(db).reviewers()])
+                   for name, roles, login in _store(db).roles.reviewers()])
         return
-    for name, roles, login in _store(db).reviewers():  # old rows may hold any text: shown safe
+    for name, roles, login in _store(db).roles.reviewers():  # old rows may hold any text: shown safe
         typer.echo("\t".join(safe_line(x) for x in (name, ",".join(sorted(roles)) or "-", login or "-")))
 
 
@@ -58,9 +58,9 @@ def db_roles(
     Example: rubricate db roles --db postgresql://owner@db/rubricate --login ana --login ben --apply
     """
     store = _store(db)
-    statements = store.team_roles(app_role, list(login or []))
+    statements = store.roles.team_roles(app_role, list(login or []))
     if apply:
-        store.apply_team_roles(statements)
+        store.roles.apply_team_roles(statements)
         typer.echo(safe_line(f"applied {len(statements)} statements: role {app_role}" +
                              (f", logins {', '.join(login or [])}" if login else "")), err=True)
         return

@@ -35,16 +35,16 @@ def build_demo(db: str, reviewer: str) -> str:
         for name, ref in FILES.items():
             summary = import_file(store, HERE / name, ref, dataset="demo")
             items += summary.rows
-            rubric = store.get_rubric(ref)
+            rubric = store.rubrics.get_rubric(ref)
             hits = []
-            for row in store.items_for_judging(ref, dataset="demo"):
+            for row in store.runs.items_for_judging(ref, dataset="demo"):
                 hits += check_gates(rubric.safety_gates, row["output"], row)
-            flags += store.record_safety_hits(None, hits, rubric_ref=ref)
+            flags += store.runs.record_safety_hits(None, hits, rubric_ref=ref)
         # The user is the store's first lead (bound to their login), then grants the others.
         people = [(reviewer, ("lead", "reviewer", "safety"))] + [p for p in ROLES.items() if p[0] != reviewer]
         for name, roles in people:
             for role in roles:
-                store.add_reviewer(name, role)
+                store.roles.add_reviewer(name, role)
         _pair_choices(store, "reval-issue-framing@1.0.0")
         return f"{items} items, {flags} new safety flags, reviewer {reviewer} with every role"
     finally:
@@ -54,9 +54,9 @@ def build_demo(db: str, reviewer: str) -> str:
 def _pair_choices(store: Store, ref: str) -> None:
     """The demo reviewers' choices on most counterfactual pairs: usually the side the judge rates
     higher, sometimes a tie or the other side (seeded; skipped when choices exist already)."""
-    if store.pair_choices(ref):
+    if store.scores.pair_choices(ref):
         return
-    groups = sorted(store.group_overalls(ref).items())
+    groups = sorted(store.scores.group_overalls(ref).items())
     for grp, items in groups[: len(groups) * 3 // 4]:
         if len(items) != 2:
             continue
@@ -67,4 +67,4 @@ def _pair_choices(store: Store, ref: str) -> None:
             if rng.random() < 0.2:
                 continue
             pick = rng.random()
-            store.add_pair_choice(pk_a, name, better if pick < 0.7 else (None if pick < 0.85 else worse))
+            store.scores.add_pair_choice(pk_a, name, better if pick < 0.7 else (None if pick < 0.85 else worse))

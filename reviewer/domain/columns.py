@@ -17,7 +17,7 @@ Keys with no undo are folded with array operations alone; the few keys that hold
 handed to :func:`reviewer.domain.human.fold_human` itself (the order of what an undo withdraws
 is the per-item rule, so it is not written twice).
 
-Input columns come from :meth:`reviewer.store.rating_columns.RatingColumnsMixin.rating_columns`
+Input columns come from :meth:`reviewer.store.ratings.Ratings.rating_columns`
 (codes for dimensions, reviewers, models and kinds; rows in insertion order).
 """
 

@@ -14,7 +14,7 @@ from reviewer.domain.item import ItemFold
 
 def rating_row(item_pk: int, item_id: str, group: str | None, metadata: Any, fold: ItemFold,
                sample: str = "all") -> dict[str, Any]:
-    """The rating row of one item (keys as ``RatingsMixin.rating_rows`` documents)."""
+    """The rating row of one item (keys as ``Ratings.rating_rows`` documents)."""
     judge: dict[str, dict[str, float]] = {}
     panel: dict[str, float | None] = {}
     judge_std: dict[str, dict[str, float | None]] = {}

@@ -133,10 +133,10 @@ def _labels(store: Store, rubric: Rubric) -> Callable[[Dimension], dict[int, flo
     """People's label per audit item, for each dimension asked."""
     from reviewer.domain.columns import people_columns
 
-    if not store.has_audit_sample(rubric.ref):
+    if not store.queue.has_audit_sample(rubric.ref):
         raise UserError(f"{rubric.ref} has no audit sample: align splits the audit items people labelled; draw one "
                         f"(rubricate queue audit-sample --rubric {rubric.ref} --n 200) and label it first")
-    cols = store.rating_columns(rubric.ref, None, "audit")
+    cols = store.ratings.rating_columns(rubric.ref, None, "audit")
 
     def of(dim: Dimension) -> dict[int, float]:
         how = "majority" if dim.measurement_level == "nominal" else "mean"
@@ -159,7 +159,7 @@ def _setup(store: Store, rubric: Rubric, dim: Dimension, people: dict[int, float
 
 def _items(store: Store, rubric: Rubric, keys: Sequence[int]) -> list[JudgeItem]:
     wanted = set(keys)
-    return [item_from_record(r) for r in store.items_for_judging(rubric.ref) if r["pk"] in wanted]
+    return [item_from_record(r) for r in store.runs.items_for_judging(rubric.ref) if r["pk"] in wanted]
 
 
 # -- judging ------------------------------------------------------------------------------------
@@ -197,7 +197,7 @@ class _Calls:
         """Write the judge replies of this phase into the store's cache."""
         entries = self.cache.take()
         if entries:
-            self.store.judge_cache_put_many(entries)
+            self.store.runs.judge_cache_put_many(entries)
             self.cache.written(entries)
 
     async def judge(self, cand: cands.Candidate, items: list[JudgeItem]) -> Judged:
@@ -322,7 +322,7 @@ def plan(store: Store, options: AlignOptions) -> list[DimensionPlan]:
     would spend (dev: every candidate; test: the current and one more; one call for a rewrite)."""
     from rubrics.judge.plan import dry_run
 
-    rubric = store.get_rubric(options.rubric_ref)
+    rubric = store.rubrics.get_rubric(options.rubric_ref)
     model, labels = _model(rubric, options), _labels(store, rubric)
     out: list[DimensionPlan] = []
     for dim in _dimensions(rubric, options):
@@ -349,7 +349,7 @@ def plan(store: Store, options: AlignOptions) -> list[DimensionPlan]:
 def run(store: Store, options: AlignOptions, on_step: Callable[[str], None] | None = None) -> list[AlignResult]:
     """Align every dimension asked; one stored align run each. Raises :class:`CostCapStop` at
     ``--max-cost`` (the run is stored with status ``cost_cap`` and what it found)."""
-    rubric = store.get_rubric(options.rubric_ref)
+    rubric = store.rubrics.get_rubric(options.rubric_ref)
     model, labels = _model(rubric, options), _labels(store, rubric)
     say = on_step or (lambda _: None)
     calls = _Calls(store, options, rubric.judge.temperature)
@@ -359,21 +359,21 @@ def run(store: Store, options: AlignOptions, on_step: Callable[[str], None] | No
         params: AlignParams = {"seed": options.seed, "test_share": options.test_share, "candidates": s.names,
                   "models": options.models, "samples": options.samples, "max_cost": options.max_cost,
                   "draws": options.draws, "api_base": options.api_base}
-        run_id = store.create_align_run(rubric.ref, dim.id, model, params)
+        run_id = store.align.create_align_run(rubric.ref, dim.id, model, params)
         result: AlignResult = {"dimension": dim.id, "run": run_id, "model": model, "seed": options.seed,
                                "test_share": options.test_share}
         try:
             result = _align_one(store, rubric, s, model, options, calls, result, say)
         except CostCapStop:
             result["status"] = "cost_cap"
-            store.finish_align_run(run_id, "cost_cap", result)
+            store.align.finish_align_run(run_id, "cost_cap", result)
             raise
         except BaseException as exc:  # the run still ends with a status, keeping what it found
             status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
             result["status"] = status
-            store.finish_align_run(run_id, status, result)
+            store.align.finish_align_run(run_id, status, result)
             raise
-        store.finish_align_run(run_id, "done", result)
+        store.align.finish_align_run(run_id, "done", result)
         out.append(result)
     return out
 
@@ -381,7 +381,7 @@ def run(store: Store, options: AlignOptions, on_step: Callable[[str], None] | No
 def _align_one(store: Store, rubric: Rubric, s: _Setup, model: str, options: AlignOptions, calls: _Calls,
                result: AlignResult, say: Callable[[str], None]) -> AlignResult:
     dim = s.dim
-    ids = {r["pk"]: str(r["id"]) for r in store.items_for_judging(rubric.ref) if r["pk"] in s.people}
+    ids = {r["pk"]: str(r["id"]) for r in store.runs.items_for_judging(rubric.ref) if r["pk"] in s.people}
     result["dev_items"], result["test_items"] = [ids[k] for k in s.dev], [ids[k] for k in s.test]
     say(f"{dim.id}: {len(s.dev)} dev and {len(s.test)} test items; {len(s.examples)} dev corrections")
     rewrite: Rewrite | None = None

@@ -106,7 +106,7 @@ def dev_examples(store: Store, rubric: Rubric, dim: Dimension, dev: Collection[i
     """People's corrections of the judge on dev items, newest first (:meth:`human_examples`, every
     one there is, kept to dev items: a test item's answer is never shown)."""
     keep = set(dev)
-    every = store.human_examples(rubric.ref, dim.id, max(1, len(keep)) * 64)
+    every = store.runs.human_examples(rubric.ref, dim.id, max(1, len(keep)) * 64)
     return tuple(e for e in every if e.get("item_key") in keep)
 
 

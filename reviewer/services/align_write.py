@@ -80,8 +80,8 @@ def write_version(store: Store, rubric_ref: str, results: Sequence[AlignResult])
     better = [r for r in results if "test" in r and r["test"]["verdict"] == "better" and r["chosen"] != "current"]
     if not better:
         return None
-    rubric = store.get_rubric(rubric_ref)
-    data = yaml.safe_load(store.rubric_yaml(rubric.ref))
+    rubric = store.rubrics.get_rubric(rubric_ref)
+    data = yaml.safe_load(store.rubrics.rubric_yaml(rubric.ref))
     if not isinstance(data, dict) or not isinstance(data.get("dimensions"), list):
         raise UserError(f"--write: {rubric.ref} is not in rubricate's own rubric format (a FlexEval rubric?): "
                         "write the chosen prompt into it by hand (it is in the align run)")
@@ -90,10 +90,10 @@ def write_version(store: Store, rubric_ref: str, results: Sequence[AlignResult])
         _apply(data, r, judge)
     if judge:
         data["judge"] = judge
-    data["version"] = next_minor(store.rubric_versions(rubric.id))
+    data["version"] = next_minor(store.rubrics.rubric_versions(rubric.id))
     text = notes(rubric, better) + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
     new = load_rubric_text(text, f"{rubric.id}@{data['version']} (rubricate align)")
-    store.add_rubric(new, text)
+    store.rubrics.add_rubric(new, text)
     for r in better:
-        store.finish_align_run(r["run"], "done", r, written_ref=new.ref)
+        store.align.finish_align_run(r["run"], "done", r, written_ref=new.ref)
     return new.ref

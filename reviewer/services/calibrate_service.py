@@ -64,7 +64,7 @@ DRAWS = 1000
 
 
 class RatingRow(TypedDict):
-    """The keys of a store rating row (``Store.rating_rows``) the services read."""
+    """The keys of a store rating row (``Store.ratings.rating_rows``) the services read."""
 
     item_pk: int
     item_id: str
@@ -76,7 +76,7 @@ class RatingRow(TypedDict):
 
 def _rating_rows(store: Store, rubric_ref: str, dataset: str | None, sample: str) -> list[RatingRow]:
     """The store's rating rows, typed (the store hands out plain dicts of these keys)."""
-    return cast(list[RatingRow], store.rating_rows(rubric_ref, dataset, sample))
+    return cast(list[RatingRow], store.ratings.rating_rows(rubric_ref, dataset, sample))
 
 
 def _panel(row: RatingRow, dim_id: str) -> float | None:
@@ -99,9 +99,9 @@ def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample:
     ``columns``: a list the rating columns read are appended to, for a caller that asks more of
     the same items (the page's confusion tables, :func:`confusions`) without reading them again."""
     bounds = bounds or TrustBounds()
-    rubric = store.get_rubric(rubric_ref)
+    rubric = store.rubrics.get_rubric(rubric_ref)
     if sample is None:
-        sample = "audit" if store.has_audit_sample(rubric.ref) else "all"
+        sample = "audit" if store.queue.has_audit_sample(rubric.ref) else "all"
     if sample not in SAMPLES:
         raise UserError(f"unknown sample {sample!r}; use all, audit or blind")
     if level is not None and level not in LEVELS:
@@ -122,7 +122,7 @@ def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample:
         raise UserError(f"--target-width {target_width:g}: give a positive interval width")
     if group_by is not None and group_by not in ("group", "variant") and not group_by.startswith("metadata."):
         raise UserError(f"--group-by {group_by!r}: use 'group', 'variant' or 'metadata.KEY'")
-    cols = store.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
+    cols = store.ratings.rating_columns(rubric.ref, dataset, sample, group_by, all_revisions=all_revisions)
     if columns is not None:
         columns.append(cols)
     # the estimates' counts run in the database while the figures below are computed here
@@ -135,7 +135,7 @@ def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample:
                               "human_aggregate": human_aggregate, "normalise": normalise, "models": models,
                               "level": level, "bootstrap": draws,
                               "revisions": "all" if all_revisions else "current", "dimensions": []}
-    learned = store.correction_scores(rubric.ref) if rubric.judge.correction_examples > 0 else None
+    learned = store.scores.correction_scores(rubric.ref) if rubric.judge.correction_examples > 0 else None
     inputs: list[DimensionInput] = []
     prepared = []
     for dim in rubric.dimensions:
@@ -204,11 +204,11 @@ def _count_in_background(store: Store, ref: str, dataset: str | None) -> Counts:
     from concurrent.futures import ThreadPoolExecutor
 
     def passes() -> PassCounts:
-        return store.judge_pass_totals(ref, dataset), store.audit_judge_verdicts(ref)
+        return store.ratings.judge_pass_totals(ref, dataset), store.ratings.audit_judge_verdicts(ref)
 
     pool = ThreadPoolExecutor(2)
     try:
-        return pool.submit(store.judge_score_totals, ref, dataset), pool.submit(passes)
+        return pool.submit(store.ratings.judge_score_totals, ref, dataset), pool.submit(passes)
     finally:
         pool.shutdown(wait=False)  # the two run to the end; nothing more is submitted
 
@@ -242,10 +242,10 @@ def _audit_labels(store: Store, rubric: Rubric, dataset: str | None, how: str,
     sample: from the columns of the audit sample (``own``: the report's, when they are those)."""
     from reviewer.services.estimate_labels import labels_of_columns
 
-    if not store.has_audit_sample(rubric.ref):
+    if not store.queue.has_audit_sample(rubric.ref):
         return None
     if own is None:
-        own = store.rating_columns(rubric.ref, dataset, "audit")
+        own = store.ratings.rating_columns(rubric.ref, dataset, "audit")
     return labels_of_columns(store, rubric, own, how)
 
 
@@ -290,11 +290,11 @@ def pair_report(store: Store, rubric_ref: str) -> PairFigures | None:
     :mod:`calibration.pairs`); None when no reviewer has chosen in this rubric's pairs."""
     from calibration.pairs import TIE, PairObservation, pair_figures
 
-    choices = store.pair_choices(rubric_ref)
+    choices = store.scores.pair_choices(rubric_ref)
     if not choices:
         return None
     observations = []
-    for grp, items in store.group_overalls(rubric_ref).items():
+    for grp, items in store.scores.group_overalls(rubric_ref).items():
         if len(items) != 2 or grp not in choices:
             continue
         side = {pk: i for i, (pk, _, _) in enumerate(items)}
@@ -305,7 +305,7 @@ def pair_report(store: Store, rubric_ref: str) -> PairFigures | None:
 
 def route(store: Store, rubric_ref: str, report: CalibrationReport) -> int:
     """Write review priorities from the report's trust status into the store; returns how many."""
-    rubric = store.get_rubric(rubric_ref)
+    rubric = store.rubrics.get_rubric(rubric_ref)
     status = {d["dimension"]: d["status"] for d in report["dimensions"]}
     priorities: dict[int, float] = {}
     for row in _rating_rows(store, rubric.ref, None, "all"):
@@ -321,7 +321,7 @@ def route(store: Store, rubric_ref: str, report: CalibrationReport) -> int:
                 dim.scale.normalise(score) if score is not None else None, dim.threshold / 100.0,
                 None, None, apart, error=score is None)
         priorities[row["item_pk"]] = item_priority(signals)
-    store.set_priorities(rubric.ref, priorities)
+    store.queue.set_priorities(rubric.ref, priorities)
     return len(priorities)
 
 
@@ -342,9 +342,9 @@ def confusions(store: Store, report: CalibrationReport | ReportSample,
     columns, when the caller has read them already)."""
     from reviewer.domain.columns import consensus_columns
 
-    rubric = store.get_rubric(report["rubric"])
+    rubric = store.rubrics.get_rubric(report["rubric"])
     if cols is None:
-        cols = store.rating_columns(rubric.ref, report["dataset"], report["sample"])
+        cols = store.ratings.rating_columns(rubric.ref, report["dataset"], report["sample"])
     out: dict[str, Confusion] = {}
     for dim in rubric.dimensions:
         if dim.is_pair or dim.judge_scale is not None:
@@ -362,7 +362,7 @@ def confusions(store: Store, report: CalibrationReport | ReportSample,
 def _rows_for(store: Store, rubric_ref: str, dataset: str | None, sample: str | None) -> tuple[str, list[RatingRow]]:
     """The sample ``calibrate`` uses for these arguments (audit when drawn, else all) and its rows."""
     if sample is None:
-        sample = "audit" if store.has_audit_sample(rubric_ref) else "all"
+        sample = "audit" if store.queue.has_audit_sample(rubric_ref) else "all"
     return sample, _rating_rows(store, rubric_ref, dataset, sample)
 
 
@@ -372,7 +372,7 @@ def disagreements(store: Store, rubric_ref: str, dimension: str, top: int = 20,
     each human score, the humans' consensus and own spread, ``bias`` (judge − human), and the
     adjudicated score if a lead gave one (``rows``: the rating rows to look in; default every
     item of the rubric)."""
-    rubric = store.get_rubric(rubric_ref)
+    rubric = store.rubrics.get_rubric(rubric_ref)
     out: list[Disagreement] = []
     for r in rows if rows is not None else _rating_rows(store, rubric.ref, None, "all"):
         j, humans = _panel(r, dimension), r["human"].get(dimension)
@@ -393,7 +393,7 @@ def dimension_detail(store: Store, rubric_ref: str, dimension: str, dataset: str
     """One dimension over the items its calibration figures come from (the same dataset and
     sample as ``calibrate``): the judge × human confusion table (``n`` items), each reviewer's
     bias (judge − human) and MAE against the judge, and the largest disagreements."""
-    rubric = store.get_rubric(rubric_ref)
+    rubric = store.rubrics.get_rubric(rubric_ref)
     sample, rows = _rows_for(store, rubric.ref, dataset, sample)
     conf = confusions(store, {"rubric": rubric.ref, "dataset": dataset, "sample": sample}).get(dimension)
     per: dict[str, list[tuple[float, float]]] = {}
@@ -414,14 +414,14 @@ def disagreement_pack(store: Store, rubric_ref: str, top: int = 20) -> list[Pack
     """Per dimension, the ``top`` items where judge and humans differ most, with what it takes to
     improve the judge prompt: the input and output, the judge's rationale and evidence, and each
     reviewer's current score (from the item's fold) with their reason and tags."""
-    rubric = store.get_rubric(rubric_ref)
+    rubric = store.rubrics.get_rubric(rubric_ref)
     rows = _rating_rows(store, rubric.ref, None, "all")
     picked = [(dim.id, rank, d) for dim in rubric.dimensions if not (dim.is_pair or dim.method == "human")
               for rank, d in enumerate(disagreements(store, rubric.ref, dim.id, top, rows), start=1)]
     # every picked item's row, fold and judge records at once (not one read per item)
     pks = {d["item_pk"] for _, _, d in picked}
-    items = {it.pk: (it, fold) for it, fold in store.item_folds(item_pks=pks)}
-    judges = store.current_judges(pks)
+    items = {it.pk: (it, fold) for it, fold in store.items.item_folds(item_pks=pks)}
+    judges = store.items.current_judges(pks)
     out: list[PackEntry] = []
     for dim_id, rank, d in picked:
         item, fold = items[d["item_pk"]]
@@ -448,7 +448,7 @@ def side_by_side(store: Store, rubric_ref: str, other_ref: str,
     naming what changed (``rubric diff``'s changes); ``calibrate`` and ``report`` both use this."""
     from rubrics.versioning import diff
 
-    a, b = store.get_rubric(rubric_ref), store.get_rubric(other_ref)
+    a, b = store.rubrics.get_rubric(rubric_ref), store.rubrics.get_rubric(other_ref)
     if a.id != b.id:
         raise UserError(f"--compare {b.ref}: {a.ref} and {b.ref} are different rubrics; compare versions of one rubric")
     changes = [f"{c.path}: {c.what}" for c in diff(a, b).changes] if a.version != b.version else []

@@ -81,7 +81,7 @@ def labels_of_columns(store: Store, rubric: Rubric, cols: RatingColumns, how: st
         dims[d.id] = (cols.item_pk[ok], people[d.id][ok], panel[ok])
     rows = np.arange(cols.item_pk.size)
     pks = cols.item_pk
-    flagged = store.flagged_items(rubric.ref) & set(pks.tolist())
+    flagged = store.safety.flagged_items(rubric.ref) & set(pks.tolist())
     passed = np.zeros(rows.size, dtype=bool)
     complete = np.zeros(rows.size, dtype=bool)
     plain = ~np.isin(pks, np.asarray(sorted(flagged), dtype=np.int64))
@@ -100,7 +100,7 @@ def labels_of_columns(store: Store, rubric: Rubric, cols: RatingColumns, how: st
         from reviewer.domain import humans_only
 
         at = {int(pk): i for i, pk in enumerate(pks.tolist())}
-        for it, fold in store.item_folds(rubric.ref, None, sorted(flagged), how, labels=True):
+        for it, fold in store.items.item_folds(rubric.ref, None, sorted(flagged), how, labels=True):
             alone = humans_only(rubric, fold)
             complete[at[it.pk]], passed[at[it.pk]] = alone.overall is not None, bool(alone.passed)
     return Labels(dims, (pks[complete], passed[complete]))

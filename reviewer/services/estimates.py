@@ -36,7 +36,7 @@ NO_AUDIT = ("no audit sample: draw one with `rubricate queue audit-sample --rubr
 
 Arrays3 = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
 #: Per dimension (count, sum, sum of squares) of the judge's scores, counted by the database
-#: (``Store.judge_score_totals``; None where it cannot count them).
+#: (``Store.ratings.judge_score_totals``; None where it cannot count them).
 ScoreTotals = dict[str, tuple[int, float, float]] | None
 
 
@@ -130,13 +130,13 @@ def pass_rate(store: Store, rubric: Rubric, dataset: str | None, folds: Labels |
     (:func:`reviewer.domain.humans_only`): labelled only when people scored every weighted
     dimension. The unlabelled side is counted by the database (count and passes), so a million
     items cost one aggregate query. ``folds``: the audit items' folds, or their :class:`Labels`."""
-    total, passes = totals if totals is not None else store.judge_pass_totals(rubric.ref, dataset)
+    total, passes = totals if totals is not None else store.ratings.judge_pass_totals(rubric.ref, dataset)
     if folds is None:
         return refused(passes / total if total else None, total, rubric.ref, confidence)
     labels = folds if isinstance(folds, Labels) else labels_of_folds(rubric, folds)
     pks, people_passed = labels.verdicts
     # labels are of audit items only; keys ascending (``verdicts``: read already)
-    judged, verdict = verdicts if verdicts is not None else store.audit_judge_verdicts(rubric.ref)
+    judged, verdict = verdicts if verdicts is not None else store.ratings.audit_judge_verdicts(rubric.ref)
     at = np.searchsorted(judged, pks).clip(max=max(judged.size - 1, 0))
     both = judged[at] == pks if judged.size else np.zeros(pks.size, dtype=bool)  # in the labels' order
     y = people_passed[both].astype(np.float64)
@@ -154,10 +154,10 @@ def pass_rate(store: Store, rubric: Rubric, dataset: str | None, folds: Labels |
 
 def audit_folds(store: Store, rubric: Rubric, dataset: str | None, how: str) -> list[tuple[int, ItemFold]] | None:
     """(item key, fold of its labels) of every item in the rubric's audit sample; None when it has none."""
-    audit = store.audit_pks(rubric.ref)
+    audit = store.queue.audit_pks(rubric.ref)
     if not audit:
         return None
-    return [(it.pk, fold) for it, fold in store.item_folds(rubric.ref, dataset, sorted(audit), how, labels=True)]
+    return [(it.pk, fold) for it, fold in store.items.item_folds(rubric.ref, dataset, sorted(audit), how, labels=True)]
 
 
 def dimension_estimates(store: Store, rubric: Rubric, dataset: str | None,
@@ -178,9 +178,9 @@ def dimension_estimates(store: Store, rubric: Rubric, dataset: str | None,
     if not count_in_db or group_by:
         totals = None
     else:  # ``counted``: :meth:`judge_score_totals` already asked (on another thread)
-        totals = store.judge_score_totals(rubric.ref, dataset) if isinstance(counted, EllipsisType) else counted
+        totals = store.ratings.judge_score_totals(rubric.ref, dataset) if isinstance(counted, EllipsisType) else counted
     if totals is None and (cols is None or (group_by and cols.groups is None)):
-        cols = store.rating_columns(rubric.ref, dataset, "all", group_by)
+        cols = store.ratings.rating_columns(rubric.ref, dataset, "all", group_by)
     out: dict[str, Estimate] = {}
     for d in dims:
         empty = np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
@@ -250,7 +250,7 @@ def corrected_leaderboard(store: Store, rubric: Rubric, dataset: str | None, fie
         return None
     labelled = dict(audit)
     by_group: dict[str, tuple[list[float], list[float], list[bool]]] = {}
-    for it, fold in store.item_folds(rubric.ref, dataset):
+    for it, fold in store.items.item_folds(rubric.ref, dataset):
         alone = judge_only(rubric, fold)
         if alone.overall is None:  # no verdict from the judge: outside the population
             continue

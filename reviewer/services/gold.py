@@ -16,4 +16,4 @@ def gold_accuracy(store: Store, rubric_ref: str | None = None) -> list[GoldAccur
     """Per reviewer, over the gold items they scored (of one rubric, or all): how many, mean
     absolute error, exact and within-one shares, and the error per ISO week with its drift (the
     last week's MAE minus the first's)."""
-    return cast(list[GoldAccuracy], accuracy_of(store.gold_scores(rubric_ref)))  # calibration.gold's keys
+    return cast(list[GoldAccuracy], accuracy_of(store.queue.gold_scores(rubric_ref)))  # calibration.gold's keys

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # (the store's types alone: importing them loads SQLAlchemy)
 def import_file(store: Store, path: str | Path, rubric_ref: str, dataset: str | None = None,
                 update_existing: bool = False, progress: Callable[[int, int], None] | None = None) -> ImportSummary:
     """Import a JSON Lines or CSV item file, its pair records with it, into ``store`` in one
-    transaction (see :meth:`reviewer.store.importer.ImportMixin.import_items`); returns its
+    transaction (see :meth:`reviewer.store.items.Items.import_items`); returns its
     ``ImportSummary``.
     A file with any bad line is refused whole, every bad line listed, nothing written."""
     return import_opened(store, Opened(ItemFile(path), "rubricate", False), rubric_ref, dataset,
@@ -98,10 +98,10 @@ def import_opened(store: Store, opened: Opened, rubric_ref: str, dataset: str | 
         errs: list[str] = []
         records = opened.source.pairs(errs)
         pairs = PairLines(tuple(records), tuple(errs), opened.source.name or str(opened.source.path))
-    summary: ImportSummary = store.import_items(opened.source, rubric_ref, dataset, update_existing=update_existing,
+    summary: ImportSummary = store.items.import_items(opened.source, rubric_ref, dataset, update_existing=update_existing,
                                                 progress=progress, pairs=pairs)
     if opened.converted is not None:
-        rubric = store.get_rubric(rubric_ref)
+        rubric = store.rubrics.get_rubric(rubric_ref)
         dims = {d.id for d in rubric.dimensions}
         for dim in opened.converted.dimensions:
             if dim not in dims:

@@ -82,13 +82,13 @@ def restore(store: Store) -> int:
     """Store what an earlier run kept (the cache entries; the unclosed runs closed with the status
     they ended with) and remove the file; how many judge replies it held (0: no file). A store that
     still refuses the writes raises, and the file stays."""
-    path = store.judge_pending_path()
+    path = store.runs.judge_pending_path()
     kept = read(path)
     if kept is None:
         return 0
     cache, runs = kept
-    store.judge_cache_put_many(cache)
+    store.runs.judge_cache_put_many(cache)
     for run_id, totals in sorted(runs.items()):
-        store.finish_judge_run(run_id, str(totals.get("status") or "failed"), totals)
+        store.runs.finish_judge_run(run_id, str(totals.get("status") or "failed"), totals)
     path.unlink(missing_ok=True)
     return replies(cache)

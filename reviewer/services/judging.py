@@ -102,7 +102,7 @@ class StoreCache:
         self.pending: dict[str, CacheValue] = {}
         #: Every key the store held when the run began (None: too many to hold, ask each time),
         #: so a prompt never seen costs no database read on the event loop.
-        self.known: set[str] | None = store.judge_cache_keys(KNOWN_KEYS_MAX)
+        self.known: set[str] | None = store.runs.judge_cache_keys(KNOWN_KEYS_MAX)
 
     def get(self, key: str) -> CacheValue | None:
         """A cached value, or None."""
@@ -111,7 +111,7 @@ class StoreCache:
             return dict(mine)
         if self.known is not None and key not in self.known:
             return None
-        value = self.store.judge_cache_get(key)
+        value = self.store.runs.judge_cache_get(key)
         return dict(value) if value is not None else None
 
     def get_many(self, keys: Collection[str]) -> dict[str, CacheValue]:
@@ -120,7 +120,7 @@ class StoreCache:
         found = {k: dict(v) for k in keys if (v := self.pending.get(k)) is not None}
         asked = [k for k in keys if k not in found and (self.known is None or k in self.known)]
         if asked:
-            found.update(self.store.judge_cache_get_many(asked))
+            found.update(self.store.runs.judge_cache_get_many(asked))
         return found
 
     def put(self, key: str, value: CacheValue) -> None:
@@ -140,7 +140,7 @@ class StoreCache:
 
 
 def item_from_record(record: Mapping[str, object]) -> JudgeItem:
-    """A store item record (``Store.items_for_judging``'s mapping) as a JudgeItem."""
+    """A store item record (``Store.runs.items_for_judging``'s mapping) as a JudgeItem."""
     data = dict(record)
     if "id" not in data or data.get("id") is None:
         data["id"] = data.get("item_id")
@@ -167,12 +167,12 @@ def _examples(store: Store, rubric: Rubric) -> dict[str, list[dict[str, object]]
     k = rubric.judge.correction_examples
     if k <= 0:
         return {}
-    return {d.id: list(store.human_examples(rubric.ref, d.id, k))
+    return {d.id: list(store.runs.human_examples(rubric.ref, d.id, k))
             for d in rubric.dimensions if d.method == "llm_judge"}
 
 
 def _items(store: Store, options: JudgeOptions, model: str | None) -> list[JudgeItem]:
-    records = store.items_for_judging(
+    records = store.runs.items_for_judging(
         options.rubric_ref, dataset=options.dataset,
         only_missing_for_model=(model or "") if options.only_missing else None,
     )
@@ -191,7 +191,7 @@ def nothing_to_do(store: Store, options: JudgeOptions) -> str:
 
 def plan(store: Store, options: JudgeOptions) -> dict[str, DryRun]:
     """``--dry-run``: per model, the calls, tokens and cost a run would spend."""
-    rubric = store.get_rubric(options.rubric_ref)
+    rubric = store.rubrics.get_rubric(options.rubric_ref)
     examples = _examples(store, rubric)
     return {str(m): dry_run(rubric, _items(store, options, m), m, options.samples, examples)
             for m in models_for(rubric, options)}
@@ -237,13 +237,13 @@ class _Writer:
 
     def _write(self, results: list[ScoreResult], hits: list[SafetyHit], entries: dict[str, CacheValue]) -> None:
         if entries:
-            self.store.judge_cache_put_many(entries)
+            self.store.runs.judge_cache_put_many(entries)
             if self.cache is not None:
                 self.cache.written(entries)
         if results:
-            self.store.record_results(self.run_id, results)
+            self.store.runs.record_results(self.run_id, results)
         if hits:
-            self.store.record_safety_hits(self.run_id, hits)
+            self.store.runs.record_safety_hits(self.run_id, hits)
 
     def flush(self) -> None:
         """Write what is buffered and wait until no write is left running (none may outlive the
@@ -266,7 +266,7 @@ def run(
     on_progress: Callable[[Progress], None] | None = None,
 ) -> list[RunSummary]:
     """Judge every item (or every missing one) with each model; one stored run per model."""
-    rubric = store.get_rubric(options.rubric_ref)
+    rubric = store.rubrics.get_rubric(options.rubric_ref)
     models = models_for(rubric, options)
     judge_pending.restore(store)  # an earlier run's kept replies go into the cache first
     examples = _examples(store, rubric)
@@ -286,7 +286,7 @@ def run(
                   "max_cost": options.max_cost, "rpm": options.rpm, "tpm": options.tpm, "api_base": options.api_base,
                   "temperature": rubric.judge.temperature, "mode": rubric.judge.mode,
                   "only_missing": options.only_missing, "panel": [m for m in models if m]}
-        run_id = store.create_judge_run(options.rubric_ref, model, params, options.dataset)
+        run_id = store.runs.create_judge_run(options.rubric_ref, model, params, options.dataset)
         client = None
         if model is not None:
             settings = ClientSettings(model=model, api_base=options.api_base, api_key=options.api_key,
@@ -308,9 +308,9 @@ def run(
             runner.totals.status = "failed"
             kept = _end(store, run_id, runner, writer, cache)
             if kept is not None:
-                raise RunFailed(run_id, kept, store.judge_pending_path(), exc) from exc
+                raise RunFailed(run_id, kept, store.runs.judge_pending_path(), exc) from exc
             raise
-        store.finish_judge_run(run_id, totals.status, totals.as_dict())
+        store.runs.finish_judge_run(run_id, totals.status, totals.as_dict())
         summaries.append(RunSummary(run_id, model, totals))
         if totals.status == "cost_cap":
             break
@@ -330,12 +330,12 @@ def _end(store: Store, run_id: int, runner: JudgeRunner, writer: _Writer, cache:
     totals = runner.totals.as_dict()
     closed = False
     with contextlib.suppress(Exception):
-        store.finish_judge_run(run_id, runner.totals.status, totals)
+        store.runs.finish_judge_run(run_id, runner.totals.status, totals)
         closed = True
     entries = cache.take()
     if closed and not entries:
         return None
-    judge_pending.keep(store.judge_pending_path(), entries, {} if closed else {run_id: totals})
+    judge_pending.keep(store.runs.judge_pending_path(), entries, {} if closed else {run_id: totals})
     return judge_pending.replies(entries)
 
 

@@ -108,7 +108,7 @@ def langfuse_scores(store: Store, report: LangfuseExport, rubric_ref: str | None
                 report.untraced.append(key)
             report.untraced_scores += 1
             continue
-        dim = store.get_rubric(row["rubric"]).dimension(row["dimension"])
+        dim = store.rubrics.get_rubric(row["rubric"]).dimension(row["dimension"])
         value, kind = typed_value(dim, row["score"])
         out = LangfuseScore(
             id=score_id(row), traceId=row["trace_id"], name=row["dimension"],

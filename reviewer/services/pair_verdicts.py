@@ -18,11 +18,11 @@ def pair_verdict_report(store: Store, rubric_ref: str, draws: int = 1000,
     """Per judge model, its current verdicts on the rubric's pairs against the people's current
     verdicts on the same pairs (choices made in the review screen and imported ones alike);
     None when no judge has given a verdict on a pair."""
-    judged = store.pair_judgments(rubric_ref)
+    judged = store.pair_verdicts.pair_judgments(rubric_ref)
     if not judged:
         return None
     people: dict[tuple[int, int], list[int | None]] = {}
-    for c in store.pair_choice_rows(rubric_ref):
+    for c in store.scores.pair_choice_rows(rubric_ref):
         people.setdefault((c.item_a_pk, c.item_b_pk), []).append(c.winner_item_pk)
     by_model: dict[str, list[JudgedPair]] = {}
     for j in judged:

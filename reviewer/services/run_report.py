@@ -47,7 +47,7 @@ class ExportHeadline(TypedDict):
 
 
 class ExportRow(TypedDict):
-    """The keys of a store export row (``Store.export_rows``, docs/formats.md) the report reads."""
+    """The keys of a store export row (``Store.items.export_rows``, docs/formats.md) the report reads."""
 
     id: str
     group: str | None
@@ -64,9 +64,9 @@ def run_report(store: Store, rubric_ref: str, dataset: str | None = None, group_
                confidence: float = 0.95) -> RunReport:
     """Figures on effective scores for one rubric version, every one read from the items' folds
     (the export rows): an incomplete item has no overall and does not pass; it is counted apart."""
-    rubric = store.get_rubric(rubric_ref)
-    rows = cast(list[ExportRow], list(store.export_rows(rubric.ref, dataset)))
-    costs = store.judge_cost_by_dimension(rubric.ref)
+    rubric = store.rubrics.get_rubric(rubric_ref)
+    rows = cast(list[ExportRow], list(store.items.export_rows(rubric.ref, dataset)))
+    costs = store.ratings.judge_cost_by_dimension(rubric.ref)
     dims: list[RunDimension] = []
     for dim in rubric.dimensions:
         vals = [v for r in rows if (v := r["dimensions"][dim.id]["effective"]) is not None]
@@ -75,7 +75,7 @@ def run_report(store: Store, rubric_ref: str, dataset: str | None = None, group_
         entry: RunDimension = {"dimension": dim.id, "mean": mean, "band": band,
                                "pass_rate": statistics.fmean(dim.passes(v) for v in vals) if vals else None,
                                "judge_errors": sum(1 for r in rows if r["dimensions"][dim.id]["judge_error"]),
-                               "cost_usd": costs.get(dim.id, {}).get("cost_usd", 0.0)}
+                               "cost_usd": costs[dim.id]["cost_usd"] if dim.id in costs else 0.0}
         turns = _turn_figures(dim, rows)
         if turns is not None:
             entry["turns"] = turns

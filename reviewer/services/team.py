@@ -51,13 +51,13 @@ def team_progress(store: Store, rubric_ref: str | None = None) -> list[TeamRow]:
     everyone registered, so a person who has not started is seen."""
     from reviewer.store.queue_sql import QUEUES
 
-    stints = store.stints(rubric_ref)
-    people = sorted({name for name, _, _ in store.reviewers()} | {s.reviewer for s in stints})
+    stints = store.activity.stints(rubric_ref)
+    people = sorted({name for name, _, _ in store.roles.reviewers()} | {s.reviewer for s in stints})
     mine: dict[tuple[str, str], list[Stint]] = {}
     for s in stints:
         mine.setdefault((s.reviewer, s.queue), []).append(s)
     # a queue's total is the same whoever asks: nobody's name asks it
-    holds = {q: store.queue_progress(q, "", rubric_ref)[0] > 0 for q in QUEUES}
+    holds = {q: store.queue.queue_progress(q, "", rubric_ref)[0] > 0 for q in QUEUES}
     out: list[TeamRow] = []
     for person in people:
         for queue in QUEUES:
@@ -68,7 +68,7 @@ def team_progress(store: Store, rubric_ref: str | None = None) -> list[TeamRow]:
             per_hour, stretch = pace(finished)
             times = [t for s in worked for t in (s.served, s.ended) if t is not None]
             out.append({"reviewer": person, "queue": queue, "done": len(finished),
-                        "left": store.queue_progress(queue, person, rubric_ref)[2],
+                        "left": store.queue.queue_progress(queue, person, rubric_ref)[2],
                         "pace_per_hour": None if per_hour is None else round(per_hour, 1),
                         "stretch_items": stretch, "last_active": _when(max(times)) if times else None})
     return out

@@ -61,7 +61,7 @@ TIDY_COLUMNS: tuple[tuple[str, str, str], ...] = (
 
 
 class StoredItem(Protocol):
-    """The item columns the tidy rows read (an item row of :meth:`Store.item_folds`)."""
+    """The item columns the tidy rows read (an item row of :meth:`Store.items.item_folds`)."""
 
     pk: int
     item_id: str
@@ -110,7 +110,7 @@ def tidy_rows(store: Store, rubric_ref: str | None = None, dataset: str | None =
     """The tidy rows of a rubric's items (every rubric's without one; ``dataset``: only its
     items), item by item in key order, each item's dimensions in the rubric's order."""
     batch: list[tuple[StoredItem, ItemFold]] = []
-    for pair in store.item_folds(rubric_ref, dataset):
+    for pair in store.items.item_folds(rubric_ref, dataset):
         batch.append(pair)
         if len(batch) >= BATCH:
             yield from _batch_rows(store, batch)
@@ -119,10 +119,10 @@ def tidy_rows(store: Store, rubric_ref: str | None = None, dataset: str | None =
 
 
 def _batch_rows(store: Store, batch: list[tuple[StoredItem, ItemFold]]) -> Iterator[TidyRow]:
-    details = store.judge_details(r.pk for _, fold in batch for f in fold.dims.values()
+    details = store.runs.judge_details(r.pk for _, fold in batch for f in fold.dims.values()
                                   for r in f.judge.models.values())
     for it, fold in batch:
-        yield from item_rows(it, fold, store.get_rubric(it.rubric_ref), details)
+        yield from item_rows(it, fold, store.rubrics.get_rubric(it.rubric_ref), details)
 
 
 def item_rows(it: StoredItem, fold: ItemFold, rubric: Rubric, details: dict[int, JudgeDetail]) -> Iterator[TidyRow]:

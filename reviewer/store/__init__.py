@@ -1,7 +1,8 @@
 """The store: every table and every SQL statement of rubricate lives in this package.
 
 ``open_store(db)`` opens (and migrates) a SQLite file or a PostgreSQL database and returns the
-one :class:`Store` that owns its connections.
+one :class:`Store` that owns its connections; its doors (``store.items``, ``store.queue``, …:
+:mod:`reviewer.store.core`) each own one concern.
 
 The names below load on first use (PEP 562), so that ``reviewer.store.lite`` — the TUI's first
 page, read with the standard library alone — does not pull SQLAlchemy in with the package.

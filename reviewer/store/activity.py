@@ -10,7 +10,8 @@ from typing import NamedTuple
 from sqlalchemy import select
 from sqlmodel import col
 
-from reviewer.store.base import StoreBase
+from reviewer.store.db import Db
+from reviewer.store.rubric_versions import Rubrics
 from reviewer.store.tables import Assignment, Item
 
 
@@ -34,8 +35,12 @@ def _utc(t: datetime | str | None) -> datetime | None:
     return t.astimezone(UTC).replace(tzinfo=None) if t.tzinfo is not None else t
 
 
-class ActivityMixin(StoreBase):
+class Activity:
     """Reading the queues' assignment history, person by person."""
+
+    def __init__(self, db: Db, rubrics: Rubrics) -> None:
+        self.db = db
+        self.rubrics = rubrics
 
     def stints(self, rubric_ref: str | None = None) -> list[Stint]:
         """Every assignment (of the rubric's items, or of all), ordered by person, queue and the
@@ -44,10 +49,10 @@ class ActivityMixin(StoreBase):
                        col(Assignment.created_at), col(Assignment.ended_at))
         if rubric_ref:
             query = query.join(Item, col(Item.pk) == col(Assignment.item_pk)).where(
-                col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
+                col(Item.rubric_ref) == self.rubrics.get_rubric(rubric_ref).ref)
         query = query.order_by(col(Assignment.reviewer), col(Assignment.queue), col(Assignment.created_at),
                                col(Assignment.pk))
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(query).all()
         out = []
         for reviewer, queue, state, served, ended in rows:

@@ -12,7 +12,9 @@ from sqlalchemy import select, update
 from sqlmodel import col
 
 from reviewer.errors import UserError
-from reviewer.store.base import StoreBase, inserted_pk, records
+from reviewer.store.base import inserted_pk, records
+from reviewer.store.db import Db
+from reviewer.store.rubric_versions import Rubrics
 from reviewer.store.tables import AlignRun, now, table_of
 
 
@@ -32,21 +34,25 @@ class AlignRunRecord:
     finished_at: datetime | None
 
 
-class AlignRunsMixin(StoreBase):
+class AlignRuns:
     """Align runs: one row per dimension aligned."""
+
+    def __init__(self, db: Db, rubrics: Rubrics) -> None:
+        self.db = db
+        self.rubrics = rubrics
 
     def create_align_run(self, rubric_ref: str, dimension: str, model: str | None,
                          params: Mapping[str, object]) -> int:
         """Open a run of one dimension; its status is ``running`` until finished."""
-        ref = self.get_rubric(rubric_ref).ref
-        with self.write() as conn:
+        ref = self.rubrics.get_rubric(rubric_ref).ref
+        with self.db.write() as conn:
             return inserted_pk(conn.execute(table_of(AlignRun).insert().values(
                 rubric_ref=ref, dimension=dimension, model=model, params=params)))
 
     def finish_align_run(self, run_id: int, status: str, result: Mapping[str, object],
                          written_ref: str | None = None) -> None:
         """Close a run with how it ended and everything it found."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             done = conn.execute(update(table_of(AlignRun)).where(col(AlignRun.pk) == run_id).values(
                 status=status, result=result, written_ref=written_ref, finished_at=now()))
             if not done.rowcount:
@@ -54,8 +60,8 @@ class AlignRunsMixin(StoreBase):
 
     def last_align_run(self, rubric_ref: str, dimension: str) -> AlignRunRecord | None:
         """The newest finished align run of a rubric version's dimension, or None."""
-        ref = self.get_rubric(rubric_ref).ref
-        with self.read() as conn:
+        ref = self.rubrics.get_rubric(rubric_ref).ref
+        with self.db.read() as conn:
             found = records(conn, select(AlignRun).where(
                 col(AlignRun.rubric_ref) == ref, col(AlignRun.dimension) == dimension,
                 col(AlignRun.finished_at).is_not(None)).order_by(col(AlignRun.pk).desc()).limit(1))
@@ -64,23 +70,3 @@ class AlignRunsMixin(StoreBase):
         run = found[0]
         return AlignRunRecord(run.pk, run.rubric_ref, run.dimension, run.model, run.params or {}, run.status,
                               run.result or {}, run.written_ref, run.finished_at)
-
-    def rubric_yaml(self, rubric_ref: str) -> str:
-        """The YAML text a registered rubric version was validated from."""
-        from reviewer.store.tables import RubricVersion
-
-        rubric = self.get_rubric(rubric_ref)
-        with self.read() as conn:
-            text = conn.execute(select(col(RubricVersion.yaml_text)).where(
-                col(RubricVersion.rubric_id) == rubric.id, col(RubricVersion.version) == rubric.version)).scalar()
-        if text is None:
-            raise UserError(f"{rubric.ref} has no stored text")
-        return str(text)
-
-    def rubric_versions(self, rubric_id: str) -> list[str]:
-        """Every registered version of a rubric."""
-        from reviewer.store.tables import RubricVersion
-
-        with self.read() as conn:
-            return [str(v) for v in conn.execute(select(col(RubricVersion.version)).where(
-                col(RubricVersion.rubric_id) == rubric_id)).scalars()]

@@ -5,20 +5,20 @@ every history table, signed like a score (the author bound to the acting login, 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from sqlmodel import col
 
 from reviewer.domain.comments import Comment
 from reviewer.domain.itemlimits import comment_problem
 from reviewer.errors import UserError
 from reviewer.store.base import current_revision, inserted_pk
-from reviewer.store.roles import RolesMixin
+from reviewer.store.db import Db
+from reviewer.store.roles import Roles
 from reviewer.store.tables import ItemComment, table_of
 
 
-def comment_rows(conn: Any, item_pks: Iterable[int]) -> dict[int, list[Comment]]:
+def comment_rows(conn: Connection, item_pks: Iterable[int]) -> dict[int, list[Comment]]:
     """Per item key, its comments oldest first (every revision's)."""
     pks = sorted(set(item_pks))
     out: dict[int, list[Comment]] = {pk: [] for pk in pks}
@@ -31,21 +31,25 @@ def comment_rows(conn: Any, item_pks: Iterable[int]) -> dict[int, list[Comment]]
     return out
 
 
-class CommentsMixin(RolesMixin):
+class Comments:
     """Writing and reading comments."""
+
+    def __init__(self, db: Db, roles: Roles) -> None:
+        self.db = db
+        self.roles = roles
 
     def add_comment(self, item_pk: int, reviewer: str, text: str) -> int:
         """Append ``reviewer``'s comment on an item (durable when this returns); its key."""
         problem = comment_problem(text)
         if problem is not None:
             raise UserError(problem)
-        with self.write() as conn:
-            signed = self._sign(conn, reviewer)
+        with self.db.write() as conn:
+            signed = self.roles.sign(conn, reviewer)
             result = conn.execute(table_of(ItemComment).insert().values(
                 item_pk=item_pk, revision=current_revision(conn, item_pk), reviewer=reviewer, text=text.strip(), **signed))
             return inserted_pk(result)
 
     def comments(self, item_pks: Iterable[int]) -> dict[int, list[Comment]]:
         """Per item key, its comments oldest first (of every content revision: each says which)."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             return comment_rows(conn, item_pks)

@@ -1,20 +1,20 @@
-"""The SQL that reads an item's rows for the domain fold (:mod:`reviewer.domain`), and the fold
-of many items at once. Every read of an item's state goes through here."""
+"""The SQL that reads an item's rows for the domain fold (:mod:`reviewer.domain`), shared by the
+doors that fold items (:meth:`reviewer.store.items.Items.item_folds`). Every read of an item's
+state goes through here."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, Integer, bindparam, literal, or_, select
 from sqlmodel import col
 
-from reviewer.domain import DecisionRow, FlagRow, HumanRow, ItemFold, ItemRows, JudgeRow, fold_item
+from reviewer.domain import DecisionRow, FlagRow, HumanRow, ItemRows, JudgeRow
 from reviewer.domain.labels import LABEL_KINDS, LABEL_QUEUE
-from reviewer.store.base import StoreBase
 from reviewer.store.safety import decision_person, with_reviewer
-from reviewer.store.tables import HumanScore, Item, JudgeScore, SafetyDecision, SafetyFlag
+from reviewer.store.tables import HumanScore, JudgeScore, SafetyDecision, SafetyFlag
 
 CHUNK = 5000
 
@@ -117,56 +117,3 @@ def item_rows(conn: Any, items: Sequence[tuple[int, int]], flags: bool = True,
     return out
 
 
-class FoldMixin(StoreBase):
-    """Items' states, folded from their rows."""
-
-    def item_folds(self, rubric_ref: str | None = None, dataset: str | None = None,
-                   item_pks: Iterable[int] | None = None, how: str = "mean",
-                   all_revisions: bool = False, labels: bool = False) -> Iterator[tuple[Any, ItemFold]]:
-        """(item row, its fold) for the items of a rubric (and dataset, or given keys), by key.
-        The item row has every ``item`` column (``metadata`` as ``meta``). ``labels``: people's
-        side folded from their labels only (:func:`label_rows`: for the audit sample's items)."""
-        from reviewer.store.base import records
-
-        with self.read() as conn:
-            q = select(Item)
-            if rubric_ref:
-                q = q.where(col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
-            if dataset:
-                q = q.where(col(Item.dataset) == dataset)
-            if item_pks is None:
-                items = records(conn, q.order_by(col(Item.pk)))
-            else:  # keys in chunks: each is a bound parameter, and both databases cap how many
-                keys = sorted(set(item_pks))
-                items = [it for i in range(0, len(keys), CHUNK)
-                         for it in records(conn, q.where(col(Item.pk).in_(keys[i:i + CHUNK])).order_by(col(Item.pk)))]
-            rows = item_rows(conn, [(it.pk, it.revision) for it in items], labels=labels)
-        for it in items:
-            yield it, fold_item(self.get_rubric(it.rubric_ref), rows[it.pk], how, all_revisions)
-
-    def _refresh_safety(self, conn: Any, item_pks: Iterable[int]) -> None:
-        """Write the items' derived safety status (and ``flagged``: the cap applies) onto their rows."""
-        from sqlalchemy import update
-
-        from reviewer.domain import item_safety
-        from reviewer.store.queue import refresh_triage_keys
-
-        pks = sorted(set(item_pks))
-        if not pks:
-            return
-        items = conn.execute(select(col(Item.pk), col(Item.revision), col(Item.rubric_ref)).where(col(Item.pk).in_(pks))).all()
-        rows = item_rows(conn, [(pk, rev) for pk, rev, _ in items])
-        for pk, _, ref in items:
-            r = rows[pk]
-            state = item_safety([f for f in r.flags if f.revision == r.revision], r.decisions,
-                                self.get_rubric(ref).review.safety_signoffs)
-            conn.execute(update(Item).where(col(Item.pk) == pk).values(safety=state.status, flagged=state.capped))
-        refresh_triage_keys(conn, "pk IN (" + ",".join(str(int(p)) for p in pks) + ")", {})
-
-    def item_fold(self, item_pk: int, how: str = "mean") -> ItemFold:
-        """One item's fold."""
-        from reviewer.errors import UserError
-
-        for _, fold in self.item_folds(item_pks=[item_pk], how=how):
-            return fold
-        raise UserError(f"no item with key {item_pk}")

@@ -2,7 +2,7 @@
 :func:`reviewer.domain.human_gap` of its fold) for databases from before it. From then on it is
 written with every write that can change it: a person's score, undo or adjudication
 (:func:`reviewer.store.coverage.refresh_coverage`), a judge run
-(:meth:`reviewer.store.judging.JudgeMixin._refresh_summaries`) and an import, from the file's own
+(:meth:`reviewer.store.judging.Runs.refresh_summaries`) and an import, from the file's own
 rows (:func:`reviewer.store.import_values.people_gap`)."""
 
 from __future__ import annotations

@@ -8,10 +8,9 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from sqlmodel import col
 
-from reviewer.store.base import StoreBase
 from reviewer.store.tables import JudgeRun, JudgeScore
 
 #: Keys per query: each is a bound parameter, and both databases cap how many one statement takes.
@@ -28,20 +27,16 @@ class JudgeDetail(NamedTuple):
     created_at: datetime
 
 
-class JudgeDetailsMixin(StoreBase):
-    """Judge scores' runs, rationales and times, by the scores' keys."""
-
-    def judge_details(self, score_pks: Iterable[int]) -> dict[int, JudgeDetail]:
-        """Per judge score key (``JudgeRow.pk`` in a fold), its run, the run's source, the
-        rationale and the time it was written; keys with no row are left out."""
-        keys = sorted(set(score_pks))
-        out: dict[int, JudgeDetail] = {}
-        with self.read() as conn:
-            for i in range(0, len(keys), CHUNK):
-                q = (select(col(JudgeScore.pk), col(JudgeScore.run_pk), col(JudgeRun.source),
-                            col(JudgeScore.rationale), col(JudgeScore.created_at))
-                     .join(JudgeRun, col(JudgeRun.pk) == col(JudgeScore.run_pk))
-                     .where(col(JudgeScore.pk).in_(keys[i:i + CHUNK])))
-                for pk, run, source, rationale, at in conn.execute(q):
-                    out[int(pk)] = JudgeDetail(int(run), str(source), rationale or "", at)
-        return out
+def judge_details(conn: Connection, score_pks: Iterable[int]) -> dict[int, JudgeDetail]:
+    """Per judge score key (``JudgeRow.pk`` in a fold), its run, the run's source, the
+    rationale and the time it was written; keys with no row are left out."""
+    keys = sorted(set(score_pks))
+    out: dict[int, JudgeDetail] = {}
+    for i in range(0, len(keys), CHUNK):
+        q = (select(col(JudgeScore.pk), col(JudgeScore.run_pk), col(JudgeRun.source),
+                    col(JudgeScore.rationale), col(JudgeScore.created_at))
+             .join(JudgeRun, col(JudgeRun.pk) == col(JudgeScore.run_pk))
+             .where(col(JudgeScore.pk).in_(keys[i:i + CHUNK])))
+        for pk, run, source, rationale, at in conn.execute(q):
+            out[int(pk)] = JudgeDetail(int(run), str(source), rationale or "", at)
+    return out

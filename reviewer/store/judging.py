@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
 
 from sqlalchemy import Connection, func, select, update
 from sqlmodel import col
 
 from reviewer.errors import UserError
-from reviewer.store.base import StoreBase, inserted_pk, records
+from reviewer.store.base import inserted_pk, records
+from reviewer.store.db import Db
+from reviewer.store.judge_details import JudgeDetail, judge_details
 from reviewer.store.queue import refresh_triage_keys
+from reviewer.store.rubric_versions import Rubrics
 from reviewer.store.tables import (
     HumanScore,
     Item,
@@ -23,32 +26,37 @@ from reviewer.store.tables import (
     now,
     table_of,
 )
+from reviewer.store.views import JudgeDimensionReport, JudgeRunReport, Record
 from rubrics.results import SafetyHit, ScoreResult
 
 #: How a human correction is named in a judge score's ``examples_used``: ``human:<human score key>``.
 EXAMPLE_PREFIX = "human:"
 
 
-class JudgeMixin(StoreBase):
+class Runs:
     """Judge runs and what they produce."""
 
-    def create_judge_run(self, rubric_ref: str, model: str | None, params: dict[str, Any] | None = None,
+    def __init__(self, db: Db, rubrics: Rubrics) -> None:
+        self.db = db
+        self.rubrics = rubrics
+
+    def create_judge_run(self, rubric_ref: str, model: str | None, params: Mapping[str, object] | None = None,
                          dataset: str | None = None, source: str = "judge") -> int:
         """Open a run; its scores are kept apart from every other run's."""
-        ref = self.get_rubric(rubric_ref).ref
-        with self.write() as conn:
+        ref = self.rubrics.get_rubric(rubric_ref).ref
+        with self.db.write() as conn:
             res = conn.execute(table_of(JudgeRun).insert().values(
                 rubric_ref=ref, model=model, params=params or {}, dataset=dataset, source=source))
             return inserted_pk(res)
 
-    def _run(self, conn: Connection, run_id: int) -> Any:
+    def _run(self, conn: Connection, run_id: int) -> SimpleNamespace:
         found = records(conn, select(JudgeRun).where(col(JudgeRun.pk) == run_id))
         run = found[0] if found else None
         if run is None:
             raise UserError(f"no judge run {run_id}")
         return run
 
-    def _pks(self, conn: Connection, run: Any, ids: set[str]) -> dict[str, int]:
+    def _pks(self, conn: Connection, run: SimpleNamespace, ids: set[str]) -> dict[str, int]:
         """Item keys by id, for results that carry no key (made outside a store). An id that
         names items in several datasets of the run's rubric is refused: which one is meant
         cannot be told, and a guess would put one item's verdict on another."""
@@ -64,7 +72,7 @@ class JudgeMixin(StoreBase):
             found[item_id] = pk
         return found
 
-    def _targets(self, conn: Connection, run: Any, keyed: list[Any]) -> tuple[list[int | None], dict[int, int]]:
+    def _targets(self, conn: Connection, run: SimpleNamespace, keyed: Sequence[ScoreResult | SafetyHit]) -> tuple[list[int | None], dict[int, int]]:
         """The item key each result or hit belongs to (its own ``item_key``, else found by id
         within the run's rubric and dataset; None when there is no such item), and each of those
         items' current content revision."""
@@ -87,10 +95,10 @@ class JudgeMixin(StoreBase):
         results = list(results)
         if not results:
             return
-        with self.write() as conn:
+        with self.db.write() as conn:
             run = self._run(conn, run_id)
             targets, revision = self._targets(conn, run, results)
-            rows: list[dict[str, Any]] = [dict(
+            rows: list[dict[str, object]] = [dict(
                 run_pk=run_id, item_pk=pk, revision=revision[pk], dimension=r.dimension, model=r.model or run.model,
                 method=r.method, score=r.score, normalised=r.normalised, samples=list(r.samples),
                 std=r.std, rationale=r.rationale, evidence=list(r.evidence), confidence=r.confidence,
@@ -101,9 +109,9 @@ class JudgeMixin(StoreBase):
             ) for r, pk in zip(results, targets, strict=True) if pk is not None]
             if rows:
                 conn.execute(table_of(JudgeScore).insert(), rows)
-            self._refresh_summaries(conn, run.rubric_ref, {row["item_pk"] for row in rows})
+            self.refresh_summaries(conn, run.rubric_ref, {pk for pk in targets if pk is not None})
 
-    def _refresh_summaries(self, conn: Connection, rubric_ref: str, item_pks: set[int]) -> None:
+    def refresh_summaries(self, conn: Connection, rubric_ref: str, item_pks: set[int]) -> None:
         """Recompute the queue's judge overall/band/pass/errors/spread and the safety status of
         these items from their fold (:mod:`reviewer.domain`): the judge's side alone, each model's
         latest row per dimension, the panel's score, the safety status over every flag, and how
@@ -113,7 +121,7 @@ class JudgeMixin(StoreBase):
 
         if not item_pks:
             return
-        rubric = self.get_rubric(rubric_ref)
+        rubric = self.rubrics.get_rubric(rubric_ref)
         pks = sorted(item_pks)
         for i in range(0, len(pks), 500):
             chunk = pks[i:i + 500]
@@ -138,32 +146,34 @@ class JudgeMixin(StoreBase):
         hits = list(hits)
         if not hits:
             return 0
-        with self.write() as conn:
+        with self.db.write() as conn:
             if run_id is not None:
                 run = self._run(conn, run_id)
             else:
-                run = type("R", (), {"rubric_ref": self.get_rubric(rubric_ref or "").ref, "dataset": None})()
+                run = SimpleNamespace(rubric_ref=self.rubrics.get_rubric(rubric_ref or "").ref, dataset=None)
             targets, revision = self._targets(conn, run, hits)
             existing = {(pk, gate, start) for pk, gate, start in conn.execute(
                 select(col(SafetyFlag.item_pk), col(SafetyFlag.gate), col(SafetyFlag.start))
                 .join(Item, (col(Item.pk) == col(SafetyFlag.item_pk)) & (col(Item.revision) == col(SafetyFlag.revision)))
                 .where(col(SafetyFlag.item_pk).in_(list(revision))))}
-            rows: list[dict[str, Any]] = []
+            rows: list[dict[str, object]] = []
+            flagged: set[int] = set()
             for h, pk in zip(hits, targets, strict=True):
                 if pk is None or (pk, h.gate, h.start) in existing:
                     continue
                 existing.add((pk, h.gate, h.start))
+                flagged.add(pk)
                 rows.append(dict(item_pk=pk, revision=revision[pk], run_pk=run_id, gate=h.gate,
                                  detector=h.detector, start=h.start, end=h.end, matched=h.matched,
                                  context=h.context, severity=h.severity))
             if rows:
                 conn.execute(table_of(SafetyFlag).insert(), rows)
-            self._refresh_summaries(conn, run.rubric_ref, {r["item_pk"] for r in rows})
+            self.refresh_summaries(conn, run.rubric_ref, flagged)
             return len(rows)
 
-    def finish_judge_run(self, run_id: int, status: str, totals: dict[str, Any]) -> None:
+    def finish_judge_run(self, run_id: int, status: str, totals: Record) -> None:
         """Close a run with its status (done, interrupted, cost_cap...) and totals."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             conn.execute(update(JudgeRun).where(col(JudgeRun.pk) == run_id).values(
                 status=status, totals=totals, finished_at=now()))
 
@@ -175,51 +185,51 @@ class JudgeMixin(StoreBase):
         from reviewer.domain import PANEL_APART
 
         at_least = PANEL_APART if at_least is None else at_least
-        ref = self.get_rubric(rubric_ref).ref
+        ref = self.rubrics.get_rubric(rubric_ref).ref
         conds = [col(Item.rubric_ref) == ref, col(Item.judge_spread).is_not(None)]
         if dataset:
             conds.append(col(Item.dataset) == dataset)
-        with self.read() as conn:
+        with self.db.read() as conn:
             n, apart = conn.execute(select(func.count(), func.count().filter(
                 col(Item.judge_spread) >= at_least)).where(*conds)).one()
         return int(n), int(apart)
 
-    def judge_cache_get(self, key: str) -> dict[str, Any] | None:
+    def judge_cache_get(self, key: str) -> Record | None:
         """A cached judge reply, or None."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(select(col(JudgeCache.value)).where(col(JudgeCache.key) == key)).first()
         return dict(row[0]) if row else None
 
-    def judge_cache_get_many(self, keys: Collection[str]) -> dict[str, dict[str, Any]]:
+    def judge_cache_get_many(self, keys: Collection[str]) -> dict[str, Record]:
         """The cached values of those ``keys`` that have one, read 500 keys per query."""
         wanted = sorted(keys)
-        found: dict[str, dict[str, Any]] = {}
-        with self.read() as conn:
+        found: dict[str, Record] = {}
+        with self.db.read() as conn:
             for i in range(0, len(wanted), 500):
                 found.update((k, dict(v)) for k, v in conn.execute(
                     select(col(JudgeCache.key), col(JudgeCache.value)).where(
                         col(JudgeCache.key).in_(wanted[i:i + 500]))))
         return found
 
-    def judge_cache_put(self, key: str, value: dict[str, Any]) -> None:
+    def judge_cache_put(self, key: str, value: Record) -> None:
         """Cache a judge reply (first write wins)."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             if conn.execute(select(col(JudgeCache.key)).where(col(JudgeCache.key) == key)).first() is None:
                 conn.execute(table_of(JudgeCache).insert().values(key=key, value=value))
 
     def judge_cache_keys(self, limit: int) -> set[str] | None:
         """Every judge cache key, or None when there are more than ``limit``."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             keys = set(conn.execute(select(col(JudgeCache.key)).limit(limit + 1)).scalars())
         return None if len(keys) > limit else keys
 
-    def judge_cache_put_many(self, entries: dict[str, dict[str, Any]]) -> None:
+    def judge_cache_put_many(self, entries: dict[str, Record]) -> None:
         """Cache several judge replies in one transaction (first write wins). Not fsynced on
         SQLite: a power cut can only lose cache entries, which the next run asks for again."""
         if not entries:
             return
         keys = sorted(entries)
-        with self.write(durable=False) as conn:
+        with self.db.write(durable=False) as conn:
             have: set[str] = set()
             for i in range(0, len(keys), 500):
                 have |= set(conn.execute(select(col(JudgeCache.key)).where(
@@ -232,8 +242,8 @@ class JudgeMixin(StoreBase):
         """Where a judge run that could not write its replies keeps them until the next run stores
         them: beside a SQLite file (``NAME.judge-pending.json``), or for a server database in the
         user data directory, named by the database's URL (its password left out)."""
-        url = self.engine.url
-        if self.dialect == "sqlite" and url.database and url.database != ":memory:":
+        url = self.db.engine.url
+        if self.db.dialect == "sqlite" and url.database and url.database != ":memory:":
             return Path(f"{url.database}.judge-pending.json")
         from reviewer.locations import data_dir
 
@@ -241,15 +251,15 @@ class JudgeMixin(StoreBase):
         return data_dir() / f"judge-pending-{name}.json"
 
     def items_for_judging(self, rubric_ref: str, dataset: str | None = None,
-                          only_missing_for_model: str | None = None) -> Iterator[dict[str, Any]]:
+                          only_missing_for_model: str | None = None) -> Iterator[Record]:
         """The items of a rubric (in a dataset); with ``only_missing_for_model``, only those
         that model has not finished: some item-level dimension has no answer from it yet (never
         scored, cut off by Ctrl-C or the cost cap, or its judge call failed). Not applicable
         counts as an answer."""
-        rubric = self.get_rubric(rubric_ref)
+        rubric = self.rubrics.get_rubric(rubric_ref)
         ref = rubric.ref
         wanted = sorted(d.id for d in rubric.dimensions if not d.is_pair and d.method != "human")
-        with self.read() as conn:
+        with self.db.read() as conn:
             q = select(Item).where(col(Item.rubric_ref) == ref)
             if dataset:
                 q = q.where(col(Item.dataset) == dataset)
@@ -274,21 +284,27 @@ class JudgeMixin(StoreBase):
                    "context": it.context, "reference": it.reference, "conversation": it.conversation or (),
                    "group": it.grp, "variant": it.variant, "metadata": it.meta or {}}
 
-    def judge_run_report(self, run_id: int) -> dict[str, Any]:
+    def judge_details(self, score_pks: Iterable[int]) -> dict[int, JudgeDetail]:
+        """Per judge score key (``JudgeRow.pk`` in a fold), its run, the run's source, the
+        rationale and the time it was written (:mod:`reviewer.store.judge_details`)."""
+        with self.db.read() as conn:
+            return judge_details(conn, score_pks)
+
+    def judge_run_report(self, run_id: int) -> JudgeRunReport:
         """Per-dimension counts, errors, cost and tokens of a run."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             run = self._run(conn, run_id)
             rows = conn.execute(select(
                 col(JudgeScore.dimension), func.count(), func.count(col(JudgeScore.error)), func.avg(col(JudgeScore.score)),
                 func.sum(col(JudgeScore.cost_usd)), func.sum(col(JudgeScore.tokens_in)), func.sum(col(JudgeScore.tokens_out)),
             ).where(col(JudgeScore.run_pk) == run_id).group_by(col(JudgeScore.dimension))).all()
-        dims = {d: {"scores": n, "errors": e, "mean": m, "cost_usd": float(c or 0),
+        dims: dict[str, JudgeDimensionReport] = {d: {"scores": n, "errors": e, "mean": m, "cost_usd": float(c or 0),
                     "tokens_in": int(ti or 0), "tokens_out": int(to or 0)} for d, n, e, m, c, ti, to in rows}
         return {"run": run_id, "rubric": run.rubric_ref, "model": run.model, "status": run.status,
                 "totals": run.totals or {}, "dimensions": dims,
                 "cost_usd": sum(d["cost_usd"] for d in dims.values())}
 
-    def human_examples(self, rubric_ref: str, dimension: str, k: int) -> list[dict[str, Any]]:
+    def human_examples(self, rubric_ref: str, dimension: str, k: int) -> list[Record]:
         """People's recent corrections of the judge on a dimension, newest first, one example per
         correction: a person's current score (or a lead's standing adjudication) on an item's
         current content, with a reason, that differs from the judge's score on that content (the
@@ -303,7 +319,7 @@ class JudgeMixin(StoreBase):
 
         if k <= 0:
             return []
-        rubric = self.get_rubric(rubric_ref)
+        rubric = self.rubrics.get_rubric(rubric_ref)
         newest = func.max(col(HumanScore.pk))
         # items with a reasoned score on their current content, by their newest such row: no
         # current vote of an item further down is newer than the row that ranks it
@@ -314,8 +330,8 @@ class JudgeMixin(StoreBase):
                              col(HumanScore.score).is_not(None), col(HumanScore.reason).is_not(None))
                       .group_by(col(Item.pk), col(Item.revision), col(Item.item_id))
                       .order_by(newest.desc()))
-        found: list[dict[str, Any]] = []
-        with self.read() as conn:
+        found: list[Record] = []
+        with self.db.read() as conn:
             ranked = conn.execute(candidates).all()
             for i in range(0, len(ranked), EXAMPLE_CHUNK):
                 chunk = ranked[i:i + EXAMPLE_CHUNK]
@@ -348,7 +364,7 @@ class JudgeMixin(StoreBase):
 EXAMPLE_CHUNK = 200
 
 
-def _enough(newest_first: list[dict[str, Any]], k: int) -> list[dict[str, Any]] | None:
+def _enough(newest_first: list[Record], k: int) -> list[Record] | None:
     """The shortest head of ``newest_first`` that still holds ``k`` examples with any one item's
     left out, or None when the whole list does not."""
     per_item: dict[int, int] = {}

@@ -6,7 +6,7 @@ migration ``0011s_links``).
   its SHA-256, and a presented token is looked up by its hash and compared in constant time.
 - A link is live until it expires or is revoked; a new link for a name revokes the name's
   earlier ones, so each person has at most one live link.
-- A store that acts through a link (:meth:`LinksMixin.act_through_link`) signs only as the link's
+- A store that acts through a link (:meth:`Links.act_through_link`) signs only as the link's
   person, holding that person's roles, and marks every row it writes ``via = 'link'`` (the
   signed history and reviewer flags; :data:`VIA_TABLES`). On SQLite it acts as the person's
   bound login; on PostgreSQL the acting login stays the server's own (see README, "Security
@@ -25,7 +25,8 @@ from sqlalchemy import Connection, select, update
 from sqlmodel import col
 
 from reviewer.errors import UserError
-from reviewer.store.roles import RolesMixin, check_name
+from reviewer.store.db import Db
+from reviewer.store.roles import Roles, check_name
 from reviewer.store.tables import Reviewer, ServeLink, now, table_of
 
 #: Tables whose rows say whether a link's session wrote them (column ``via``).
@@ -73,11 +74,14 @@ def _live_link(conn: Connection, token: str, at: datetime) -> tuple[str, str] | 
     return str(row[0]), str(row[2])
 
 
-class LinksMixin(RolesMixin):
+class Links:
     """Making, revoking and opening links; acting through one."""
 
-    #: The link acted through: (person, token), kept for the check of each signed write.
-    _link: tuple[str, str] | None = None
+    def __init__(self, db: Db, roles: Roles) -> None:
+        self.db = db
+        self.roles = roles
+        #: The link acted through: (person, token), kept for the check of each signed write.
+        self._link: tuple[str, str] | None = None
 
     def add_link(self, name: str, expires: timedelta) -> str:
         """A new link for ``name`` (a lead's act; the name must hold a role), live for
@@ -86,24 +90,24 @@ class LinksMixin(RolesMixin):
         if not timedelta(0) < expires <= MAX_EXPIRES:
             raise UserError("a link lives more than no time and at most 365 days")
         token = secrets.token_urlsafe(32)
-        with self.write() as conn:
-            if not self._acting_lead(conn):
-                raise UserError(f"only a lead makes links; the login {self.login} is not a lead's")
+        with self.db.write() as conn:
+            if not self.roles._acting_lead(conn):
+                raise UserError(f"only a lead makes links; the login {self.roles.login} is not a lead's")
             roles = conn.execute(select(col(Reviewer.roles)).where(col(Reviewer.name) == name)).scalar()
             if not roles:
                 raise UserError(f"{name} holds no role: give them one first (rubricate reviewer add {name})")
             at = now()
             self._revoke(conn, name, at)
             conn.execute(table_of(ServeLink).insert().values(
-                name=name, token_hash=token_hash(token), created_by=self.login, created_at=at,
+                name=name, token_hash=token_hash(token), created_by=self.roles.login, created_at=at,
                 expires_at=at + expires))
         return token
 
     def revoke_links(self, name: str) -> int:
         """Revoke ``name``'s live links (a lead's act); how many there were."""
-        with self.write() as conn:
-            if not self._acting_lead(conn):
-                raise UserError(f"only a lead revokes links; the login {self.login} is not a lead's")
+        with self.db.write() as conn:
+            if not self.roles._acting_lead(conn):
+                raise UserError(f"only a lead revokes links; the login {self.roles.login} is not a lead's")
             return self._revoke(conn, name, now())
 
     def _revoke(self, conn: Connection, name: str, at: datetime) -> int:
@@ -113,19 +117,19 @@ class LinksMixin(RolesMixin):
             if _utc(expires) > at]
         if live:
             conn.execute(update(ServeLink).where(col(ServeLink.pk).in_(live))
-                         .values(revoked_at=at, revoked_by=self.login))
+                         .values(revoked_at=at, revoked_by=self.roles.login))
         return len(live)
 
     def link_person(self, token: str, at: datetime | None = None) -> str | None:
         """The person a live link's token acts for; None for a token that opens no live link
         (unknown, revoked or expired at ``at``, default now)."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             live = _live_link(conn, token, at or now())
         return live[0] if live else None
 
     def links(self) -> list[tuple[str, datetime, datetime, datetime | None]]:
         """Every link as (name, created, expires, revoked), newest first (no token, no hash)."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(select(col(ServeLink.name), col(ServeLink.created_at), col(ServeLink.expires_at),
                                        col(ServeLink.revoked_at)).order_by(col(ServeLink.pk).desc())).all()
         return [(str(n), _utc(c), _utc(e), _utc(r) if r is not None else None) for n, c, e, r in rows]
@@ -133,16 +137,14 @@ class LinksMixin(RolesMixin):
     def act_through_link(self, token: str) -> str:
         """From now on act as the live link's person, marking every row ``via = 'link'``; returns
         the person's name. A token that opens no live link is refused in one line."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             live = _live_link(conn, token, now())
             if live is None:
                 raise UserError("this link is not valid (unknown, revoked or expired): ask a lead for a new one")
             name = live[0]
             login = conn.execute(select(col(Reviewer.login)).where(col(Reviewer.name) == name)).scalar()
-        if self.dialect == "sqlite":
-            self._login = check_name(login or name, "login")
         self._link = (name, token)
-        self._via = VIA_LINK
+        self.roles.act_through(VIA_LINK, self._check_link, login or name if self.db.dialect == "sqlite" else None)
         return name
 
     def _check_link(self, conn: Connection, reviewer: str) -> None:

@@ -3,7 +3,7 @@
 Loading SQLAlchemy and SQLModel takes longer than a reviewer should wait for the first screen, so
 the TUI paints the first page of its queue from here while the full store loads behind it. Only
 what the queue screen's first page needs: the queue's condition, columns and order are
-:mod:`reviewer.store.queue_sql`'s, as for :meth:`QueueMixin.queue_page` (a test holds the two
+:mod:`reviewer.store.queue_sql`'s, as for :meth:`reviewer.store.queue.Queue.queue_page` (a test holds the two
 side by side). Anything unexpected — not a SQLite file, a schema this code does not
 know, a rubric given without its version — answers None and the caller waits for the full store.
 """

@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Connection, select
 from sqlmodel import col
 
 from reviewer.domain.pairs import PairRecord
 from reviewer.domain.provenance import iso
-from reviewer.store.base import StoreBase, records
+from reviewer.store.base import records
+from reviewer.store.db import Db
 from reviewer.store.pairs import _group_revision, item_ids
 from reviewer.store.tables import Item, PairChoice, PairJudgment, table_of
+from reviewer.store.views import PairVerdictExport
 
 
 @dataclass(frozen=True)
@@ -44,15 +45,18 @@ class PairJudgmentRecord:
         return {"a": self.item_a_pk, "b": self.item_b_pk}.get(self.winner)
 
 
-class PairVerdictsMixin(StoreBase):
+class PairVerdicts:
     """Judge verdicts on pairs, read back."""
+
+    def __init__(self, db: Db) -> None:
+        self.db = db
 
     def pair_judgments(self, rubric_ref: str, all_revisions: bool = False) -> list[PairJudgmentRecord]:
         """Each model's current verdict on each pair in each order (its latest row for it),
         oldest first; verdicts given before any item of the group changed are left out unless
         ``all_revisions``."""
         latest: dict[tuple[str, int, int], PairJudgmentRecord] = {}
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = records(conn, select(PairJudgment).where(col(PairJudgment.rubric_ref) == rubric_ref)
                            .order_by(col(PairJudgment.pk)))
             current = {} if all_revisions else {g: _group_revision(conn, rubric_ref, g) for g in {r.grp for r in rows}}
@@ -62,18 +66,18 @@ class PairVerdictsMixin(StoreBase):
                         r.pk, r.grp, r.model, r.item_a_pk, r.item_b_pk, r.winner, r.rationale, r.created_at)
         return sorted(latest.values(), key=lambda j: j.pk)
 
-    def pair_judgments_by_item(self, rubric_refs: Iterable[str]) -> dict[int, list[dict[str, Any]]]:
+    def pair_judgments_by_item(self, rubric_refs: Iterable[str]) -> dict[int, list[PairVerdictExport]]:
         """For the export: per item key, the judges' current verdicts on the pairs it is in, as
         ``{model, a, b, winner, rationale, created_at}`` (``a`` the item shown first, ``b`` the
         second, ``winner`` the better one, null for a tie: item ids; ``created_at`` ISO 8601, UTC)."""
         judged = [j for ref in sorted(set(rubric_refs)) for j in self.pair_judgments(ref)]
         pks = sorted({pk for j in judged for pk in (j.item_a_pk, j.item_b_pk)})
-        with self.read() as conn:
+        with self.db.read() as conn:
             ids = item_ids(conn, pks)
-        out: dict[int, list[dict[str, Any]]] = {}
+        out: dict[int, list[PairVerdictExport]] = {}
         for j in judged:
             winner = j.winner_item_pk
-            record = {"model": j.model, "a": ids.get(j.item_a_pk), "b": ids.get(j.item_b_pk),
+            record: PairVerdictExport = {"model": j.model, "a": ids.get(j.item_a_pk), "b": ids.get(j.item_b_pk),
                       "winner": None if winner is None else ids.get(winner), "rationale": j.rationale,
                       "created_at": iso(j.created_at)}
             for pk in (j.item_a_pk, j.item_b_pk):
@@ -106,8 +110,8 @@ def write_pairs(conn: Connection, rubric_ref: str, ds: str, pairs: Sequence[Pair
     if errs:
         return 0, 0
     revisions: dict[str, int] = {}
-    choices: list[dict[str, Any]] = []
-    judged: list[dict[str, Any]] = []
+    choices: list[dict[str, object]] = []
+    judged: list[dict[str, object]] = []
     for p, pk_a, pk_b, grp in placed:
         if grp not in revisions:
             revisions[grp] = _group_revision(conn, rubric_ref, grp)
@@ -143,8 +147,8 @@ def _items(conn: Connection, rubric_ref: str, ds: str, ids: list[str]) -> dict[s
     return out
 
 
-def _new(conn: Connection, model: Any, rows: list[dict[str, Any]], key: tuple[str, ...],
-         **same: str) -> list[dict[str, Any]]:
+def _new(conn: Connection, model: type[PairChoice] | type[PairJudgment], rows: list[dict[str, object]],
+         key: tuple[str, ...], **same: str) -> list[dict[str, object]]:
     """``rows`` less those already stored (the same values in ``key``, and ``same``): importing
     a file again adds no verdict twice."""
     if not rows:
@@ -161,4 +165,4 @@ def _new(conn: Connection, model: Any, rows: list[dict[str, Any]], key: tuple[st
     return out
 
 
-__all__ = ["PairJudgmentRecord", "PairVerdictsMixin", "write_pairs"]
+__all__ = ["PairJudgmentRecord", "PairVerdicts", "write_pairs"]

@@ -7,15 +7,19 @@ re-checks it; SQLite claims inside ``BEGIN IMMEDIATE`` with ``UPDATE … RETURNI
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import replace
-from datetime import timedelta
-from typing import Any
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy import (
     Boolean,
     ColumnElement,
+    Connection,
+    Row,
+    ScalarSelect,
     and_,
     case,
     exists,
@@ -26,12 +30,16 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.orm import Mapped
 from sqlmodel import col
 
 from reviewer.errors import UserError
+from reviewer.store.db import Db
 from reviewer.store.queue_filter import filter_conditions
+from reviewer.store.queue_settings import ANY_RUBRIC, QueueSettings
 from reviewer.store.queue_sql import ORDER_COLUMN, QUEUE_CONDITIONS, QUEUES, queue_row, row_columns
-from reviewer.store.roles import RolesMixin
+from reviewer.store.roles import Roles
+from reviewer.store.rubric_versions import Rubrics
 from reviewer.store.tables import (
     Assignment,
     AuditSample,
@@ -41,6 +49,9 @@ from reviewer.store.tables import (
     now,
     table_of,
 )
+
+if TYPE_CHECKING:
+    from reviewer.store.items import Items
 from reviewer.store.views import REVIEW_COUNTS, Claim, QueueFilter, QueueRow
 
 #: Each reviewer an item already has moves it this far back in triage: past any urgency and priority.
@@ -69,16 +80,23 @@ TRIAGE_KEY_SQL = (
 MAX_LEASE_SECONDS = 86_400
 
 
-def refresh_triage_keys(conn: Any, where_sql: str, params: dict[str, Any]) -> None:
+def refresh_triage_keys(conn: Connection, where_sql: str, params: dict[str, object]) -> None:
     """Recompute the triage key of the items ``where_sql`` selects."""
     from sqlalchemy import text
 
     conn.execute(text(f"UPDATE item SET triage_key = {TRIAGE_KEY_SQL} WHERE {where_sql}"), params)
 
 
-class QueueMixin(RolesMixin):
-    """Claim, renew, release, skip, complete; pages of a queue by key. A lease and its assignment
-    are taken and ended with a name the acting login may sign with (:meth:`RolesMixin._sign`)."""
+class Queue:
+    """Claim, renew, release, skip, complete; pages of a queue by key; the queues' settings and
+    audit samples. A lease and its assignment are taken and ended with a name the acting login may
+    sign with (:meth:`Roles.sign`)."""
+
+    def __init__(self, db: Db, rubrics: Rubrics, roles: Roles, items: Items) -> None:
+        self.db = db
+        self.rubrics = rubrics
+        self.roles = roles
+        self.items = items
 
     #: Distinct reviewers each item needs when no queue setting says (``rubricate queue set``).
     reviewers_per_item: int = 1
@@ -88,7 +106,7 @@ class QueueMixin(RolesMixin):
             raise UserError(f"unknown queue {queue!r}; use {', '.join(QUEUES)}")
         conds: list[ColumnElement[bool]] = []
         if rubric_ref:
-            conds.append(col(Item.rubric_ref) == self.get_rubric(rubric_ref).ref)
+            conds.append(col(Item.rubric_ref) == self.rubrics.get_rubric(rubric_ref).ref)
         if dataset:
             conds.append(col(Item.dataset) == dataset)
         own = QUEUE_CONDITIONS[queue]
@@ -112,8 +130,8 @@ class QueueMixin(RolesMixin):
         free = or_(col(Item.lease_until).is_(None), col(Item.lease_until) < t, col(Item.lease_reviewer) == reviewer)
         if exclude:
             conds.append(col(Item.pk).not_in(list(exclude)))
-        with self.write(durable=False) as conn:
-            self._sign(conn, reviewer)
+        with self.db.write(durable=False) as conn:
+            self.roles.sign(conn, reviewer)
             row = None
             if queue != "safety" and self._gold_due(conn, queue, reviewer, rubric_ref):
                 seen = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.reviewer) == reviewer)
@@ -134,7 +152,7 @@ class QueueMixin(RolesMixin):
                 conds += [free, ~mine, ~imported]
                 if queue != "safety":
                     conds += [col(Item.is_gold).is_(False), reviews_of(queue) < self._needed(queue)]
-                order: list[Any] = [col(Item.triage_key), col(Item.pk)] if queue == "triage" else [col(Item.pk)]
+                order = [col(Item.triage_key), col(Item.pk)] if queue == "triage" else [col(Item.pk)]
                 row = self._lease(conn, conds, order, queue, reviewer, t, lease_seconds)
             if row is None:
                 return None
@@ -147,8 +165,8 @@ class QueueMixin(RolesMixin):
         another reviewer holds it."""
         t = now()
         free = or_(col(Item.lease_until).is_(None), col(Item.lease_until) < t, col(Item.lease_reviewer) == reviewer)
-        with self.write(durable=False) as conn:
-            self._sign(conn, reviewer)
+        with self.db.write(durable=False) as conn:
+            self.roles.sign(conn, reviewer)
             row = self._lease(conn, [col(Item.pk) == item_pk, free], [col(Item.pk)], queue, reviewer, t, lease_seconds)
             if row is None:
                 return None
@@ -156,11 +174,11 @@ class QueueMixin(RolesMixin):
                 item_pk=row[0], queue=queue, reviewer=reviewer, revision=row[3]))
         return Claim(row[0], row[1], queue, reviewer, t + timedelta(seconds=lease_seconds), gold=bool(row[2]))
 
-    def _lease(self, conn: Any, conds: list[Any], order: list[Any], queue: str, reviewer: str, t: Any,
-               lease_seconds: int) -> Any:
+    def _lease(self, conn: Connection, conds: Sequence[ColumnElement[bool]], order: Sequence[Mapped[float] | Mapped[int]],
+               queue: str, reviewer: str, t: datetime, lease_seconds: int) -> Row[int, str, bool, int] | None:
         _check_lease(lease_seconds)
         pick = select(col(Item.pk)).where(and_(*conds)).order_by(*order).limit(1)
-        if self.dialect == "postgresql":
+        if self.db.dialect == "postgresql":
             pick = pick.with_for_update(skip_locked=True)
         return conn.execute(
             update(Item).where(col(Item.pk) == pick.scalar_subquery())
@@ -168,15 +186,15 @@ class QueueMixin(RolesMixin):
             .returning(col(Item.pk), col(Item.item_id), col(Item.is_gold), col(Item.revision))
         ).first()
 
-    def _needed(self, queue: str) -> Any:
+    def _needed(self, queue: str) -> ColumnElement[int]:
         """Distinct reviewers an item needs: its rubric's setting, else the ``*`` one, else the default."""
-        def setting(ref: Any) -> Any:
+        def setting(ref: Mapped[str] | str) -> ScalarSelect[int]:
             return (select(col(QueueSetting.reviewers_per_item))
                     .where(col(QueueSetting.rubric_ref) == ref, col(QueueSetting.queue) == queue).scalar_subquery())
         return func.coalesce(setting(col(Item.rubric_ref)), setting("*"), self.reviewers_per_item)
 
-    def _gold_due(self, conn: Any, queue: str, reviewer: str, rubric_ref: str | None) -> bool:
-        refs = [self.get_rubric(rubric_ref).ref, "*"] if rubric_ref else ["*"]
+    def _gold_due(self, conn: Connection, queue: str, reviewer: str, rubric_ref: str | None) -> bool:
+        refs = [self.rubrics.get_rubric(rubric_ref).ref, "*"] if rubric_ref else ["*"]
         rates = dict(conn.execute(select(col(QueueSetting.rubric_ref), col(QueueSetting.gold_rate)).where(
             col(QueueSetting.queue) == queue, col(QueueSetting.rubric_ref).in_(refs))).all())
         rate = next((float(rates[r]) for r in refs if r in rates), 0.0)
@@ -190,8 +208,8 @@ class QueueMixin(RolesMixin):
         """Extend a lease the reviewer still holds; UserError if it was lost."""
         _check_lease(lease_seconds)
         until = now() + timedelta(seconds=lease_seconds)
-        with self.write() as conn:
-            self._signing_check(conn, claim.reviewer, None)
+        with self.db.write() as conn:
+            self.roles.signing_check(conn, claim.reviewer, None)
             n = conn.execute(update(Item).where(col(Item.pk) == claim.item_pk, col(Item.lease_reviewer) == claim.reviewer)
                              .values(lease_until=until)).rowcount
         if not n:
@@ -201,14 +219,14 @@ class QueueMixin(RolesMixin):
     def _end(self, claim: Claim, state: str) -> bool:
         from reviewer.store.coverage import refresh_coverage
 
-        with self.write(durable=False) as conn:
-            self._signing_check(conn, claim.reviewer, None)
+        with self.db.write(durable=False) as conn:
+            self.roles.signing_check(conn, claim.reviewer, None)
             conn.execute(update(Item).where(col(Item.pk) == claim.item_pk, col(Item.lease_reviewer) == claim.reviewer)
                          .values(lease_reviewer=None, lease_queue=None, lease_until=None))
             if state == "done":
                 ref, revision = conn.execute(select(col(Item.rubric_ref), col(Item.revision))
                                              .where(col(Item.pk) == claim.item_pk)).one()
-                rubric = self.get_rubric(ref)
+                rubric = self.rubrics.get_rubric(ref)
                 scored = refresh_coverage(conn, rubric, claim.item_pk, revision)
                 if not rubric.review_complete(scored.get(claim.reviewer, set())):
                     return False  # half scored: the assignment stays active (in progress)
@@ -246,7 +264,7 @@ class QueueMixin(RolesMixin):
         item = table_of(Item).c
         q = (select(*(item[c] for c in row_columns(queue)))
              .where(and_(*conds) if conds else ~false()).order_by(item[ORDER_COLUMN]).limit(limit))
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(q).all()
         return [queue_row(r, t) for r in rows]
 
@@ -254,20 +272,20 @@ class QueueMixin(RolesMixin):
                     filt: QueueFilter | None = None) -> int:
         """How many items the queue holds (those ``filt`` keeps, given one)."""
         conds = self._filters(queue, rubric_ref, dataset) + self._narrow(queue, filt, None, now())
-        with self.read() as conn:
+        with self.db.read() as conn:
             return int(conn.execute(select(func.count()).select_from(Item).where(and_(*conds) if conds else ~false())).scalar_one())
 
-    def _narrow(self, queue: str, filt: QueueFilter | None, search: str | None, t: Any) -> list[ColumnElement[bool]]:
+    def _narrow(self, queue: str, filt: QueueFilter | None, search: str | None, t: datetime) -> list[ColumnElement[bool]]:
         if search:
             filt = replace(filt or QueueFilter(), text=search)
-        return filter_conditions(filt, self._needed(queue), t, self.dialect, reviews_of(queue))
+        return filter_conditions(filt, self._needed(queue), t, self.db.dialect, reviews_of(queue))
 
     def queue_values(self, queue: str, rubric_ref: str | None = None,
                      dataset: str | None = None) -> tuple[list[str], list[str]]:
         """The datasets and the judge's bands the queue's items hold, sorted (what a filter offers)."""
         conds = self._filters(queue, rubric_ref, dataset)
         where = and_(*conds) if conds else ~false()
-        with self.read() as conn:
+        with self.db.read() as conn:
             datasets = conn.execute(select(col(Item.dataset)).where(where).distinct()).scalars().all()
             bands = conn.execute(select(col(Item.judge_band)).where(where, col(Item.judge_band).is_not(None))
                                  .distinct()).scalars().all()
@@ -284,7 +302,7 @@ class QueueMixin(RolesMixin):
         done_cond = reviews_of(queue) >= self._needed(queue) if queue != "safety" else false()
         mine = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.reviewer) == reviewer,
                               col(Assignment.queue) == queue, col(Assignment.state).in_(("done", "skipped")))
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(select(
                 func.count(),
                 func.coalesce(func.sum(case((done_cond, 1), else_=0)), 0),
@@ -294,8 +312,8 @@ class QueueMixin(RolesMixin):
 
     def create_audit_sample(self, rubric_ref: str, n: int, seed: int = 0) -> int:
         """Draw a seeded uniform random sample of the rubric's items for the audit queue."""
-        ref = self.get_rubric(rubric_ref).ref
-        with self.write() as conn:
+        ref = self.rubrics.get_rubric(rubric_ref).ref
+        with self.db.write() as conn:
             pks = sorted(conn.execute(select(col(Item.pk)).where(col(Item.rubric_ref) == ref)).scalars())
             have = set(conn.execute(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)).scalars())
             chosen = random.Random(seed).sample(pks, min(n, len(pks)))
@@ -315,18 +333,90 @@ class QueueMixin(RolesMixin):
             raise UserError(f"routing priority {bad!r} is outside 0–{PRIORITY_CAP:,}; nothing was written")
         each = update(Item).where(col(Item.pk) == bindparam("item", type_=Integer)).values(
             priority=bindparam("new_priority", type_=Float))
-        with self.write() as conn:
+        with self.db.write() as conn:
             if priorities:
                 conn.execute(each, [{"item": pk, "new_priority": p} for pk, p in priorities.items()])
-            refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.get_rubric(rubric_ref).ref})
+            refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.rubrics.get_rubric(rubric_ref).ref})
+
+    def set_queue_settings(self, queue: str, rubric_ref: str | None = None, reviewers_per_item: int | None = None,
+                           gold_rate: float | None = None, blind: bool | None = None) -> QueueSettings:
+        """Change what is given; the rest keeps its value. Returns the settings now in force."""
+        from reviewer.store.queue_sql import QUEUES
+
+        if queue not in QUEUES:
+            raise UserError(f"unknown queue {queue!r}; use {', '.join(QUEUES)}")
+        if reviewers_per_item is not None and not 1 <= reviewers_per_item <= 20:
+            raise UserError(f"--reviewers {reviewers_per_item}: give 1 to 20 distinct reviewers per item")
+        if gold_rate is not None and not (math.isfinite(gold_rate) and 0 <= gold_rate <= 0.5):
+            raise UserError(f"--gold-rate {gold_rate}: give a share from 0 to 0.5 of claims")
+        ref = self.rubrics.get_rubric(rubric_ref).ref if rubric_ref else ANY_RUBRIC
+        current = self.queue_settings(queue, rubric_ref, exact=True)
+        values = dict(reviewers_per_item=current.reviewers_per_item if reviewers_per_item is None else reviewers_per_item,
+                      gold_rate=current.gold_rate if gold_rate is None else gold_rate,
+                      blind=current.blind if blind is None else blind, updated_at=now())
+        with self.db.write() as conn:
+            done = conn.execute(update(QueueSetting).where(col(QueueSetting.rubric_ref) == ref, col(QueueSetting.queue) == queue)
+                                .values(**values)).rowcount
+            if not done:
+                conn.execute(table_of(QueueSetting).insert().values(rubric_ref=ref, queue=queue, **values))
+        return self.queue_settings(queue, rubric_ref, exact=True)
+
+    def queue_settings(self, queue: str, rubric_ref: str | None = None, exact: bool = False) -> QueueSettings:
+        """The settings for a rubric's items in a queue: its own, else the ``*`` row, else defaults
+        (with ``exact``, only its own row counts)."""
+        ref = self.rubrics.get_rubric(rubric_ref).ref if rubric_ref else ANY_RUBRIC
+        refs = [ref] if exact or ref == ANY_RUBRIC else [ref, ANY_RUBRIC]
+        with self.db.read() as conn:
+            rows = {r[0]: r for r in conn.execute(
+                select(col(QueueSetting.rubric_ref), col(QueueSetting.reviewers_per_item), col(QueueSetting.gold_rate),
+                       col(QueueSetting.blind)).where(col(QueueSetting.queue) == queue, col(QueueSetting.rubric_ref).in_(refs)))}
+        for r in refs:
+            if r in rows:
+                _, n, rate, blind = rows[r]
+                return QueueSettings(ref, queue, int(n), float(rate), bool(blind))
+        return QueueSettings(ref, queue)
+
+    def gold_scores(self, rubric_ref: str | None = None) -> list[tuple[str, float, float, datetime]]:
+        """Every reviewer's current score on every gold item and dimension that has an expected
+        score, as ``(reviewer, score, expected, scored_at)`` rows (undone scores are not current);
+        the gold-accuracy service turns them into accuracy and drift."""
+        with self.db.read() as conn:
+            q = select(col(Item.pk)).where(col(Item.is_gold).is_(True))
+            if rubric_ref:
+                q = q.where(col(Item.rubric_ref) == self.rubrics.get_rubric(rubric_ref).ref)
+            pks = list(conn.execute(q).scalars())
+        # each reviewer's current score per gold item and dimension, from the item's fold
+        seen: list[tuple[str, float, float, datetime]] = []
+        for it, fold in self.items.item_folds(item_pks=pks) if pks else ():
+            if not isinstance(it.gold, dict):
+                continue
+            for dim, f in fold.dims.items():
+                expected = it.gold.get(dim)
+                if isinstance(expected, (int, float)):
+                    # a vote read from a stored row always has its time (the column is NOT NULL)
+                    seen.extend((who, v.score, float(expected), v.created_at) for who, v in f.human.votes.items()
+                                if v.created_at is not None)
+        return seen
+
+    def has_audit_sample(self, rubric_ref: str) -> bool:
+        """Whether an audit sample was drawn for this rubric."""
+        ref = self.rubrics.get_rubric(rubric_ref).ref
+        with self.db.read() as conn:
+            return conn.execute(select(col(AuditSample.pk)).where(col(AuditSample.rubric_ref) == ref).limit(1)).first() is not None
+
+    def audit_pks(self, rubric_ref: str) -> set[int]:
+        """The item keys of the rubric's audit sample (drawn here or imported as ``"audit": true``)."""
+        ref = self.rubrics.get_rubric(rubric_ref).ref
+        with self.db.read() as conn:
+            return set(conn.execute(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)).scalars())
 
 
-def reviews_of(queue: str) -> Any:
+def reviews_of(queue: str) -> Mapped[int]:
     """The item's count of complete reviews as ``queue`` counts them (:data:`REVIEW_COUNTS`)."""
     return col(getattr(Item, REVIEW_COUNTS[queue]))
 
 
-def claimed_since(conn: Any, claim: Claim) -> str | None:
+def claimed_since(conn: Connection, claim: Claim) -> str | None:
     """Who has claimed the item since ``claim`` was made, if anyone: the reviewer of its latest
     assignment in any queue when that is not the claim's (a claim is only made once the lease
     before it ran out or was given back). A write made under ``claim`` then comes too late:
@@ -336,7 +426,7 @@ def claimed_since(conn: Any, claim: Claim) -> str | None:
     return None if latest is None or latest == claim.reviewer else str(latest)
 
 
-def _check_lease(lease_seconds: Any) -> None:
+def _check_lease(lease_seconds: object) -> None:
     """A lease is a positive whole number of seconds, at most a day (a negative one would hand
     the item to the next reviewer at once; a huge one would hide it for ever)."""
     if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, int) or not 0 < lease_seconds <= MAX_LEASE_SECONDS:

@@ -2,7 +2,7 @@
 columns and order of a queue page.
 
 Both reads of a queue page are driven by this table: the store's (:meth:`reviewer.store.queue.
-QueueMixin.queue_page`, through SQLAlchemy, both backends) and the standard-library read of the
+Queue.queue_page`, through SQLAlchemy, both backends) and the standard-library read of the
 first page while the TUI starts (:mod:`reviewer.store.lite`, SQLite). It imports nothing but the
 standard library, so the second stays quick to load.
 """

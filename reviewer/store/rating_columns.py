@@ -7,14 +7,14 @@ each row is its key, a packed integer of item, dimension, reviewer or model, kin
 per-row dict or object is kept. Each code is as wide as its count needs (:class:`Layout`: 4,096
 reviewers take 13 bits); an item key that does not fit beside them is read as a column of its own. On SQLite the judge rows and the two halves of the human rows
 are read at once, each on a connection of its own whose snapshot is checked against the first's
-(:meth:`RatingColumnsMixin._beside`). The fold of the rows into per-item state is
+(:meth:`reviewer.store.ratings.Ratings._beside`). The fold of the rows into per-item state is
 :func:`reviewer.domain.columns.fold` (pure numpy).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -22,15 +22,15 @@ import numpy as np
 from sqlalchemy import BigInteger, ColumnElement, Integer, case, cast, func, literal, select
 from sqlmodel import col
 
-from reviewer.domain.columns import KIND_CODES, OTHER_KIND, RatingColumns, RawColumns, fold
+from reviewer.domain.columns import KIND_CODES, OTHER_KIND
 from reviewer.errors import UserError
-from reviewer.store.base import StoreBase, any_item_revised
-from reviewer.store.fold import label_rows
 from reviewer.store.group_keys import group_values
-from reviewer.store.numeric_read import joined, key_range, read_numeric, split_range
-from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeRun, JudgeScore
+from reviewer.store.numeric_read import read_numeric
+from reviewer.store.tables import AuditSample, HumanScore, Item, ItemRevision, JudgeScore
 
 T = TypeVar("T")
+#: Packed rows as numpy columns by name (key, score, std, item: each of its own dtype).
+Packed = dict[str, np.ndarray]
 
 _KIND_BITS = 3
 _FLAG_BITS = _KIND_BITS + 2  # kind, blind, current revision
@@ -109,149 +109,6 @@ class Layout:
         return self.field(key, self.who_bits, self.dim_bits)
 
 
-class RatingColumnsMixin(StoreBase):
-    """Rating rows as columns (see the module docstring)."""
-
-    def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
-                       group_by: str | None = None, all_revisions: bool = False) -> RatingColumns:
-        """The folded human and judge scores of every item of a rubric version (``sample``
-        audit: the audit sample only, people's labels only, :func:`label_rows`; blind: first blind
-        scores), with each item's group value
-        when ``group_by`` (``group``, ``variant`` or ``metadata.KEY``) is given. Rows of an item's earlier
-        content revisions count only with ``all_revisions`` (``calibrate --all-revisions``).
-        On SQLite the judge rows and the two halves of the human rows are read at once, each on a
-        connection of its own (see :meth:`_beside`)."""
-        rubric = self.get_rubric(rubric_ref)
-        ref = rubric.ref
-        dims = [d.id for d in rubric.dimensions]
-        where: list[ColumnElement[bool]] = [col(Item.rubric_ref) == ref]
-        if dataset:
-            where.append(col(Item.dataset) == dataset)
-        # which human rows count: every one, or on the audit sample its labels only
-        people: list[ColumnElement[bool]] = []
-        if sample == "audit":
-            where.append(col(Item.pk).in_(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)))
-            people.append(label_rows())
-        with self.read() as conn:
-            stamp = _stamp(conn, ref)
-            items = key_range(conn, col(Item.pk))
-            last_item = items[1] if items is not None else 0
-            scope = select(col(Item.pk)).where(*where).scalar_subquery()
-            # no item revised: every row is of its item's current revision (no per-row lookup)
-            every = all_revisions or not any_item_revised(conn, ref)
-
-            def judge_side(conn: Any) -> tuple[list[str], dict[str, np.ndarray]]:
-                model = func.coalesce(col(JudgeScore.model), "judge")
-                # the models of the rubric's runs, a small table: a run's rows nearly always carry
-                # its model (the fold drops any model left without a row); a row with another
-                # model reads as unknown, and then the rows' own models are looked up
-                runs = sorted({m or "judge" for m in conn.execute(
-                    select(col(JudgeRun.model)).where(col(JudgeRun.rubric_ref) == ref)).scalars()})
-                rows = self._packed(conn, JudgeScore, scope, dims, model, runs, last_item, human=False,
-                                    all_revisions=every)
-                if not _unknown_names(rows, Layout.of(len(dims), len(runs), last_item)):
-                    return runs, rows
-                models = sorted((m or "judge") for m in conn.execute(select(col(JudgeScore.model)).distinct().where(
-                    col(JudgeScore.item_pk).in_(scope), col(JudgeScore.turn).is_(None))).scalars())
-                return models, self._packed(conn, JudgeScore, scope, dims, model, models, last_item, human=False,
-                                            all_revisions=every)
-
-            beside = self._beside(stamp, judge_side) if stamp is not None else None
-            reviewers, human, (item_pk, groups) = self._human_side(
-                conn, stamp, scope, people, dims, every, last_item, lambda: _items(conn, where, group_by))
-            got = beside.result() if beside is not None else None
-            models, judge = got if got is not None else judge_side(conn)
-        h = _unpack(human, item_pk, Layout.of(len(dims), len(reviewers), last_item))
-        del human
-        j = _unpack(judge, item_pk, Layout.of(len(dims), len(models), last_item))
-        del judge
-        raw = RawColumns(item_pk, dims, reviewers, models,
-                         h["item"], h["dim"], h["who"], h["score"], h["kind"], h["blind"], h["current"],
-                         j["item"], j["dim"], j["who"], j["score"], j["std"], j["current"], groups)
-        return fold(raw, sample)
-
-    def _human_side(self, conn: Any, stamp: tuple[Any, ...] | None, scope: Any, people: list[ColumnElement[bool]],
-                    dims: list[str], every: bool, last_item: int,
-                    meanwhile: Callable[[], T]) -> tuple[list[str], dict[str, np.ndarray], T]:
-        """(reviewer names, packed rows) of the human scores in ``scope`` that meet ``people``, and what ``meanwhile``
-        gave. On SQLite many rows (the most of any table) are read in two halves at once: the
-        second half on a connection of its own (:meth:`_beside`), which first looks up the names
-        both halves are coded with while this connection does ``meanwhile``."""
-        def names(c: Any) -> list[str]:
-            return sorted(c.execute(select(col(HumanScore.reviewer)).distinct().where(
-                col(HumanScore.item_pk).in_(scope), *people)).scalars())
-
-        def part(c: Any, found: list[str], keys: tuple[int, int] | None) -> dict[str, np.ndarray]:
-            return self._packed(c, HumanScore, scope, dims, col(HumanScore.reviewer), found, last_item, human=True,
-                                all_revisions=every, keys=keys, rows=people)
-
-        span = key_range(conn, col(HumanScore.pk)) if stamp is not None else None
-        if stamp is None or span is None or span[1] - span[0] < SPLIT_ROWS:
-            got = meanwhile()
-            found = names(conn)
-            return found, part(conn, found, None), got
-        first, second = split_range(span, 2)
-        told: Future[list[str]] = Future()
-
-        def second_half(c: Any) -> dict[str, np.ndarray]:
-            mine = names(c)
-            told.set_result(mine)
-            return part(c, mine, second)
-
-        reading = self._beside(stamp, second_half)
-        got = meanwhile()
-        either: list[Future[Any]] = [told, reading]
-        wait(either, return_when=FIRST_COMPLETED)  # the names, or that connection's other snapshot
-        found = told.result() if told.done() else names(conn)
-        rows = [part(conn, found, first)]
-        other = reading.result()
-        rows.append(other if other is not None else part(conn, found, second))
-        return found, joined(rows), got
-
-    def _beside(self, stamp: tuple[Any, ...], read: Callable[[Any], T]) -> Future[T | None]:
-        """``read`` on a connection of its own, on its own thread (SQLite works on both tables at
-        once, letting go of the GIL) — or None when that connection's snapshot is not the
-        caller's (:func:`_stamp` differs: something was written in between), and the caller must
-        read on its own connection."""
-        def run() -> T | None:
-            with self.read() as conn:
-                return read(conn) if _stamp(conn, stamp[0]) == stamp else None
-
-        return _thread(run)
-
-    def _packed(self, conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
-                last_item: int, human: bool, all_revisions: bool = False,
-                keys: tuple[int, int] | None = None,
-                rows: list[ColumnElement[bool]] | None = None) -> dict[str, np.ndarray]:
-        """(packed key, score, std) per row of ``table`` for the items in ``scope`` that meet
-        ``rows``, in pk order (``keys``: only rows with keys in that range), packed by
-        :meth:`Layout.of` for these dimensions, names and item keys up to ``last_item``."""
-        revision = getattr(table, "revision", None)  # content revisions: rows of older ones do not count
-        current: ColumnElement[Any]
-        if revision is not None and not all_revisions:
-            current = case((revision == select(col(Item.revision)).where(col(Item.pk) == table.item_pk).scalar_subquery(), 1),
-                           else_=0)
-        else:
-            current = literal(1)
-        # ``item_pk + 0``: read the table in key order, testing each row against the scope, rather
-        # than through the item index and then sorting every row by key (SQLite; PostgreSQL
-        # plans the same either way)
-        in_scope = (table.item_pk + 0).in_(scope)
-        if human:
-            kind = case(KIND_CODES, value=table.kind, else_=OTHER_KIND)
-            flags = kind * 4 + cast(table.blind, Integer) * 2 + current
-            cond = [in_scope, *(rows or ())]
-        else:
-            flags = current
-            cond = [in_scope, table.turn.is_(None)]
-        lay = Layout.of(len(dims), len(names), last_item)
-        item = cast(table.item_pk, BigInteger)
-        key = lay.pack(item, lay.codes(table.dimension, dims, lay.dim_bits), lay.codes(who, names, lay.who_bits), flags)
-        ints = {"item": item, "key": key} if lay.apart else {"key": key}
-        reals = {"score": table.score} if human else {"score": table.score, "std": table.std}
-        return read_numeric(conn, table.pk, cond, ints, reals, keys)
-
-
 def _items(conn: Any, where: list[ColumnElement[bool]], group_by: str | None) -> tuple[np.ndarray, list[object] | None]:
     """The keys of the items in scope, in order, and each one's group value when ``group_by``
     (``group``, ``variant`` or ``metadata.KEY``) is given."""
@@ -285,6 +142,40 @@ def _stamp(conn: Any, ref: str) -> tuple[Any, ...] | None:
 def _unknown_names(rows: dict[str, np.ndarray], lay: Layout) -> bool:
     """Whether a packed row's reviewer or model was not among the names it was coded with."""
     return bool((lay.who(rows["key"]) < 0).any())
+
+
+
+def packed(conn: Any, table: Any, scope: Any, dims: list[str], who: Any, names: list[str],
+            last_item: int, human: bool, all_revisions: bool = False,
+            keys: tuple[int, int] | None = None,
+            rows: list[ColumnElement[bool]] | None = None) -> dict[str, np.ndarray]:
+    """(packed key, score, std) per row of ``table`` for the items in ``scope`` that meet
+    ``rows``, in pk order (``keys``: only rows with keys in that range), packed by
+    :meth:`Layout.of` for these dimensions, names and item keys up to ``last_item``."""
+    revision = getattr(table, "revision", None)  # content revisions: rows of older ones do not count
+    current: ColumnElement[Any]
+    if revision is not None and not all_revisions:
+        current = case((revision == select(col(Item.revision)).where(col(Item.pk) == table.item_pk).scalar_subquery(), 1),
+                       else_=0)
+    else:
+        current = literal(1)
+    # ``item_pk + 0``: read the table in key order, testing each row against the scope, rather
+    # than through the item index and then sorting every row by key (SQLite; PostgreSQL
+    # plans the same either way)
+    in_scope = (table.item_pk + 0).in_(scope)
+    if human:
+        kind = case(KIND_CODES, value=table.kind, else_=OTHER_KIND)
+        flags = kind * 4 + cast(table.blind, Integer) * 2 + current
+        cond = [in_scope, *(rows or ())]
+    else:
+        flags = current
+        cond = [in_scope, table.turn.is_(None)]
+    lay = Layout.of(len(dims), len(names), last_item)
+    item = cast(table.item_pk, BigInteger)
+    key = lay.pack(item, lay.codes(table.dimension, dims, lay.dim_bits), lay.codes(who, names, lay.who_bits), flags)
+    ints = {"item": item, "key": key} if lay.apart else {"key": key}
+    reals = {"score": table.score} if human else {"score": table.score, "std": table.std}
+    return read_numeric(conn, table.pk, cond, ints, reals, keys)
 
 
 def _unpack(rows: dict[str, np.ndarray], item_pk: np.ndarray, lay: Layout) -> dict[str, np.ndarray]:

@@ -17,7 +17,7 @@ database too, see :mod:`reviewer.store.guards`).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from sqlalchemy import Connection, exists, select, text, update
 from sqlmodel import col
@@ -25,7 +25,7 @@ from sqlmodel import col
 from reviewer.domain.itemlimits import name_problem
 from reviewer.errors import MissingRole, NoLead, UnboundName, UserError
 from reviewer.locations import os_login
-from reviewer.store.base import StoreBase
+from reviewer.store.db import Db
 from reviewer.store.tables import HumanScore, PairChoice, Reviewer, table_of
 from reviewer.store.team_guards import roles_statements
 
@@ -48,20 +48,26 @@ def _roles(value: str | None) -> set[str]:
     return {r for r in (value or "").split(",") if r}
 
 
-class RolesMixin(StoreBase):
-    """Reviewers, their roles and logins; the checks every signed write goes through."""
+class Roles:
+    """Reviewers, their roles and logins; the checks every signed write goes through. Holds
+    the acting login."""
 
-    _login: str | None = None
-    _admin: bool | None = None
-    #: The mark the rows carry when acting through a served link (:mod:`reviewer.store.links`).
-    _via: str | None = None
+    def __init__(self, db: Db) -> None:
+        self.db = db
+        self._login: str | None = None
+        self._admin: bool | None = None
+        #: The mark the rows carry when acting through a served link (:mod:`reviewer.store.links`),
+        #: and the check each signed write of that session passes (the link still live, the name
+        #: its person's), both set by :meth:`act_through`.
+        self._via: str | None = None
+        self._link_check: Callable[[Connection, str], None] | None = None
 
     @property
     def login(self) -> str:
         """The login the store acts as (database login on PostgreSQL, else the OS user)."""
         if self._login is None:
-            if self.dialect == "postgresql":
-                with self.read() as conn:
+            if self.db.dialect == "postgresql":
+                with self.db.read() as conn:
                     self._login = str(conn.execute(text("SELECT current_user")).scalar_one())
             else:
                 self._login = os_login()
@@ -70,17 +76,25 @@ class RolesMixin(StoreBase):
     def act_as(self, login: str) -> None:
         """SQLite: act as another OS login from now on (tools, tests). PostgreSQL refuses: the
         login there is the database connection's, checked by the database."""
-        if self.dialect == "postgresql":
+        if self.db.dialect == "postgresql":
             raise UserError("on PostgreSQL the acting login is the database login: connect as that role")
         self._login = check_name(login, "login")
+
+    def act_through(self, via: str, check: Callable[[Connection, str], None], login: str | None) -> None:
+        """From now on sign every row with the mark ``via``, passing ``check`` on each signed
+        write (:meth:`reviewer.store.links.Links.act_through_link`); on SQLite act as ``login``."""
+        if login is not None:
+            self._login = check_name(login, "login")
+        self._via = via
+        self._link_check = check
 
     @property
     def admin(self) -> bool:
         """PostgreSQL: the acting login owns the tables (or is a member of their owner)."""
         if self._admin is None:
             self._admin = False
-            if self.dialect == "postgresql":
-                with self.read() as conn:
+            if self.db.dialect == "postgresql":
+                with self.db.read() as conn:
                     self._admin = bool(conn.execute(text(
                         "SELECT pg_has_role(current_user, (SELECT relowner FROM pg_class "
                         "WHERE oid = 'reviewer'::regclass), 'USAGE')")).scalar_one())
@@ -89,13 +103,13 @@ class RolesMixin(StoreBase):
     # --- reading ----------------------------------------------------------------------------
     def reviewer_roles(self, name: str) -> set[str]:
         """The roles ``name`` holds (empty if unknown)."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(select(col(Reviewer.roles)).where(col(Reviewer.name) == name)).first()
         return _roles(row[0]) if row else set()
 
     def reviewers(self) -> list[tuple[str, set[str], str | None]]:
         """Every reviewer as (name, roles, login)."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(select(col(Reviewer.name), col(Reviewer.roles), col(Reviewer.login))
                                 .order_by(col(Reviewer.name))).all()
         return [(n, _roles(r), lg) for n, r, lg in rows]
@@ -108,7 +122,7 @@ class RolesMixin(StoreBase):
 
     def acting_is_lead(self) -> bool:
         """The acting login is a lead's (or, on PostgreSQL, the tables' owner)."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             return self._acting_lead(conn)
 
     # --- granting ---------------------------------------------------------------------------
@@ -124,7 +138,7 @@ class RolesMixin(StoreBase):
             raise UserError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
         if login is not None:
             check_name(login, "login")
-        with self.write() as conn:
+        with self.db.write() as conn:
             rows = conn.execute(select(col(Reviewer.roles))).scalars().all()
             if not any("lead" in _roles(r) for r in rows):
                 if role != "lead":
@@ -148,7 +162,7 @@ class RolesMixin(StoreBase):
         """Take a role from ``name`` (a lead's act); the store keeps at least one lead."""
         if role not in ROLES:
             raise UserError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
-        with self.write() as conn:
+        with self.db.write() as conn:
             if not self._acting_lead(conn):
                 raise UserError(f"only a lead removes roles; the login {self.login} is not a lead's")
             row = conn.execute(select(col(Reviewer.roles)).where(col(Reviewer.name) == name)).first()
@@ -162,28 +176,30 @@ class RolesMixin(StoreBase):
             return roles
 
     # --- signing ----------------------------------------------------------------------------
-    def _sign(self, conn: Connection, reviewer: str, need: str | None = None) -> dict[str, Any]:
+    def sign(self, conn: Connection, reviewer: str, need: str | None = None) -> dict[str, str | None]:
         """Check that the acting login may sign as ``reviewer`` (holding role ``need``); claims
         a name nobody holds for the acting login. Returns the columns to add to the signed row."""
-        if self._signing_check(conn, reviewer, need):
+        if self.signing_check(conn, reviewer, need):
             conn.execute(table_of(Reviewer).insert().values(
                 name=reviewer, roles="reviewer", login=self.login))
         return {"actor": self.login, "via": self._via}
 
-    def _signing_check(self, conn: Connection, reviewer: str, need: str | None) -> bool:
+    def signing_check(self, conn: Connection, reviewer: str, need: str | None) -> bool:
         """Raise when the acting login may not sign as ``reviewer``; whether signing claims the
         name (nobody holds it, and it has no scores: a name that came with an import is bound to
         no login until a lead binds it)."""
         check_name(reviewer)
         if self._via is not None:
-            self._check_link(conn, reviewer)
+            if self._link_check is None:
+                raise UserError("this store acts through a link but cannot check it")
+            self._link_check(conn, reviewer)
         row = conn.execute(select(col(Reviewer.roles), col(Reviewer.login)).where(col(Reviewer.name) == reviewer)).first()
         roles, bound = (_roles(row[0]), row[1] or reviewer) if row else (set(), None)
         if need and need not in roles:
             raise MissingRole(reviewer, need)
         # (a link's session was checked above: it signs as the link's person alone)
         acts_for_others = (self.admin or self._via is not None
-                           or (self.dialect == "sqlite" and self._acting_lead(conn)))
+                           or (self.db.dialect == "sqlite" and self._acting_lead(conn)))
         if bound is None:
             if not _came_with_import(conn, reviewer):
                 return True
@@ -194,24 +210,19 @@ class RolesMixin(StoreBase):
                             "only a lead may act for another reviewer")
         return False
 
-    def _check_link(self, conn: Connection, reviewer: str) -> None:
-        """Acting through a link: refuse a name other than the link's person, and any write once
-        the link has ended (:class:`reviewer.store.links.LinksMixin` does the check)."""
-        raise UserError("this store acts through a link but cannot check it")
-
     def check_signer(self, reviewer: str) -> None:
         """Refuse now (one line) what the first signed write as ``reviewer`` would refuse: for
         ``rubricate review --reviewer NAME`` before the screen opens."""
-        with self.read() as conn:
-            self._signing_check(conn, reviewer, None)
+        with self.db.read() as conn:
+            self.signing_check(conn, reviewer, None)
 
     # --- PostgreSQL team roles --------------------------------------------------------------
     def team_roles(self, app_role: str, logins: list[str]) -> list[str]:
         """The SQL that makes the application role and the people's logins (``db roles``)."""
-        if self.dialect != "postgresql":
+        if self.db.dialect != "postgresql":
             raise UserError("db roles: database roles are PostgreSQL's; a SQLite file is guarded by "
                             "its file permissions (README, Security model)")
-        with self.read() as conn:
+        with self.db.read() as conn:
             schema = str(conn.execute(text("SELECT current_schema()")).scalar_one())
         try:
             return roles_statements(app_role, logins, schema)
@@ -220,7 +231,7 @@ class RolesMixin(StoreBase):
 
     def apply_team_roles(self, statements: list[str]) -> None:
         """Run :meth:`team_roles`' statements in one transaction (as the tables' owner)."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             for stmt in statements:
                 conn.exec_driver_sql(stmt)
 

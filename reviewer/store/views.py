@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
+
+#: A record the store hands out as plain JSON-shaped data (an export row, a rating row, an item
+#: for the judge, a cached reply): its keys are documented where it is made (and the export's in
+#: docs/formats.md); its values are whatever JSON holds, so they stay untyped here, in one place.
+Record = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -217,3 +222,58 @@ class ImportSummary:
                 + (f", {self.pair_choices} people's and {self.pair_judgments} judge pair verdicts"
                    if self.pair_choices or self.pair_judgments else "")
                 + f" in {self.seconds:.2f} s")
+
+
+class PairChoiceExport(TypedDict):
+    """One current pair choice as the export writes it beside an item (ids, not keys)."""
+
+    reviewer: str
+    partner: str | None
+    winner: str | None
+    reason: str | None
+    tags: list[str]
+    created_at: str | None
+    kind: str
+
+
+class PairVerdictExport(TypedDict):
+    """A judge's current verdict on a pair as the export writes it beside each of its items:
+    ``a`` shown first, ``b`` second, ``winner`` the better one (null for a tie), all item ids."""
+
+    model: str
+    a: str | None
+    b: str | None
+    winner: str | None
+    rationale: str | None
+    created_at: str | None
+
+
+class JudgeDimensionReport(TypedDict):
+    """One dimension's share of a judge run (``judge_run_report``)."""
+
+    scores: int
+    errors: int
+    mean: float | None
+    cost_usd: float
+    tokens_in: int
+    tokens_out: int
+
+
+class JudgeRunReport(TypedDict):
+    """A judge run's report: ``rubricate judge --report`` prints it (``--format json`` as is)."""
+
+    run: int
+    rubric: str
+    model: str | None
+    status: str
+    totals: Record
+    dimensions: dict[str, JudgeDimensionReport]
+    cost_usd: float
+
+
+class DimensionCost(TypedDict):
+    """What the judge cost on one dimension over every run of a rubric (``run_report``'s ``cost``)."""
+
+    cost_usd: float
+    calls: int
+    errors: int

@@ -69,18 +69,18 @@ class FlagLine:
 def progress(store: Store, queue: str, reviewer: str, rubric_ref: str | None,
              dataset: str | None) -> tuple[int, int, int]:
     """The queue's ``(total, done, left for this reviewer)``."""
-    return store.queue_progress(queue, reviewer, rubric_ref, dataset)
+    return store.queue.queue_progress(queue, reviewer, rubric_ref, dataset)
 
 
 def find_items(store: Store, item_id: str) -> list[tuple[int, str, str]]:
     """``(key, dataset, rubric)`` of every item with this exact id (an id is unique only within
     a rubric and dataset), by key."""
-    return list(store.items_by_id(item_id))
+    return list(store.items.items_by_id(item_id))
 
 
 def roles(store: Store, reviewer: str) -> set[str]:
     """The reviewer's roles."""
-    return set(store.reviewer_roles(reviewer))
+    return set(store.roles.reviewer_roles(reviewer))
 
 
 def queue_page(store: Store, queue: str, rubric_ref: str | None, dataset: str | None, after: Any,
@@ -92,18 +92,18 @@ def queue_page(store: Store, queue: str, rubric_ref: str | None, dataset: str | 
         filt = filt.without_judge()
     if filt is not None and not filt.active:
         filt = None
-    rows = store.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, filt=filt)
+    rows = store.queue.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, filt=filt)
     total = matching = None
     if after is None:
-        total = store.queue_count(queue, rubric_ref, dataset)
+        total = store.queue.queue_count(queue, rubric_ref, dataset)
         if filt is not None:
-            matching = store.queue_count(queue, rubric_ref, dataset, filt=filt)
+            matching = store.queue.queue_count(queue, rubric_ref, dataset, filt=filt)
     return lines(rows), total, matching
 
 
 def queue_values(store: Store, queue: str, rubric_ref: str | None, dataset: str | None) -> tuple[list[str], list[str]]:
     """The datasets and judge bands in the queue (what the filter dialog offers)."""
-    datasets, bands = store.queue_values(queue, rubric_ref, dataset)
+    datasets, bands = store.queue.queue_values(queue, rubric_ref, dataset)
     return list(datasets), list(bands)
 
 
@@ -120,8 +120,8 @@ def load_item(store: Store, item_pk: int, reviewer: str, blind: bool = False, cl
     scores, the judge panel, this reviewer's current votes and the safety status all come from
     the fold; the records add what is shown beside them: rationale, evidence, samples).
     ``queue``: the session's (:attr:`ItemState.queue`)."""
-    view = store.item_view(item_pk, reviewer)
-    rubric = store.get_rubric(view.rubric_ref)
+    view = store.items.item_view(item_pk, reviewer)
+    rubric = store.rubrics.get_rubric(view.rubric_ref)
     fold = view.fold
     turns = fold_turns((r for recs in view.judge.values() for r in recs), rubric.judge.panel_aggregate)
     dims, pair_lines = [], []
@@ -165,7 +165,7 @@ def load_item(store: Store, item_pk: int, reviewer: str, blind: bool = False, cl
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
                      pair_lines, fold=fold, reviewer=reviewer,
                      conversation=[m for m in (view.conversation or []) if isinstance(m, dict)],
-                     comments=list(store.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue)
+                     comments=list(store.comments.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue)
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -181,13 +181,13 @@ def load_pair(store: Store, state: ItemState, reviewer: str, blind: bool = False
     and ``state`` claimed, the partner is leased too (None when another reviewer holds it)."""
     if state.group is None:
         return None
-    others = [pk for pk in store.group_items(state.item_pk) if pk != state.item_pk]
+    others = [pk for pk in store.items.group_items(state.item_pk) if pk != state.item_pk]
     if not others:
         return None
     partner_index %= len(others)
     claim = None
     if lease_seconds is not None and state.claim is not None:
-        claim = store.claim_item(others[partner_index], state.claim.queue, reviewer, lease_seconds=lease_seconds)
+        claim = store.queue.claim_item(others[partner_index], state.claim.queue, reviewer, lease_seconds=lease_seconds)
         if claim is None:
             return None
     partner = load_item(store, others[partner_index], reviewer, blind, claim, state.queue)
@@ -195,7 +195,7 @@ def load_pair(store: Store, state: ItemState, reviewer: str, blind: bool = False
     pair = PairState(state.group, state.rubric, sides, judge_lines=state.pair_lines, anchor_pk=state.item_pk,
                      partners=others, partner_index=partner_index)
     pair_on = tuple(sorted((state.item_pk, partner.item_pk)))
-    mine = [c for c in store.pair_choice_rows(state.rubric.ref, state.group)
+    mine = [c for c in store.scores.pair_choice_rows(state.rubric.ref, state.group)
             if c.reviewer == reviewer and (c.item_a_pk, c.item_b_pk) == pair_on]
     if mine:
         c = mine[-1]
@@ -222,13 +222,13 @@ def choose_in_pair(store: Store, item_pk: int, partner_pk: int, winner_pk: int |
                    reason: str | None = None, tags: tuple[str, ...] = ()) -> int:
     """Write the reviewer's choice on the pair ``item_pk``/``partner_pk``: the better one's key,
     or None for a tie; with a reason and quick tags when given."""
-    return int(store.add_pair_choice(item_pk, reviewer, winner_pk, reason=reason, tags=tags, partner_pk=partner_pk))
+    return int(store.scores.add_pair_choice(item_pk, reviewer, winner_pk, reason=reason, tags=tags, partner_pk=partner_pk))
 
 
 def claim_next(store: Store, queue: str, reviewer: str, rubric_ref: str | None, dataset: str | None,
                lease_seconds: int, blind: bool, exclude: tuple[int, ...] = ()) -> ItemState | None:
     """Lease the next item and load it (None when the queue has nothing for this reviewer)."""
-    claim = store.claim_next(queue, reviewer, rubric_ref, dataset, lease_seconds=lease_seconds, exclude=exclude)
+    claim = store.queue.claim_next(queue, reviewer, rubric_ref, dataset, lease_seconds=lease_seconds, exclude=exclude)
     if claim is None:
         return None
     return load_item(store, claim.item_pk, reviewer, blind, claim, queue)
@@ -238,48 +238,48 @@ def add_human_score(store: Store, state: ItemState, d: DimState, reviewer: str, 
                     kind: str, blind: bool, sample: str | None, reason: str | None, tags: tuple[str, ...]) -> int:
     """Write one human score row, under the item's lease if any: the store refuses it when
     someone else has claimed the item since."""
-    return int(store.add_human_score(state.item_pk, d.dim.id, reviewer, value, reason=reason, tags=tags,
+    return int(store.scores.add_human_score(state.item_pk, d.dim.id, reviewer, value, reason=reason, tags=tags,
                                      blind=blind, judge_score_id=d.judge_score_id, kind=kind, sample=sample,
                                      claim=state.claim))
 
 
 def add_reveal(store: Store, state: ItemState, reviewer: str) -> int:
     """Write the reviewer's reveal of the judge on the item (read again on every open)."""
-    return int(store.add_reveal(state.item_pk, reviewer))
+    return int(store.scores.add_reveal(state.item_pk, reviewer))
 
 
 def add_comment(store: Store, state: ItemState, reviewer: str, text: str) -> int:
     """Write the reviewer's comment on the item."""
-    return int(store.add_comment(state.item_pk, reviewer, text))
+    return int(store.comments.add_comment(state.item_pk, reviewer, text))
 
 
 def renew_claim(store: Store, state: ItemState, lease_seconds: int) -> None:
     """Extend the lease on an item the reviewer has open (the state keeps the new expiry)."""
-    state.claim = store.renew(state.claim, lease_seconds=lease_seconds)
+    state.claim = store.queue.renew(state.claim, lease_seconds=lease_seconds)
 
 
 def close_claim(store: Store, claim: Claim, how: Literal["complete", "skip", "release"]) -> None:
     """Complete, skip or release a lease."""
     if how == "complete":
-        store.complete(claim)
+        store.queue.complete(claim)
     elif how == "skip":
-        store.skip(claim)
+        store.queue.skip(claim)
     else:
-        store.release(claim)
+        store.queue.release(claim)
 
 
 def flag_item(store: Store, state: ItemState, reviewer: str, reason: str) -> int:
     """Send the item to the safety queue with the reviewer's reason."""
-    return int(store.flag_item(state.item_pk, reviewer, reason))
+    return int(store.safety.flag_item(state.item_pk, reviewer, reason))
 
 
 def open_flags(store: Store, rubric_ref: str | None) -> list[FlagLine]:
     """Flags waiting for a decision, with their sign-offs as the domain rule counts them."""
     needed: dict[str, int] = {}
     out = []
-    for f in store.open_flags(rubric_ref):
+    for f in store.safety.open_flags(rubric_ref):
         if f.rubric_ref not in needed:
-            needed[f.rubric_ref] = store.get_rubric(f.rubric_ref).review.safety_signoffs if f.rubric_ref else 1
+            needed[f.rubric_ref] = store.rubrics.get_rubric(f.rubric_ref).review.safety_signoffs if f.rubric_ref else 1
         status = safety_status([(who, what) for who, what, _ in f.decisions], needed[f.rubric_ref])
         out.append(FlagLine(f.pk, f.item_pk, f.item_id, f.gate, f.detector, f.matched, f.start, f.end,
                             status.state, status.signoff_text(), f.output, tuple(f.decisions), f.context,
@@ -290,12 +290,12 @@ def open_flags(store: Store, rubric_ref: str | None) -> list[FlagLine]:
 
 def withdraw_flag(store: Store, flag_id: int, reviewer: str) -> str:
     """Take back a flag this reviewer raised (undo)."""
-    return str(store.withdraw_flag(flag_id, reviewer))
+    return str(store.safety.withdraw_flag(flag_id, reviewer))
 
 
 def decide_flag(store: Store, flag_id: int, reviewer: str, decision: str, reason: str) -> str:
     """Record a safety decision."""
-    return str(store.add_safety_decision(flag_id, reviewer, decision, reason))
+    return str(store.safety.add_safety_decision(flag_id, reviewer, decision, reason))
 
 
 def calibration_rows(store: Store, rubric_ref: str | None, dataset: str | None) -> list[dict[str, Any]]:
@@ -305,17 +305,17 @@ def calibration_rows(store: Store, rubric_ref: str | None, dataset: str | None) 
     from reviewer.services.align_render import align_line
     from reviewer.services.calibrate_service import calibrate
 
-    refs = [store.get_rubric(rubric_ref).ref] if rubric_ref else store.rubrics_with_items()
+    refs = [store.rubrics.get_rubric(rubric_ref).ref] if rubric_ref else store.ratings.rubrics_with_items()
     out = []
     for ref in refs:
         report = calibrate(store, ref, dataset)  # the CLI's sample, seed and draws
-        rubric = store.get_rubric(ref)
+        rubric = store.rubrics.get_rubric(ref)
         for d in report["dimensions"]:
             dim = rubric.dimension(d["dimension"])
             out.append({**d, "rubric": ref, "sample": report["sample"], "dataset": dataset, "pairs": report.get("pairs"),
                         "scale_min": dim.scale.min, "scale_max": dim.scale.max, "levels": dim.scale.levels,
                         "pass_rate_estimate": report.get("pass_rate_estimate"),
-                        "align": align_line(store.last_align_run(ref, dim.id))})
+                        "align": align_line(store.align.last_align_run(ref, dim.id))})
     return out
 
 
@@ -330,7 +330,7 @@ def calibration_detail(store: Store, rubric_ref: str, dimension: str, dataset: s
 
 def adjudicate(store: Store, item_pk: int, dimension: str, lead: str, value: float, reason: str) -> int:
     """A lead's settling score on an item the humans disagree on, with the lead's reason."""
-    return int(store.add_human_score(item_pk, dimension, lead, value, reason=reason, kind="adjudication"))
+    return int(store.scores.add_human_score(item_pk, dimension, lead, value, reason=reason, kind="adjudication"))
 
 
 def team_progress(store: Store, rubric_ref: str | None) -> list[TeamRow]:

@@ -132,8 +132,8 @@ class Gateway:
             from reviewer.store import open_store
 
             store = open_store(self.db, existing=True)  # a reading command: it creates no database
-            store.checkpoint()  # here, not in the first commit a reviewer waits for
-            blind = store.queue_settings(queue, rubric_ref).blind
+            store.db.checkpoint()  # here, not in the first commit a reviewer waits for
+            blind = store.queue.queue_settings(queue, rubric_ref).blind
         except Exception as exc:
             self.ready.set_exception(exc)
             from reviewer import faults

@@ -25,7 +25,7 @@ def drafted(into: Store, path: Path, fmt: str | None = None, rubric_id: str = "d
     assert opened.converted is not None
     text = draft_rubric(list(opened.converted.dimensions.values()), rubric_id, "evals-team", path.name)
     rubric = load_rubric_text(text, "drafted.yaml")
-    into.add_rubric(rubric, text, require_newer=True)
+    into.rubrics.add_rubric(rubric, text, require_newer=True)
     return rubric.ref, opened
 
 

@@ -41,8 +41,8 @@ def test_samples_land_field_by_field(store: Store, tmp_path: Path, kind: str) ->
     assert (opened.format, opened.detected) == ("inspect", True)
     summary = import_opened(store, opened, ref, dataset="trivia")
     assert (summary.rows, summary.inserted, summary.human_scores) == (6, 6, 4)
-    (pk, _, _), = store.items_by_id("4", "trivia")
-    view = store.item_view(pk)
+    (pk, _, _), = store.items.items_by_id("4", "trivia")
+    view = store.items.item_view(pk)
     assert (view.input, view.reference) == ("What is 17 * 3?", "51")
     assert view.output == "17 times 3 is 51, I think, or maybe 53."
     meta = view.metadata
@@ -56,8 +56,8 @@ def test_samples_land_field_by_field(store: Store, tmp_path: Path, kind: str) ->
     assert view.judge["match"][0].score == 0.0
     ben = view.human["model_graded_qa"]["ben"]
     assert (ben.score, ben.reason, ben.kind) == (0.0, "two answers given; the first is right but it hedges", "import")
-    (pk1, _, _), = store.items_by_id("1", "trivia")
-    first = store.item_view(pk1)
+    (pk1, _, _), = store.items.items_by_id("1", "trivia")
+    first = store.items.item_view(pk1)
     assert first.input == "system: Answer briefly.\nuser: What is the capital of Australia?"
     assert first.human["model_graded_qa"]["ana"].reason is None
 
@@ -75,7 +75,7 @@ def test_a_broken_log_is_refused_in_one_line_and_nothing_is_written(store: Store
         where = "samples[2].scores.match" if path.suffix == ".json" else "samples/3_epoch_1.json.scores.match"
         assert str(err.value) == (f"{path}:{where}: 'maybe' is not a value Inspect reads as a number "
                                   "(C, P, I, N, yes, no, true, false or a number)")
-    assert list(store.export_rows()) == []
+    assert list(store.items.export_rows()) == []
 
 
 def test_a_log_without_samples_is_refused(tmp_path: Path) -> None:
@@ -111,5 +111,5 @@ def test_cli_init_add_import_calibrate_from_standard_input(tmp_path: Path, capsy
     assert qa["exact"] == pytest.approx(0.5)
     assert qa["kappa"] == pytest.approx(3 / 11)
     s = open_store(db)
-    assert len(list(s.export_rows())) == 6
+    assert len(list(s.items.export_rows())) == 6
     s.close()

@@ -26,8 +26,8 @@ def test_judgments_land_field_by_field(store: Store) -> None:
     assert (summary.inserted, summary.human_scores, summary.judge_scores) == (3, 6, 0)
     assert opened.notes == ["individual scores name no annotator: kept in metadata.individual_human_scores; "
                             "the aggregate imported as one score (3×)"]
-    (pk, _, _), = store.items_by_id("2")
-    view = store.item_view(pk)
+    (pk, _, _), = store.items.items_by_id("2")
+    view = store.items.item_view(pk)
     assert view.output == "Read the manual, idiot."
     crowd = view.human["coherence"]["judge-bench-crowd"]
     assert (crowd.score, crowd.kind) == (3.0, "import")
@@ -35,9 +35,9 @@ def test_judgments_land_field_by_field(store: Store) -> None:
     meta = view.metadata
     assert (meta["source"], meta["dataset"]) == ("judge-bench", "Support replies (rubricate test set)")
     assert meta["individual_human_scores"] == {"coherence": [3, 3, 3], "toxicity": ["toxic", "toxic", "non-toxic"]}
-    (pk1, _, _), = store.items_by_id("1")
-    assert store.item_view(pk1).human["coherence"]["judge-bench-crowd"].score == pytest.approx(4.67)
-    rubric = store.get_rubric(ref)
+    (pk1, _, _), = store.items.items_by_id("1")
+    assert store.items.item_view(pk1).human["coherence"]["judge-bench-crowd"].score == pytest.approx(4.67)
+    rubric = store.rubrics.get_rubric(ref)
     tox = next(d for d in rubric.dimensions if d.id == "toxicity")
     assert (tox.level, [a.label for a in tox.anchors]) == ("nominal", ["non-toxic", "toxic"])
     prompt = next(d for d in rubric.dimensions if d.id == "coherence").prompt
@@ -54,7 +54,7 @@ def test_a_label_not_declared_is_refused_in_one_line(store: Store, tmp_path: Pat
         import_opened(store, open_source(bad, "judge-bench"), ref)
     assert str(err.value) == (f"{bad}:instances[1].annotations.toxicity.majority_human: 'rude' is not one of "
                               "labels_list (non-toxic, toxic)")
-    assert list(store.export_rows()) == []
+    assert list(store.items.export_rows()) == []
 
 
 def test_cli_init_add_import_calibrate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

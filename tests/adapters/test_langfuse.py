@@ -28,7 +28,7 @@ def _registered(store: Store, scores: Path = SCORES) -> str:
     assert opened.converted is not None
     text = draft_rubric(list(opened.converted.dimensions.values()), "lf", "evals-team", scores.name)
     rubric = load_rubric_text(text)
-    store.add_rubric(rubric, text, require_newer=True)
+    store.rubrics.add_rubric(rubric, text, require_newer=True)
     return rubric.ref
 
 
@@ -39,8 +39,8 @@ def test_scores_and_traces_land_field_by_field(store: Store) -> None:
     summary = import_opened(store, opened, ref)
     assert (summary.inserted, summary.judge_scores, summary.human_scores) == (6, 12, 18)
     assert opened.notes == ["a score on an observation inside a trace: not imported (an item is a trace)"]
-    (pk, _, _), = store.items_by_id("tr-002-7f2c")
-    view = store.item_view(pk)
+    (pk, _, _), = store.items.items_by_id("tr-002-7f2c")
+    view = store.items.item_view(pk)
     assert (view.input, view.output) == ("Do you price-match?", "We match any price.")
     meta = view.metadata
     assert (meta["source"], meta["trace_id"], meta["trace_name"], meta["session_id"], meta["user_id"]) == (
@@ -53,8 +53,8 @@ def test_scores_and_traces_land_field_by_field(store: Store) -> None:
     assert (ana.score, ana.reason, ana.kind) == (2.0, "misses the exception for sale items", "import")
     assert view.human["correctness"]["user_ben"].score == 1.0
     assert (view.judge["helpful"][0].score, view.human["helpful"]["user_ana"].score) == (1.0, 0.0)
-    (pk0, _, _), = store.items_by_id("tr-000-7f2c")
-    assert store.item_view(pk0).input == '{"question": "What is our refund window?"}'
+    (pk0, _, _), = store.items.items_by_id("tr-000-7f2c")
+    assert store.items.item_view(pk0).input == '{"question": "What is our refund window?"}'
 
 
 def test_json_lines_without_traces_says_the_texts_are_missing(store: Store, tmp_path: Path) -> None:
@@ -66,8 +66,8 @@ def test_json_lines_without_traces_says_the_texts_are_missing(store: Store, tmp_
     summary = import_opened(store, opened, ref)
     assert summary.inserted == 6
     assert "no trace texts (give --traces FILE): items imported with empty input and output" in opened.notes
-    (pk, _, _), = store.items_by_id("tr-001-7f2c")
-    assert store.item_view(pk).output == ""
+    (pk, _, _), = store.items.items_by_id("tr-001-7f2c")
+    assert store.items.item_view(pk).output == ""
 
 
 def test_a_broken_export_is_refused_in_one_line_and_nothing_is_written(store: Store, tmp_path: Path) -> None:
@@ -79,7 +79,7 @@ def test_a_broken_export_is_refused_in_one_line_and_nothing_is_written(store: St
     with pytest.raises(UserError) as err:
         import_opened(store, open_source(bad, "langfuse", traces=TRACES), ref)
     assert str(err.value) == f"{bad}:data[4].dataType: 'TEXT'; Langfuse's types are NUMERIC, CATEGORICAL and BOOLEAN"
-    assert list(store.export_rows()) == []
+    assert list(store.items.export_rows()) == []
 
 
 def test_traces_go_only_with_langfuse(tmp_path: Path) -> None:
@@ -121,8 +121,8 @@ def test_a_trace_scored_twice_by_one_person_keeps_the_later_score(store: Store, 
     opened = open_source(path, "langfuse", traces=TRACES)
     import_opened(store, opened, ref)
     assert "a trace scored twice by one scorer on one name: the later score kept" in opened.notes
-    (pk, _, _), = store.items_by_id("tr-002-7f2c")
-    ana = store.item_view(pk).human["correctness"]["user_ana"]
+    (pk, _, _), = store.items.items_by_id("tr-002-7f2c")
+    ana = store.items.item_view(pk).human["correctness"]["user_ana"]
     assert (ana.score, ana.reason) == (2.0, "misses the exception for sale items")
 
 

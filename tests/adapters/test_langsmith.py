@@ -26,8 +26,8 @@ def test_runs_and_feedback_land_field_by_field(store: Store) -> None:
     assert sorted(opened.notes) == [
         "a child run (a step inside a trace): not imported, an item is a root run",
         "a feedback's correction: not imported (rubricate keeps scores and reasons)"]
-    (pk, _, _), = store.items_by_id("6b1e2f00-0000-4000-8000-000000000002")
-    view = store.item_view(pk)
+    (pk, _, _), = store.items.items_by_id("6b1e2f00-0000-4000-8000-000000000002")
+    view = store.items.item_view(pk)
     assert (view.input, view.output) == ("Summarise: the office closes at 6pm.", "The office is open late.")
     meta = view.metadata
     assert (meta["source"], meta["run_name"], meta["run_type"], meta["project_id"]) == (
@@ -38,7 +38,7 @@ def test_runs_and_feedback_land_field_by_field(store: Store) -> None:
     ana = view.human["correctness"]["ana"]
     assert (ana.score, ana.reason) == (0.0, "drops the 6pm")
     assert view.human["style"]["ana"].score == 1.0  # 'wordy', the second category seen
-    rubric = store.get_rubric(ref)
+    rubric = store.rubrics.get_rubric(ref)
     style = next(d for d in rubric.dimensions if d.id == "style")
     assert (style.level, [a.label for a in style.anchors]) == ("nominal", ["concise", "wordy"])
 
@@ -61,7 +61,7 @@ def test_a_broken_export_is_refused_in_one_line_and_nothing_is_written(store: St
     with pytest.raises(UserError) as err:
         import_opened(store, open_source(bad, "langsmith"), ref)
     assert str(err.value) == f"{bad}:runs[3].feedback[1].score: 'great', expected a number or true/false"
-    assert list(store.export_rows()) == []
+    assert list(store.items.export_rows()) == []
 
 
 def test_cli_init_add_import_calibrate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

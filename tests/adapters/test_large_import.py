@@ -45,7 +45,7 @@ def _store_with_rubric(db: Path, big: Path, only: str | None = None) -> tuple[An
                         picks=(only,) if only else ())
     rubric = load_rubric_text(text)
     store = open_store(str(db))
-    store.add_rubric(rubric, text)
+    store.rubrics.add_rubric(rubric, text)
     return store, rubric.ref
 
 
@@ -56,8 +56,8 @@ def test_the_forked_reader_stores_every_converted_row(big: Path, tmp_path: Path)
     assert summary.reader == "child"
     assert (summary.inserted, summary.judge_scores) == (N, N)  # helpfulness only: icontains has no home
     assert opened.notes == [f"scores on 'icontains': the rubric {ref} has no such dimension"]
-    (pk, _, _), = store.items_by_id(f"r{N - 1:06d}")
-    judge = store.item_view(pk).judge["helpfulness"][0]
+    (pk, _, _), = store.items.items_by_id(f"r{N - 1:06d}")
+    judge = store.items.item_view(pk).judge["helpfulness"][0]
     assert (judge.score, judge.rationale) == (((N - 1) % 5) / 4, f"r{N - 1}")
     store.close()
 
@@ -72,5 +72,5 @@ def test_a_bad_last_record_refuses_the_file(big: Path, tmp_path: Path) -> None:
         import_opened(store, open_source(bad, "promptfoo"), ref)
     assert f"{bad}:results.results[{N - 1}]: item r{N - 1:06d}: judge helpfulness: score 3 is off the scale 0–1" \
         in str(err.value)
-    assert list(store.export_rows()) == []
+    assert list(store.items.export_rows()) == []
     store.close()

@@ -30,8 +30,8 @@ def test_samples_land_field_by_field(store: Store) -> None:
     assert sorted(opened.notes) == [
         "a metascore (the grader against a label the log does not keep): kept in metadata (4×)",
         "the final report (the run's summary figures): not imported"]
-    (pk, _, _), = store.items_by_id("closedqa-support.dev.2")
-    view = store.item_view(pk)
+    (pk, _, _), = store.items.items_by_id("closedqa-support.dev.2")
+    view = store.items.item_view(pk)
     assert view.input == "system: You are a support agent.\nuser: Do you ship abroad?"
     assert view.output == "We ship to the moon."
     judge = view.judge["closedqa_support"][0]
@@ -40,7 +40,7 @@ def test_samples_land_field_by_field(store: Store) -> None:
     assert (meta["source"], meta["eval_name"], meta["run_id"], meta["completion_fns"]) == (
         "openai-evals", "closedqa-support.dev.v0", "260301100000ABCDEFGH", ["gpt-4o-mini"])
     assert meta["metascores"] == {"metascore": True}
-    rubric = store.get_rubric(ref)
+    rubric = store.rubrics.get_rubric(ref)
     (dim,) = rubric.dimensions
     assert [a.label for a in dim.anchors] == ["N", "Y"]
 
@@ -57,8 +57,8 @@ def test_a_match_eval(store: Store, tmp_path: Path) -> None:
     log.write_text("".join(json.dumps(e) + "\n" for e in events))
     ref, opened = drafted(store, log)
     import_opened(store, opened, ref)
-    (pk, _, _), = store.items_by_id("arith.dev.1")
-    view = store.item_view(pk)
+    (pk, _, _), = store.items.items_by_id("arith.dev.1")
+    view = store.items.item_view(pk)
     assert (view.input, view.output, view.reference) == ("1 + 1 =", "7", "2")
     assert view.judge["match"][0].score == 0.0
 
@@ -74,7 +74,7 @@ def test_a_broken_log_is_refused_in_one_line_and_nothing_is_written(store: Store
     with pytest.raises(UserError) as err:
         import_opened(store, open_source(bad, "openai-evals"), ref)
     assert str(err.value) == f"{bad}:7.data.score: 'high', expected a number"
-    assert list(store.export_rows()) == []
+    assert list(store.items.export_rows()) == []
 
 
 def test_cli_init_add_import_calibrate_and_standard_input(tmp_path: Path, capsys: pytest.CaptureFixture[str],

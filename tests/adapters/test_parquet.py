@@ -33,8 +33,8 @@ def test_parquet_rows_land_as_json_lines_rows_do(store: Store, tmp_path: Path) -
     assert opened.format == "rubricate"
     summary = import_opened(store, opened, REF)
     assert (summary.inserted, summary.judge_scores, summary.human_scores) == (3, 3, 1)
-    (pk, _, _), = store.items_by_id("p1")
-    view = store.item_view(pk)
+    (pk, _, _), = store.items.items_by_id("p1")
+    view = store.items.item_view(pk)
     assert (view.input, view.output, view.metadata) == ("q1", "a1", {"k": 1})
     assert (view.judge["accuracy"][0].score, view.judge["accuracy"][0].rationale) == (4.0, "r1")
     assert view.human["accuracy"]["ana"].score == 4.0
@@ -47,7 +47,7 @@ def test_a_bad_parquet_row_is_named_by_its_number(store: Store, tmp_path: Path) 
     with pytest.raises(UserError) as err:
         import_opened(store, open_source(path, None), REF)
     assert str(err.value) == f"{path}:row 2: item b: judge accuracy: score 50 is off the scale 1–10"
-    assert list(store.export_rows()) == []
+    assert list(store.items.export_rows()) == []
 
 
 def test_csv_from_standard_input(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -26,8 +26,8 @@ def test_results_land_field_by_field(store: Store) -> None:
     assert opened.format == "promptfoo" and opened.detected
     summary = import_opened(store, opened, ref, dataset="pf")
     assert (summary.rows, summary.inserted) == (8, 8)
-    (pk, _, _), = store.items_by_id("3f1c9a0e-0001-4b7e-9d2a-0c5e8f1a2b3c", "pf")
-    view = store.item_view(pk)
+    (pk, _, _), = store.items.items_by_id("3f1c9a0e-0001-4b7e-9d2a-0c5e8f1a2b3c", "pf")
+    view = store.items.item_view(pk)
     assert view.input == "You are a support agent. Answer: Can I get a refund after 30 days?"
     assert view.output == "Sorry, refunds close after 30 days."
     meta = view.metadata
@@ -46,8 +46,8 @@ def test_results_land_field_by_field(store: Store) -> None:
     person = view.human["overall"]["ana@example.com"]
     assert (person.score, person.reason, person.kind) == (0.0, "Refuses without offering any alternative", "import")
     # a result nobody rated in the viewer has the judge's verdict and no person's
-    (pk5, _, _), = store.items_by_id("3f1c9a0e-0005-4b7e-9d2a-0c5e8f1a2b3c", "pf")
-    unrated = store.item_view(pk5)
+    (pk5, _, _), = store.items.items_by_id("3f1c9a0e-0005-4b7e-9d2a-0c5e8f1a2b3c", "pf")
+    unrated = store.items.item_view(pk5)
     assert unrated.human["overall"] == {} and unrated.judge["overall"][0].score == 0.0
 
 
@@ -61,7 +61,7 @@ def test_a_broken_file_is_refused_in_one_line_and_nothing_is_written(store: Stor
         import_opened(store, open_source(bad, "promptfoo"), ref)
     assert str(err.value) == (f"{bad}:results.results[3].gradingResult.componentResults[0].score: "
                               "'high', expected a number")
-    assert list(store.export_rows()) == []
+    assert list(store.items.export_rows()) == []
 
 
 def test_a_score_off_the_drafted_scale_is_refused_naming_its_place(store: Store, tmp_path: Path) -> None:
@@ -74,7 +74,7 @@ def test_a_score_off_the_drafted_scale_is_refused_naming_its_place(store: Store,
         import_opened(store, open_source(bad, None), ref)
     assert f"{bad}:results.results[2]: item 3f1c9a0e-0002-4b7e-9d2a-0c5e8f1a2b3c: judge helpfulness: " \
            "score 7 is off the scale 0–1" in str(err.value)
-    assert list(store.export_rows()) == []
+    assert list(store.items.export_rows()) == []
 
 
 def test_cli_init_add_import_calibrate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -112,7 +112,7 @@ def test_standard_input_and_from(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "recognised" not in err  # named with --from: nothing to say about its shape
     assert "imported -: 8 rows: 8 new" in out
     s = open_store(db)
-    assert len(list(s.export_rows())) == 8
+    assert len(list(s.items.export_rows())) == 8
     s.close()
 
 
@@ -142,8 +142,8 @@ def test_what_has_no_home_is_said_once_per_kind(store: Store, tmp_path: Path) ->
     import_opened(store, opened, ref)
     assert sorted(opened.notes) == ["a structured provider output: stored as its JSON text",
                                     "a viewer rating names no person: stored as reviewer 'promptfoo-viewer' (7×)"]
-    (pk, _, _), = store.items_by_id("3f1c9a0e-0000-4b7e-9d2a-0c5e8f1a2b3c")
-    assert store.item_view(pk).output == '{"answer": "structured"}'
+    (pk, _, _), = store.items.items_by_id("3f1c9a0e-0000-4b7e-9d2a-0c5e8f1a2b3c")
+    assert store.items.item_view(pk).output == '{"answer": "structured"}'
 
 
 def test_a_picked_dimension_leaves_the_others_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

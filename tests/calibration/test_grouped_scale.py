@@ -81,13 +81,13 @@ META = [{"k": "sys-a"}, {"k": 1e5}, {"k": 0.30000000000000004}, {"k": True}, {"k
 def test_group_key_read_in_sql_is_the_decoded_metadata_value(store: Store, tmp_path: Path) -> None:  # noqa: F811
     rubric = tmp_path / "rubric.yaml"
     rubric.write_text(RUBRIC)
-    store.add_rubric(load_rubric_file(rubric), RUBRIC)
+    store.rubrics.add_rubric(load_rubric_file(rubric), RUBRIC)
     items = tmp_path / "items.jsonl"
     lines = [json.dumps({"id": f"i{n}", "input": "q", "output": "a", "metadata": m}) for n, m in enumerate(META)]
     lines[1] = lines[1].replace("100000.0", "1e5")  # a number as a person writes it
     items.write_text("\n".join(lines) + "\n")
     import_file(store, str(items), "judge-test@1.0.0")
-    with store.read() as conn:
+    with store.db.read() as conn:
         rows = conn.execute(select(col(Item.pk), col(Item.meta)).order_by(col(Item.pk))).all()
         for key in ("k", "a.b", "missing"):
             pks, values = group_values(conn, [], f"metadata.{key}")
@@ -99,7 +99,7 @@ def test_group_key_read_in_sql_is_the_decoded_metadata_value(store: Store, tmp_p
 
 
 def test_a_key_sqlite_cannot_name_is_one_clear_line(store: Store) -> None:  # noqa: F811
-    with store.read() as conn:
+    with store.db.read() as conn:
         if conn.dialect.name != "sqlite":
             assert group_values(conn, [], 'metadata.a"b')[1] == []  # PostgreSQL reads any key
             return

@@ -40,11 +40,11 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A store holding one registered rubric of its own, on SQLite and on PostgreSQL."""
     if request.param == "sqlite":
         target = str(tmp_path / "team.db")
-        assert open_store(target).add_rubric(load_rubric_text(TEAM, "team.yaml"), TEAM)
+        assert open_store(target).rubrics.add_rubric(load_rubric_text(TEAM, "team.yaml"), TEAM)
         yield target
     else:
         for target in pg_schema_url():
-            assert open_store(target).add_rubric(load_rubric_text(TEAM, "team.yaml"), TEAM)
+            assert open_store(target).rubrics.add_rubric(load_rubric_text(TEAM, "team.yaml"), TEAM)
             yield target
 
 

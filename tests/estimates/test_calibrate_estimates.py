@@ -135,7 +135,7 @@ def test_audit_sample_drawn_in_the_store_counts_once_people_score_it(
     assert run_cli(["queue", "audit-sample", "--rubric", "general-quality@1.0.0", "--n", "40", "--seed", "1",
                     "--db", db], capsys)[0] == 0
     store = open_store(db)
-    audit = sorted(store.audit_pks("general-quality@1.0.0"))
+    audit = sorted(store.queue.audit_pks("general-quality@1.0.0"))
     assert len(audit) == 40
     e = _calibrate(db, capsys)["dimensions"][0]["estimate"]
     assert e["n_labelled"] == 0 and e["ppi"] is None  # drawn, but nobody has scored it yet
@@ -160,8 +160,8 @@ def test_the_database_count_and_the_folded_columns_agree(tmp_path: Path, capsys:
     db = str(tmp_path / "s.db")
     assert run_cli(["import", str(path), "--rubric", "general-quality@1.0.0", "--db", db], capsys)[0] == 0
     store = open_store(db)
-    rubric = store.get_rubric("general-quality@1.0.0")
-    assert store.judge_score_totals(rubric.ref) is not None
+    rubric = store.rubrics.get_rubric("general-quality@1.0.0")
+    assert store.ratings.judge_score_totals(rubric.ref) is not None
     folds = estimates.audit_folds(store, rubric, None, "mean")
     fast = estimates.dimension_estimates(store, rubric, None, folds, 0.95, None)
     slow = estimates.dimension_estimates(store, rubric, None, folds, 0.95, None, count_in_db=False)
@@ -254,7 +254,7 @@ def test_a_revised_item_sends_the_count_back_to_the_fold(tmp_path: Path, capsys:
     changed.write_text(json.dumps({"id": "q0499", "output": "a new answer"}) + "\n")
     assert run_cli(["import", str(changed), "--rubric", "general-quality@1.0.0", "--update", "--db", db], capsys)[0] == 0
     store = open_store(db)
-    assert store.judge_score_totals("general-quality@1.0.0") is None
+    assert store.ratings.judge_score_totals("general-quality@1.0.0") is None
     store.close()
     e = _calibrate(db, capsys)["dimensions"][0]["estimate"]
     assert e["n_unlabelled"] == 379  # the changed item has no current judge score

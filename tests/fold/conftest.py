@@ -24,19 +24,19 @@ def as_(store: Store, who: str) -> Store:
     every name is bound to a login of the same name. On PostgreSQL the acting login is the
     connection's (the tables' owner, who may sign for anyone), so there every decision is one
     person's — a second sign-off needs a second database login."""
-    if store.dialect == "sqlite":
-        store.act_as(who)
+    if store.db.dialect == "sqlite":
+        store.roles.act_as(who)
     return store
 
 
 def _open(url: str) -> Store:
     s = open_store(url)
     text = (HERE / "fold-test.yaml").read_text(encoding="utf-8")
-    s.add_rubric(load_rubric_text(text, "fold-test.yaml"), text)
-    as_(s, "lee").add_reviewer("lee", "lead")  # the store's first lead grants the other roles
+    s.rubrics.add_rubric(load_rubric_text(text, "fold-test.yaml"), text)
+    as_(s, "lee").roles.add_reviewer("lee", "lead")  # the store's first lead grants the other roles
     for name, role in (("ana", "reviewer"), ("ben", "reviewer"), ("sam", "safety"), ("sol", "safety"),
                        ("viv", "safety")):
-        s.add_reviewer(name, role)
+        s.roles.add_reviewer(name, role)
     return s
 
 
@@ -61,7 +61,7 @@ def add_items(store: Store, tmp: Path, items: list[dict[str, Any]], rubric: str 
     path = tmp / f"items-{len(list(tmp.iterdir()))}.jsonl"
     path.write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
     import_file(store, path, rubric, dataset, update_existing=update)
-    return {e["id"]: e["pk"] for e in store.items_for_judging(rubric, dataset)}
+    return {e["id"]: e["pk"] for e in store.runs.items_for_judging(rubric, dataset)}
 
 
 @pytest.fixture

@@ -67,33 +67,33 @@ def _play(store: Store, tmp: Path, item_id: str, first: dict[str, Any],
     for op in ops:
         if op[0] == "judge":
             _, model, dim, outcome = op
-            run = store.create_judge_run(REF, model)
+            run = store.runs.create_judge_run(REF, model)
             score = outcome if isinstance(outcome, float) else None
-            store.record_results(run, [ScoreResult(
+            store.runs.record_results(run, [ScoreResult(
                 item_id, dim, "llm_judge", model, score, None if score is None else (score - 1) / 4,
                 error="reply was not JSON" if outcome == "error" else None, not_applicable=outcome == "n/a")])
         elif op[0] == "human":
             _, who, dim, score, kind = op
             if score is None:
-                as_(store, who).add_human_score(pk, dim, who, None, kind="undo")
+                as_(store, who).scores.add_human_score(pk, dim, who, None, kind="undo")
                 continue
             if kind == "adjudication":
                 who = "lee"
                 adjudications.append(score)
-            as_(store, who).add_human_score(pk, dim, who, score, blind=kind == "blind",
+            as_(store, who).scores.add_human_score(pk, dim, who, score, blind=kind == "blind",
                                             kind="score" if kind == "blind" else kind)
         elif op[0] == "flag":
             with contextlib.suppress(UserError):  # one waiting flag per item and person
-                flags.append(as_(store, op[1]).flag_item(pk, op[1], "looks unsafe"))
+                flags.append(as_(store, op[1]).safety.flag_item(pk, op[1], "looks unsafe"))
         elif op[0] == "decide" and (flags or stale):
             _, index, who, decision = op
             pool = flags + stale
             flag = pool[index % len(pool)]
             if flag in stale:  # raised on content that has since changed: no longer decidable
                 with pytest.raises(UserError, match="earlier version"):
-                    as_(store, who).add_safety_decision(flag, who, decision, "because")
+                    as_(store, who).safety.add_safety_decision(flag, who, decision, "because")
             else:
-                as_(store, who).add_safety_decision(flag, who, decision, "because")
+                as_(store, who).safety.add_safety_decision(flag, who, decision, "because")
         elif op[0] == "update":
             stale.extend(flags)
             flags.clear()
@@ -111,7 +111,7 @@ def test_every_view_tells_one_story(fstore: Store, tmp_path_factory: Any, first:
     item_id = f"h{next(ids)}"
     pk, adjudications = _play(fstore, tmp, item_id, first, ops)
 
-    exported = {r["id"]: r for r in fstore.export_rows(REF)}
+    exported = {r["id"]: r for r in fstore.items.export_rows(REF)}
     row = exported[item_id]
     effective = {d: v["effective"] for d, v in row["dimensions"].items()}
 
@@ -123,12 +123,12 @@ def test_every_view_tells_one_story(fstore: Store, tmp_path_factory: Any, first:
     assert state.effective_result().overall == row["overall"]  # the live verdict, "ana"'s votes put back in
     assert state.safety_failed == (row["safety"] in ("open", "escalated", "confirmed"))
 
-    rating = {r["item_pk"]: r for r in fstore.rating_rows(REF)}[pk]
+    rating = {r["item_pk"]: r for r in fstore.ratings.rating_rows(REF)}[pk]
     assert rating["effective"] == effective
     assert rating["safety"] == row["safety"] and rating["overall"] == row["overall"]
 
     # what calibrate computes from: the columnar read folds this item as the rating row says
-    cols = fstore.rating_columns(REF)
+    cols = fstore.ratings.rating_columns(REF)
     i = cols.item_pk.tolist().index(pk)
     for dim in DIMS:
         dc = cols.dims[dim]
@@ -141,13 +141,13 @@ def test_every_view_tells_one_story(fstore: Store, tmp_path_factory: Any, first:
     report = run_report(fstore, REF)
     assert Counter(report["safety"]) == Counter(r["safety"] for r in exported.values())
     assert report["incomplete"] == sum(1 for r in exported.values() if r["overall"] is None)
-    queue = {r.item_pk: r for r in fstore.queue_page("triage", REF, limit=10_000)}
+    queue = {r.item_pk: r for r in fstore.queue.queue_page("triage", REF, limit=10_000)}
     assert queue[pk].flagged == (row["safety"] in ("open", "escalated", "confirmed"))
     # the queue's "judge and people disagree": the stored gap is the fold's, after whatever wrote last
-    stored = next(it.human_gap for it, _ in fstore.item_folds(item_pks=[pk]))
-    gap = human_gap(fstore.get_rubric(REF), state.fold.dims)
+    stored = next(it.human_gap for it, _ in fstore.items.item_folds(item_pks=[pk]))
+    gap = human_gap(fstore.rubrics.get_rubric(REF), state.fold.dims)
     assert stored == gap
-    apart = {r.item_pk for r in fstore.queue_page("triage", REF, limit=10_000, filt=QueueFilter(people_disagree=True))}
+    apart = {r.item_pk for r in fstore.queue.queue_page("triage", REF, limit=10_000, filt=QueueFilter(people_disagree=True))}
     assert (pk in apart) == (gap is not None and gap >= PEOPLE_APART)
 
     # the rules themselves, on this item

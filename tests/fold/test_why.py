@@ -20,7 +20,7 @@ TOP = {"accuracy": {"score": 5}, "clarity": {"score": 5}, "style": {"score": 5}}
 
 
 def _export(store: Store, ref: str = REF) -> dict[str, dict[str, Any]]:
-    return {r["id"]: r for r in store.export_rows(ref)}
+    return {r["id"]: r for r in store.items.export_rows(ref)}
 
 
 def test_judge_error_on_a_weighted_dimension_makes_the_item_incomplete(fstore: Store, tmp_path: Path) -> None:
@@ -47,12 +47,12 @@ def test_a_human_only_dimension_nobody_scored_keeps_the_item_incomplete(fstore: 
     row = _export(fstore)["wait"]
     assert row["overall"] is None and row["band"] is None and not row["passed"]
     assert row["incomplete"] == "empathy: waits for a person"
-    assert {r.item_id: r.overall for r in fstore.queue_page("triage", REF)}["wait"] is None
-    as_(fstore, "ana").add_human_score(pks["wait"], "empathy", "ana", 5)
+    assert {r.item_id: r.overall for r in fstore.queue.queue_page("triage", REF)}["wait"] is None
+    as_(fstore, "ana").scores.add_human_score(pks["wait"], "empathy", "ana", 5)
     row = _export(fstore)["wait"]
     assert row["overall"] == pytest.approx(1.0) and row["band"] == "High" and row["passed"]
     # the queue's judge column: the judge's scores, and people's on what only people score
-    assert {r.item_id: r.overall for r in fstore.queue_page("triage", REF)}["wait"] == pytest.approx(1.0)
+    assert {r.item_id: r.overall for r in fstore.queue.queue_page("triage", REF)}["wait"] == pytest.approx(1.0)
 
 
 def test_judge_error_on_a_ceiling_dimension_is_incomplete_even_unweighted(fstore: Store, tmp_path: Path) -> None:
@@ -71,32 +71,32 @@ def test_two_flags_one_confirmed_one_cleared_is_not_cleared(sqlite_fstore: Store
     pks = add_items(fstore, tmp_path, [{"id": "two", "output": "x", "judge": {"model": "m1", "scores": TOP},
                                         "human": [{"reviewer": "ana", "scores": {"empathy": 5}}]}])
     pk = pks["two"]
-    first = as_(fstore, "ana").flag_item(pk, "ana", "looks like a leaked address")
-    second = as_(fstore, "ben").flag_item(pk, "ben", "maybe a phone number")
-    assert as_(fstore, "sam").add_safety_decision(first, "sam", "confirm", "a real address") == "confirmed"
-    as_(fstore, "sam").add_safety_decision(second, "sam", "clear", "a shop's number")
-    assert as_(fstore, "sol").add_safety_decision(second, "sol", "clear", "agreed") == "cleared"
+    first = as_(fstore, "ana").safety.flag_item(pk, "ana", "looks like a leaked address")
+    second = as_(fstore, "ben").safety.flag_item(pk, "ben", "maybe a phone number")
+    assert as_(fstore, "sam").safety.add_safety_decision(first, "sam", "confirm", "a real address") == "confirmed"
+    as_(fstore, "sam").safety.add_safety_decision(second, "sam", "clear", "a shop's number")
+    assert as_(fstore, "sol").safety.add_safety_decision(second, "sol", "clear", "agreed") == "cleared"
     row = _export(fstore)["two"]
     assert row["safety"] == "confirmed"
     assert row["overall"] == 0.0 and not row["passed"]  # the rubric's safety cap
     assert Counter(run_report(fstore, REF)["safety"]) == Counter({"confirmed": 1})
-    queue = {r.item_id: r for r in fstore.queue_page("triage", REF)}
+    queue = {r.item_id: r for r in fstore.queue.queue_page("triage", REF)}
     assert queue["two"].flagged
     state = adapter.load_item(fstore, pk, "ana")
     assert state.safety_failed and state.effective_result().overall == 0.0
     assert state.fold is not None and state.fold.safety.status == "confirmed"
-    assert fstore.queue_count("safety", REF) == 0  # nothing waits for a decision
+    assert fstore.queue.queue_count("safety", REF) == 0  # nothing waits for a decision
 
 
 def test_the_escalator_alone_cannot_clear(sqlite_fstore: Store, tmp_path: Path) -> None:
     """(SQLite: two people sign off, see ``as_``.) Before: any clearance by anyone cleared."""
     fstore = sqlite_fstore
     pks = add_items(fstore, tmp_path, [{"id": "esc", "output": "x", "judge": {"model": "m1", "scores": TOP}}])
-    flag = as_(fstore, "ana").flag_item(pks["esc"], "ana")
-    as_(fstore, "sam").add_safety_decision(flag, "sam", "escalate", "not sure")
-    fstore.add_safety_decision(flag, "sam", "clear", "on second thoughts")
-    assert fstore.add_safety_decision(flag, "sam", "clear", "again") == "escalated"  # one person, twice
-    assert as_(fstore, "sol").add_safety_decision(flag, "sol", "clear", "fine") == "cleared"
+    flag = as_(fstore, "ana").safety.flag_item(pks["esc"], "ana")
+    as_(fstore, "sam").safety.add_safety_decision(flag, "sam", "escalate", "not sure")
+    fstore.safety.add_safety_decision(flag, "sam", "clear", "on second thoughts")
+    assert fstore.safety.add_safety_decision(flag, "sam", "clear", "again") == "escalated"  # one person, twice
+    assert as_(fstore, "sol").safety.add_safety_decision(flag, "sol", "clear", "fine") == "cleared"
     assert _export(fstore)["esc"]["safety"] == "cleared"
 
 
@@ -105,14 +105,14 @@ def test_a_leads_adjudication_settles_the_dimension(fstore: Store, tmp_path: Pat
     pks = add_items(fstore, tmp_path, [{"id": "adj", "output": "x", "judge": {"model": "m1", "scores": TOP}}])
     pk = pks["adj"]
     for who, score in (("ana", 2), ("ben", 3), ("lee", 3)):
-        as_(fstore, who).add_human_score(pk, "accuracy", who, score)
-    as_(fstore, "lee").add_human_score(pk, "accuracy", "lee", 3, kind="adjudication")
+        as_(fstore, who).scores.add_human_score(pk, "accuracy", who, score)
+    as_(fstore, "lee").scores.add_human_score(pk, "accuracy", "lee", 3, kind="adjudication")
     dim = _export(fstore)["adj"]["dimensions"]["accuracy"]
     assert dim["effective"] == 3.0 and dim["source"] == "adjudication"
     assert dim["human"] == {"ana": 2.0, "ben": 3.0, "lee": 3.0}  # the lead's vote stays a vote
     state = adapter.load_item(fstore, pk, "ana")
     assert state.fold is not None and state.fold.effective["accuracy"] == 3.0
-    rating = {r["item_pk"]: r for r in fstore.rating_rows(REF)}[pk]
+    rating = {r["item_pk"]: r for r in fstore.ratings.rating_rows(REF)}[pk]
     assert rating["effective"]["accuracy"] == 3.0 and rating["adjudicated"] == {"accuracy": 3.0}
     assert rating["human"]["accuracy"] == {"ana": 2.0, "ben": 3.0, "lee": 3.0}
 

@@ -70,16 +70,16 @@ def populate(store: Store, tmp: Path) -> dict[str, Any]:
     rows[0]["output"] = "answer a, revised"
     src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     import_file(store, src, REF, update_existing=True)  # an item_revision row
-    store.add_reviewer("lee", "lead")
-    store.add_reviewer("sam", "safety")
+    store.roles.add_reviewer("lee", "lead")
+    store.roles.add_reviewer("sam", "safety")
     # the item not revised (rows of a revised item's older revisions stay out of its views)
-    pk = next(r.item_pk for r in store.queue_page("triage") if r.item_id == "p-b")
-    store.add_human_score(pk, "accuracy", "lee", 5.0)
-    flag = store.flag_item(pk, "lee")
-    store.add_safety_decision(flag, "sam", "escalate", "needs a second look")
-    store.add_pair_choice(pk, "lee", pk)
-    store.add_comment(pk, "lee", "the second paragraph cites a retracted study")
-    store.add_reveal(pk, "lee")
+    pk = next(r.item_pk for r in store.queue.queue_page("triage") if r.item_id == "p-b")
+    store.scores.add_human_score(pk, "accuracy", "lee", 5.0)
+    flag = store.safety.flag_item(pk, "lee")
+    store.safety.add_safety_decision(flag, "sam", "escalate", "needs a second look")
+    store.scores.add_pair_choice(pk, "lee", pk)
+    store.comments.add_comment(pk, "lee", "the second paragraph cites a retracted study")
+    store.scores.add_reveal(pk, "lee")
     return {"item_pk": pk, "flag": flag}
 
 

@@ -68,12 +68,12 @@ def test_the_set_check_refuses_what_the_lifted_trigger_would(tmp_path: Path, rev
     before = _triggers(db)
     insert = ("INSERT INTO human_score (item_pk, dimension, reviewer, score, kind, blind, revision, created_at) "
               "VALUES (1, 'accuracy', ?, 3, ?, 0, 1, '2026-01-01')")
-    with pytest.raises(BulkGuardError, match=message), store.write() as conn, set_checked_inserts(conn):
+    with pytest.raises(BulkGuardError, match=message), store.db.write() as conn, set_checked_inserts(conn):
         conn.exec_driver_sql(insert, (reviewer, kind))
         assert conn.exec_driver_sql("SELECT count(*) FROM human_score").scalar() == 1
     assert _triggers(db) == before
-    with store.read() as conn:
+    with store.db.read() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM human_score").scalar() == 0
-    with pytest.raises(Exception, match=message), store.write() as conn:  # the trigger itself, back in force
+    with pytest.raises(Exception, match=message), store.db.write() as conn:  # the trigger itself, back in force
         conn.exec_driver_sql(insert, (reviewer, kind))
     store.close()

@@ -149,8 +149,8 @@ def test_cli_output_on_hostile_data(case: Case, hostile_db: str, capsys: pytest.
     """Proves (per case): the command succeeds on a store whose outputs, rationales, reasons,
     model and reviewer names carry escapes and markup, and prints none of them raw."""
     store = open_store(hostile_db)
-    assert "\x1b" in store.judge_run_report(2)["model"]  # the hostile data is really in the store
-    assert "\x1b" in store.item_view(1, "x").output
+    assert "\x1b" in (store.runs.judge_run_report(2)["model"] or "")  # the hostile data is really in the store
+    assert "\x1b" in store.items.item_view(1, "x").output
     code, out, err = run_cli([*(a.format(run=2) for a in case.args[0]), "--db", hostile_db], capsys)
     assert code == 0, err
     assert "Traceback" not in err
@@ -268,7 +268,7 @@ async def test_queue_and_calibration_screens_with_markup_names(tmp_path: Path,
         for i in range(4)))
     store = open_store(db)
     import_file(store, src, GQ, dataset="[bold]set")
-    store.add_reviewer("tess", "lead")
+    store.roles.add_reviewer("tess", "lead")
     with pytest.raises(MarkupError):  # the failure without the guard
         Text.from_markup("[/]item-0")
     app = make_app(store, "tess")
@@ -326,5 +326,5 @@ def test_a_live_judge_run_with_a_markup_model_name(tmp_path: Path, capsys: pytes
     assert code == 0, err
     assert "[link=http://evil.example]judge[/link]" in out and "\x1b]8;" not in out
     assert raw_controls(out + err) == []
-    stored = [r for r in open_store(db).item_view(1, "x").judge.get("accuracy", []) if r.rationale]
+    stored = [r for r in open_store(db).items.item_view(1, "x").judge.get("accuracy", []) if r.rationale]
     assert stored and "\x1b" in stored[-1].rationale  # kept as written: the guard is at display time

@@ -243,7 +243,7 @@ MOUNT = _can_mount()
 def _make_and_close(path: Path) -> None:
     """A migrated database at ``path``, every connection closed (so its folder can be remounted)."""
     store = open_store(str(path))
-    store.checkpoint()
+    store.db.checkpoint()
     store.close()
     import gc
 

@@ -169,7 +169,7 @@ def test_hostile_import_file(case: tuple[str, str, str, bytes, str, Callable[[],
     assert code == 1, proves
     assert len(lines) == 1 and "Traceback" not in err, err[:2000]
     assert str(path) in lines[0] and fragment in lines[0], (proves, lines[0][:500])
-    assert open_store(str(db)).queue_count("triage") == 0  # nothing written
+    assert open_store(str(db)).queue.queue_count("triage") == 0  # nothing written
     unguarded()
 
 
@@ -181,7 +181,7 @@ def test_csv_with_byte_order_mark_is_accepted(tmp_path: Path, capsys: pytest.Cap
     path.write_bytes(b"\xef\xbb\xbfid,output\nq1,fine\nq2,also fine\n")
     code, err = _import(path, tmp_path / "db.sqlite", capsys)
     assert code == 0, err
-    assert sorted(r["id"] for r in open_store(str(tmp_path / "db.sqlite")).export_rows(RUBRIC)) == ["q1", "q2"]
+    assert sorted(r["id"] for r in open_store(str(tmp_path / "db.sqlite")).items.export_rows(RUBRIC)) == ["q1", "q2"]
 
 
 def test_jsonl_with_byte_order_mark_is_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -199,7 +199,7 @@ def test_csv_field_over_128_kb_is_accepted(tmp_path: Path, capsys: pytest.Captur
     path.write_text('id,output\na,"' + "y" * 200_000 + '"\n')
     code, err = _import(path, tmp_path / "db.sqlite", capsys)
     assert code == 0, err
-    [row] = list(open_store(str(tmp_path / "db.sqlite")).export_rows(RUBRIC))
+    [row] = list(open_store(str(tmp_path / "db.sqlite")).items.export_rows(RUBRIC))
     assert row["id"] == "a"
 
 
@@ -258,4 +258,4 @@ def test_a_large_file_cut_at_the_end_writes_nothing(tmp_path: Path, capsys: pyte
     db = tmp_path / "db.sqlite"
     code, err = _import(path, db, capsys)
     assert code == 1 and f"{path}:{n + 1}: not valid JSON" in err and "ends mid-line" in err
-    assert open_store(str(db)).queue_count("triage") == 0
+    assert open_store(str(db)).queue.queue_count("triage") == 0

@@ -249,20 +249,30 @@ async def test_correction_reasons_travel_inside_markers_over_http(server: Loopba
 
 # --- the stored run always ends with a status ---------------------------------------------------
 
-class _FailingStore:
-    """The real store, whose second batch write fails (a disk full, a lost server)."""
+class _FailingRuns:
+    """The real store's runs door, whose second batch write fails (a disk full, a lost server)."""
 
-    def __init__(self, real: Any) -> None:
-        self.real, self.writes = real, 0
+    def __init__(self, door: Any) -> None:
+        self.door, self.writes = door, 0
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.real, name)
+        return getattr(self.door, name)
 
     def record_results(self, run_id: int, results: list[ScoreResult]) -> None:
         self.writes += 1
         if self.writes == 2:
             raise OSError("disk full")
-        self.real.record_results(run_id, results)
+        self.door.record_results(run_id, results)
+
+
+class _FailingStore:
+    """The real store, with the failing runs door in place of its own."""
+
+    def __init__(self, real: Any) -> None:
+        self.real, self.runs = real, _FailingRuns(real.runs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
 
 
 def test_a_failing_store_ends_the_run_failed_not_running(store: Any, server: LoopbackServer,  # noqa: F811
@@ -272,7 +282,7 @@ def test_a_failing_store_ends_the_run_failed_not_running(store: Any, server: Loo
     failing = _FailingStore(store)
     with pytest.raises(OSError, match="disk full"):
         judging.run(cast("Store", failing), options(server, concurrency=1))  # the real store behind it
-    report = store.judge_run_report(1)
+    report = store.runs.judge_run_report(1)
     assert report["status"] == "failed"
     assert report["dimensions"]["accuracy"]["scores"] >= 1
 
@@ -282,7 +292,7 @@ def test_the_stored_run_records_each_bad_reply(store: Any, server: LoopbackServe
     server.reset(default=hostile("envelope", EMPTY, marker="Answer 3."))
     [summary] = judging.run(store, options(server, concurrency=1))
     assert summary.totals.status == "done" and summary.totals.errors == 1
-    report = store.judge_run_report(summary.run_id)
+    report = store.runs.judge_run_report(summary.run_id)
     assert report["status"] == "done" and report["dimensions"]["accuracy"]["errors"] == 1
 
 

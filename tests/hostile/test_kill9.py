@@ -78,7 +78,7 @@ def test_kill9_during_import_leaves_all_or_nothing(tmp_path: Path) -> None:
             break
     store = open_store(db)
     import_file(store, src, "general-quality@1.0.0")  # completes (or changes nothing)
-    assert store.queue_count("triage") == n
+    assert store.queue.queue_count("triage") == n
     store.close()
 
 
@@ -134,7 +134,7 @@ def test_kill9_during_judge_leaves_whole_items(tmp_path: Path, server: LoopbackS
     rubric = tmp_path / "rubric.yaml"
     rubric.write_text(RUBRIC)
     store = open_store(db)
-    store.add_rubric(load_rubric_file(rubric), RUBRIC)
+    store.rubrics.add_rubric(load_rubric_file(rubric), RUBRIC)
     items = tmp_path / "items.jsonl"
     n = 150
     items.write_text("".join(json.dumps({"id": f"q{i}", "input": f"Question {i}?", "output": f"Answer {i}."}) + "\n"

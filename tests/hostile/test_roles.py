@@ -71,7 +71,7 @@ def _items(store: Store, tmp: Path, ref: str = REF) -> int:
     src.write_text(json.dumps({"id": "r-1", "output": "an answer", "human": [
         {"reviewer": "ana", "scores": {"accuracy": 6}}]}) + "\n")
     import_file(store, src, ref)
-    return int(store.queue_page("triage", rubric_ref=ref)[0].item_pk)
+    return int(store.queue.queue_page("triage", rubric_ref=ref)[0].item_pk)
 
 
 def _two_signoffs(store: Store) -> None:
@@ -81,15 +81,15 @@ def _two_signoffs(store: Store) -> None:
     text = next(p for p in bundled_paths() if p.stem == "general-quality").read_text()
     text = text.replace("id: general-quality", "id: two-signoffs").replace(
         "  reason_margin: 2", "  reason_margin: 2\n  safety_signoffs: 2")
-    store.add_rubric(load_rubric_text(text, "two.yaml"), text)
+    store.rubrics.add_rubric(load_rubric_text(text, "two.yaml"), text)
 
 
 def _setup(owner: Store, logins: dict[str, str], tmp: Path) -> dict[str, Any]:
-    owner.add_reviewer("lee", "lead")  # the first lead: bound to the owner's login
-    owner.add_reviewer("ana", "reviewer", login=logins["ana"])
-    owner.add_reviewer("mal", "reviewer", login=logins["mal"])
+    owner.roles.add_reviewer("lee", "lead")  # the first lead: bound to the owner's login
+    owner.roles.add_reviewer("ana", "reviewer", login=logins["ana"])
+    owner.roles.add_reviewer("mal", "reviewer", login=logins["mal"])
     for name, who in (("sam1", "sam"), ("sam2", "sam"), ("sue", "sue")):
-        owner.add_reviewer(name, "safety", login=logins[who])
+        owner.roles.add_reviewer(name, "safety", login=logins[who])
     pk = _items(owner, tmp)
     _two_signoffs(owner)
     return {"pk": pk, "two_pk": _items(owner, tmp, TWO)}
@@ -126,7 +126,7 @@ def _make(backend: str, tmp: Path, stack: ExitStack, skip: tuple[str, ...] = ())
         logins = _pg_people(stack, name)
         target = stack.enter_context(pg_schema())
         owner = open_without(pg_url(target), skip)
-        owner.apply_team_roles(owner.team_roles(f"g_app_{name}", list(logins.values())))
+        owner.roles.apply_team_roles(owner.roles.team_roles(f"g_app_{name}", list(logins.values())))
     t = Team(backend, target, logins, owner)
     def close_stores() -> None:
         for s in t.stores:
@@ -172,12 +172,12 @@ def test_the_first_role_given_must_be_lead_and_binds_the_giver(backend: str, tmp
         store = open_store(url)
         stack.callback(store.close)
         with pytest.raises(UserError, match="no lead yet"):
-            store.add_reviewer("ana", "reviewer")
-        assert store.reviewers() == []
-        assert store.add_reviewer("lee", "lead") == {"lead"}
-        assert store.reviewers() == [("lee", {"lead"}, store.login)]
+            store.roles.add_reviewer("ana", "reviewer")
+        assert store.roles.reviewers() == []
+        assert store.roles.add_reviewer("lee", "lead") == {"lead"}
+        assert store.roles.reviewers() == [("lee", {"lead"}, store.roles.login)]
         expected = os_login() if backend == "sqlite" else "rubricate"
-        assert store.login == expected
+        assert store.roles.login == expected
 
 
 @pytest.mark.parametrize("role", ["reviewer", "safety", "lead"])
@@ -186,24 +186,24 @@ def test_a_non_lead_cannot_grant_a_role(team: tuple[Team, dict[str, Any]], role:
     mal = t.as_("mal")
     for name in ("mal", "newbie"):
         with pytest.raises(UserError, match="only a lead grants roles"):
-            mal.add_reviewer(name, role)
-    assert mal.reviewer_roles("mal") == {"reviewer"}
-    assert mal.reviewer_roles("newbie") == set()
+            mal.roles.add_reviewer(name, role)
+    assert mal.roles.reviewer_roles("mal") == {"reviewer"}
+    assert mal.roles.reviewer_roles("newbie") == set()
 
 
 def test_a_non_lead_cannot_remove_a_role(team: tuple[Team, dict[str, Any]]) -> None:
     t, _ = team
     with pytest.raises(UserError, match="only a lead removes roles"):
-        t.as_("mal").remove_role("lee", "lead")
-    assert t.owner.reviewer_roles("lee") == {"lead"}
+        t.as_("mal").roles.remove_role("lee", "lead")
+    assert t.owner.roles.reviewer_roles("lee") == {"lead"}
 
 
 def test_a_lead_grants_and_removes_but_the_last_lead_stays(team: tuple[Team, dict[str, Any]]) -> None:
     t, _ = team
-    assert t.owner.add_reviewer("ana", "safety") == {"reviewer", "safety"}
-    assert t.owner.remove_role("ana", "safety") == {"reviewer"}
+    assert t.owner.roles.add_reviewer("ana", "safety") == {"reviewer", "safety"}
+    assert t.owner.roles.remove_role("ana", "safety") == {"reviewer"}
     with pytest.raises(UserError, match="only lead"):
-        t.owner.remove_role("lee", "lead")
+        t.owner.roles.remove_role("lee", "lead")
 
 
 # --- adjudication, safety role --------------------------------------------------------------
@@ -211,9 +211,9 @@ def test_a_lead_grants_and_removes_but_the_last_lead_stays(team: tuple[Team, dic
 def test_a_non_lead_cannot_adjudicate(team: tuple[Team, dict[str, Any]]) -> None:
     t, info = team
     with pytest.raises(UserError, match="does not hold the lead role"):
-        t.as_("ana").add_human_score(info["pk"], "accuracy", "ana", 3.0, kind="adjudication")
-    assert not [h for h in t.owner.human_rows(info["pk"]) if h.kind == "adjudication"]
-    assert t.owner.add_human_score(info["pk"], "accuracy", "lee", 3.0, kind="adjudication")
+        t.as_("ana").scores.add_human_score(info["pk"], "accuracy", "ana", 3.0, kind="adjudication")
+    assert not [h for h in t.owner.scores.human_rows(info["pk"]) if h.kind == "adjudication"]
+    assert t.owner.scores.add_human_score(info["pk"], "accuracy", "lee", 3.0, kind="adjudication")
 
 
 def _insert_score(t: Team, pk: int, reviewer_sql: str, kind: str = "score") -> str:
@@ -229,7 +229,7 @@ def test_the_database_refuses_an_adjudication_by_a_non_lead(teams: list[Any]) ->
 
 def test_the_database_refuses_a_safety_decision_without_the_role(teams: list[Any]) -> None:
     for (t, info), accepted in teams:
-        flag = t.owner.flag_item(info["pk"], "lee")
+        flag = t.owner.safety.flag_item(info["pk"], "lee")
         sql = ("INSERT INTO safety_decision (flag_pk, reviewer, decision, reason, created_at) "
                f"VALUES ({flag}, 'ana', 'clear', 'looks fine', CURRENT_TIMESTAMP)")
         assert _raw_ok(t, None, sql) is accepted
@@ -245,10 +245,10 @@ BAD_NAMES = ["", "   ", " ana", "ana\n", "\x1b[31mred", "tab\there", "\u0085next
 def test_a_bad_name_is_refused_by_the_store(team: tuple[Team, dict[str, Any]], name: str) -> None:
     t, info = team
     with pytest.raises(UserError, match="reviewer name"):
-        t.owner.add_reviewer(name, "reviewer")
+        t.owner.roles.add_reviewer(name, "reviewer")
     with pytest.raises(UserError, match="reviewer name"):
-        t.owner.add_human_score(info["pk"], "accuracy", name, 4.0)
-    assert name not in {h.reviewer for h in t.owner.human_rows(info["pk"])}
+        t.owner.scores.add_human_score(info["pk"], "accuracy", name, 4.0)
+    assert name not in {h.reviewer for h in t.owner.scores.human_rows(info["pk"])}
 
 
 RAW_NAMES = {"empty": "''", "spaces": "'  '", "newline": "'ana' || {chr}(10)", "escape": "{chr}(27) || '[31mred'",
@@ -270,29 +270,29 @@ def test_a_non_lead_cannot_sign_as_someone_else(team: tuple[Team, dict[str, Any]
     t, info = team
     mal = t.as_("mal")
     with pytest.raises(UserError, match="may not sign as ana"):
-        mal.add_human_score(info["pk"], "accuracy", "ana", 1.0)
+        mal.scores.add_human_score(info["pk"], "accuracy", "ana", 1.0)
     with pytest.raises(UserError, match="may not sign as ana"):
-        mal.flag_item(info["pk"], "ana")
+        mal.safety.flag_item(info["pk"], "ana")
     with pytest.raises(UserError, match="may not sign as ana"):
-        mal.add_comment(info["pk"], "ana", "ana thinks this is fine")
-    assert not t.owner.comments([info["pk"]])[info["pk"]]
-    assert t.as_("ana").add_human_score(info["pk"], "accuracy", "ana", 7.0)
+        mal.comments.add_comment(info["pk"], "ana", "ana thinks this is fine")
+    assert not t.owner.comments.comments([info["pk"]])[info["pk"]]
+    assert t.as_("ana").scores.add_human_score(info["pk"], "accuracy", "ana", 7.0)
     if t.backend == "sqlite":  # the lead acts for ana (``rubricate review --reviewer ana``)
-        assert t.owner.add_human_score(info["pk"], "accuracy", "ana", 8.0)
-    rows = [(h.reviewer, h.score) for h in t.owner.human_rows(info["pk"]) if h.kind == "score"]
+        assert t.owner.scores.add_human_score(info["pk"], "accuracy", "ana", 8.0)
+    rows = [(h.reviewer, h.score) for h in t.owner.scores.human_rows(info["pk"]) if h.kind == "score"]
     assert ("ana", 1.0) not in rows and ("ana", 7.0) in rows
 
 
 def test_one_person_under_two_names_is_one_signoff(team: tuple[Team, dict[str, Any]]) -> None:
     t, info = team
     pk = info["two_pk"]
-    flag = t.owner.flag_item(pk, "lee")
+    flag = t.owner.safety.flag_item(pk, "lee")
     sam = t.as_("sam")
-    assert sam.add_safety_decision(flag, "sam1", "clear", "benign") == "open"
-    assert sam.add_safety_decision(flag, "sam2", "clear", "benign, really") == "open"  # still one person
-    assert flag in {f.pk for f in sam.open_flags()}
-    assert t.as_("sue").add_safety_decision(flag, "sue", "clear", "agreed: benign") == "cleared"
-    assert flag not in {f.pk for f in t.owner.open_flags()}
+    assert sam.safety.add_safety_decision(flag, "sam1", "clear", "benign") == "open"
+    assert sam.safety.add_safety_decision(flag, "sam2", "clear", "benign, really") == "open"  # still one person
+    assert flag in {f.pk for f in sam.safety.open_flags()}
+    assert t.as_("sue").safety.add_safety_decision(flag, "sue", "clear", "agreed: benign") == "cleared"
+    assert flag not in {f.pk for f in t.owner.safety.open_flags()}
 
 
 @pytest.mark.parametrize("teams", ["postgres"], indirect=True)
@@ -363,22 +363,22 @@ def test_postgres_the_app_role_can_do_its_work(team: tuple[Team, dict[str, Any]]
     """The grants are enough for a reviewer's day: claim, score, flag, decide, choose, release."""
     t, info = team
     ana, mal = t.as_("ana"), t.as_("mal")
-    assert ana.login == t.logins["ana"] and not ana.admin
-    assert ana.claim_next("triage", "ana") is None  # ana reviewed both items in the import
-    claim = mal.claim_next("triage", "mal")
+    assert ana.roles.login == t.logins["ana"] and not ana.roles.admin
+    assert ana.queue.claim_next("triage", "ana") is None  # ana reviewed both items in the import
+    claim = mal.queue.claim_next("triage", "mal")
     assert claim is not None
-    mal.add_human_score(claim.item_pk, "accuracy", "mal", 6.0)
-    mal.complete(claim)
-    flag = ana.flag_item(info["pk"], "ana")
-    assert t.as_("sue").add_safety_decision(flag, "sue", "escalate", "unsure") == "escalated"
-    assert ana.add_human_score(info["pk"], "clarity", "newcomer", 5.0)  # a new name is claimed for ana
-    assert ana.add_comment(info["pk"], "ana", "the second claim needs a source")
+    mal.scores.add_human_score(claim.item_pk, "accuracy", "mal", 6.0)
+    mal.queue.complete(claim)
+    flag = ana.safety.flag_item(info["pk"], "ana")
+    assert t.as_("sue").safety.add_safety_decision(flag, "sue", "escalate", "unsure") == "escalated"
+    assert ana.scores.add_human_score(info["pk"], "clarity", "newcomer", 5.0)  # a new name is claimed for ana
+    assert ana.comments.add_comment(info["pk"], "ana", "the second claim needs a source")
     raw = t.raw()
     try:
         assert raw.one("SELECT reviewer, actor FROM item_comment")[:2] == ("ana", t.logins["ana"])
     finally:
         raw.close()
-    assert ("newcomer", {"reviewer"}, t.logins["ana"]) in ana.reviewers()
+    assert ("newcomer", {"reviewer"}, t.logins["ana"]) in ana.roles.reviewers()
 
 
 @pytest.mark.parametrize("team", ["postgres"], indirect=True)
@@ -390,18 +390,18 @@ def test_postgres_the_app_role_may_write_a_column_added_after_db_roles(team: tup
     from sqlalchemy import text
 
     t, info = team
-    with t.owner.engine.begin() as conn:  # the release before: no such column, so no grant on it
+    with t.owner.db.engine.begin() as conn:  # the release before: no such column, so no grant on it
         conn.execute(text("ALTER TABLE item DROP COLUMN human_gap"))
         conn.execute(text("DELETE FROM schema_migrations WHERE name = '0009g_human_gap'"))
         conn.execute(text("ALTER TABLE item ADD COLUMN human_gap FLOAT"))  # the column alone
     before = open_without(t.url(t.logins["mal"]), ("0009g_human_gap",))  # (a person cannot migrate)
     t.stores.append(before)
     with pytest.raises(Exception, match="permission denied for table item"):
-        before.add_human_score(info["pk"], "accuracy", "mal", 9.0)
+        before.scores.add_human_score(info["pk"], "accuracy", "mal", 9.0)
     t.stores.append(open_store(t.url()))  # the owner opens it: the migration runs
     mal = t.as_("mal")
-    mal.add_human_score(info["pk"], "accuracy", "mal", 9.0)
-    fold = mal.item_view(info["pk"]).fold
+    mal.scores.add_human_score(info["pk"], "accuracy", "mal", 9.0)
+    fold = mal.items.item_view(info["pk"]).fold
     assert fold is not None and fold.dims["accuracy"].consensus == 7.5  # ana's 6 and mal's 9
 
 
@@ -445,7 +445,7 @@ def test_an_import_with_a_bad_reviewer_name_is_refused_whole(tmp_path: Path, nam
         with pytest.raises(UserError, match=r"bad.jsonl:2: item b: the reviewer name") as err:
             import_file(store, src, REF)
         assert "\x1b" not in str(err.value) and "\u202e" not in str(err.value)
-        assert store.queue_count("triage") == 0
+        assert store.queue.queue_count("triage") == 0
     finally:
         store.close()
 
@@ -456,8 +456,8 @@ def test_review_reviewer_for_someone_else_is_a_leads_act(tmp_path: Path, capsys:
     the screen never opens (on the old code anyone could score as anyone)."""
     db = str(tmp_path / "rev.db")
     lead = open_store(db, login="lee-login")
-    lead.add_reviewer("lee", "lead")
-    lead.add_reviewer("ana", "reviewer")  # bound to the login "ana"
+    lead.roles.add_reviewer("lee", "lead")
+    lead.roles.add_reviewer("ana", "reviewer")  # bound to the login "ana"
     lead.close()
     import reviewer.cli.review_cmds as review_cmds
 
@@ -467,6 +467,6 @@ def test_review_reviewer_for_someone_else_is_a_leads_act(tmp_path: Path, capsys:
     assert code == 1 and "may not sign as ana" in err and len(err.strip().splitlines()) == 1 and opened == []
     assert os_login() != "ana"
     boss = open_store(db, login="lee-login")
-    boss.add_reviewer("me", "lead", login=os_login())  # now this OS user is a lead: it may act for ana
+    boss.roles.add_reviewer("me", "lead", login=os_login())  # now this OS user is a lead: it may act for ana
     boss.close()
     assert run_cli(["review", "--reviewer", "ana", "--db", db], capsys)[0] == 0 and opened == ["ana"]

@@ -313,8 +313,8 @@ def test_stored_text_must_be_the_validated_text(tmp_path: Path) -> None:
     store = open_store(str(tmp_path / "r.db"))
     rubric = load_rubric_text(GOOD, "r.yaml")
     with pytest.raises(UserError, match="not the text that was validated"):
-        store.add_rubric(rubric, _versioned("1.0.0", "0.5", "0.5"))
-    assert store.add_rubric(rubric, GOOD) is True
+        store.rubrics.add_rubric(rubric, _versioned("1.0.0", "0.5", "0.5"))
+    assert store.rubrics.add_rubric(rubric, GOOD) is True
 
 
 def test_a_version_edited_in_the_database_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -361,11 +361,11 @@ def test_versions_only_go_up_on_each_store(any_store: Any) -> None:
 
     for version in ("1.0.0", "2.0.0"):
         text = _versioned(version)
-        assert any_store.add_rubric(load_rubric_text(text, "r.yaml"), text) is True
+        assert any_store.rubrics.add_rubric(load_rubric_text(text, "r.yaml"), text) is True
     back = _versioned("1.9.9", "0.5", "0.5")
     with pytest.raises(UserError, match="versions must increase"):
-        any_store.add_rubric(load_rubric_text(back, "r.yaml"), back)
-    assert [v for _, v, _ in any_store.list_rubrics()] == ["1.0.0", "2.0.0"]
+        any_store.rubrics.add_rubric(load_rubric_text(back, "r.yaml"), back)
+    assert [v for _, v, _ in any_store.rubrics.list_rubrics()] == ["1.0.0", "2.0.0"]
 
 
 def test_a_tampered_version_is_refused_on_each_store(any_store: Any) -> None:
@@ -377,14 +377,14 @@ def test_a_tampered_version_is_refused_on_each_store(any_store: Any) -> None:
     from reviewer.errors import UserError
     from reviewer.store.tables import RubricVersion
 
-    assert any_store.add_rubric(load_rubric_text(GOOD, "r.yaml"), GOOD) is True
-    with any_store.engine.begin() as conn:
+    assert any_store.rubrics.add_rubric(load_rubric_text(GOOD, "r.yaml"), GOOD) is True
+    with any_store.db.engine.begin() as conn:
         good_hash = conn.execute(select(col(RubricVersion.content_hash))).scalar_one()
         conn.execute(insert(RubricVersion).values(rubric_id="hostile", version="1.1.0", content_hash=good_hash,
                                                   yaml_text=_versioned("1.1.0", "0.1", "0.9")))
     with pytest.raises(UserError, match=r"hostile@1.1.0 \(stored\): its text does not match"):
-        any_store.get_rubric("hostile@1.1.0")
-    assert any_store.get_rubric("hostile@1.0.0").judge.correction_examples == 2  # the honest one loads
+        any_store.rubrics.get_rubric("hostile@1.1.0")
+    assert any_store.rubrics.get_rubric("hostile@1.0.0").judge.correction_examples == 2  # the honest one loads
 
 
 def test_flexeval_import_refuses_a_duplicate_rubric_name() -> None:
@@ -407,9 +407,9 @@ def test_a_stored_version_that_breaks_todays_rules_names_the_rule(any_store: Any
     from reviewer.store.tables import RubricVersion
 
     old = _versioned("3.0.0").replace("['^Answer:']", "['^(a+)+$']")
-    with any_store.engine.begin() as conn:
+    with any_store.db.engine.begin() as conn:
         conn.execute(insert(RubricVersion).values(rubric_id="hostile", version="3.0.0", content_hash="x" * 64,
                                                   yaml_text=old))
     with pytest.raises(UserError, match=r"hostile@3.0.0 \(stored\): does not pass the rubric rules "
                                         r"\(regex-backtracking"):
-        any_store.get_rubric("hostile@3.0.0")
+        any_store.rubrics.get_rubric("hostile@3.0.0")

@@ -99,5 +99,5 @@ def test_the_store_refuses_a_lease_out_of_range(seconds: Any, tmp_path: Path) ->
     src.write_text('{"id": "a", "output": "x"}\n')
     import_file(store, src, "general-quality@1.0.0")
     with pytest.raises(UserError, match="give 1 second to 1 day"):
-        store.claim_next("triage", "ana", lease_seconds=seconds)
-    assert store.claim_next("triage", "ana", lease_seconds=60) is not None
+        store.queue.claim_next("triage", "ana", lease_seconds=seconds)
+    assert store.queue.claim_next("triage", "ana", lease_seconds=60) is not None

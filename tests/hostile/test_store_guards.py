@@ -201,7 +201,7 @@ def test_an_edited_rubric_version_is_refused_and_the_stored_one_is_used(dbs: dic
     url = dbs["guarded"] if dbs["backend"] == "sqlite" else pg_url(dbs["guarded"])
     store = open_store(url)
     try:
-        assert store.get_rubric("general-quality@1.0.0").dimension("accuracy").weight == 0.35
+        assert store.rubrics.get_rubric("general-quality@1.0.0").dimension("accuracy").weight == 0.35
     finally:
         store.close()
 
@@ -212,7 +212,7 @@ def test_safety_status_is_derived_without_changing_the_flag(dbs: dict[str, Any])
     url = dbs["guarded"] if dbs["backend"] == "sqlite" else pg_url(dbs["guarded"])
     store = open_store(url)
     try:
-        flags = store.open_flags()
+        flags = store.safety.open_flags()
         assert [f.status for f in flags] == ["escalated"]
     finally:
         store.close()

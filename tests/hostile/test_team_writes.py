@@ -57,12 +57,12 @@ def _state(t: Team, tmp: Path) -> dict[str, Any]:
                                "judge": {"model": "m", "scores": {"accuracy": 7}},
                                "human": [{"reviewer": "ivy", "scores": {"accuracy": 4}}]}) + "\n")
     import_file(t.owner, src, REF)
-    info["flag"] = t.owner.flag_item(info["pk"], "lee")
-    claim = _person(t, "mal").claim_next("triage", "mal")
+    info["flag"] = t.owner.safety.flag_item(info["pk"], "lee")
+    claim = _person(t, "mal").queue.claim_next("triage", "mal")
     assert claim is not None
     info["mal_pk"] = claim.item_pk
-    t.owner.judge_cache_put_many({"k1": {"score": 3, "rationale": "fine"}})
-    t.owner.set_queue_settings("triage", None, reviewers_per_item=2)
+    t.owner.runs.judge_cache_put_many({"k1": {"score": 3, "rationale": "fine"}})
+    t.owner.queue.set_queue_settings("triage", None, reviewers_per_item=2)
     return info
 
 
@@ -91,15 +91,15 @@ def _earlier_team(tmp: Path, stack: ExitStack) -> tuple[Team, dict[str, Any], st
     schema = stack.enter_context(pg_schema())
     owner = open_without(pg_url(schema), (NEW,))
     app = f"g_app_{name}"
-    owner.apply_team_roles(owner.team_roles(app, list(logins.values())))  # the role, logins, membership
-    cols = owner.engine.connect()
+    owner.roles.apply_team_roles(owner.roles.team_roles(app, list(logins.values())))  # the role, logins, membership
+    cols = owner.db.engine.connect()
     try:
         item_columns = [c for c in cols.exec_driver_sql(
             "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
             "AND table_name = 'item'").scalars() if c not in CONTENT]
     finally:
         cols.close()
-    owner.apply_team_roles([f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {app}"] + [
+    owner.roles.apply_team_roles([f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {app}"] + [
         g.format(app=app, history=", ".join(ALL_HISTORY), item_columns=", ".join(item_columns)) for g in EARLIER_GRANTS])
     t = Team("postgres", schema, logins, owner)
     stack.callback(_closer(t))
@@ -236,7 +236,7 @@ def _fresh_team(tmp: Path, stack: ExitStack) -> tuple[Team, dict[str, Any]]:
     logins = _pg_people(stack, name)
     schema = stack.enter_context(pg_schema())
     owner = open_store(pg_url(schema))
-    owner.apply_team_roles(owner.team_roles(f"g_app_{name}", list(logins.values())))
+    owner.roles.apply_team_roles(owner.roles.team_roles(f"g_app_{name}", list(logins.values())))
     t = Team("postgres", schema, logins, owner)
     stack.callback(_closer(t))
     return t, _state(t, tmp)
@@ -250,7 +250,7 @@ def test_postgres_a_fresh_team_refuses_every_attack(tmp_path: Path) -> None:
 
 
 def _ivy_pk(t: Team) -> int:
-    return next(r.item_pk for r in t.owner.queue_page("triage") if r.item_id == "ivy-1")
+    return next(r.item_pk for r in t.owner.queue.queue_page("triage") if r.item_id == "ivy-1")
 
 
 def _item(t: Team, pk: int) -> tuple[Any, ...]:
@@ -272,25 +272,25 @@ def test_postgres_a_persons_day_still_works(tmp_path: Path) -> None:
         pk = _ivy_pk(t)
         n0, gap0, safety0, _ = _item(t, pk)
         assert gap0 == pytest.approx(3 / 9)  # ivy's 4 against the judge's 7, on a 1–10 scale
-        claim = ana.claim_item(pk, "triage", "ana")
+        claim = ana.queue.claim_item(pk, "triage", "ana")
         assert claim is not None and _item(t, pk)[3] == "ana"
-        rubric = ana.get_rubric(REF)
+        rubric = ana.rubrics.get_rubric(REF)
         for d in rubric.person_dimensions():
-            ana.add_human_score(pk, d.id, "ana", 1.0)
-        ana.add_human_score(pk, "accuracy", "ana", None, kind="undo")
-        ana.add_human_score(pk, "accuracy", "ana", 1.0)
+            ana.scores.add_human_score(pk, d.id, "ana", 1.0)
+        ana.scores.add_human_score(pk, "accuracy", "ana", None, kind="undo")
+        ana.scores.add_human_score(pk, "accuracy", "ana", 1.0)
         n1, gap1, _, _ = _item(t, pk)
         assert (n1, gap1) == (n0 + 1, pytest.approx(4.5 / 9))  # the people's 2.5 against 7
-        ana.add_comment(pk, "ana", "cites nothing")
-        flag = ana.flag_item(pk, "ana")
+        ana.comments.add_comment(pk, "ana", "cites nothing")
+        flag = ana.safety.flag_item(pk, "ana")
         assert _item(t, pk)[2] == "open"
-        ana.withdraw_flag(flag, "ana")
+        ana.safety.withdraw_flag(flag, "ana")
         assert _item(t, pk)[2] == safety0
-        assert ana.complete(claim) is True
+        assert ana.queue.complete(claim) is True
         assert _item(t, pk)[3] is None
-        mal_claim = mal.renew(mal.claim_item(info["mal_pk"], "triage", "mal") or pytest.fail("mal lost his lease"))
-        mal.release(mal_claim)
-        assert t.as_("sue").add_safety_decision(info["flag"], "sue", "escalate", "unsure") == "escalated"
+        mal_claim = mal.queue.renew(mal.queue.claim_item(info["mal_pk"], "triage", "mal") or pytest.fail("mal lost his lease"))
+        mal.queue.release(mal_claim)
+        assert t.as_("sue").safety.add_safety_decision(info["flag"], "sue", "escalate", "unsure") == "escalated"
         raw = t.raw()
         try:
             states = dict(raw.conn.execute("SELECT reviewer, state FROM assignment WHERE item_pk = %s "
@@ -309,7 +309,7 @@ def test_the_acting_login_is_the_uid_not_the_environment(tmp_path: Path, monkeyp
     account = pwd.getpwuid(os.getuid()).pw_name
     db = str(tmp_path / "env.db")
     lead = open_store(db, login="boss")
-    lead.add_reviewer("boss", "lead")
+    lead.roles.add_reviewer("boss", "lead")
     lead.close()
     for var in ("LOGNAME", "USER", "LNAME", "USERNAME"):
         monkeypatch.setenv(var, "boss")
@@ -318,8 +318,8 @@ def test_the_acting_login_is_the_uid_not_the_environment(tmp_path: Path, monkeyp
     assert code == 1 and "only a lead grants roles" in err and account in err
     store = open_store(db)
     try:
-        assert store.login == account
-        assert store.reviewer_roles("mallory") == set()
+        assert store.roles.login == account
+        assert store.roles.reviewer_roles("mallory") == set()
     finally:
         store.close()
 
@@ -329,12 +329,12 @@ def test_one_os_account_under_two_lognames_is_not_two_signoffs(tmp_path: Path, m
 
     db = str(tmp_path / "two.db")
     lead = open_store(db, login="lee-login")
-    lead.add_reviewer("lee", "lead")
-    lead.add_reviewer("s1", "safety", login="boss1")
-    lead.add_reviewer("s2", "safety", login="boss2")
+    lead.roles.add_reviewer("lee", "lead")
+    lead.roles.add_reviewer("s1", "safety", login="boss1")
+    lead.roles.add_reviewer("s2", "safety", login="boss2")
     _two_signoffs(lead)
     pk = _items(lead, tmp_path, TWO)
-    flag = lead.flag_item(pk, "lee")
+    flag = lead.safety.flag_item(pk, "lee")
     lead.close()
     for name, login in (("s1", "boss1"), ("s2", "boss2")):
         monkeypatch.setenv("LOGNAME", login)
@@ -342,12 +342,12 @@ def test_one_os_account_under_two_lognames_is_not_two_signoffs(tmp_path: Path, m
         store = open_store(db)
         try:
             with pytest.raises(UserError, match=f"may not sign as {name}"):
-                store.add_safety_decision(flag, name, "clear", "benign")
+                store.safety.add_safety_decision(flag, name, "clear", "benign")
         finally:
             store.close()
     check = open_store(db, login="lee-login")
     try:
-        assert flag in {f.pk for f in check.open_flags()}
+        assert flag in {f.pk for f in check.safety.open_flags()}
     finally:
         check.close()
 
@@ -372,25 +372,25 @@ def test_a_claim_and_its_end_are_signed_like_a_score(backend: str, tmp_path: Pat
     with ExitStack() as stack:
         t, info = _team(backend, tmp_path, stack)
         mal = t.as_("mal")
-        pk = next(r.item_pk for r in t.owner.queue_page("triage") if r.item_pk != info["mal_pk"])
+        pk = next(r.item_pk for r in t.owner.queue.queue_page("triage") if r.item_pk != info["mal_pk"])
         with pytest.raises(UserError, match="may not sign as ana"):
-            mal.claim_next("triage", "ana")
+            mal.queue.claim_next("triage", "ana")
         with pytest.raises(UserError, match="may not sign as ana"):
-            mal.claim_item(pk, "triage", "ana")
-        mine = t.as_("ana").claim_item(pk, "triage", "ana")
+            mal.queue.claim_item(pk, "triage", "ana")
+        mine = t.as_("ana").queue.claim_item(pk, "triage", "ana")
         assert mine is not None
-        for end in (mal.complete, mal.skip, mal.release, mal.renew):
+        for end in (mal.queue.complete, mal.queue.skip, mal.queue.release, mal.queue.renew):
             with pytest.raises(UserError, match="may not sign as ana"):
                 end(mine)
         forged = replace(mine, reviewer="mal")  # mal's own name on ana's lease: nothing to end
-        mal.release(forged)
+        mal.queue.release(forged)
         raw = t.raw()
         try:
             assert raw.one(f"SELECT lease_reviewer FROM item WHERE pk = {pk}")[0] == "ana"
             assert raw.one(f"SELECT state FROM assignment WHERE reviewer = 'ana' AND item_pk = {pk}")[0] == "active"
         finally:
             raw.close()
-        assert t.as_("ana").complete(mine) is False  # (ana has not scored: her review stays open)
+        assert t.as_("ana").queue.complete(mine) is False  # (ana has not scored: her review stays open)
 
 
 # --- an imported name is bound to no login -----------------------------------------------------
@@ -401,16 +401,16 @@ def test_an_imported_name_is_bound_to_no_login_until_a_lead_binds_it(backend: st
     nobody does until a lead binds it (``reviewer add NAME --login LOGIN``)."""
     with ExitStack() as stack:
         t, _ = _team(backend, tmp_path, stack)
-        ivy_pk = next(r.item_pk for r in t.owner.queue_page("triage") if r.item_id == "ivy-1")
+        ivy_pk = next(r.item_pk for r in t.owner.queue.queue_page("triage") if r.item_id == "ivy-1")
         mal = t.as_("mal")
         with pytest.raises(UserError, match="ivy came with imported scores and is bound to no login") as err:
-            mal.add_human_score(ivy_pk, "accuracy", "ivy", 1.0)
+            mal.scores.add_human_score(ivy_pk, "accuracy", "ivy", 1.0)
         assert explained(err.value).endswith("a lead binds it to its person: `rubricate reviewer add ivy --login LOGIN`")
         with pytest.raises(UserError, match="bound to no login"):
-            mal.claim_next("triage", "ivy")
-        assert "ivy" not in {n for n, _, _ in t.owner.reviewers()}
-        assert [h.score for h in t.owner.human_rows(ivy_pk) if h.reviewer == "ivy"] == [4.0]
-        t.owner.add_reviewer("ivy", "reviewer", login=t.logins["ana"])  # the lead binds it to ana
-        assert t.as_("ana").add_human_score(ivy_pk, "accuracy", "ivy", 5.0)
+            mal.queue.claim_next("triage", "ivy")
+        assert "ivy" not in {n for n, _, _ in t.owner.roles.reviewers()}
+        assert [h.score for h in t.owner.scores.human_rows(ivy_pk) if h.reviewer == "ivy"] == [4.0]
+        t.owner.roles.add_reviewer("ivy", "reviewer", login=t.logins["ana"])  # the lead binds it to ana
+        assert t.as_("ana").scores.add_human_score(ivy_pk, "accuracy", "ivy", 5.0)
         with pytest.raises(UserError, match="may not sign as ivy"):
-            mal.add_human_score(ivy_pk, "accuracy", "ivy", 1.0)
+            mal.scores.add_human_score(ivy_pk, "accuracy", "ivy", 1.0)

@@ -64,18 +64,18 @@ def ignores_examples(body: dict[str, object]) -> str:
 
 def _setup(db: str, server: LoopbackServer, tmp_path: Path) -> Store:
     s = open_store(db)
-    s.add_rubric(load_rubric_text(RUBRIC, "align.yaml"), RUBRIC)
+    s.rubrics.add_rubric(load_rubric_text(RUBRIC, "align.yaml"), RUBRIC)
     items = tmp_path / "items.jsonl"
     items.write_text("".join(json.dumps({"id": f"q{i:02d}", "input": f"Question {i}?",
                                          "output": f"Answer {i} has quality {truth(i)}."}) + "\n" for i in range(N)))
     import_file(s, str(items), REF)
-    s.create_audit_sample(REF, N, seed=1)
+    s.queue.create_audit_sample(REF, N, seed=1)
     server.reset(default=Reply(content=follows_examples))
     judging.run(s, judging.JudgeOptions(rubric_ref=REF, models=["openai/judge-x"], api_base=server.url,
                                         api_key="k", timeout=5, retries=0))
-    for r in s.items_for_judging(REF):  # people label every audit item, with a reason
+    for r in s.runs.items_for_judging(REF):  # people label every audit item, with a reason
         i = int(r["id"][1:])
-        s.add_human_score(r["pk"], "accuracy", "ana", truth(i), reason=f"reason-of-{r['id']}", sample="audit")
+        s.scores.add_human_score(r["pk"], "accuracy", "ana", truth(i), reason=f"reason-of-{r['id']}", sample="audit")
     server.reset()
     return s
 
@@ -133,15 +133,15 @@ def test_align_picks_the_candidate_that_agrees_and_says_better_on_test(
     assert by["current"]["status"] == "done" and server.count == 4 * 28 + 1 + 12
     # --write: a minor bump with correction_examples 2, its provenance in the notes
     assert data["written"] == "align-test@1.1.0"
-    new = s.get_rubric("align-test@1.1.0")
+    new = s.rubrics.get_rubric("align-test@1.1.0")
     assert new.judge.correction_examples == 2
-    text = s.rubric_yaml("align-test@1.1.0")
+    text = s.rubrics.rubric_yaml("align-test@1.1.0")
     assert text.startswith("# Written by rubricate align from align-test@1.0.0.")
     assert "seed 0" in text and "28 dev / 12 test items" in text and "better" in text
     diff = CliRunner().invoke(app, ["rubric", "diff", REF, "align-test@1.1.0", "--db", db])
     assert diff.exit_code == 0 and "judge/review: judge or review settings changed" in diff.output, diff.output
     assert "version 1.0.0 → 1.1.0 is enough" in diff.output
-    last = s.last_align_run(REF, "accuracy")
+    last = s.align.last_align_run(REF, "accuracy")
     assert last is not None and last.written_ref == "align-test@1.1.0" and stored(last.result)["chosen"] == "k2"
 
 
@@ -153,8 +153,8 @@ def test_a_judge_that_ignores_examples_is_no_better_and_nothing_is_written(
     assert out.exit_code == 0, out.output
     assert "no better than the current judge" in out.output
     assert "nothing registered" in out.output
-    assert [v for i, v, _ in s.list_rubrics() if i == "align-test"] == ["1.0.0"]
-    last = s.last_align_run(REF, "accuracy")
+    assert [v for i, v, _ in s.rubrics.list_rubrics() if i == "align-test"] == ["1.0.0"]
+    last = s.align.last_align_run(REF, "accuracy")
     assert last is not None and stored(last.result)["test"]["verdict"] == "no better" and last.written_ref is None
 
 
@@ -179,11 +179,11 @@ def test_max_cost_stops_cleanly_and_writes_nothing(db: str, server: LoopbackServ
     [line] = err.strip().splitlines()
     assert "--max-cost $1e-05 reached" in line and "nothing chosen or written" in line, line
     assert server.count < 5 * 28  # stopped long before every candidate's dev calls
-    with s.read() as conn:
+    with s.db.read() as conn:
         from sqlalchemy import text as sql
         status = conn.execute(sql("SELECT status FROM align_run")).scalars().all()
     assert status == ["cost_cap"]
-    assert [v for i, v, _ in s.list_rubrics() if i == "align-test"] == ["1.0.0"]
+    assert [v for i, v, _ in s.rubrics.list_rubrics() if i == "align-test"] == ["1.0.0"]
 
 
 def test_a_reply_that_does_not_parse_is_that_items_error(db: str, server: LoopbackServer, tmp_path: Path) -> None:

@@ -34,16 +34,16 @@ def test_the_logged_prompts_show_each_correction_once_and_never_the_items_own(
     path = tmp_path / "learn.yaml"
     path.write_text(text)
     s = open_store(db)
-    s.add_rubric(load_rubric_file(path), text)
+    s.rubrics.add_rubric(load_rubric_file(path), text)
     names = ["a", "b", "c", "d"]
     _import(s, tmp_path, [{"id": n, "input": f"Question {n}?", "output": f"Answer {n}."} for n in names])
     options = judging.JudgeOptions(rubric_ref=REF, models=["openai/judge-x"], api_base=server.url, api_key="k",
                                    timeout=5, retries=0)
     judging.run(s, options)  # two runs: every item has two judge rows (the loopback says 4)
     judging.run(s, options)
-    keys = {r["id"]: r["pk"] for r in s.items_for_judging(REF)}
+    keys = {r["id"]: r["pk"] for r in s.runs.items_for_judging(REF)}
     for n in names:  # every person's score is a correction of the judge's 4
-        s.add_human_score(keys[n], "accuracy", "ana", 1, reason=f"reason-of-{n}")
+        s.scores.add_human_score(keys[n], "accuracy", "ana", 1, reason=f"reason-of-{n}")
     # b's content changes: the reason given on its first text no longer belongs to it
     _import(s, tmp_path, [{"id": "b", "input": "Question b?", "output": "Answer b, rewritten."}], update=True)
 
@@ -62,7 +62,7 @@ def test_the_logged_prompts_show_each_correction_once_and_never_the_items_own(
         assert sorted(shown) == sorted(expected), (n, shown)
         assert prompt.count("a human reviewer scored it 1") == 2
     # the stored score names the corrections it was shown (calibration leaves their items out)
-    with s.read() as conn:
+    with s.db.read() as conn:
         used = conn.execute(sql("SELECT examples_used FROM judge_score WHERE run_pk = :r AND item_pk = :i "
                                 "AND dimension = 'accuracy'"), {"r": run.run_id, "i": keys["a"]}).scalar_one()
         used = json.loads(used) if isinstance(used, str) else used  # JSON text on SQLite

@@ -71,7 +71,7 @@ async def test_a_run_encodes_its_distinct_texts_in_one_model_call() -> None:
 def test_a_rerun_over_the_store_encodes_nothing(store: Store, tmp_path: Path) -> None:  # noqa: F811
     path = tmp_path / "rubric.yaml"
     path.write_text(RUBRIC)
-    store.add_rubric(load_rubric_file(path), RUBRIC)
+    store.rubrics.add_rubric(load_rubric_file(path), RUBRIC)
     rows = [{"id": f"q{i}", "input": "Refunds?", "output": f"Returns of opened items: {i} days.",
              "reference": REFERENCE} for i in range(30)]
     data = tmp_path / "items.jsonl"
@@ -83,14 +83,14 @@ def test_a_rerun_over_the_store_encodes_nothing(store: Store, tmp_path: Path) ->
     assert first.totals.embedded == 31  # thirty outputs and the one reference
     [second] = judging.run(store, options)  # a new Embedder: only the store's cache remembers
     assert second.totals.status == "done" and second.totals.embedded == 0
-    assert store.judge_run_report(second.run_id) is not None
+    assert store.runs.judge_run_report(second.run_id) is not None
 
 
 def test_the_store_reads_many_cache_keys_at_once(store: Store) -> None:  # noqa: F811
     entries = {f"emb:{i:04d}": {"v": [i, 0.5]} for i in range(1200)}
-    store.judge_cache_put_many(entries)
+    store.runs.judge_cache_put_many(entries)
     wanted = [f"emb:{i:04d}" for i in range(0, 1200, 3)] + ["emb:none", "judge:none"]
-    assert store.judge_cache_get_many(wanted) == {k: entries[k] for k in wanted if k in entries}
+    assert store.runs.judge_cache_get_many(wanted) == {k: entries[k] for k in wanted if k in entries}
 
 
 def test_cached_vectors_come_back_exactly_and_older_lists_still_read() -> None:

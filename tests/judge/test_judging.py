@@ -66,7 +66,7 @@ def store(db: str, tmp_path: Path) -> Any:
     path = tmp_path / "rubric.yaml"
     path.write_text(RUBRIC)
     s = open_store(db)
-    s.add_rubric(load_rubric_file(path), RUBRIC)
+    s.rubrics.add_rubric(load_rubric_file(path), RUBRIC)
     items = tmp_path / "items.jsonl"
     rows = [{"id": f"q{i}", "input": f"Question {i}?", "output": f"Answer {i}."} for i in range(6)]
     rows.append({"id": "leak", "input": "Who?", "output": "Her SSN: 123-45-6789."})
@@ -84,7 +84,7 @@ def test_run_is_stored_and_a_rerun_makes_no_call(store: Any, server: LoopbackSer
     [first] = judging.run(store, options(server))
     assert first.totals.status == "done" and first.totals.items == 7
     assert server.count == 7
-    report = store.judge_run_report(first.run_id)
+    report = store.runs.judge_run_report(first.run_id)
     assert json.dumps(report)  # plain data
     [second] = judging.run(store, options(server))
     assert server.count == 7  # every reply came from the store's judge cache
@@ -98,9 +98,9 @@ def test_panel_stores_one_run_per_model_and_flags_safety_once(store: Any, server
     assert [r.model for r in runs] == ["openai/judge-a", "openai/judge-b"]
     assert [r.totals.safety_hits for r in runs] == [1, 1]
     assert len({r.run_id for r in runs}) == 2
-    [flag] = store.open_flags("judge-test@1.0.0")  # one flag, not one per model
+    [flag] = store.safety.open_flags("judge-test@1.0.0")  # one flag, not one per model
     assert (flag.item_id, flag.gate, flag.matched) == ("leak", "pii_exposure", "123-45-6789")
-    reports = [store.judge_run_report(r.run_id) for r in runs]
+    reports = [store.runs.judge_run_report(r.run_id) for r in runs]
     assert [rep["dimensions"]["accuracy"]["mean"] for rep in reports] == [5, 2]
 
 
@@ -124,8 +124,8 @@ def test_one_id_in_two_datasets_each_item_gets_its_own_verdict(store: Any, serve
     assert run.totals.items == 9
     verdicts = {}
     for ds in ("a", "b"):
-        [row] = [r for r in store.queue_page("triage", "judge-test@1.0.0", dataset=ds) if r.item_id == "dup"]
-        [rec] = store.item_view(row.item_pk).judge["accuracy"]
+        [row] = [r for r in store.queue.queue_page("triage", "judge-test@1.0.0", dataset=ds) if r.item_id == "dup"]
+        [rec] = store.items.item_view(row.item_pk).judge["accuracy"]
         verdicts[ds] = rec.score
     assert verdicts == {"a": 5, "b": 1}
     server.reset()
@@ -135,9 +135,9 @@ def test_one_id_in_two_datasets_each_item_gets_its_own_verdict(store: Any, serve
     from reviewer.errors import UserError
     from rubrics.results import ScoreResult
 
-    loose = store.create_judge_run("judge-test@1.0.0", "openai/judge-x")
+    loose = store.runs.create_judge_run("judge-test@1.0.0", "openai/judge-x")
     with pytest.raises(UserError, match="item id 'dup' is in several datasets"):
-        store.record_results(loose, [ScoreResult("dup", "accuracy", "llm_judge", score=3, normalised=0.5)])
+        store.runs.record_results(loose, [ScoreResult("dup", "accuracy", "llm_judge", score=3, normalised=0.5)])
 
 
 def test_only_missing_judges_an_item_again_after_its_content_changed(store: Any, server: LoopbackServer,
@@ -155,14 +155,14 @@ def test_only_missing_judges_an_item_again_after_its_content_changed(store: Any,
 def test_not_applicable_is_not_a_judge_error_but_a_failed_call_is(store: Any) -> None:
     from rubrics.results import ScoreResult
 
-    run = store.create_judge_run("judge-test@1.0.0", "openai/judge-x")
-    store.record_results(run, [
+    run = store.runs.create_judge_run("judge-test@1.0.0", "openai/judge-x")
+    store.runs.record_results(run, [
         ScoreResult("q0", "accuracy", "llm_judge", not_applicable=True, rationale="not applicable"),
         ScoreResult("q0", "brevity", "deterministic", score=5, normalised=1.0),
         ScoreResult("q1", "accuracy", "llm_judge", error="timeout"),
         ScoreResult("q1", "brevity", "deterministic", score=5, normalised=1.0),
     ])
-    errors = {r.item_id: r.errors for r in store.queue_page("triage", "judge-test@1.0.0")}
+    errors = {r.item_id: r.errors for r in store.queue.queue_page("triage", "judge-test@1.0.0")}
     assert (errors["q0"], errors["q1"]) == (0, 1)
 
 
@@ -174,7 +174,7 @@ def test_only_missing_retries_the_items_whose_judge_call_failed(store: Any, serv
     server.reset()
     [retry] = judging.run(store, options(server, only_missing=True))
     assert retry.totals.items == 1 and retry.totals.errors == 0 and server.count == 1
-    assert store.item_view(1).judge["accuracy"][-1].score == 4  # the retry's answer is current
+    assert store.items.item_view(1).judge["accuracy"][-1].score == 4  # the retry's answer is current
     server.reset()
     [after] = judging.run(store, options(server, only_missing=True))
     assert after.totals.items == 0 and server.count == 0
@@ -218,7 +218,7 @@ def test_max_cost_stops_cleanly_and_only_missing_resumes(store: Any, server: Loo
     model = ["openai/gpt-4o-mini"]
     [capped] = judging.run(store, options(server, models=model, max_cost=0.00005, concurrency=1))
     assert capped.totals.status == "cost_cap" and capped.totals.items == 2
-    assert store.judge_run_report(capped.run_id)["status"] == "cost_cap"
+    assert store.runs.judge_run_report(capped.run_id)["status"] == "cost_cap"
     [resumed] = judging.run(store, options(server, models=model, only_missing=True))
     assert resumed.totals.status == "done" and resumed.totals.items == 5
     assert server.count == 2 + 5  # the call refused at the cap was never sent
@@ -246,7 +246,7 @@ def test_ctrl_c_keeps_what_was_scored_and_only_missing_finishes(
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and "resume with --only-missing" in err and "Traceback" not in err
-    report = store.judge_run_report(1)  # the fixture's import made no run: this is the first
+    report = store.runs.judge_run_report(1)  # the fixture's import made no run: this is the first
     assert (report["model"], report["status"]) == ("openai/judge-x", "interrupted")
     kept = report["dimensions"]["accuracy"]["scores"]
     assert 1 <= kept < 7
@@ -275,7 +275,7 @@ def test_human_corrections_go_into_the_prompt(server: LoopbackServer, tmp_path: 
     path = tmp_path / "learn.yaml"
     path.write_text(text)
     s = open_store(str(tmp_path / "learn.db"))
-    s.add_rubric(load_rubric_file(path), text)
+    s.rubrics.add_rubric(load_rubric_file(path), text)
     corrected = {"id": "old", "input": "Capital of Spain?", "output": "Lisbon.",
                  "judge": {"model": "openai/judge-x", "scores": {"accuracy": 5, "brevity": 5}},
                  "human": [{"reviewer": "ana", "scores": {"accuracy": {"score": 1,
@@ -305,7 +305,7 @@ def test_panel_score_follows_the_rubric_and_calibration_names_the_best_model(
     path = tmp_path / "panel.yaml"
     path.write_text(text)
     s = open_store(db)
-    s.add_rubric(load_rubric_file(path), text)
+    s.rubrics.add_rubric(load_rubric_file(path), text)
     humans = [1, 2, 3, 4, 5, 3, 2, 4]
     rows = [{"id": f"p{i}", "input": f"Question {i}?", "output": f"Answer {i}.",
              "human": [{"reviewer": "ana", "scores": {"accuracy": h}}]} for i, h in enumerate(humans)]
@@ -324,14 +324,14 @@ def test_panel_score_follows_the_rubric_and_calibration_names_the_best_model(
                                    "--api-key", "k", "--db", db, *(a for m in models for a in ("--model", m))])
     assert out.exit_code == 0, out.output
     assert "judge panel (median of the models per dimension): on 8 of 8 items" in " ".join(out.output.split())
-    with s.read() as conn:
+    with s.db.read() as conn:
         stored: dict[str, float | None] = {
             k: v for k, v in conn.execute(sql("SELECT item_id, judge_overall FROM item WHERE item_id = 'p0'"))}
         spread = conn.execute(sql("SELECT judge_spread FROM item WHERE item_id = 'p0'")).scalar()
     # p0: judges say 5, 5, 1 -> median 5 (the mean would be 3.67); brevity passes (5).
     assert stored["p0"] == pytest.approx(1.0)
     assert spread == pytest.approx(1.0)  # 5 against 1 on a 1-5 scale: the whole scale apart
-    exported = {r["id"]: r for r in s.export_rows("judge-panel@1.0.0")}
+    exported = {r["id"]: r for r in s.items.export_rows("judge-panel@1.0.0")}
     acc = exported["p3"]["dimensions"]["accuracy"]
     assert acc["judge_models"] == {"openai/judge-high": 5, "openai/judge-mirror": 2, "openai/judge-good": 4}
     # spread has one definition (issue 12): max − min of the normalised scores, as the queue's
@@ -357,7 +357,7 @@ def test_calibration_compares_agreement_before_and_after_learning(server: Loopba
     path = tmp_path / "learn.yaml"
     path.write_text(text)
     s = open_store(str(tmp_path / "learn.db"))
-    s.add_rubric(load_rubric_file(path), text)
+    s.rubrics.add_rubric(load_rubric_file(path), text)
     humans = [1, 2, 3, 4, 5, 2, 4, 3, 1, 5]
     items = tmp_path / "learn.jsonl"
     items.write_text("".join(json.dumps({"id": f"l{i}", "input": f"Question {i}?", "output": f"Answer {i}."}) + "\n"
@@ -375,7 +375,7 @@ def test_calibration_compares_agreement_before_and_after_learning(server: Loopba
     judging.run(s, options)
     assert not any("Scores people gave" in user_prompt(b) for b in server.requests)
     for i, h in enumerate(humans):
-        s.add_human_score(i + 1, "accuracy", "ana", h, reason=f"the answer deserves {h}")
+        s.scores.add_human_score(i + 1, "accuracy", "ana", h, reason=f"the answer deserves {h}")
     judging.run(s, options)
     [accuracy] = [d for d in calibrate(s, "judge-learn@1.0.0", draws=50)["dimensions"]
                   if d["dimension"] == "accuracy"]

@@ -84,12 +84,12 @@ def test_a_lock_past_the_timeout_keeps_every_reply_for_only_missing(
     finally:
         lock.release()
     lines = err.strip().splitlines()
-    pending = store.judge_pending_path()
+    pending = store.runs.judge_pending_path()
     assert code == 3 and len(lines) == 1, lines
     assert "locked" in lines[0] and f"judge run 1 failed; 7 judge replies are kept in {pending}" in lines[0]
     assert "--only-missing" in lines[0] and "Traceback" not in err
     assert server.count == 7 and pending.exists()
-    with store.read() as conn:  # nothing reached the database while it was locked
+    with store.db.read() as conn:  # nothing reached the database while it was locked
         assert conn.execute(sql("SELECT count(*) FROM judge_score")).scalar() == 0
         assert conn.execute(sql("SELECT count(*) FROM judge_cache")).scalar() == 0
 
@@ -97,7 +97,7 @@ def test_a_lock_past_the_timeout_keeps_every_reply_for_only_missing(
     code, err = _judge(db, server, capsys, "--only-missing")
     assert code == 0, err
     assert server.count == 0  # every reply came from what the failed run kept
-    with store.read() as conn:
+    with store.db.read() as conn:
         scores = conn.execute(sql("SELECT score FROM judge_score WHERE dimension = 'accuracy'")).scalars().all()
         runs = dict(conn.execute(sql("SELECT pk, status FROM judge_run")).all())
     assert sorted(scores) == [4.0] * 7
@@ -121,8 +121,8 @@ def test_a_lock_released_within_the_timeout_is_waited_out(
     finally:
         lock.release()
     assert code == 0, err
-    assert server.count == 7 and not store.judge_pending_path().exists()
-    with store.read() as conn:
+    assert server.count == 7 and not store.runs.judge_pending_path().exists()
+    with store.db.read() as conn:
         assert conn.execute(sql("SELECT count(*) FROM judge_score WHERE dimension = 'accuracy'")).scalar() == 7
         assert conn.execute(sql("SELECT status FROM judge_run")).scalar() == "done"
 
@@ -164,7 +164,7 @@ def test_a_lock_mid_run_stops_new_calls_and_no_call_is_paid_twice(
     code, err = _judge(db, server, capsys, "--only-missing")
     assert code == 0, err
     assert first + server.count == 150  # no call made twice
-    with store.read() as conn:
+    with store.db.read() as conn:
         scored = conn.execute(sql("SELECT count(DISTINCT item_pk) FROM judge_score WHERE dimension = 'accuracy' "
                                   "AND score IS NOT NULL")).scalar()
     assert scored == 150
@@ -172,7 +172,7 @@ def test_a_lock_mid_run_stops_new_calls_and_no_call_is_paid_twice(
 
 def test_a_damaged_file_of_kept_replies_is_one_line_and_calls_nothing(
         store: Any, db: str, server: LoopbackServer, capsys: pytest.CaptureFixture[str]) -> None:
-    pending = store.judge_pending_path()
+    pending = store.runs.judge_pending_path()
     pending.parent.mkdir(parents=True, exist_ok=True)
     pending.write_text('{"format": "rubricate-judge-pending/1", "cache": [1, 2]}')
     code, err = _judge(db, server, capsys)

@@ -44,13 +44,13 @@ def test_calibrate_reports_each_judge_against_screen_and_imported_verdicts(store
     import_file(store, DEMO / "reval-issue-framing.jsonl", REF, dataset="demo")
     summary = import_file(store, _pairs_file(tmp_path / "pairs.jsonl"), REF, dataset="demo")
     assert (summary.pair_choices, summary.pair_judgments) == (4, 5)
-    groups = store.group_overalls(REF)
+    groups = store.scores.group_overalls(REF)
     (a1, _, _), (b1, _, _) = groups["frame-01"]
     (a2, _, _), (b2, _, _) = groups["frame-02"]
-    store.add_reviewer("lee", "lead")
-    store.add_pair_choice(a1, "cy", b1)
-    store.add_pair_choice(a1, "dee", b1)
-    store.add_pair_choice(a2, "cy", b2)
+    store.roles.add_reviewer("lee", "lead")
+    store.scores.add_pair_choice(a1, "cy", b1)
+    store.scores.add_pair_choice(a1, "dee", b1)
+    store.scores.add_pair_choice(a2, "cy", b2)
 
     report = calibrate(store, REF, draws=200)
     x = report["pair_verdicts"]["judge-x"]
@@ -76,7 +76,7 @@ def test_calibrate_reports_each_judge_against_screen_and_imported_verdicts(store
     assert "pair verdicts, judge-x: agrees with the people's majority on 1 of 2 verdicts" in md
     assert "flips 1 of 1 pairs seen in both orders" in md
 
-    exported = {r["id"]: r for r in store.export_rows(REF, "demo")}
+    exported = {r["id"]: r for r in store.items.export_rows(REF, "demo")}
     first = exported["frame-01a"]
     assert [(v["model"], v["a"], v["b"], v["winner"], v["rationale"]) for v in first["pair_verdicts"]] == [
         ("judge-x", "frame-01a", "frame-01b", "frame-01b", "less loaded wording"),

@@ -40,7 +40,7 @@ def pair(a: str, b: str, human: Sequence[tuple[str, str, str | None]] = (), judg
 
 
 def rows(store: Store, sql: str) -> list[tuple[Any, ...]]:
-    with store.read() as conn:
+    with store.db.read() as conn:
         return [tuple(r) for r in conn.execute(text(sql))]
 
 
@@ -65,13 +65,13 @@ def test_pair_records_are_stored_field_by_field(store: Store, tmp_path: Path) ->
     judged = rows(store, "SELECT rubric_ref, grp, item_a_pk, item_b_pk, model, winner, rationale, revision "
                          "FROM pair_judgment")
     assert judged == [(REF, "g1", pk["y"], pk["x"], "judge-1", "b", "x is more neutral", 2)]
-    [j] = store.pair_judgments(REF)
+    [j] = store.pair_verdicts.pair_judgments(REF)
     assert (j.model, j.winner_item_pk, j.group) == ("judge-1", pk["x"], "g1")
     # the screen's reads see the imported verdicts as choices
-    assert store.pair_choices(REF) == {"g1": {"ana": pk["y"], "ben": None}}
+    assert store.scores.pair_choices(REF) == {"g1": {"ana": pk["y"], "ben": None}}
     # importing the same file again adds no verdict twice
-    again = import_file(store, src, REF)
-    assert (again.pair_choices, again.pair_judgments) == (0, 0)
+    repeat = import_file(store, src, REF)
+    assert (repeat.pair_choices, repeat.pair_judgments) == (0, 0)
     assert rows(store, "SELECT count(*) FROM pair_choice") == [(2,)]
     assert rows(store, "SELECT count(*) FROM pair_judgment") == [(1,)]
 
@@ -85,10 +85,10 @@ def test_a_pair_may_name_items_already_stored(store: Store, tmp_path: Path) -> N
 def test_screen_choices_and_imported_verdicts_are_one_history(store: Store, tmp_path: Path) -> None:
     import_file(store, write(tmp_path / "a.jsonl", [*items("x", "y"), pair("x", "y", human=[("ana", "a", None)])]), REF)
     pk = pks(store)
-    store.add_reviewer("lee", "lead")
-    store.add_pair_choice(pk["x"], "ana", pk["y"], reason="changed my mind")  # in the screen, later
-    store.add_pair_choice(pk["x"], "lee", None)
-    assert store.pair_choices(REF) == {"g1": {"ana": pk["y"], "lee": None}}
+    store.roles.add_reviewer("lee", "lead")
+    store.scores.add_pair_choice(pk["x"], "ana", pk["y"], reason="changed my mind")  # in the screen, later
+    store.scores.add_pair_choice(pk["x"], "lee", None)
+    assert store.scores.pair_choices(REF) == {"g1": {"ana": pk["y"], "lee": None}}
     assert rows(store, "SELECT reviewer, kind FROM pair_choice ORDER BY pk") == [
         ("ana", "import"), ("ana", "choice"), ("lee", "choice")]
 
@@ -138,11 +138,11 @@ def test_a_database_from_before_pair_verdicts_opens(db_url: str, tmp_path: Path)
     store = open_store(db_url)
     import_file(store, write(tmp_path / "items.jsonl", items("x", "y")), REF)
     pk = pks(store)
-    store.add_reviewer("lee", "lead")
-    store.add_pair_choice(pk["x"], "lee", pk["y"])
-    with store.engine.begin() as conn:  # make it what release 0010 left behind
+    store.roles.add_reviewer("lee", "lead")
+    store.scores.add_pair_choice(pk["x"], "lee", pk["y"])
+    with store.db.engine.begin() as conn:  # make it what release 0010 left behind
         conn.execute(text("DROP TABLE pair_judgment"))
-        if store.dialect == "sqlite":  # (SQLite drops a column only with the triggers on its table gone)
+        if store.db.dialect == "sqlite":  # (SQLite drops a column only with the triggers on its table gone)
             conn.execute(text("DROP TRIGGER pair_choice_no_update"))
         conn.execute(text("ALTER TABLE pair_choice DROP COLUMN kind"))
         conn.execute(text("DELETE FROM schema_migrations WHERE name = '0011p_pair_verdicts'"))
@@ -151,8 +151,8 @@ def test_a_database_from_before_pair_verdicts_opens(db_url: str, tmp_path: Path)
     try:
         assert rows(again, "SELECT reviewer, kind FROM pair_choice") == [("lee", "choice")]
         import_file(again, write(tmp_path / "v.jsonl", [pair("x", "y", judge=("m", "tie", "same"))]), REF)
-        assert [(j.model, j.winner) for j in again.pair_judgments(REF)] == [("m", "tie")]
-        with pytest.raises(Exception, match="append-only"), again.write() as conn:
+        assert [(j.model, j.winner) for j in again.pair_verdicts.pair_judgments(REF)] == [("m", "tie")]
+        with pytest.raises(Exception, match="append-only"), again.db.write() as conn:
             conn.execute(text("UPDATE pair_judgment SET winner = 'a'"))
     finally:
         again.close()

@@ -24,11 +24,11 @@ def test_a_name_that_came_with_pair_verdicts_is_bound_to_no_login(backend: str, 
         src = write(tmp_path / "pairs.jsonl", [*items("iris-x", "iris-y", group="gi"),
                                                pair("iris-x", "iris-y", human=[("iris", "a", None)])])
         import_file(t.owner, src, REF)
-        with t.owner.read() as conn:
+        with t.owner.db.read() as conn:
             pk = {str(i): int(k) for i, k in conn.execute(text("SELECT item_id, pk FROM item WHERE grp = 'gi'"))}
         with pytest.raises(UserError, match="iris came with imported scores and is bound to no login"):
-            t.as_("mal").add_pair_choice(pk["iris-x"], "iris", pk["iris-y"])
-        assert "iris" not in {n for n, _, _ in t.owner.reviewers()}
+            t.as_("mal").scores.add_pair_choice(pk["iris-x"], "iris", pk["iris-y"])
+        assert "iris" not in {n for n, _, _ in t.owner.roles.reviewers()}
         if backend == "postgres":  # the login's own INSERT claiming the name, past the store
             assert not _attack(t, "INSERT INTO reviewer (name, roles, login, created_at) "
                                   f"VALUES ('iris', 'reviewer', '{t.logins['ana']}', CURRENT_TIMESTAMP)")

@@ -125,13 +125,13 @@ def test_validate_and_diff_report_the_bump(old: str, new: str, capsys: pytest.Ca
 
 
 def test_a_database_that_registered_the_old_version_keeps_it(store: Store) -> None:  # noqa: F811
-    old = store.get_rubric("booking-assistant@1.1.0")
+    old = store.rubrics.get_rubric("booking-assistant@1.1.0")
     assert "intent_detection" not in old.dimension_ids()
-    new = store.get_rubric("booking-assistant@1.2.0")  # registered beside it: the bump is enough
+    new = store.rubrics.get_rubric("booking-assistant@1.2.0")  # registered beside it: the bump is enough
     assert "intent_detection" in new.dimension_ids()
-    versions = {v: h for rid, v, h in store.list_rubrics() if rid == "booking-assistant"}
+    versions = {v: h for rid, v, h in store.rubrics.list_rubrics() if rid == "booking-assistant"}
     assert versions == {"1.1.0": old.content_hash, "1.2.0": new.content_hash}
-    assert store.get_rubric("booking-assistant@1.1.0").content_hash == old.content_hash
+    assert store.rubrics.get_rubric("booking-assistant@1.1.0").content_hash == old.content_hash
 
 
 def _judge(tmp_path: Path, db_url: str,  # noqa: F811

@@ -37,7 +37,7 @@ def build(db: Path) -> str:
     build_demo(str(db), os_login())
     store = open_store(str(db))
     try:
-        return store.add_link("ana", timedelta(days=7))
+        return store.links.add_link("ana", timedelta(days=7))
     finally:
         store.close()
 

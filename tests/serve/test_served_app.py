@@ -55,9 +55,9 @@ async def test_no_wrong_revoked_or_expired_token_is_refused_before_a_session(tmp
 
     store = open_store(str(db))
     try:
-        revoked = store.add_link("ben", timedelta(days=1))
-        store.revoke_links("ben")
-        expired = store.add_link("chen", timedelta(days=1))
+        revoked = store.links.add_link("ben", timedelta(days=1))
+        store.links.revoke_links("ben")
+        expired = store.links.add_link("chen", timedelta(days=1))
     finally:
         store.close()
     with sqlite3.connect(db) as conn:  # an expiry in the past, as time would make it
@@ -118,7 +118,7 @@ async def test_a_link_in_a_browser_scores_as_its_person_through_the_link(tmp_pat
 
             lead = open_store(str(db))
             try:
-                lead.revoke_links("ana")
+                lead.links.revoke_links("ana")
             finally:
                 lead.close()
             # the browser refused: no token, a wrong one, the revoked one (the page it had open too)

@@ -22,7 +22,7 @@ def claim_all(db: str, reviewer: str, out: str, naive: bool) -> None:
     while True:
         if naive:
             # The broken way: read a free item, then lease it in a second step without re-checking.
-            with store.read() as conn:
+            with store.db.read() as conn:
                 pk = conn.execute(select(col(Item.pk)).where(col(Item.lease_reviewer).is_(None), col(Item.n_reviewed) == 0)
                                   .order_by(col(Item.pk)).limit(1)).scalar()
             if pk is None:
@@ -31,16 +31,16 @@ def claim_all(db: str, reviewer: str, out: str, naive: bool) -> None:
                     break
                 continue
             time.sleep(0.0005)
-            with store.write() as conn:
+            with store.db.write() as conn:
                 conn.execute(update(Item).where(col(Item.pk) == pk).values(lease_reviewer=reviewer, n_reviewed=1))
             claimed.append(pk)
             continue
-        claim = store.claim_next("triage", reviewer, lease_seconds=600)
+        claim = store.queue.claim_next("triage", reviewer, lease_seconds=600)
         if claim is None:
             break
         claimed.append(claim.item_pk)
-        store.add_human_score(claim.item_pk, "accuracy", reviewer, 5.0)
-        assert store.complete(claim)  # the review is complete: done, not served again
+        store.scores.add_human_score(claim.item_pk, "accuracy", reviewer, 5.0)
+        assert store.queue.complete(claim)  # the review is complete: done, not served again
     Path(out).write_text(json.dumps(claimed))
 
 
@@ -52,7 +52,7 @@ def score_forever(db: str, item_pk: int, ack: str) -> None:
     with open(ack, "a", buffering=1) as fh:
         i = 0
         while True:
-            pk = store.add_human_score(item_pk, "accuracy", "crash", float(1 + i % 10))
+            pk = store.scores.add_human_score(item_pk, "accuracy", "crash", float(1 + i % 10))
             fh.write(f"{pk}\n")  # acknowledged only after the store returned
             i += 1
 

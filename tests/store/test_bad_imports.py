@@ -61,7 +61,7 @@ def _assert_refused(path: Path, fragment: str, db: Path, capsys: pytest.CaptureF
     assert len(lines) == 1, err
     assert str(path) + fragment in lines[0], lines[0]
     assert "Traceback" not in err
-    assert open_store(str(db)).queue_count("triage") == 0  # nothing written
+    assert open_store(str(db)).queue.queue_count("triage") == 0  # nothing written
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -27,18 +27,18 @@ def _items(store: Store, tmp_path: Path, n: int = 6) -> list[int]:
     path = tmp_path / "people.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     import_file(store, path, REF, dataset="people")
-    return [r.item_pk for r in store.queue_page("triage", REF, "people", limit=n)]
+    return [r.item_pk for r in store.queue.queue_page("triage", REF, "people", limit=n)]
 
 
 def test_anchoring_adjudication_and_reviewers(store: Store, tmp_path: Path) -> None:
     pks = _items(store, tmp_path)
     for pk in pks[:4]:  # ana scores blind at 4, then revises to 6 after seeing the judge's 8
-        store.add_human_score(pk, "accuracy", "ana", 4, blind=True)
-        store.add_human_score(pk, "accuracy", "ana", 6, kind="revision")
+        store.scores.add_human_score(pk, "accuracy", "ana", 4, blind=True)
+        store.scores.add_human_score(pk, "accuracy", "ana", 6, kind="revision")
     for pk in pks:
-        store.add_human_score(pk, "accuracy", "bo", 8)
-    store.add_reviewer("lee", "lead")  # an adjudication needs the lead role (the store's first lead)
-    store.add_human_score(pks[0], "accuracy", "lee", 7, kind="adjudication")
+        store.scores.add_human_score(pk, "accuracy", "bo", 8)
+    store.roles.add_reviewer("lee", "lead")  # an adjudication needs the lead role (the store's first lead)
+    store.scores.add_human_score(pks[0], "accuracy", "lee", 7, kind="adjudication")
     dim = calibrate(store, REF, "people", draws=50)["dimensions"][0]
     assert dim["dimension"] == "accuracy"
     assert dim["anchoring"] == {"n": 4, "moved_toward": 1.0, "moved_away": 0.0, "gap_closed": 0.5}
@@ -52,8 +52,8 @@ def test_anchoring_adjudication_and_reviewers(store: Store, tmp_path: Path) -> N
 
 def test_disagreement_pack_carries_reasons_and_tags(store: Store, tmp_path: Path) -> None:
     pks = _items(store, tmp_path, 3)
-    store.add_human_score(pks[0], "accuracy", "ana", 2, reason="the date is wrong", tags=["judge_missed_error"])
-    store.add_human_score(pks[1], "accuracy", "ana", 7)
+    store.scores.add_human_score(pks[0], "accuracy", "ana", 2, reason="the date is wrong", tags=["judge_missed_error"])
+    store.scores.add_human_score(pks[1], "accuracy", "ana", 7)
     pack = [p for p in disagreement_pack(store, REF, top=5) if p["dimension"] == "accuracy"]
     assert [p["item_id"] for p in pack] == ["p0", "p1"]  # largest gap first
     first = pack[0]
@@ -66,24 +66,24 @@ def test_disagreement_pack_carries_reasons_and_tags(store: Store, tmp_path: Path
 def test_the_pack_reads_its_items_at_once_and_shows_them_as_the_item_view_does(store: Store, tmp_path: Path) -> None:
     pks = _items(store, tmp_path, 8)
     for i, pk in enumerate(pks):
-        store.add_human_score(pk, "accuracy", "ana", 1 + i % 5, reason=f"r{i}")
+        store.scores.add_human_score(pk, "accuracy", "ana", 1 + i % 5, reason=f"r{i}")
     selects: list[str] = []
 
     def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
         if statement.lstrip().upper().startswith("SELECT"):
             selects.append(statement)
 
-    event.listen(store.engine, "before_cursor_execute", seen)
+    event.listen(store.db.engine, "before_cursor_execute", seen)
     try:
         two = disagreement_pack(store, REF, top=2)
         n_two, selects[:] = len(selects), []
         eight = disagreement_pack(store, REF, top=8)
     finally:
-        event.remove(store.engine, "before_cursor_execute", seen)
+        event.remove(store.db.engine, "before_cursor_execute", seen)
     assert len(two) == 2 and len(eight) == 8
     assert len(selects) == n_two  # as many reads for eight items as for two: none per item
     for p in eight:
-        view = store.item_view(next(pk for pk in pks if store.item_view(pk).item_id == p["item_id"]))
+        view = store.items.item_view(next(pk for pk in pks if store.items.item_view(pk).item_id == p["item_id"]))
         assert p["output"] == view.output and p["input"] == view.input
         assert p["judge_rationale"] == [{"model": j.model, "score": j.score, "rationale": j.rationale,
                                          "evidence": list(j.evidence)} for j in view.judge["accuracy"]]

@@ -31,7 +31,7 @@ def _item(store: Store, tmp_path: Path, output: str = "Paris is the capital of F
     row = {"id": "cap", "input": "Capital of France?", "output": output,
            "judge": {"model": "j", "scores": dict.fromkeys(DIMS, 8)}}
     import_file(store, _write(tmp_path / f"items-{len(output)}.jsonl", row), REF, update_existing=update)
-    return int(next(r.item_pk for r in store.queue_page("triage") if r.item_id == "cap"))
+    return int(next(r.item_pk for r in store.queue.queue_page("triage") if r.item_id == "cap"))
 
 
 def _target(db_url: str) -> tuple[str, str]:
@@ -43,15 +43,15 @@ def _target(db_url: str) -> tuple[str, str]:
 
 def test_a_comment_is_stored_with_its_author_revision_and_time(store: Store, tmp_path: Path) -> None:
     pk = _item(store, tmp_path)
-    store.add_reviewer("lee", "lead")
-    first = store.add_comment(pk, "lee", "  the capital is right, but cite a source  ")
+    store.roles.add_reviewer("lee", "lead")
+    first = store.comments.add_comment(pk, "lee", "  the capital is right, but cite a source  ")
     _item(store, tmp_path, "Paris is the capital of Germany.", update=True)  # revision 2
-    second = store.add_comment(pk, "lee", "now it is wrong")
-    [a, b] = store.comments([pk])[pk]
+    second = store.comments.add_comment(pk, "lee", "now it is wrong")
+    [a, b] = store.comments.comments([pk])[pk]
     assert (a.pk, a.reviewer, a.text, a.revision) == (first, "lee", "the capital is right, but cite a source", 1)
     assert (b.pk, b.revision) == (second, 2)
     assert a.created_at is not None and b.created_at is not None and a.created_at <= b.created_at
-    assert store.comments([pk + 99]) == {pk + 99: []}
+    assert store.comments.comments([pk + 99]) == {pk + 99: []}
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -62,25 +62,25 @@ def test_a_bad_comment_is_refused_in_one_line_and_nothing_is_written(store: Stor
                                                                      problem: str) -> None:
     pk = _item(store, tmp_path)
     with pytest.raises(UserError, match=problem):
-        store.add_comment(pk, "lee", text)
+        store.comments.add_comment(pk, "lee", text)
     with pytest.raises(UserError, match="no item with key"):
-        store.add_comment(pk + 99, "lee", "fine text")
-    assert store.comments([pk])[pk] == []
+        store.comments.add_comment(pk + 99, "lee", "fine text")
+    assert store.comments.comments([pk])[pk] == []
 
 
 def test_hostile_text_is_kept_as_written(store: Store, tmp_path: Path) -> None:
     """Stored exactly (it is shown safe wherever it is shown, see the CLI and TUI tests)."""
     pk = _item(store, tmp_path)
     text = "\x1b]0;pwned\x07[link=http://evil.example]click[/link] \u202eevil"
-    store.add_comment(pk, "lee", text)
-    assert store.comments([pk])[pk][0].text == text
+    store.comments.add_comment(pk, "lee", text)
+    assert store.comments.comments([pk])[pk][0].text == text
 
 
 def test_comments_are_append_only_in_the_database(store: Store, db_url: str, tmp_path: Path) -> None:
     """A raw UPDATE or DELETE of a comment is refused by the database's trigger; the same
     statements succeed once the triggers are dropped (what the guard prevents)."""
     pk = _item(store, tmp_path)
-    store.add_comment(pk, "lee", "the original comment")
+    store.comments.add_comment(pk, "lee", "the original comment")
     backend, target = _target(db_url)
     for sql in ("UPDATE item_comment SET text = 'forged'", "DELETE FROM item_comment"):
         raw = Raw(backend, target)
@@ -89,7 +89,7 @@ def test_comments_are_append_only_in_the_database(store: Store, db_url: str, tmp
                 raw.run(sql)
         finally:
             raw.close()
-    assert [c.text for c in store.comments([pk])[pk]] == ["the original comment"]
+    assert [c.text for c in store.comments.comments([pk])[pk]] == ["the original comment"]
     raw = Raw(backend, target)
     try:
         if backend == "sqlite":
@@ -114,7 +114,7 @@ def test_a_database_made_before_comments_gets_the_table_and_its_guards(tmp_path:
     store = open_store(db)
     try:
         pk = _item(store, tmp_path)
-        store.add_comment(pk, "lee", "after the upgrade")
+        store.comments.add_comment(pk, "lee", "after the upgrade")
     finally:
         store.close()
     with sqlite3.connect(db) as conn, pytest.raises(sqlite3.DatabaseError, match="append-only"):
@@ -123,14 +123,14 @@ def test_a_database_made_before_comments_gets_the_table_and_its_guards(tmp_path:
 
 def test_export_carries_every_scores_provenance_and_the_comments(store: Store, tmp_path: Path) -> None:
     pk = _item(store, tmp_path)
-    store.add_reviewer("lee", "lead")
-    store.add_human_score(pk, "accuracy", "ana", 3.0, blind=True)
-    store.add_human_score(pk, "accuracy", "ana", 4.0, reason="one claim is unsupported",
+    store.roles.add_reviewer("lee", "lead")
+    store.scores.add_human_score(pk, "accuracy", "ana", 3.0, blind=True)
+    store.scores.add_human_score(pk, "accuracy", "ana", 4.0, reason="one claim is unsupported",
                           tags=["judge_too_lenient"], kind="revision")
-    store.add_human_score(pk, "clarity", "bo", 9.0, reason="clear", tags=["x"])
-    store.add_human_score(pk, "accuracy", "lee", 5.0, kind="adjudication", reason="settled")
-    store.add_comment(pk, "ana", "=HYPERLINK(\"http://evil.example\")")
-    [row] = store.export_rows(REF)
+    store.scores.add_human_score(pk, "clarity", "bo", 9.0, reason="clear", tags=["x"])
+    store.scores.add_human_score(pk, "accuracy", "lee", 5.0, kind="adjudication", reason="settled")
+    store.comments.add_comment(pk, "ana", "=HYPERLINK(\"http://evil.example\")")
+    [row] = store.items.export_rows(REF)
     assert row["revision"] == 1
     acc = row["dimensions"]["accuracy"]
     assert acc["human"] == {"ana": 4.0} and acc["adjudication"] == 5.0  # the old keys, unchanged
@@ -149,8 +149,8 @@ def test_export_carries_every_scores_provenance_and_the_comments(store: Store, t
     assert c["created_at"].endswith("+00:00")
 
     _item(store, tmp_path, "Paris is the capital of Germany.", update=True)  # revision 2
-    store.add_human_score(pk, "accuracy", "bo", 1.0)
-    [row] = store.export_rows(REF)
+    store.scores.add_human_score(pk, "accuracy", "bo", 1.0)
+    [row] = store.items.export_rows(REF)
     acc = row["dimensions"]["accuracy"]
     assert row["revision"] == 2 and acc["human"] == {"bo": 1.0}
     assert [(h["reviewer"], h["revision"], h["current_revision"]) for h in acc["human_scores"]] == [

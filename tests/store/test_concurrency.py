@@ -53,7 +53,7 @@ def _fill(db: str, tmp: Path) -> None:
             fh.write(json.dumps({"id": f"c{i:05d}", "output": f"answer {i}",
                                  "judge": {"model": "j", "scores": {"accuracy": 1 + i % 10}}}) + "\n")
     store = open_store(db)
-    store.add_rubric(load_rubric_text(RACE_RUBRIC, "race.yaml"), RACE_RUBRIC)
+    store.rubrics.add_rubric(load_rubric_text(RACE_RUBRIC, "race.yaml"), RACE_RUBRIC)
     import_file(store, path, "race@1.0.0")
     store.close()
 
@@ -95,11 +95,11 @@ def test_expired_lease_is_claimable_again_but_not_before(tmp_path: Path) -> None
     _fill_small.write_text('{"id": "a", "output": "x"}\n')
     store = open_store(db)
     import_file(store, _fill_small, "general-quality@1.0.0")
-    first = store.claim_next("triage", "ana", lease_seconds=1)
+    first = store.queue.claim_next("triage", "ana", lease_seconds=1)
     assert first is not None
-    assert store.claim_next("triage", "ben") is None  # held
+    assert store.queue.claim_next("triage", "ben") is None  # held
     time.sleep(1.2)
-    second = store.claim_next("triage", "ben")
+    second = store.queue.claim_next("triage", "ben")
     assert second is not None and second.item_pk == first.item_pk
 
 
@@ -110,7 +110,7 @@ def test_killed_writer_loses_no_acknowledged_score(tmp_path: Path) -> None:
     src.write_text('{"id": "a", "output": "x"}\n')
     store = open_store(db)
     import_file(store, src, "general-quality@1.0.0")
-    pk = store.queue_page("triage")[0].item_pk
+    pk = store.queue.queue_page("triage")[0].item_pk
     ack = tmp_path / "ack.txt"
     rng = random.Random(7)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
@@ -129,7 +129,7 @@ def test_killed_writer_loses_no_acknowledged_score(tmp_path: Path) -> None:
         proc.wait()
     acked = {int(x) for x in ack.read_text().split()}
     assert len(acked) > 20
-    stored = {h.pk for h in open_store(db).human_rows(pk)}
+    stored = {h.pk for h in open_store(db).scores.human_rows(pk)}
     assert acked <= stored
     import sqlite3
 

@@ -85,15 +85,15 @@ def test_parquet_rows_are_the_stores_scores(db_url: str, tmp_path: Path, capsys:
     rows = _parquet(db, tmp_path, capsys).to_pylist()
     store = open_store(db)
     try:
-        exported = {r["id"]: r for r in store.export_rows(REF, "d")}
-        with store.read() as conn:
+        exported = {r["id"]: r for r in store.items.export_rows(REF, "d")}
+        with store.db.read() as conn:
             stored = {(pk_item, dim, model): (score, error, run, source, rationale, at)
                       for pk_item, dim, model, score, error, run, source, rationale, at in conn.execute(
                           select(col(JudgeScore.item_pk), col(JudgeScore.dimension), col(JudgeScore.model),
                                  col(JudgeScore.score), col(JudgeScore.error), col(JudgeScore.run_pk),
                                  col(JudgeRun.source), col(JudgeScore.rationale), col(JudgeScore.created_at))
                           .join(JudgeRun, col(JudgeRun.pk) == col(JudgeScore.run_pk)))}
-        pks = {it.item_id: it.pk for it, _ in store.item_folds(REF, "d")}
+        pks = {it.item_id: it.pk for it, _ in store.items.item_folds(REF, "d")}
     finally:
         store.close()
 

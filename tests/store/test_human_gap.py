@@ -38,7 +38,7 @@ def _import(store: Store, tmp: Path, rows: list[dict[str, Any]], update: bool = 
     path = tmp / f"items-{len(list(tmp.iterdir()))}.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     import_file(store, path, REF, update_existing=update)
-    return {r.item_id: r.item_pk for r in store.queue_page("triage", limit=500)}
+    return {r.item_id: r.item_pk for r in store.queue.queue_page("triage", limit=500)}
 
 
 def _item(i: str, judge: float, output: str = "an answer", **extra: Any) -> dict[str, Any]:
@@ -47,15 +47,15 @@ def _item(i: str, judge: float, output: str = "an answer", **extra: Any) -> dict
 
 def stored(store: Store, pk: int) -> float | None:
     """The item's stored gap."""
-    with store.read() as conn:
+    with store.db.read() as conn:
         value: float | None = conn.execute(select(col(Item.human_gap)).where(col(Item.pk) == pk)).scalar_one()
         return value
 
 
 def folded(store: Store, pk: int) -> float | None:
     """The gap of the item's fold, as the item screen and calibrate fold it."""
-    fold = store.item_fold(pk)
-    return human_gap(store.get_rubric(REF), fold.dims)
+    fold = store.items.item_fold(pk)
+    return human_gap(store.rubrics.get_rubric(REF), fold.dims)
 
 
 def gap(store: Store, pk: int) -> float | None:
@@ -66,8 +66,8 @@ def gap(store: Store, pk: int) -> float | None:
 
 
 def ids(store: Store, filt: QueueFilter) -> list[str]:
-    rows = store.queue_page("triage", filt=filt, limit=500)
-    assert store.queue_count("triage", filt=filt) == len(rows)
+    rows = store.queue.queue_page("triage", filt=filt, limit=500)
+    assert store.queue.queue_count("triage", filt=filt) == len(rows)
     return sorted(r.item_id for r in rows)
 
 
@@ -75,21 +75,21 @@ def test_every_write_by_a_person_moves_the_gap(store: Store, tmp_path: Path) -> 
     pks = _import(store, tmp_path, [_item("a", 9), _item("b", 2)])
     a = pks["a"]
     assert gap(store, a) is None and ids(store, APART) == []  # nobody has scored: nothing to be apart from
-    store.add_human_score(a, "accuracy", "ana", 9)
+    store.scores.add_human_score(a, "accuracy", "ana", 9)
     assert gap(store, a) == 0.0
-    store.add_human_score(a, "accuracy", "ben", 3)  # consensus 6, the judge 9: a third of the scale
+    store.scores.add_human_score(a, "accuracy", "ben", 3)  # consensus 6, the judge 9: a third of the scale
     assert gap(store, a) == pytest.approx(3 / SPAN) and ids(store, APART) == ["a"]
     assert ids(store, PANEL) == []  # the old filter: one model, no panel, nothing kept
-    store.add_human_score(a, "accuracy", "ben", None, kind="undo")  # ben takes it back: 9 against 9
+    store.scores.add_human_score(a, "accuracy", "ben", None, kind="undo")  # ben takes it back: 9 against 9
     assert gap(store, a) == 0.0 and ids(store, APART) == []
-    store.add_reviewer("lee", "lead")
-    store.add_human_score(a, "accuracy", "lee", 4, kind="adjudication")  # settles it, whatever the votes say
+    store.roles.add_reviewer("lee", "lead")
+    store.scores.add_human_score(a, "accuracy", "lee", 4, kind="adjudication")  # settles it, whatever the votes say
     assert gap(store, a) == pytest.approx(5 / SPAN) and ids(store, APART) == ["a"]
-    store.add_human_score(a, "accuracy", "lee", None, kind="undo")  # the adjudication withdrawn
+    store.scores.add_human_score(a, "accuracy", "lee", None, kind="undo")  # the adjudication withdrawn
     assert gap(store, a) == 0.0
-    store.add_human_score(a, "clarity", "ana", 7, kind="revision")  # the largest dimension counts
+    store.scores.add_human_score(a, "clarity", "ana", 7, kind="revision")  # the largest dimension counts
     assert gap(store, a) == pytest.approx(2 / SPAN) and ids(store, APART) == []
-    store.add_human_score(pks["b"], "relevance", "ana", 10, kind="agree")
+    store.scores.add_human_score(pks["b"], "relevance", "ana", 10, kind="agree")
     assert gap(store, pks["b"]) == pytest.approx(8 / SPAN) and ids(store, APART) == ["b"]
 
 
@@ -97,29 +97,29 @@ def test_a_quarter_of_the_scale_is_apart(store: Store, tmp_path: Path) -> None:
     """The threshold is the panel's (a quarter of the scale), compared as the spread is: at least."""
     assert PEOPLE_APART == 0.25
     pks = _import(store, tmp_path, [_item("q", 5), _item("r", 5)])
-    store.add_human_score(pks["q"], "accuracy", "ana", 7.25)  # 2.25 of 9: exactly a quarter
-    store.add_human_score(pks["r"], "accuracy", "ana", 7.0)  # 2 of 9: less
+    store.scores.add_human_score(pks["q"], "accuracy", "ana", 7.25)  # 2.25 of 9: exactly a quarter
+    store.scores.add_human_score(pks["r"], "accuracy", "ana", 7.0)  # 2 of 9: less
     assert gap(store, pks["q"]) == 0.25 and ids(store, APART) == ["q"]
 
 
 def test_a_judge_run_moves_the_gap(store: Store, tmp_path: Path) -> None:
     a = _import(store, tmp_path, [_item("a", 9)])["a"]
-    store.add_human_score(a, "accuracy", "ana", 8)
+    store.scores.add_human_score(a, "accuracy", "ana", 8)
     assert gap(store, a) == pytest.approx(1 / SPAN) and ids(store, APART) == []
-    run = store.create_judge_run(REF, "m2")
-    store.record_results(run, [ScoreResult("a", "accuracy", "llm_judge", "m2", 2.0)])  # panel (9 + 2) / 2
+    run = store.runs.create_judge_run(REF, "m2")
+    store.runs.record_results(run, [ScoreResult("a", "accuracy", "llm_judge", "m2", 2.0)])  # panel (9 + 2) / 2
     assert gap(store, a) == pytest.approx(2.5 / SPAN) and ids(store, APART) == ["a"]
     assert ids(store, PANEL) == ["a"]  # the models are apart too: both filters keep it
-    again = store.create_judge_run(REF, "m2")
-    store.record_results(again, [ScoreResult("a", "accuracy", "llm_judge", "m2", 9.0)])  # m2's latest counts
+    again = store.runs.create_judge_run(REF, "m2")
+    store.runs.record_results(again, [ScoreResult("a", "accuracy", "llm_judge", "m2", 9.0)])  # m2's latest counts
     assert gap(store, a) == pytest.approx(1 / SPAN) and ids(store, APART) == [] and ids(store, PANEL) == []
-    failed = store.create_judge_run(REF, "m1")  # m1's latest is an error: m2 alone is the panel
-    store.record_results(failed, [ScoreResult("a", "accuracy", "llm_judge", "m1", None, error="timeout")])
+    failed = store.runs.create_judge_run(REF, "m1")  # m1's latest is an error: m2 alone is the panel
+    store.runs.record_results(failed, [ScoreResult("a", "accuracy", "llm_judge", "m1", None, error="timeout")])
     assert gap(store, a) == pytest.approx(1 / SPAN)
 
 
 def test_an_import_and_a_reimport_with_new_content(store: Store, tmp_path: Path) -> None:
-    store.add_reviewer("lee", "lead")  # the OS user leads: it enters the imported people's work
+    store.roles.add_reviewer("lee", "lead")  # the OS user leads: it enters the imported people's work
     people = [{"reviewer": "ana", "scores": {"accuracy": 2}}, {"reviewer": "bo", "scores": {"accuracy": 4}}]
     pks = _import(store, tmp_path, [_item("c", 9, human=people), _item("d", 9, human=[
         {"reviewer": "ana", "scores": {"accuracy": 9}}]), _item("e", 9)])
@@ -137,7 +137,7 @@ def test_an_import_and_a_reimport_with_new_content(store: Store, tmp_path: Path)
         {"reviewer": "ana", "scores": {"clarity": 10}}])], update=True)
     assert gap(store, pks["c"]) == pytest.approx(7 / SPAN) and ids(store, APART) == ["c"]
     # a person scoring the new revision: the fold of the new revision alone
-    store.add_human_score(pks["c"], "clarity", "bo", 4)  # (10 + 4) / 2 = 7 against 3
+    store.scores.add_human_score(pks["c"], "clarity", "bo", 4)  # (10 + 4) / 2 = 7 against 3
     assert gap(store, pks["c"]) == pytest.approx(4 / SPAN)
 
 
@@ -145,16 +145,16 @@ def test_the_filter_keeps_exactly_the_items_the_fold_finds_apart(demo_store: Sto
     """Over the demo (people's scores imported beside a one-model judge, then written here): the
     stored gap of every item is its fold's, and the filter keeps exactly those a quarter apart.
     The old filter (the panel's) kept none of them."""
-    pks = [r.item_pk for r in demo_store.queue_page("triage", limit=500)]
+    pks = [r.item_pk for r in demo_store.queue.queue_page("triage", limit=500)]
     for i, pk in enumerate(pks[:40]):  # writes on top of the import: scores, undos, an adjudication
-        demo_store.add_human_score(pk, DIMS[i % 5], "zed", float(1 + (i * 7) % 10))
+        demo_store.scores.add_human_score(pk, DIMS[i % 5], "zed", float(1 + (i * 7) % 10))
         if i % 3 == 0:
-            demo_store.add_human_score(pk, DIMS[i % 5], "zed", None, kind="undo")
-    demo_store.add_reviewer("lee", "lead")
-    demo_store.add_human_score(pks[1], "accuracy", "lee", 1, kind="adjudication")
+            demo_store.scores.add_human_score(pk, DIMS[i % 5], "zed", None, kind="undo")
+    demo_store.roles.add_reviewer("lee", "lead")
+    demo_store.scores.add_human_score(pks[1], "accuracy", "lee", 1, kind="adjudication")
     want = set()
-    for it, fold in demo_store.item_folds("general-quality@1.0.0"):
-        value = human_gap(demo_store.get_rubric(it.rubric_ref), fold.dims)
+    for it, fold in demo_store.items.item_folds("general-quality@1.0.0"):
+        value = human_gap(demo_store.rubrics.get_rubric(it.rubric_ref), fold.dims)
         assert it.human_gap == value, it.item_id
         if value is not None and value >= PEOPLE_APART:
             want.add(it.item_id)
@@ -168,10 +168,10 @@ def test_a_database_from_before_gets_the_column_filled(db_url: str, tmp_path: Pa
     pks = _import(store, tmp_path, [
         _item("c", 9, human=[{"reviewer": "ana", "scores": {"accuracy": 2}}]), _item("d", 9), _item("e", 5, human=[
             {"reviewer": "ana", "scores": {"accuracy": 5}}])])
-    store.add_human_score(pks["d"], "clarity", "bo", 3)
+    store.scores.add_human_score(pks["d"], "clarity", "bo", 3)
     want = {i: stored(store, pk) for i, pk in pks.items()}
     assert want == {"c": pytest.approx(7 / SPAN), "d": pytest.approx(6 / SPAN), "e": 0.0}
-    with store.engine.begin() as conn:  # what an older release left: no such column
+    with store.db.engine.begin() as conn:  # what an older release left: no such column
         conn.execute(text("ALTER TABLE item DROP COLUMN human_gap"))
         conn.execute(text("DELETE FROM schema_migrations WHERE name = '0009g_human_gap'"))
     store.close()

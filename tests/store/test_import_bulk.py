@@ -104,7 +104,7 @@ def test_deferred_indexes_are_gone_inside_and_back_after_an_error(tmp_path: Path
     db = tmp_path / "d.db"
     store = open_store(str(db))
     before = _indexes(db)
-    with pytest.raises(RuntimeError, match="stop"), store.write() as conn, deferred_indexes(conn, ("judge_score",)):
+    with pytest.raises(RuntimeError, match="stop"), store.db.write() as conn, deferred_indexes(conn, ("judge_score",)):
         inside = {r[0] for r in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert "ix_judge_item_dim" not in inside and "ix_human_item_dim" in inside  # only the table named
         raise RuntimeError("stop")
@@ -119,7 +119,7 @@ def test_the_set_check_called_between_batches_refuses_a_bad_row_there(tmp_path: 
     insert = ("INSERT INTO human_score (item_pk, dimension, reviewer, score, kind, blind, revision, created_at) "
               "VALUES (1, 'accuracy', ?, 3, 'import', 0, 1, '2026-01-01')")
     reached = []
-    with pytest.raises(BulkGuardError, match="reviewer name must be non-empty"), store.write() as conn, \
+    with pytest.raises(BulkGuardError, match="reviewer name must be non-empty"), store.db.write() as conn, \
             set_checked_inserts(conn) as check:
         conn.exec_driver_sql(insert, ("ana",))
         check()  # a good batch passes
@@ -147,8 +147,8 @@ def test_an_imported_gap_is_the_folds_whoever_scored(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     store = open_store(str(tmp_path / "g.db"))
     import_file(store, path, REF)
-    rubric = store.get_rubric(REF)
-    folds = list(store.item_folds(REF))
+    rubric = store.rubrics.get_rubric(REF)
+    folds = list(store.items.item_folds(REF))
     assert len(folds) == 40
     for it, fold in folds:
         assert it.human_gap == human_gap(rubric, fold.dims), it.item_id
@@ -175,9 +175,9 @@ def test_imported_triage_keys_are_the_rules(store: Any, tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     import_file(store, path, REF)
-    with store.read() as conn:
+    with store.db.read() as conn:
         imported = dict(conn.exec_driver_sql("SELECT item_id, triage_key FROM item").all())
-    with store.write() as conn:
+    with store.db.write() as conn:
         refresh_triage_keys(conn, "1 = 1", {})
         recomputed = dict(conn.exec_driver_sql("SELECT item_id, triage_key FROM item").all())
     assert imported == recomputed

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import reviewer.store.importer as importer
+import reviewer.store.items as importer  # the items door reads the file: its module holds the threshold
 from reviewer.errors import UserError
 from reviewer.services.importing import import_file
 from reviewer.store import open_store
@@ -42,7 +42,7 @@ def big_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _content(db: Path) -> dict[str, Any]:
     store = open_store(str(db))
-    rows = list(store.export_rows())
+    rows = list(store.items.export_rows())
     store.close()
     for row in rows:  # when each score was written differs between two imports; the rest may not
         for d in row["dimensions"].values():
@@ -89,7 +89,7 @@ def test_a_bad_last_line_leaves_nothing_on_the_child_path(big_file: Path, tmp_pa
     store = open_store(str(tmp_path / "bad.db"))
     with pytest.raises(UserError, match=rf"bad.jsonl:{N + 1}: item late: judge accuracy: score 11 is off the scale"):
         import_file(store, bad, "general-quality@1.0.0")
-    assert store.queue_count("triage") == 0
+    assert store.queue.queue_count("triage") == 0
     store.close()
     with sqlite3.connect(tmp_path / "bad.db") as conn:
         assert conn.execute("SELECT count(*) FROM judge_score").fetchone() == (0,)

@@ -26,12 +26,12 @@ def _items(tmp_path: Path) -> Path:
 def test_a_bad_dataset_name_is_refused_and_nothing_is_written(name: str, store: Store, tmp_path: Path) -> None:
     with pytest.raises(UserError, match="^--dataset: the dataset name "):
         import_file(store, _items(tmp_path), GQ, dataset=name)
-    assert list(store.export_rows(GQ)) == []
+    assert list(store.items.export_rows(GQ)) == []
 
 
 def test_a_plain_dataset_name_is_kept(store: Store, tmp_path: Path) -> None:
     import_file(store, _items(tmp_path), GQ, dataset="march-2026 run 1")
-    assert [r["dataset"] for r in store.export_rows(GQ)] == ["march-2026 run 1"]
+    assert [r["dataset"] for r in store.items.export_rows(GQ)] == ["march-2026 run 1"]
 
 
 def test_the_cli_refuses_an_escape_in_a_dataset_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -33,10 +33,10 @@ def _import(store: Store, tmp_path: Path) -> None:
 def _review(store: Store, claim: Any, score: float) -> None:
     """Score every dimension of the claimed item, as the TUI writes it (the claim's queue as the
     sample, under its lease), and complete the claim."""
-    for d in store.get_rubric(REF).dimensions:
+    for d in store.rubrics.get_rubric(REF).dimensions:
         value = score if d.scale.contains(score) else d.scale.min
-        store.add_human_score(claim.item_pk, d.id, claim.reviewer, value, sample=claim.queue, claim=claim)
-    assert store.complete(claim)
+        store.scores.add_human_score(claim.item_pk, d.id, claim.reviewer, value, sample=claim.queue, claim=claim)
+    assert store.queue.complete(claim)
 
 
 def _figures(store: Store) -> dict[str, Any]:
@@ -44,13 +44,13 @@ def _figures(store: Store) -> dict[str, Any]:
     corrected pass rate, the labelled folds' people and the per-item audit rows."""
     report = calibrate(store, REF, draws=0)
     assert report["sample"] == "audit"
-    folds = audit_folds(store, store.get_rubric(REF), None, "mean") or []
+    folds = audit_folds(store, store.rubrics.get_rubric(REF), None, "mean") or []
     return {"n": {d["dimension"]: d["n"] for d in report["dimensions"]},
             "estimates": {d["dimension"]: d.get("estimate") for d in report["dimensions"]},
             "pass_rate": report["pass_rate_estimate"],
             "people": {pk: {k: f.people for k, f in fold.dims.items()} for pk, fold in folds},
-            "rows": [r["human"] for r in store.rating_rows(REF, None, "audit")],
-            "board": corrected_leaderboard(store, store.get_rubric(REF), None, "metadata.model")}
+            "rows": [r["human"] for r in store.ratings.rating_rows(REF, None, "audit")],
+            "board": corrected_leaderboard(store, store.rubrics.get_rubric(REF), None, "metadata.model")}
 
 
 def _labelled(figures: dict[str, Any]) -> int:
@@ -59,32 +59,32 @@ def _labelled(figures: dict[str, Any]) -> int:
 
 def test_a_triage_session_on_audit_items_leaves_the_labels_alone(store: Store, tmp_path: Path) -> None:
     _import(store, tmp_path)
-    assert store.create_audit_sample(REF, 30, seed=4) == 30
-    audit = store.audit_pks(REF)
+    assert store.queue.create_audit_sample(REF, 30, seed=4) == 30
+    audit = store.queue.audit_pks(REF)
     for i in range(8):  # an audit session: ana labels eight audit items
-        claim = store.claim_next("audit", "ana", REF)
+        claim = store.queue.claim_next("audit", "ana", REF)
         assert claim is not None and claim.item_pk in audit
         _review(store, claim, 2.0 + i % 3)
     before = _figures(store)
-    verdicts = store.judge_passed_of(sorted(audit))  # the pass rate counts items the judge completed
+    verdicts = store.ratings.judge_passed_of(sorted(audit))  # the pass rate counts items the judge completed
     passes = before["pass_rate"]["n_labelled"]
     assert _labelled(before) == 8 and passes >= 6
 
     # a triage session that reaches audit items, labelled and not yet labelled alike
     reached = 0
     while reached < 6:
-        claim = store.claim_next("triage", "bo", REF)
+        claim = store.queue.claim_next("triage", "bo", REF)
         assert claim is not None
         reached += claim.item_pk in audit
         _review(store, claim, 5.0)
     after = _figures(store)
     assert after == before
     # triage scores still count for the all sample
-    assert "bo" in store.rating_columns(REF, None, "all").reviewers
-    assert "bo" not in store.rating_columns(REF, None, "audit").reviewers
+    assert "bo" in store.ratings.rating_columns(REF, None, "all").reviewers
+    assert "bo" not in store.ratings.rating_columns(REF, None, "audit").reviewers
 
     # a score given in the audit queue is a label
-    claim = store.claim_next("audit", "cy", REF)
+    claim = store.queue.claim_next("audit", "cy", REF)
     assert claim is not None and claim.item_pk in audit
     _review(store, claim, 4.0)
     later = _figures(store)
@@ -96,10 +96,10 @@ def test_a_lead_adjudication_is_a_label(store: Store, tmp_path: Path) -> None:
     """A score no queue served: a lead's adjudication settles an audit item (imported scores, the
     other such kind, are the labels of tests/estimates)."""
     _import(store, tmp_path)
-    store.add_reviewer("lee", "lead")
-    assert store.create_audit_sample(REF, 10, seed=2) == 10
-    pk = min(store.audit_pks(REF))
-    store.add_human_score(pk, "accuracy", "bo", 2.0, sample="triage")
+    store.roles.add_reviewer("lee", "lead")
+    assert store.queue.create_audit_sample(REF, 10, seed=2) == 10
+    pk = min(store.queue.audit_pks(REF))
+    store.scores.add_human_score(pk, "accuracy", "bo", 2.0, sample="triage")
     assert _labelled(_figures(store)) == 0
-    store.add_human_score(pk, "accuracy", "lee", 4.0, kind="adjudication")
+    store.scores.add_human_score(pk, "accuracy", "lee", 4.0, kind="adjudication")
     assert _labelled(_figures(store)) == 1

@@ -30,17 +30,17 @@ def _judged(store: Store, tmp_path: Path) -> list[int]:
     path = tmp_path / "numeric.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     import_file(store, path, REF, dataset="num")
-    run = store.create_judge_run(REF, "m1", dataset="num")
-    store.record_results(run, [ScoreResult(f"n{i}", "accuracy", "llm_judge", "m1", s, std=d,
+    run = store.runs.create_judge_run(REF, "m1", dataset="num")
+    store.runs.record_results(run, [ScoreResult(f"n{i}", "accuracy", "llm_judge", "m1", s, std=d,
                                            error=None if s is not None else "no reply")
                                for i, (s, d) in enumerate(zip(SCORES, STDS, strict=True))])
-    cols = store.rating_columns(REF, "num")
+    cols = store.ratings.rating_columns(REF, "num")
     return [int(p) for p in cols.item_pk]
 
 
 def test_every_real_comes_back_exactly(store: Store, tmp_path: Path) -> None:
     _judged(store, tmp_path)
-    cols = store.rating_columns(REF, "num")
+    cols = store.ratings.rating_columns(REF, "num")
     dc = cols.dims["accuracy"]
     got_scores, got_stds = dc.judge[:, 0], dc.judge_std[:, 0]
     for i, (s, d) in enumerate(zip(SCORES, STDS, strict=True)):
@@ -54,11 +54,11 @@ def test_every_real_comes_back_exactly(store: Store, tmp_path: Path) -> None:
 def test_chunks_give_the_same_columns(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _judged(store, tmp_path)
     for i, who in enumerate(("ana", "bo", "cy")):
-        for pk in store.rating_columns(REF, "num").item_pk[i::2]:
-            store.add_human_score(int(pk), "clarity", who, 3.5 + i)
-    whole = store.rating_columns(REF, "num")
+        for pk in store.ratings.rating_columns(REF, "num").item_pk[i::2]:
+            store.scores.add_human_score(int(pk), "clarity", who, 3.5 + i)
+    whole = store.ratings.rating_columns(REF, "num")
     monkeypatch.setattr(numeric_read, "CHUNK", 2)  # many small aggregates instead of one
-    cut = store.rating_columns(REF, "num")
+    cut = store.ratings.rating_columns(REF, "num")
     for d in ("accuracy", "clarity"):
         np.testing.assert_array_equal(whole.dims[d].judge, cut.dims[d].judge)
         np.testing.assert_array_equal(whole.dims[d].judge_std, cut.dims[d].judge_std)
@@ -89,25 +89,25 @@ def test_the_judge_side_read_beside_keeps_one_snapshot(store: Store, tmp_path: P
     from reviewer.store import rating_columns as rc
 
     pks = _judged(store, tmp_path)
-    before = store.rating_columns(REF, "num").dims["accuracy"].judge.copy()
+    before = store.ratings.rating_columns(REF, "num").dims["accuracy"].judge.copy()
     real = rc._stamp
     calls: list[str] = []
 
     def stamp_after_a_write(conn: Any, ref: str) -> Any:
         calls.append(ref)
         if len(calls) == 2:  # the second connection, before its first read: someone writes now
-            run = store.create_judge_run(REF, "m1", dataset="num")
-            store.record_results(run, [ScoreResult("n0", "accuracy", "llm_judge", "m1", 1.0)])
+            run = store.runs.create_judge_run(REF, "m1", dataset="num")
+            store.runs.record_results(run, [ScoreResult("n0", "accuracy", "llm_judge", "m1", 1.0)])
         return real(conn, ref)  # the real stamp, of that connection
 
     monkeypatch.setattr(rc, "_stamp", stamp_after_a_write)
-    got = store.rating_columns(REF, "num").dims["accuracy"].judge
-    if store.engine.dialect.name == "sqlite":
+    got = store.ratings.rating_columns(REF, "num").dims["accuracy"].judge
+    if store.db.engine.dialect.name == "sqlite":
         assert len(calls) == 2  # a second connection was used, and its stamp differed
         np.testing.assert_array_equal(got, before)  # the first snapshot's scores, n0 still 7.0
-    after = store.rating_columns(REF, "num").dims["accuracy"].judge  # a later read sees the write
-    assert after[0, 0] == 1.0 and pks[0] == int(store.rating_columns(REF, "num").item_pk[0])
-    if store.engine.dialect.name != "sqlite":
+    after = store.ratings.rating_columns(REF, "num").dims["accuracy"].judge  # a later read sees the write
+    assert after[0, 0] == 1.0 and pks[0] == int(store.ratings.rating_columns(REF, "num").item_pk[0])
+    if store.db.engine.dialect.name != "sqlite":
         return  # PostgreSQL reads both tables on one connection
     # the same write between the snapshots with the check switched off (every stamp alike): the
     # second connection's newer score comes through beside the first snapshot's rows
@@ -116,12 +116,12 @@ def test_the_judge_side_read_beside_keeps_one_snapshot(store: Store, tmp_path: P
     def no_check(conn: Any, ref: str) -> Any:
         calls.append(ref)
         if len(calls) == 2:
-            run = store.create_judge_run(REF, "m1", dataset="num")
-            store.record_results(run, [ScoreResult("n0", "accuracy", "llm_judge", "m1", 2.0)])
+            run = store.runs.create_judge_run(REF, "m1", dataset="num")
+            store.runs.record_results(run, [ScoreResult("n0", "accuracy", "llm_judge", "m1", 2.0)])
         return (ref,)
 
     monkeypatch.setattr(rc, "_stamp", no_check)
-    unchecked = store.rating_columns(REF, "num").dims["accuracy"].judge
+    unchecked = store.ratings.rating_columns(REF, "num").dims["accuracy"].judge
     assert unchecked[0, 0] == 2.0  # written after the first snapshot began: what the check prevents
 
 
@@ -130,7 +130,7 @@ def _rated(store: Store, tmp_path: Path) -> list[int]:
     pks = _judged(store, tmp_path)
     for who in ("ana", "bo", "cy"):
         for i, pk in enumerate(pks):
-            store.add_human_score(pk, "clarity", who, 1.0 + (i + len(who)) % 5)
+            store.scores.add_human_score(pk, "clarity", who, 1.0 + (i + len(who)) % 5)
     return pks
 
 
@@ -141,7 +141,7 @@ def test_human_rows_read_in_two_halves_give_the_same_columns(store: Store, tmp_p
     from reviewer.store import rating_columns as rc
 
     _rated(store, tmp_path)
-    whole = store.rating_columns(REF, "num")
+    whole = store.ratings.rating_columns(REF, "num")
     calls: list[str] = []
     real = rc._stamp
 
@@ -154,8 +154,8 @@ def test_human_rows_read_in_two_halves_give_the_same_columns(store: Store, tmp_p
     for chunk in (numeric_read.CHUNK, 2):
         monkeypatch.setattr(numeric_read, "CHUNK", chunk)
         calls.clear()
-        halves = store.rating_columns(REF, "num")
-        if store.engine.dialect.name == "sqlite":
+        halves = store.ratings.rating_columns(REF, "num")
+        if store.db.engine.dialect.name == "sqlite":
             assert len(calls) == 3  # the first connection, the judge side's and the second half's
         for d in ("accuracy", "clarity"):
             np.testing.assert_array_equal(whole.dims[d].humans, halves.dims[d].humans)
@@ -176,7 +176,7 @@ def test_a_half_read_beside_keeps_one_snapshot(tmp_path: Path, monkeypatch: pyte
     revise.write_text(json.dumps({"id": "n0", "input": "q", "output": "answer 0, corrected"}) + "\n")
     import_file(store, revise, REF, dataset="num", update_existing=True)  # some item revised: rows are checked
     last = len(pks) - 1
-    before = store.rating_columns(REF, "num").dims["clarity"].humans.copy()
+    before = store.ratings.rating_columns(REF, "num").dims["clarity"].humans.copy()
     assert not np.isnan(before[last]).any()
     later = tmp_path / "later.jsonl"
     later.write_text(json.dumps({"id": f"n{last}", "input": "q", "output": "a changed answer"}) + "\n")
@@ -197,15 +197,15 @@ def test_a_half_read_beside_keeps_one_snapshot(tmp_path: Path, monkeypatch: pyte
         return hook
 
     monkeypatch.setattr(rc, "_stamp", write_between(real))
-    np.testing.assert_array_equal(store.rating_columns(REF, "num").dims["clarity"].humans, before)
-    assert np.isnan(store.rating_columns(REF, "num").dims["clarity"].humans[last]).all()  # a later read sees it
+    np.testing.assert_array_equal(store.ratings.rating_columns(REF, "num").dims["clarity"].humans, before)
+    assert np.isnan(store.ratings.rating_columns(REF, "num").dims["clarity"].humans[last]).all()  # a later read sees it
     # the same with the check switched off: the newer snapshot's half comes through
     revise.write_text(json.dumps({"id": "n1", "input": "q", "output": "answer 1, corrected"}) + "\n")
     import_file(store, revise, REF, dataset="num", update_existing=True)
-    again = store.rating_columns(REF, "num").dims["clarity"].humans.copy()
+    again = store.ratings.rating_columns(REF, "num").dims["clarity"].humans.copy()
     later.write_text(json.dumps({"id": f"n{last - 1}", "input": "q", "output": "changed too"}) + "\n")
     monkeypatch.setattr(rc, "_stamp", write_between(lambda conn, ref: (ref,)))
-    unchecked = store.rating_columns(REF, "num").dims["clarity"].humans
+    unchecked = store.ratings.rating_columns(REF, "num").dims["clarity"].humans
     # the first half (ana's scores, first snapshot) still counts them, the second half (bo's and
     # cy's, the newer snapshot) not: one item's row from two snapshots
     assert not np.isnan(again[last - 1]).any()
@@ -221,11 +221,11 @@ def test_a_model_other_than_its_runs_is_read_too(store: Store, tmp_path: Path, m
     from reviewer.store import rating_columns as rc
 
     _judged(store, tmp_path)  # run "m1", rows of model m1
-    run = store.create_judge_run(REF, "m1", dataset="num")
-    store.record_results(run, [ScoreResult("n1", "clarity", "llm_judge", "m9", 4.0)])  # a row of another model
-    cols = store.rating_columns(REF, "num")
+    run = store.runs.create_judge_run(REF, "m1", dataset="num")
+    store.runs.record_results(run, [ScoreResult("n1", "clarity", "llm_judge", "m9", 4.0)])  # a row of another model
+    cols = store.ratings.rating_columns(REF, "num")
     assert cols.models == ["m1", "m9"]
     assert cols.dims["clarity"].judge[1, 1] == 4.0 and cols.dims["accuracy"].judge[0, 0] == 7.0
     monkeypatch.setattr(rc, "_unknown_names", lambda rows, lay: False)
-    unchecked = store.rating_columns(REF, "num")
+    unchecked = store.ratings.rating_columns(REF, "num")
     assert unchecked.models == ["m1"]  # m9's score was dropped as of no known model

@@ -21,10 +21,10 @@ def test_far_scores_and_nulls_come_back_as_stored(store: Store, tmp_path: Path) 
     path = tmp_path / "far.jsonl"
     path.write_text("".join(json.dumps({"id": f"f{i}", "output": "o"}) + "\n" for i in range(len(FAR))))
     import_file(store, path, REF, dataset="far")
-    run = store.create_judge_run(REF, "m1", dataset="far")
-    store.record_results(run, [ScoreResult(f"f{i}", "accuracy", "llm_judge", "m1", s, std=None if s is None else -s,
+    run = store.runs.create_judge_run(REF, "m1", dataset="far")
+    store.runs.record_results(run, [ScoreResult(f"f{i}", "accuracy", "llm_judge", "m1", s, std=None if s is None else -s,
                                            error=None if s is not None else "no reply") for i, s in enumerate(FAR)])
-    dc = store.rating_columns(REF, "far").dims["accuracy"]
+    dc = store.ratings.rating_columns(REF, "far").dims["accuracy"]
     for i, s in enumerate(FAR):
         if s is None:
             assert np.isnan(dc.judge[i, 0]) and np.isnan(dc.judge_std[i, 0])

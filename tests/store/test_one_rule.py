@@ -41,7 +41,7 @@ dimensions:
 
 
 def _n_reviewed(store: Store, pk: int) -> int:
-    with store.read() as conn:
+    with store.db.read() as conn:
         return int(conn.execute(text("SELECT n_reviewed FROM item WHERE pk = :pk"), {"pk": pk}).scalar_one())
 
 
@@ -53,14 +53,14 @@ def test_coverage_counts_the_votes_the_fold_keeps(store: Store, tmp_path: Path) 
     src = tmp_path / "one.jsonl"
     src.write_text(json.dumps({"id": "a", "output": "x"}) + "\n")
     import_file(store, src, REF)
-    pk = store.queue_page("triage")[0].item_pk
-    store.add_reviewer("lee", "lead")
+    pk = store.queue.queue_page("triage")[0].item_pk
+    store.roles.add_reviewer("lee", "lead")
     for dim in DIMS:
-        store.add_human_score(pk, dim, "lee", 7)
+        store.scores.add_human_score(pk, dim, "lee", 7)
     assert _n_reviewed(store, pk) == 1
-    store.add_human_score(pk, "accuracy", "lee", 9, kind="adjudication")
-    store.add_human_score(pk, "accuracy", "lee", None, kind="undo")
-    [row] = store.export_rows(REF)
+    store.scores.add_human_score(pk, "accuracy", "lee", 9, kind="adjudication")
+    store.scores.add_human_score(pk, "accuracy", "lee", None, kind="undo")
+    [row] = store.items.export_rows(REF)
     assert row["dimensions"]["accuracy"]["human"] == {"lee": 7} and row["dimensions"]["accuracy"]["adjudication"] is None
     assert _n_reviewed(store, pk) == 1
     # what the old count did with the same rows: every undo discards the dimension
@@ -70,11 +70,11 @@ def test_coverage_counts_the_votes_the_fold_keeps(store: Store, tmp_path: Path) 
             old.discard(dim)
         elif kind != "adjudication":
             old.add(dim)
-    assert not store.get_rubric(REF).review_complete(old)
+    assert not store.rubrics.get_rubric(REF).review_complete(old)
     # and what the fold makes of them, which coverage now reads
     rows = [HumanRow(i, d, "lee", 7, "score") for i, d in enumerate(DIMS)]
     rows += [HumanRow(10, "accuracy", "lee", 9, "adjudication"), HumanRow(11, "accuracy", "lee", None, "undo")]
-    fold = fold_item(store.get_rubric(REF), ItemRows(pk, human=rows))
+    fold = fold_item(store.rubrics.get_rubric(REF), ItemRows(pk, human=rows))
     assert scored_by({d: f.human for d, f in fold.dims.items()}) == {"lee": set(DIMS)}
 
 
@@ -85,23 +85,23 @@ def test_import_counts_people_on_human_only_dimensions_into_the_judge_overall(st
     in the file stayed incomplete (no overall, no band) in the queue until something else
     refreshed it."""
     rubric = load_rubric_text(TONE, "tone.yaml")
-    store.add_rubric(rubric, TONE)
+    store.rubrics.add_rubric(rubric, TONE)
     src = tmp_path / "t.jsonl"
     src.write_text(json.dumps({"id": "t", "output": "x", "judge": {"model": "j", "scores": {"accuracy": 5}},
                                "human": [{"reviewer": "ana", "scores": {"tone": 1}}]}) + "\n")
     import_file(store, src, rubric.ref)
-    with store.read() as conn:
+    with store.db.read() as conn:
         pk, overall, band, passed = conn.execute(
             text("SELECT pk, judge_overall, judge_band, judge_passed FROM item")).one()
-    [(_, fold)] = list(store.item_folds(rubric.ref))
+    [(_, fold)] = list(store.items.item_folds(rubric.ref))
     expected = judge_only(rubric, fold)
     assert expected.overall is not None
     assert (overall, band, passed) == (expected.overall, expected.band.label if expected.band else None,
                                        expected.passed)
     # a judge run's refresh of the same item writes the same numbers
-    with store.write() as conn:
-        store._refresh_summaries(conn, rubric.ref, {pk})
-    with store.read() as conn:
+    with store.db.write() as conn:
+        store.runs.refresh_summaries(conn, rubric.ref, {pk})
+    with store.db.read() as conn:
         assert tuple(conn.execute(text("SELECT judge_overall, judge_band, judge_passed FROM item")).one()) == (
             overall, band, passed)
     # the old import folded the judge rows alone: incomplete, waiting for a person

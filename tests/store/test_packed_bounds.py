@@ -39,8 +39,8 @@ def _import(store: Store, tmp_path: Path, rows: list[dict[str, object]]) -> str:
 
 def _same_as_rows(store: Store, dataset: str) -> tuple[dict[tuple[str, str, str], float], dict[tuple[str, str, str], float]]:
     """(human, judge) scores by (item, dimension, name) from both reads, checked equal."""
-    rows = store.rating_rows(REF, dataset)
-    cols = store.rating_columns(REF, dataset)
+    rows = store.ratings.rating_rows(REF, dataset)
+    cols = store.ratings.rating_columns(REF, dataset)
     assert [r["item_pk"] for r in rows] == cols.item_pk.tolist()
     human, judge = {}, {}
     for dim in DIMS:
@@ -70,7 +70,7 @@ def test_many_reviewers_each_under_their_own_name_and_dimension(store: Store, tm
                                         {"id": "y", "output": "o", "human": entries[:3]}])
     human, _ = _same_as_rows(store, dataset)
     assert {k: v for k, v in human.items() if k[0] == "x"} == want
-    assert len(store.rating_columns(REF, dataset).reviewers) == n
+    assert len(store.ratings.rating_columns(REF, dataset).reviewers) == n
 
 
 @pytest.mark.parametrize("n", COUNTS)
@@ -83,14 +83,14 @@ def test_many_judge_models_each_under_their_own_name_and_dimension(store: Store,
     rnd = random.Random(seed)
     dataset = _import(store, tmp_path, [{"id": "x", "output": "o"}, {"id": "y", "output": "o"}])
     # one run whose rows carry many models (a row's model is its own): the read codes them all
-    run = store.create_judge_run(REF, "m00000", dataset=dataset)
+    run = store.runs.create_judge_run(REF, "m00000", dataset=dataset)
     want, results = {}, []
     for m in range(n):
         dim, score = rnd.choice(DIMS), rnd.randint(1, 10)
         for item in ("x", "y") if m < 3 else ("x",):
             want[(item, dim, f"m{m:05d}")] = float(score)
             results.append(ScoreResult(item, dim, "llm_judge", f"m{m:05d}", float(score)))
-    store.record_results(run, results)
+    store.runs.record_results(run, results)
     _, judge = _same_as_rows(store, dataset)
     assert judge == want
 
@@ -132,7 +132,7 @@ def test_items_past_the_packed_width_travel_apart(tmp_path: Path) -> None:
 
     store = open_store(str(tmp_path / "big.db"))
     try:
-        with store.write() as conn:  # the next items take keys above 2**60
+        with store.db.write() as conn:  # the next items take keys above 2**60
             conn.execute(text("INSERT INTO item (pk, item_id, dataset, rubric_ref, content_hash, revision, input, output,"
                               " context, reference, is_gold, flagged, n_errors, n_reviewed, safety, triage_key, created_at)"
                               " VALUES (:pk, 'seat', 'seat', :ref, '', 1, '', '', '', '', 0, 0, 0, 0, 'none', 0,"

@@ -22,13 +22,13 @@ def test_both_reads_of_a_queue_follow_its_one_condition(tmp_path: Path, monkeypa
     store = open_store(str(db))
     try:
         import_file(store, DEMO / "general-quality.jsonl", REF, dataset="demo")
-        store.create_audit_sample(REF, 7, seed=2)
+        store.queue.create_audit_sample(REF, 7, seed=2)
 
         def both() -> tuple[list[int], list[int]]:
             lite = first_page(db, "audit", REF, None, 500)
             assert lite is not None
-            assert lite[1] == store.queue_count("audit", REF)
-            return [r.item_pk for r in store.queue_page("audit", REF, limit=500)], [r.item_pk for r in lite[0]]
+            assert lite[1] == store.queue.queue_count("audit", REF)
+            return [r.item_pk for r in store.queue.queue_page("audit", REF, limit=500)], [r.item_pk for r in lite[0]]
 
         store_rows, lite_rows = both()
         assert store_rows == lite_rows and len(store_rows) == 7

@@ -30,14 +30,14 @@ def _items(store: Store, tmp_path: Path, n: int, gold: int = 0) -> None:
 
 def _review(store: Store, claim: Claim) -> None:
     """Score every dimension of the item (a review is complete only then) and complete it."""
-    for dim in store.get_rubric(REF).person_dimensions():
-        store.add_human_score(claim.item_pk, dim.id, claim.reviewer, 5.0)
-    assert store.complete(claim)
+    for dim in store.rubrics.get_rubric(REF).person_dimensions():
+        store.scores.add_human_score(claim.item_pk, dim.id, claim.reviewer, 5.0)
+    assert store.queue.complete(claim)
 
 
 def _drain(store: Store, reviewer: str) -> list[str]:
     got = []
-    while (claim := store.claim_next("triage", reviewer)) is not None:
+    while (claim := store.queue.claim_next("triage", reviewer)) is not None:
         got.append(claim.item_id)
         _review(store, claim)
     return got
@@ -45,11 +45,11 @@ def _drain(store: Store, reviewer: str) -> list[str]:
 
 def test_each_item_goes_to_n_distinct_reviewers(store: Store, tmp_path: Path) -> None:
     _items(store, tmp_path, 6)
-    store.set_queue_settings("triage", REF, reviewers_per_item=2)
+    store.queue.set_queue_settings("triage", REF, reviewers_per_item=2)
     ana, bo = _drain(store, "ana"), _drain(store, "bo")
     assert sorted(ana) == sorted(bo) == [f"i{i:03d}" for i in range(6)]  # both saw each, once
     assert _drain(store, "cy") == []  # two reviewers each: nothing left
-    assert store.queue_settings("triage", REF).reviewers_per_item == 2
+    assert store.queue.queue_settings("triage", REF).reviewers_per_item == 2
 
 
 def test_without_the_setting_one_reviewer_per_item(store: Store, tmp_path: Path) -> None:
@@ -62,9 +62,9 @@ def test_gold_items_come_at_the_rate_never_twice_and_never_otherwise(store: Stor
     _items(store, tmp_path, 60, gold=12)
     zed = _drain(store, "zed")  # rate 0: gold items are never served
     assert len(zed) == 48 and not any(i < "i012" for i in zed)
-    store.set_queue_settings("triage", reviewers_per_item=2, gold_rate=0.25)
+    store.queue.set_queue_settings("triage", reviewers_per_item=2, gold_rate=0.25)
     claims = []
-    while (c := store.claim_next("triage", "ana")) is not None:
+    while (c := store.queue.claim_next("triage", "ana")) is not None:
         claims.append(c)
         _review(store, c)
     gold = [c.item_id for c in claims if c.gold]
@@ -75,28 +75,28 @@ def test_gold_items_come_at_the_rate_never_twice_and_never_otherwise(store: Stor
 
 def test_settings_are_checked(store: Store) -> None:
     with pytest.raises(UserError, match="give a share from 0 to 0.5"):
-        store.set_queue_settings("triage", gold_rate=0.9)
+        store.queue.set_queue_settings("triage", gold_rate=0.9)
     with pytest.raises(UserError, match="unknown queue 'tirage'"):
-        store.set_queue_settings("tirage", reviewers_per_item=2)
-    s = store.set_queue_settings("audit", REF, blind=True)
+        store.queue.set_queue_settings("tirage", reviewers_per_item=2)
+    s = store.queue.set_queue_settings("audit", REF, blind=True)
     assert (s.blind, s.reviewers_per_item) == (True, 1)
-    assert store.set_queue_settings("audit", REF, reviewers_per_item=2).blind  # kept
+    assert store.queue.set_queue_settings("audit", REF, reviewers_per_item=2).blind  # kept
 
 
 def test_gold_accuracy_and_drift(store: Store, tmp_path: Path) -> None:
-    store.add_reviewer("lee", "lead")  # the OS user leads: it enters the imported people's work
+    store.roles.add_reviewer("lee", "lead")  # the OS user leads: it enters the imported people's work
     _items(store, tmp_path, 4, gold=4)
-    pks = [r.item_pk for r in store.queue_page("triage", rubric_ref=REF)]
+    pks = [r.item_pk for r in store.queue.queue_page("triage", rubric_ref=REF)]
     then = now() - timedelta(days=14)
-    with store.write() as conn:  # two weeks ago ana was 3 off; this week 1 off: drift −2
+    with store.db.write() as conn:  # two weeks ago ana was 3 off; this week 1 off: drift −2
         for pk in pks[:2]:
             conn.execute(insert(HumanScore).values(item_pk=pk, dimension="accuracy", reviewer="ana", score=4,
                                                    kind="score", created_at=then))
     for pk in pks[2:]:
-        store.add_human_score(pk, "accuracy", "ana", 8)
-    store.add_human_score(pks[0], "clarity", "bo", 4)
-    store.add_human_score(pks[1], "clarity", "bo", 9)
-    store.add_human_score(pks[1], "clarity", "bo", None, kind="undo")  # undone: not counted
+        store.scores.add_human_score(pk, "accuracy", "ana", 8)
+    store.scores.add_human_score(pks[0], "clarity", "bo", 4)
+    store.scores.add_human_score(pks[1], "clarity", "bo", 9)
+    store.scores.add_human_score(pks[1], "clarity", "bo", None, kind="undo")  # undone: not counted
     rows = {r["reviewer"]: r for r in gold_accuracy(store, REF)}
     assert rows["ana"]["n"] == 4 and rows["ana"]["mae"] == pytest.approx(2.0)
     assert rows["ana"]["drift"] == pytest.approx(-2.0) and len(rows["ana"]["mae_by_week"]) == 2
@@ -107,13 +107,13 @@ def test_gold_accuracy_and_drift(store: Store, tmp_path: Path) -> None:
 def test_a_database_from_before_the_settings_opens(db_url: str, tmp_path: Path) -> None:
     store = open_store(db_url)
     _items(store, tmp_path, 3)
-    with store.engine.begin() as conn:  # make it what release 0003 left behind
+    with store.db.engine.begin() as conn:  # make it what release 0003 left behind
         conn.execute(text("DROP TABLE queue_setting"))
         conn.execute(text("ALTER TABLE item DROP COLUMN is_gold"))
         conn.execute(text("DELETE FROM schema_migrations WHERE name = '0004_queue_settings'"))
     store.close()
     again = open_store(db_url)
-    assert again.set_queue_settings("triage", reviewers_per_item=2).reviewers_per_item == 2
+    assert again.queue.set_queue_settings("triage", reviewers_per_item=2).reviewers_per_item == 2
     assert len(_drain(again, "ana")) == 3
     again.close()
 
@@ -127,9 +127,9 @@ def test_the_cli_sets_queues_and_reports_accuracy(tmp_path: Path, capsys: pytest
     assert code == 1 and "--gold-rate 2.0: give a share from 0 to 0.5 of claims" in err
     assert "Traceback" not in err
     store = open_store(db)
-    assert store.queue_settings("audit").reviewers_per_item == 3  # the refused call changed nothing
+    assert store.queue.queue_settings("audit").reviewers_per_item == 3  # the refused call changed nothing
     _items(store, tmp_path, 2, gold=2)
-    store.add_human_score(store.queue_page("triage")[0].item_pk, "accuracy", "ana", 9)
+    store.scores.add_human_score(store.queue.queue_page("triage")[0].item_pk, "accuracy", "ana", 9)
     store.close()
     code, out, _ = run_cli(["reviewer", "accuracy", "--format", "json", "--db", db], capsys)
     assert code == 0

@@ -25,7 +25,7 @@ WHO = ("ana", "bo", "cy", "lee")
 def _history(store: Store, tmp_path: Path, seed: int) -> None:
     rnd = random.Random(seed)
     for who in ("lee", *WHO):  # any of them adjudicates below: an adjudication needs the lead role
-        store.add_reviewer(who, "lead")
+        store.roles.add_reviewer(who, "lead")
     rows = []
     for i in range(25):
         judge = {d: {"score": rnd.randint(1, 10), "samples": [5, 6]} for d in DIMS if rnd.random() < 0.9}
@@ -33,11 +33,11 @@ def _history(store: Store, tmp_path: Path, seed: int) -> None:
     path = tmp_path / "cols.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     import_file(store, path, REF, dataset="cols")
-    pks = [r.item_pk for r in store.queue_page("triage", REF, "cols", limit=50)]
-    run = store.create_judge_run(REF, "m2", dataset="cols")  # a second model; a failed call; a rescore
-    store.record_results(run, [ScoreResult(f"c{i}", "accuracy", "llm_judge", "m2", float(rnd.randint(1, 10)))
+    pks = [r.item_pk for r in store.queue.queue_page("triage", REF, "cols", limit=50)]
+    run = store.runs.create_judge_run(REF, "m2", dataset="cols")  # a second model; a failed call; a rescore
+    store.runs.record_results(run, [ScoreResult(f"c{i}", "accuracy", "llm_judge", "m2", float(rnd.randint(1, 10)))
                                for i in range(0, 25, 2)])
-    store.record_results(run, [ScoreResult("c1", "accuracy", "llm_judge", "m2", None, error="no reply"),
+    store.runs.record_results(run, [ScoreResult("c1", "accuracy", "llm_judge", "m2", None, error="no reply"),
                                ScoreResult("c2", "accuracy", "llm_judge", "m2", 3.0, std=0.5),
                                ScoreResult("c4", "accuracy", "llm_judge", "m2", None, error="later call failed")])
     queues = random.Random(seed + 1)  # the queue each score was given in (own stream: same history)
@@ -46,18 +46,18 @@ def _history(store: Store, tmp_path: Path, seed: int) -> None:
         roll = rnd.random()
         q = queues.choice(("audit", "audit", "triage", None))
         if roll < 0.12:
-            store.add_human_score(pk, dim, who, None, kind="undo", sample=q)
+            store.scores.add_human_score(pk, dim, who, None, kind="undo", sample=q)
         elif roll < 0.2:  # lee both scores and adjudicates: an undo may withdraw either
-            store.add_human_score(pk, dim, "lee", rnd.randint(1, 10), kind="adjudication")
+            store.scores.add_human_score(pk, dim, "lee", rnd.randint(1, 10), kind="adjudication")
         elif roll < 0.35:
-            store.add_human_score(pk, dim, who, rnd.randint(1, 10), kind="revision", sample=q)
+            store.scores.add_human_score(pk, dim, who, rnd.randint(1, 10), kind="revision", sample=q)
         else:
-            store.add_human_score(pk, dim, who, rnd.randint(1, 10), blind=rnd.random() < 0.5, sample=q)
+            store.scores.add_human_score(pk, dim, who, rnd.randint(1, 10), blind=rnd.random() < 0.5, sample=q)
     # c0's content changes: its earlier scores belong to revision 1 and stop counting
     rows[0]["output"] = "answer 0, rewritten"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     import_file(store, path, REF, dataset="cols", update_existing=True)
-    store.add_human_score(pks[0], "clarity", "ana", 9)
+    store.scores.add_human_score(pks[0], "clarity", "ana", 9)
 
 
 def assert_reads_agree(rows: list[dict[str, Any]], cols: RatingColumns, dims: tuple[str, ...]) -> int:
@@ -89,9 +89,9 @@ def assert_reads_agree(rows: list[dict[str, Any]], cols: RatingColumns, dims: tu
 def test_columns_fold_like_the_rows(store: Store, tmp_path: Path, sample: str, seed: int) -> None:
     _history(store, tmp_path, seed=seed)
     if sample == "audit":  # people's labels only (reviewer.domain.labels), on both paths
-        store.create_audit_sample(REF, 20, seed=seed)
-    rows = store.rating_rows(REF, "cols", sample)
-    cols = store.rating_columns(REF, "cols", sample)
+        store.queue.create_audit_sample(REF, 20, seed=seed)
+    rows = store.ratings.rating_rows(REF, "cols", sample)
+    cols = store.ratings.rating_columns(REF, "cols", sample)
     checked = assert_reads_agree(rows, cols, DIMS)
     assert checked > 20  # the history left plenty of current scores to compare
     if sample == "audit":  # the labels only: scores given in triage or outside a queue left out
@@ -114,9 +114,9 @@ def test_confusion_tables_from_columns_equal_the_per_row_tables(store: Store, tm
     from rubrics.aggregate import panel_score
 
     _history(store, tmp_path, seed=seed)
-    rubric = store.get_rubric(REF)
+    rubric = store.rubrics.get_rubric(REF)
     got = confusions(store, {"rubric": REF, "dataset": "cols", "sample": sample, "human_aggregate": how})
-    rows = store.rating_rows(REF, "cols", sample)
+    rows = store.ratings.rating_rows(REF, "cols", sample)
     for dim in DIMS:
         pairs = [(panel_score(list(r["judge"][dim].values()), rubric.judge.panel_aggregate),
                   consensus(list(r["human"][dim].values()), how))

@@ -42,30 +42,30 @@ def test_the_two_reads_of_the_ratings_agree(store: Store, tmp_path: Path, sample
                                             humans: list[tuple[int, str, str, str, int, bool]],
                                             judges: list[tuple[int, str, str, int | None]], revise: bool) -> None:
     with contextlib.suppress(UserError):  # lee adjudicates below (the first role of a store: once)
-        store.add_reviewer("lee", "lead")
+        store.roles.add_reviewer("lee", "lead")
     dataset = f"h{next(_names)}"
     rows = [{"id": f"c{i}", "output": f"answer {i}", "judge": {"model": "m1", "scores": {"accuracy": 1 + i}}}
             for i in range(ITEMS)]
     path = tmp_path / f"{dataset}.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     import_file(store, path, REF, dataset=dataset)
-    pks = [r.item_pk for r in store.queue_page("triage", REF, dataset, limit=50)]
+    pks = [r.item_pk for r in store.queue.queue_page("triage", REF, dataset, limit=50)]
     if judges:
-        run = store.create_judge_run(REF, "m2", dataset=dataset)
-        store.record_results(run, [ScoreResult(f"c{i}", dim, "llm_judge", model, None if s is None else float(s),
+        run = store.runs.create_judge_run(REF, "m2", dataset=dataset)
+        store.runs.record_results(run, [ScoreResult(f"c{i}", dim, "llm_judge", model, None if s is None else float(s),
                                                error="no reply" if s is None else None)
                                    for i, dim, model, s in judges])
     for n, (i, dim, who, kind, score, blind) in enumerate(humans):
         if kind == "undo":
-            store.add_human_score(pks[i], dim, who, None, kind="undo")
+            store.scores.add_human_score(pks[i], dim, who, None, kind="undo")
         elif kind == "adjudication":
-            store.add_human_score(pks[i], dim, "lee", score, kind="adjudication")
+            store.scores.add_human_score(pks[i], dim, "lee", score, kind="adjudication")
         else:
-            store.add_human_score(pks[i], dim, who, score, kind=kind, blind=blind and kind == "score")
+            store.scores.add_human_score(pks[i], dim, who, score, kind=kind, blind=blind and kind == "score")
         if revise and n == len(humans) // 2:  # c0's content changes: what came before stops counting
             rows[0]["output"] = "answer 0, rewritten"
             path.write_text("".join(json.dumps(r) + "\n" for r in rows))
             import_file(store, path, REF, dataset=dataset, update_existing=True)
-    want = store.rating_rows(REF, dataset, sample)
-    cols = store.rating_columns(REF, dataset, sample)
+    want = store.ratings.rating_rows(REF, dataset, sample)
+    cols = store.ratings.rating_columns(REF, dataset, sample)
     assert_reads_agree(want, cols, DIMS)

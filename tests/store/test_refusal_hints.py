@@ -28,17 +28,17 @@ GRANT = "`rubricate reviewer add bo --role lead` (by a lead) grants it"
 
 def test_the_store_names_no_command(store: Store, tmp_path: Path) -> None:
     with pytest.raises(NoLead) as no_lead:
-        store.add_reviewer("ana")
-    store.add_reviewer("lee", "lead")
+        store.roles.add_reviewer("ana")
+    store.roles.add_reviewer("lee", "lead")
     with pytest.raises(UnknownRubric) as unknown:
-        store.get_rubric("nope@1.0.0")
+        store.rubrics.get_rubric("nope@1.0.0")
     path = tmp_path / "one.jsonl"
     path.write_text(json.dumps({"id": "a", "output": "an answer"}) + "\n")
     import_file(store, path, REF)
-    pk = store.queue_page("triage", REF)[0].item_pk
+    pk = store.queue.queue_page("triage", REF)[0].item_pk
     with pytest.raises(MissingRole) as missing:  # an adjudication is a lead's
-        store.add_human_score(pk, "accuracy", "lee", 5, kind="adjudication")
-        store.add_human_score(pk, "accuracy", "bo", 5, kind="adjudication")
+        store.scores.add_human_score(pk, "accuracy", "lee", 5, kind="adjudication")
+        store.scores.add_human_score(pk, "accuracy", "bo", 5, kind="adjudication")
     with pytest.raises(NoDatabase) as no_db:  # a reading command's open of a path with no database
         open_store(str(tmp_path / "typo.db"), existing=True)
     for refused in (no_lead.value, unknown.value, missing.value, no_db.value):

@@ -69,7 +69,7 @@ def test_calibration_reports_match_their_types(demo: Store) -> None:
                             ("z", calibrate(demo, ref, draws=20, normalise="z"))):
             found += mismatches(reports.CalibrationReport, report, f"{ref} {how}")
         found += mismatches(reports.RunReport, run_report(demo, ref), f"report {ref}")
-        dim = demo.get_rubric(ref).dimensions[0].id
+        dim = demo.rubrics.get_rubric(ref).dimensions[0].id
         found += mismatches(reports.DimensionDetail, dimension_detail(demo, ref, dim), f"detail {ref}")
         found += mismatches(list[reports.PackEntry], disagreement_pack(demo, ref, 3), f"pack {ref}")
     assert found == [], "\n".join(found)

@@ -32,22 +32,22 @@ def _item(store: Store, tmp_path: Path, output: str = "Paris is the capital of F
     path.write_text(json.dumps({"id": "cap", "input": "Capital of France?", "output": output,
                                 "judge": {"model": "j", "scores": {"accuracy": 8}}}) + "\n")
     import_file(store, path, REF, update_existing=update)
-    return int(next(r.item_pk for r in store.queue_page("triage") if r.item_id == "cap"))
+    return int(next(r.item_pk for r in store.queue.queue_page("triage") if r.item_id == "cap"))
 
 
 def test_a_reveal_is_the_persons_on_the_items_revision(store: Store, tmp_path: Path) -> None:
     pk = _item(store, tmp_path)
-    assert not store.revealed(pk, "ana") and not store.item_view(pk, "ana").revealed
-    first = store.add_reveal(pk, "ana")
-    assert store.revealed(pk, "ana") and store.item_view(pk, "ana").revealed
-    assert not store.revealed(pk, "bo") and not store.item_view(pk, "bo").revealed  # ana's, not bo's
-    assert not store.item_view(pk).revealed  # no viewer: nobody's
-    assert store.add_reveal(pk, "ana") > first  # a second reveal is a new row, harmless
+    assert not store.scores.revealed(pk, "ana") and not store.items.item_view(pk, "ana").revealed
+    first = store.scores.add_reveal(pk, "ana")
+    assert store.scores.revealed(pk, "ana") and store.items.item_view(pk, "ana").revealed
+    assert not store.scores.revealed(pk, "bo") and not store.items.item_view(pk, "bo").revealed  # ana's, not bo's
+    assert not store.items.item_view(pk).revealed  # no viewer: nobody's
+    assert store.scores.add_reveal(pk, "ana") > first  # a second reveal is a new row, harmless
     _item(store, tmp_path, "Paris is the capital of Germany.", update=True)  # revision 2: new judge scores
-    assert not store.revealed(pk, "ana") and not store.item_view(pk, "ana").revealed
+    assert not store.scores.revealed(pk, "ana") and not store.items.item_view(pk, "ana").revealed
     with pytest.raises(UserError, match="no item with key"):
-        store.add_reveal(pk + 99, "ana")
-    assert not store.revealed(pk + 99, "ana")
+        store.scores.add_reveal(pk + 99, "ana")
+    assert not store.scores.revealed(pk + 99, "ana")
 
 
 def test_a_reveal_is_signed_like_a_score(team: tuple[Team, dict[str, Any]]) -> None:
@@ -56,11 +56,11 @@ def test_a_reveal_is_signed_like_a_score(team: tuple[Team, dict[str, Any]]) -> N
     t, info = team
     pk = info["pk"]
     mal = t.as_("mal")
-    mal.add_reveal(pk, "mal")
-    assert mal.revealed(pk, "mal")
+    mal.scores.add_reveal(pk, "mal")
+    assert mal.scores.revealed(pk, "mal")
     with pytest.raises(UserError, match="may not sign as ana"):
-        mal.add_reveal(pk, "ana")
-    assert not mal.revealed(pk, "ana")
+        mal.scores.add_reveal(pk, "ana")
+    assert not mal.scores.revealed(pk, "ana")
     raw = t.raw()
     try:
         assert raw.one("SELECT reviewer, actor FROM item_reveal") == ("mal", t.logins["mal"])
@@ -82,18 +82,18 @@ def test_postgres_logins_granted_before_the_reveal_table_may_reveal(team: tuple[
     from sqlalchemy import text
 
     t, info = team
-    with t.owner.engine.begin() as conn:  # the release before: no reveal table, so no grant on it
+    with t.owner.db.engine.begin() as conn:  # the release before: no reveal table, so no grant on it
         conn.execute(text("DROP TABLE item_reveal"))
         conn.execute(text("DELETE FROM schema_migrations WHERE name = '0010c_reveals'"))
     from reviewer.store.tables import ItemReveal, table_of
 
-    with t.owner.engine.begin() as conn:  # the table alone, as a migration without the grant makes it
+    with t.owner.db.engine.begin() as conn:  # the table alone, as a migration without the grant makes it
         table_of(ItemReveal).create(conn)
     with pytest.raises(Exception, match="permission denied"):
-        t.as_("mal").add_reveal(info["pk"], "mal")
-    with t.owner.engine.begin() as conn:
+        t.as_("mal").scores.add_reveal(info["pk"], "mal")
+    with t.owner.db.engine.begin() as conn:
         conn.execute(text("DROP TABLE item_reveal"))
     t.stores.append(open_store(t.url()))  # the owner opens it: the migration runs
     mal = t.as_("mal")
-    mal.add_reveal(info["pk"], "mal")
-    assert mal.revealed(info["pk"], "mal")
+    mal.scores.add_reveal(info["pk"], "mal")
+    assert mal.scores.revealed(info["pk"], "mal")

@@ -19,9 +19,9 @@ def test_a_flag_carries_its_items_conversation(store: Store, tmp_path: Path) -> 
     path.write_text(json.dumps({"id": "c1", "conversation": CHAT}) + "\n"
                     + json.dumps({"id": "o1", "output": "plain"}) + "\n", encoding="utf-8")
     import_file(store, path, "general-quality@1.0.0", dataset="chat")
-    store.add_reviewer("ana", "lead")  # the first role of a store, bound to this login
+    store.roles.add_reviewer("ana", "lead")  # the first role of a store, bound to this login
     for item_id in ("c1", "o1"):
-        store.flag_item(store.items_by_id(item_id)[0][0], "ana", "an address")
-    flags = {f.item_id: f for f in store.open_flags()}
+        store.safety.flag_item(store.items.items_by_id(item_id)[0][0], "ana", "an address")
+    flags = {f.item_id: f for f in store.safety.open_flags()}
     assert flags["c1"].conversation == CHAT and flags["c1"].output == ""
     assert flags["o1"].conversation is None and flags["o1"].output == "plain"

@@ -23,7 +23,7 @@ def test_every_demo_file_imports_and_reimport_changes_nothing(store: Store) -> N
         again = import_file(store, DEMO / name, ref, dataset="demo")
         assert (again.inserted, again.updated, again.unchanged) == (0, 0, again.rows)
         assert again.judge_scores == again.human_scores == 0
-    assert store.queue_count("triage") == 123
+    assert store.queue.queue_count("triage") == 123
 
 
 def test_changed_item_is_refused_unless_update(demo_store: Store, tmp_path: Path) -> None:
@@ -35,50 +35,50 @@ def test_changed_item_is_refused_unless_update(demo_store: Store, tmp_path: Path
         import_file(demo_store, changed, "general-quality@1.0.0", dataset="demo")
     summary = import_file(demo_store, changed, "general-quality@1.0.0", dataset="demo", update_existing=True)
     assert summary.updated == 1
-    pk = demo_store.queue_page("triage", search="gq-001")[0].item_pk
-    assert demo_store.item_view(pk).output == "A different answer."
+    pk = demo_store.queue.queue_page("triage", search="gq-001")[0].item_pk
+    assert demo_store.items.item_view(pk).output == "A different answer."
 
 
 def test_human_scores_sit_beside_the_judge_and_undo_is_a_row(demo_store: Store) -> None:
-    claim = demo_store.claim_next("triage", "zoe")
+    claim = demo_store.queue.claim_next("triage", "zoe")
     assert claim is not None
-    view = demo_store.item_view(claim.item_pk, "zoe")
+    view = demo_store.items.item_view(claim.item_pk, "zoe")
     judge_before = view.judge["accuracy"][-1].score
-    demo_store.add_human_score(claim.item_pk, "accuracy", "zoe", 2.0, reason="wrong date")
-    demo_store.add_human_score(claim.item_pk, "accuracy", "zoe", None, kind="undo")
-    view = demo_store.item_view(claim.item_pk, "zoe")
+    demo_store.scores.add_human_score(claim.item_pk, "accuracy", "zoe", 2.0, reason="wrong date")
+    demo_store.scores.add_human_score(claim.item_pk, "accuracy", "zoe", None, kind="undo")
+    view = demo_store.items.item_view(claim.item_pk, "zoe")
     assert view.judge["accuracy"][-1].score == judge_before  # the judge's score is untouched
     assert "zoe" not in view.human.get("accuracy", {})
     assert [h.kind for h in view.history] == ["score", "undo"]
     with pytest.raises(UserError, match="off accuracy's scale"):
-        demo_store.add_human_score(claim.item_pk, "accuracy", "zoe", 11.0)
+        demo_store.scores.add_human_score(claim.item_pk, "accuracy", "zoe", 11.0)
 
 
 def test_peers_are_hidden_until_the_viewer_has_scored(demo_store: Store) -> None:
-    pk = next(r.item_pk for r in demo_store.queue_page("triage")
-              if demo_store.item_view(r.item_pk).human.get("accuracy"))
-    assert demo_store.item_view(pk, "newcomer").human.get("accuracy") == {}
-    demo_store.add_human_score(pk, "accuracy", "newcomer", 5.0)
-    assert len(demo_store.item_view(pk, "newcomer").human["accuracy"]) >= 2
+    pk = next(r.item_pk for r in demo_store.queue.queue_page("triage")
+              if demo_store.items.item_view(r.item_pk).human.get("accuracy"))
+    assert demo_store.items.item_view(pk, "newcomer").human.get("accuracy") == {}
+    demo_store.scores.add_human_score(pk, "accuracy", "newcomer", 5.0)
+    assert len(demo_store.items.item_view(pk, "newcomer").human["accuracy"]) >= 2
 
 
 def test_safety_decision_needs_role_and_reason_and_signoffs(store: Store) -> None:
     import_file(store, DEMO / "general-quality.jsonl", "general-quality@1.0.0")
-    pk = store.queue_page("triage", limit=1)[0].item_pk
-    flag = store.flag_item(pk, "zoe")  # (a name of her own: ana's came with the import)
-    assert store.queue_count("safety") == 1
+    pk = store.queue.queue_page("triage", limit=1)[0].item_pk
+    flag = store.safety.flag_item(pk, "zoe")  # (a name of her own: ana's came with the import)
+    assert store.queue.queue_count("safety") == 1
     with pytest.raises(UserError, match="does not hold the safety role"):
-        store.add_safety_decision(flag, "zoe", "clear", "false positive")
-    store.add_reviewer("lee", "lead")  # the store's first lead, who grants the other roles
-    store.add_reviewer("sam", "safety")
+        store.safety.add_safety_decision(flag, "zoe", "clear", "false positive")
+    store.roles.add_reviewer("lee", "lead")  # the store's first lead, who grants the other roles
+    store.roles.add_reviewer("sam", "safety")
     with pytest.raises(UserError, match="needs a reason"):
-        store.add_safety_decision(flag, "sam", "clear", "  ")
-    assert store.add_safety_decision(flag, "sam", "clear", "a refusal, not advice") == "cleared"
-    assert store.queue_count("safety") == 0
+        store.safety.add_safety_decision(flag, "sam", "clear", "  ")
+    assert store.safety.add_safety_decision(flag, "sam", "clear", "a refusal, not advice") == "cleared"
+    assert store.queue.queue_count("safety") == 0
 
 
 def test_export_round_trip_reproduces_effective_scores(demo_store: Store, tmp_path: Path) -> None:
-    exported = list(demo_store.export_rows("general-quality@1.0.0"))
+    exported = list(demo_store.items.export_rows("general-quality@1.0.0"))
     lines = []
     for row in exported:  # back into the import format: effective scores as one reviewer's
         human = {d: v["effective"] for d, v in row["dimensions"].items() if v["effective"] is not None}
@@ -88,7 +88,7 @@ def test_export_round_trip_reproduces_effective_scores(demo_store: Store, tmp_pa
     path.write_text("\n".join(lines) + "\n")
     fresh = open_store(str(tmp_path / "fresh.db"))
     import_file(fresh, path, "general-quality@1.0.0")
-    again = {r["id"]: r for r in fresh.export_rows("general-quality@1.0.0")}
+    again = {r["id"]: r for r in fresh.items.export_rows("general-quality@1.0.0")}
     for row in exported:
         for dim, v in row["dimensions"].items():
             assert again[row["id"]]["dimensions"][dim]["effective"] == pytest.approx(v["effective"])
@@ -100,34 +100,34 @@ def test_rubric_versions_are_immutable_and_bumps_checked(store: Store) -> None:
     from rubrics.loader import load_rubric_text
 
     text = next(p for p in bundled_paths() if p.stem == "general-quality").read_text()
-    store.get_rubric("general-quality@1.0.0")  # registers the bundled version
+    store.rubrics.get_rubric("general-quality@1.0.0")  # registers the bundled version
     changed_text = text.replace("weight: 0.35", "weight: 0.30").replace("weight: 0.10", "weight: 0.15")
     changed = load_rubric_text(changed_text, "gq.yaml")
     with pytest.raises(UserError, match="version 1.0.0 of general-quality is already used; bump it: the change requires a minor bump"):
-        store.add_rubric(changed, changed_text)
+        store.rubrics.add_rubric(changed, changed_text)
     patch_text = (text.replace("version: 1.0.0", "version: 1.0.1")
                   .replace("weight: 0.35", "weight: 0.30").replace("weight: 0.10", "weight: 0.15"))
     with pytest.raises(UserError, match="requires a minor bump"):
-        store.add_rubric(load_rubric_text(patch_text, "gq.yaml"), patch_text)
+        store.rubrics.add_rubric(load_rubric_text(patch_text, "gq.yaml"), patch_text)
     minor_text = (text.replace("version: 1.0.0", "version: 1.1.0")
                   .replace("weight: 0.35", "weight: 0.30").replace("weight: 0.10", "weight: 0.15"))
     minor = load_rubric_text(minor_text, "gq.yaml")
     with pytest.raises(UserError, match="not the text that was validated"):
-        store.add_rubric(minor, text)  # the text stored must be the text validated
-    assert store.add_rubric(minor, minor_text) is True
+        store.rubrics.add_rubric(minor, text)  # the text stored must be the text validated
+    assert store.rubrics.add_rubric(minor, minor_text) is True
 
 
 def test_append_only_is_enforced_by_the_database(demo_store: Store) -> None:
     from sqlalchemy import text
 
-    pk = demo_store.queue_page("triage", limit=1)[0].item_pk
-    demo_store.add_human_score(pk, "accuracy", "zoe", 3.0)
+    pk = demo_store.queue.queue_page("triage", limit=1)[0].item_pk
+    demo_store.scores.add_human_score(pk, "accuracy", "zoe", 3.0)
     for sql in ("UPDATE human_score SET score = 9", "DELETE FROM human_score"):
-        with pytest.raises(Exception, match="append-only"), demo_store.write() as conn:
+        with pytest.raises(Exception, match="append-only"), demo_store.db.write() as conn:
             conn.execute(text(sql))
     # Without the guard the same statement goes through: the trigger is what refuses it.
-    with demo_store.write() as conn:
-        if demo_store.dialect == "sqlite":
+    with demo_store.db.write() as conn:
+        if demo_store.db.dialect == "sqlite":
             conn.execute(text("DROP TRIGGER human_score_no_update"))
         else:
             conn.execute(text("DROP TRIGGER human_score_no_change ON human_score"))

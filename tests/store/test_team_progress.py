@@ -26,7 +26,7 @@ def _team(store: Store, tmp_path: Path) -> None:
     path = tmp_path / "items.jsonl"
     path.write_text("".join(json.dumps({"id": f"i{i}", "output": f"answer {i}"}) + "\n" for i in range(10)))
     import_file(store, path, REF)
-    store.add_reviewer("carol", "lead")
+    store.roles.add_reviewer("carol", "lead")
     work(store, "ana", at(7, 0), at(7, 5))
     for start in (0, 10, 20):
         work(store, "ana", at(9, start), at(9, start + 5))
@@ -52,7 +52,7 @@ def test_done_left_pace_and_last_active_per_person(store: Store, tmp_path: Path)
 def test_the_rubric_narrows_the_figures(store: Store, tmp_path: Path) -> None:
     _team(store, tmp_path)
     import_file(store, Path(__file__).resolve().parents[2] / "reviewer" / "demo" / "rag-answer.jsonl", "rag-answer")
-    other = store.rubrics_with_items()
+    other = store.ratings.rubrics_with_items()
     rag = next(r for r in other if r.startswith("rag-answer"))
     rows = team_progress(store, rag)
     assert all(r["done"] == 0 and r["last_active"] is None for r in rows)
@@ -62,7 +62,7 @@ def test_the_rubric_narrows_the_figures(store: Store, tmp_path: Path) -> None:
 def test_queue_progress_json_is_the_service_and_the_documented_shape(store: Store, tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     _team(store, tmp_path)
-    url = store.engine.url.render_as_string(hide_password=False)
+    url = store.db.engine.url.render_as_string(hide_password=False)
     code, out, err = run_cli(["queue", "progress", "--format", "json", "--db", url], capsys)
     assert code == 0, err
     got = json.loads(out)
@@ -75,6 +75,6 @@ def test_queue_progress_json_is_the_service_and_the_documented_shape(store: Stor
 
 
 def test_an_unknown_rubric_is_one_line(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
-    url = store.engine.url.render_as_string(hide_password=False)
+    url = store.db.engine.url.render_as_string(hide_password=False)
     code, out, err = run_cli(["queue", "progress", "--rubric", "nothing-here@1.0.0", "--db", url], capsys)
     assert code != 0 and not out and len(err.strip().splitlines()) == 1

@@ -19,15 +19,15 @@ REF = "general-quality@1.0.0"
 
 
 def test_an_item_with_thousands_of_reviews_imports_and_goes_last(store: Store, tmp_path: Path) -> None:
-    dims = [d.id for d in store.get_rubric(REF).dimensions]
+    dims = [d.id for d in store.rubrics.get_rubric(REF).dimensions]
     panel = [{"reviewer": f"r{i}", "scores": {d: 3 for d in dims}} for i in range(2200)]
     path = tmp_path / "panel.jsonl"
     path.write_text(json.dumps({"id": "big", "output": "o", "human": panel}) + "\n"
                     + json.dumps({"id": "fresh", "output": "o"}) + "\n")
     import_file(store, path, REF, dataset="panel")
-    page = store.queue_page("triage", REF, "panel")
+    page = store.queue.queue_page("triage", REF, "panel")
     assert {r.item_id: r.reviewed for r in page} == {"big": 2200, "fresh": 0}
-    claim = store.claim_next("triage", "ana", REF, "panel")
+    claim = store.queue.claim_next("triage", "ana", REF, "panel")
     assert claim is not None and claim.item_id == "fresh"  # the item nobody reviewed comes first
 
 
@@ -36,7 +36,7 @@ def test_a_priority_past_the_keys_room_is_refused(store: Store, tmp_path: Path, 
     path = tmp_path / "one.jsonl"
     path.write_text(json.dumps({"id": "a", "output": "o"}) + "\n")
     import_file(store, path, REF, dataset="one")
-    pk = store.queue_page("triage", REF, "one")[0].item_pk
+    pk = store.queue.queue_page("triage", REF, "one")[0].item_pk
     with pytest.raises(UserError, match="outside 0–99,999; nothing was written"):
-        store.set_priorities(REF, {pk: bad})
-    store.set_priorities(REF, {pk: PRIORITY_CAP})
+        store.queue.set_priorities(REF, {pk: bad})
+    store.queue.set_priorities(REF, {pk: PRIORITY_CAP})

@@ -60,14 +60,14 @@ def seed(store: Store, tmp: Path) -> dict[str, int]:
     chat = tmp / "chat.jsonl"
     chat.write_text(json.dumps({"id": "chat-1", "conversation": CHAT}) + "\n")
     import_file(store, chat, FLEX, dataset="chat")
-    keys = {i: store.queue_page("triage", search=i)[0].item_pk for i in ("md-1", "evil-1", "capped-1", "chat-1")}
-    run = store.create_judge_run(GQ, "m")
-    store.record_results(run, [
+    keys = {i: store.queue.queue_page("triage", search=i)[0].item_pk for i in ("md-1", "evil-1", "capped-1", "chat-1")}
+    run = store.runs.create_judge_run(GQ, "m")
+    store.runs.record_results(run, [
         ScoreResult("md-1", d, "llm_judge", "m", 8.0, rationale="accurate", item_key=keys["md-1"],
                     evidence=[EVIDENCE] if d == "accuracy" else [])
         for d in ("accuracy", *scores)])
-    run = store.create_judge_run(FLEX, "m")
-    store.record_results(run, [
+    run = store.runs.create_judge_run(FLEX, "m")
+    store.runs.record_results(run, [
         *[ScoreResult("chat-1", "asks_for_plot", "llm_judge", "m", s, turn=k, item_key=keys["chat-1"])
           for k, s in enumerate(TURNS)],
         ScoreResult("chat-1", "asks_for_plot", "llm_judge", "m", max(TURNS), item_key=keys["chat-1"],

@@ -22,16 +22,16 @@ def at(hour: int, minute: int) -> datetime:
 
 def work(store: Store, reviewer: str, served: datetime, ended: datetime, skip: bool = False) -> None:
     """``reviewer`` is served the next triage item at ``served`` and finishes (or skips) it at ``ended``."""
-    claim = store.claim_next("triage", reviewer)
+    claim = store.queue.claim_next("triage", reviewer)
     assert claim is not None
     if skip:
-        store.skip(claim)
+        store.queue.skip(claim)
     else:
-        rubric = store.get_rubric(store.item_view(claim.item_pk).rubric_ref)
+        rubric = store.rubrics.get_rubric(store.items.item_view(claim.item_pk).rubric_ref)
         for dim in rubric.person_dimensions():
-            store.add_human_score(claim.item_pk, dim.id, reviewer, dim.scale.min)
-        assert store.complete(claim)
-    with store.write() as conn:  # the times the work happened at, not the test's
+            store.scores.add_human_score(claim.item_pk, dim.id, reviewer, dim.scale.min)
+        assert store.queue.complete(claim)
+    with store.db.write() as conn:  # the times the work happened at, not the test's
         conn.execute(update(Assignment).where(col(Assignment.item_pk) == claim.item_pk,
                                               col(Assignment.reviewer) == reviewer)
                      .values(created_at=served, ended_at=ended))
@@ -39,11 +39,11 @@ def work(store: Store, reviewer: str, served: datetime, ended: datetime, skip: b
 
 def team_work(store: Store, tmp_path: Path | None = None) -> None:
     """The morning's work (``tmp_path``: unused; the snapshot tests' setup signature)."""
-    own = store.login
-    store.act_as("ana")
+    own = store.roles.login
+    store.roles.act_as("ana")
     work(store, "ana", at(7, 0), at(7, 5))
     for start in (0, 10, 20):
         work(store, "ana", at(9, start), at(9, start + 5))
-    store.act_as(own)
+    store.roles.act_as(own)
     work(store, "tess", at(8, 0), at(8, 30))
     work(store, "tess", at(8, 35), at(8, 40), skip=True)

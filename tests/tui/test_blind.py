@@ -43,7 +43,7 @@ async def test_a_queue_set_blind_is_blind_from_the_first_frame(demo_db: Path) ->
     from reviewer.tui.firstpage import start as first
 
     s = open_store(str(demo_db))
-    s.set_queue_settings("triage", None, None, None, True)
+    s.queue.set_queue_settings("triage", None, None, None, True)
     s.close()
     page = first(str(demo_db), "triage", None, None, 200)
     app = make_app(None, REVIEWER, db=str(demo_db), first_page=page)

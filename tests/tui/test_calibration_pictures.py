@@ -49,12 +49,12 @@ def gold_weeks(store: Store, tmp_path: Path) -> None:
     path.write_text("".join(json.dumps({"id": f"gold-{i}", "output": f"known answer {i}", "gold": {"accuracy": 5}})
                             + "\n" for i in range(3)))
     import_file(store, path, REF, dataset="gold")
-    pks = [store.items_by_id(f"gold-{i}", dataset="gold")[0][0] for i in range(3)]
-    with store.write() as conn:
+    pks = [store.items.items_by_id(f"gold-{i}", dataset="gold")[0][0] for i in range(3)]
+    with store.db.write() as conn:
         for pk in pks[:2]:
             conn.execute(insert(HumanScore).values(item_pk=pk, dimension="accuracy", reviewer=GOLD_REVIEWER, score=6,
                                                    kind="score", created_at=now() - timedelta(days=21)))
-    store.add_human_score(pks[2], "accuracy", GOLD_REVIEWER, 9)
+    store.scores.add_human_score(pks[2], "accuracy", GOLD_REVIEWER, 9)
 
 
 def _cell(table: DataTable[Any], row: int, column: int) -> str:
@@ -147,7 +147,7 @@ async def test_each_reviewers_drift_is_a_sparkline_of_the_services_weeks(store: 
 
 
 async def test_without_gold_scores_the_drift_says_so(store: Store) -> None:
-    app = make_app(store, REVIEWER, rubric_ref=store.get_rubric("rag-answer").ref)  # no gold items there
+    app = make_app(store, REVIEWER, rubric_ref=store.rubrics.get_rubric("rag-answer").ref)  # no gold items there
     async with app.run_test(size=SIZE) as pilot:
         screen: CalibrationScreen = await press_to(app, pilot, "c", CalibrationScreen)
         assert not screen.query(Sparkline)

@@ -28,7 +28,7 @@ async def _open(app: Any, pilot: Any) -> CalibrationScreen:
 
 
 async def test_a_reviewer_without_the_lead_role_is_refused(store: Store) -> None:
-    store.add_reviewer("rae", "reviewer")
+    store.roles.add_reviewer("rae", "reviewer")
     app = make_app(store, "rae")
     async with app.run_test(size=SIZE) as pilot:
         await press_to(app, pilot, "c", QueueScreen)
@@ -38,7 +38,7 @@ async def test_the_table_holds_every_dimension_with_status_and_reason(store: Sto
     app = make_app(store, REVIEWER)  # the demo gives this reviewer every role
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot)
-        rubrics = {r.split("@")[0] for r in store.rubrics_with_items()}
+        rubrics = {r.split("@")[0] for r in store.ratings.rubrics_with_items()}
         assert {row["rubric"].split("@")[0] for row in screen.rows} == rubrics
         assert all(row["status"] in ("trusted", "tentative", "low_confidence", "insufficient_data")
                    for row in screen.rows)
@@ -69,7 +69,7 @@ async def test_drill_down_adjudicate_and_open_the_item(store: Store) -> None:
             await pilot.press("5")
             await settle(app, pilot)
             pk = detail.items[agreed[0]]["item_pk"]
-            assert not [h for h in store.human_rows(pk) if h.kind == "adjudication"]
+            assert not [h for h in store.scores.human_rows(pk) if h.kind == "adjudication"]
         assert split, "the demo's reviewers disagree somewhere"
         table.move_cursor(row=split[0])
         item = detail.items[split[0]]
@@ -79,18 +79,18 @@ async def test_drill_down_adjudicate_and_open_the_item(store: Store) -> None:
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen is detail and item["adjudicated"] is None
-        assert not [h for h in store.human_rows(item["item_pk"]) if h.kind == "adjudication"]
+        assert not [h for h in store.scores.human_rows(item["item_pk"]) if h.kind == "adjudication"]
         await pilot.press("3", "enter")  # a reason is required: enter alone writes nothing
         await settle(app, pilot)
         assert isinstance(_top(app), AdjudicationDialog)
         await pilot.press(*"the source says 3", "enter")
         await settle(app, pilot)
         assert app.screen is detail
-        rows = [h for h in store.human_rows(item["item_pk"]) if h.kind == "adjudication"]
+        rows = [h for h in store.scores.human_rows(item["item_pk"]) if h.kind == "adjudication"]
         assert [(h.dimension, h.score, h.reviewer, h.reason) for h in rows] == [(dim, 3.0, REVIEWER,
                                                                                 "the source says 3")]
-        assert store.rating_rows(detail.row["rubric"])[0] is not None
-        adjudicated = {r["item_pk"]: r["adjudicated"] for r in store.rating_rows(detail.row["rubric"])}
+        assert store.ratings.rating_rows(detail.row["rubric"])[0] is not None
+        adjudicated = {r["item_pk"]: r["adjudicated"] for r in store.ratings.rating_rows(detail.row["rubric"])}
         assert adjudicated[item["item_pk"]] == {dim: 3.0}
         await pilot.press("enter")
         await settle(app, pilot)
@@ -103,10 +103,10 @@ async def test_the_corrected_pass_rate_stands_beside_the_judges(store: Store) ->
     from reviewer.services.calibrate_service import calibrate
 
     ref = "general-quality@1.0.0"
-    rubric = store.get_rubric(ref)
-    for pk in sorted(store.audit_pks(ref)):
+    rubric = store.rubrics.get_rubric(ref)
+    for pk in sorted(store.queue.audit_pks(ref)):
         for d in rubric.dimensions:
-            store.add_human_score(pk, d.id, REVIEWER, float(d.scale.max if pk % 3 else d.scale.min), sample="audit")
+            store.scores.add_human_score(pk, d.id, REVIEWER, float(d.scale.max if pk % 3 else d.scale.min), sample="audit")
     expected = calibrate(store, ref)["pass_rate_estimate"]
     assert expected["ppi"] is not None and expected["n_labelled"] > 0
     app = make_app(store, REVIEWER)
@@ -124,13 +124,13 @@ async def test_the_corrected_pass_rate_stands_beside_the_judges(store: Store) ->
 async def test_the_highlighted_dimension_shows_its_last_align(store: Store) -> None:
     from textual.widgets import Static
 
-    ref = store.rubrics_with_items()[0]
-    dim = next(d.id for d in store.get_rubric(ref).dimensions if not d.is_pair)
-    stopped = store.create_align_run(ref, dim, "openai/judge-x", {"seed": 0})
-    store.finish_align_run(stopped, "cost_cap", {"dimension": dim})
-    run = store.create_align_run(ref, dim, "openai/judge-x", {"seed": 0})
+    ref = store.ratings.rubrics_with_items()[0]
+    dim = next(d.id for d in store.rubrics.get_rubric(ref).dimensions if not d.is_pair)
+    stopped = store.align.create_align_run(ref, dim, "openai/judge-x", {"seed": 0})
+    store.align.finish_align_run(stopped, "cost_cap", {"dimension": dim})
+    run = store.align.create_align_run(ref, dim, "openai/judge-x", {"seed": 0})
     side = {"n": 12, "alpha_ci": [0.1, 0.3], "kappa": 0.2, "bias": 0.5}
-    store.finish_align_run(run, "done", {
+    store.align.finish_align_run(run, "done", {
         "dimension": dim, "chosen": "k2", "dev_items": [f"q{i}" for i in range(28)],
         "test": {"n": 12, "before": {**side, "alpha": 0.1}, "after": {**side, "alpha": 0.95},
                  "difference": 0.85, "difference_ci": [0.6, 1.0], "verdict": "better"}}, written_ref="x@1.1.0")

@@ -24,9 +24,9 @@ from tests.tui.test_review_flow import SIZE, settle, start
 
 def _next_pk(store: Store) -> int:
     """The item ``g`` will serve the reviewer (claimed and given back)."""
-    claim = store.claim_next("triage", REVIEWER)
+    claim = store.queue.claim_next("triage", REVIEWER)
     assert claim is not None
-    store.release(claim)
+    store.queue.release(claim)
     return int(claim.item_pk)
 
 
@@ -55,7 +55,7 @@ async def test_c_writes_a_comment_that_is_stored_and_shown_at_once(store: Store)
         shown, text = _panel(screen)
         assert shown and f"{REVIEWER} · just now: cites a retracted study" in text
         assert not app.write_errors
-    [c] = store.comments([pk])[pk]
+    [c] = store.comments.comments([pk])[pk]
     assert (c.reviewer, c.text, c.revision) == (REVIEWER, "cites a retracted study", 1)
 
 
@@ -66,12 +66,12 @@ async def test_escape_writes_nothing(store: Store) -> None:
         await pilot.press("C", *"never mind", "escape")
         await settle(app, pilot)
         assert app.screen is screen and _panel(screen)[0] is False
-    assert store.comments([screen.state.item_pk])[screen.state.item_pk] == []
+    assert store.comments.comments([screen.state.item_pk])[screen.state.item_pk] == []
 
 
 async def test_a_later_reviewer_sees_the_comment_with_author_and_time_hostile_text_made_safe(store: Store) -> None:
     pk = _next_pk(store)
-    store.add_comment(pk, "ana", "source is a blog " + EVERYTHING)
+    store.comments.add_comment(pk, "ana", "source is a blog " + EVERYTHING)
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(app, pilot)
@@ -85,7 +85,7 @@ async def test_a_later_reviewer_sees_the_comment_with_author_and_time_hostile_te
 async def test_a_blind_session_hides_others_comments_until_the_judge_is_shown(store: Store) -> None:
     """A comment can carry an opinion of the judge's scores: blind means blind."""
     pk = _next_pk(store)
-    store.add_comment(pk, "ana", "the judge is far too lenient on accuracy")
+    store.comments.add_comment(pk, "ana", "the judge is far too lenient on accuracy")
     app = make_app(store, REVIEWER, blind=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(app, pilot)
@@ -133,13 +133,13 @@ async def test_the_write_never_blocks_the_screen(store: Store) -> None:
     import threading
 
     gate = threading.Event()
-    real = store.add_comment
+    real = store.comments.add_comment
 
     def slow(*args: Any, **kwargs: Any) -> int:
         assert gate.wait(10)
         return real(*args, **kwargs)
 
-    store.add_comment = slow  # type: ignore[method-assign]  # the gate holds the real write back
+    store.comments.add_comment = slow  # type: ignore[method-assign]  # the gate holds the real write back
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(app, pilot)
@@ -147,9 +147,9 @@ async def test_the_write_never_blocks_the_screen(store: Store) -> None:
         await pilot.press("C", *"held back", "enter")
         await pilot.pause()
         assert "held back" in _panel(screen)[1] and app.gateway.pending == 1
-        assert store.comments([pk])[pk] == []  # not in the store yet, and the UI went on
+        assert store.comments.comments([pk])[pk] == []  # not in the store yet, and the UI went on
         await pilot.press("j")  # the screen still answers keys
         gate.set()
         await settle(app, pilot)
         assert app.gateway.pending == 0 and not app.write_errors
-    assert [c.text for c in store.comments([pk])[pk]] == ["held back"]
+    assert [c.text for c in store.comments.comments([pk])[pk]] == ["held back"]

@@ -29,7 +29,7 @@ async def test_a_conversation_shows_as_a_chat_with_the_turn_under_review_marked(
     path = tmp_path / "chat.jsonl"
     path.write_text(json.dumps({"id": "chat-1", "conversation": CHAT}) + "\n", encoding="utf-8")
     import_file(store, path, "general-quality@1.0.0", dataset="chat")
-    pk = store.queue_page("triage", search="chat-1")[0].item_pk
+    pk = store.queue.queue_page("triage", search="chat-1")[0].item_pk
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)

@@ -35,10 +35,10 @@ async def test_the_focused_card_is_always_in_view(store: Store) -> None:
 
 
 async def test_an_item_opens_at_its_first_unscored_dimension(store: Store) -> None:
-    pk = store.queue_page("triage", search="gq-002")[0].item_pk
-    dims = [d.id for d in store.get_rubric("general-quality@1.0.0").dimensions]
+    pk = store.queue.queue_page("triage", search="gq-002")[0].item_pk
+    dims = [d.id for d in store.rubrics.get_rubric("general-quality@1.0.0").dimensions]
     for dim in dims[:2]:
-        store.add_human_score(pk, dim, REVIEWER, 6.0, reason="scored earlier")
+        store.scores.add_human_score(pk, dim, REVIEWER, 6.0, reason="scored earlier")
     app = make_app(store, REVIEWER)
     async with app.run_test(size=(130, 42)) as pilot:
         await settle(app, pilot)
@@ -86,9 +86,9 @@ async def test_an_item_claimed_ahead_is_re_read_before_it_is_shown(store: Store)
     async with app.run_test(size=(130, 42)) as pilot:
         screen = await start(app, pilot)
         ahead = next(pk for pk in leases(store) if pk != screen.state.item_pk)
-        first_dim = store.get_rubric(store.item_view(ahead, REVIEWER).rubric_ref).dimensions[0].id
+        first_dim = store.rubrics.get_rubric(store.items.item_view(ahead, REVIEWER).rubric_ref).dimensions[0].id
         # meanwhile (another window of this reviewer's) the item ahead got a score
-        store.add_human_score(ahead, first_dim, REVIEWER, 2.0, reason="scored elsewhere")
+        store.scores.add_human_score(ahead, first_dim, REVIEWER, 2.0, reason="scored elsewhere")
         await pilot.press("s")
         await settle(app, pilot)
         shown = app.screen
@@ -99,7 +99,7 @@ async def test_an_item_claimed_ahead_is_re_read_before_it_is_shown(store: Store)
 async def test_the_header_shows_progress_and_pace(store: Store) -> None:
     from textual.widgets import Static
 
-    total = store.queue_progress("triage", REVIEWER)[0]  # (gold items are not counted as work)
+    total = store.queue.queue_progress("triage", REVIEWER)[0]  # (gold items are not counted as work)
     app = make_app(store, REVIEWER)
     async with app.run_test(size=(130, 42)) as pilot:
         screen = await start(app, pilot)
@@ -113,4 +113,4 @@ async def test_the_header_shows_progress_and_pace(store: Store) -> None:
         title = str(app.screen.query_one("#item-title", Static).render())
         assert "session 1 item" in title and "s/item" in title  # the median time per item
         assert app.progress[2] == before[2] - 1  # one fewer left for this reviewer
-    assert store.queue_progress("triage", REVIEWER) == app.progress
+    assert store.queue.queue_progress("triage", REVIEWER) == app.progress

@@ -23,7 +23,7 @@ REFUSAL = "refused by a trigger of the test"
 
 def refuse_scores(store: Store) -> None:
     """From now on the database refuses every new human score (a trigger, not a Python fault)."""
-    with store.write() as conn:
+    with store.db.write() as conn:
         if conn.dialect.name == "sqlite":
             conn.execute(text(f"CREATE TRIGGER refuse_scores BEFORE INSERT ON human_score "
                               f"BEGIN SELECT RAISE(ABORT, '{REFUSAL}'); END"))
@@ -86,14 +86,14 @@ async def test_a_failed_read_is_a_line_and_the_app_runs_on(either: Store) -> Non
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        with store.write() as conn:  # the safety queue's table is gone under the app
+        with store.db.write() as conn:  # the safety queue's table is gone under the app
             conn.execute(text("ALTER TABLE safety_flag RENAME TO safety_flag_gone"))
         await pilot.press("S")
         await settle(app, pilot)
         assert isinstance(app.screen, SafetyScreen) and app.is_running and app.return_code is None
         said = errors_said(app)
         assert len(said) == 1 and said[0].startswith("could not read the safety queue: ") and "\n" not in said[0]
-        with store.write() as conn:
+        with store.db.write() as conn:
             conn.execute(text("ALTER TABLE safety_flag_gone RENAME TO safety_flag"))
         await pilot.press("escape")
         await settle(app, pilot)

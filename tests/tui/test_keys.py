@@ -85,12 +85,12 @@ async def test_quick_tags_need_no_function_keys(store: Store) -> None:
         await settle(app, pilot)
         await pilot.press("tab", "3", "tab", *"wrong", "enter")
         await settle(app, pilot)
-    rows = [h for h in store.human_rows(screen.state.item_pk) if h.reviewer == REVIEWER]
+    rows = [h for h in store.scores.human_rows(screen.state.item_pk) if h.reviewer == REVIEWER]
     assert (rows[-1].reason, rows[-1].tags) == ("wrong", ["judge_too_lenient"])
 
 
 async def test_context_has_a_key_and_enter_still_agrees(store: Store) -> None:
-    app = make_app(store, REVIEWER, rubric_ref=store.get_rubric("rag-answer").ref)  # the bundled version
+    app = make_app(store, REVIEWER, rubric_ref=store.rubrics.get_rubric("rag-answer").ref)  # the bundled version
     async with app.run_test(size=(130, 42)) as pilot:
         screen = await start(app, pilot)
         assert screen.state.context

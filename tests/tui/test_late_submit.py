@@ -24,11 +24,11 @@ async def test_a_score_entered_after_another_person_claimed_is_refused_on_screen
         screen = await start(app, pilot)
         state = screen.state
         assert state.claim is not None
-        with store.write() as conn:  # the reviewer stepped away: the lease ran out
+        with store.db.write() as conn:  # the reviewer stepped away: the lease ran out
             conn.execute(update(Item).where(col(Item.pk) == state.item_pk).values(lease_until=now() - timedelta(minutes=1)))
-        taken = store.claim_item(state.item_pk, "triage", "bo")
+        taken = store.queue.claim_item(state.item_pk, "triage", "bo")
         assert taken is not None
-        before = [h for h in store.human_rows(state.item_pk) if h.reviewer == REVIEWER]
+        before = [h for h in store.scores.human_rows(state.item_pk) if h.reviewer == REVIEWER]
         d = state.dims[screen.focus_index]
         await pilot.press("7")
         await settle(app, pilot)
@@ -38,4 +38,4 @@ async def test_a_score_entered_after_another_person_claimed_is_refused_on_screen
         assert f"{state.item_id}: your lease ran out and bo has claimed the item since" in said[0]
         assert "open the item from the queue again to score it" in said[0]
         assert d.my_score is None and screen.done == []  # and the screen no longer shows the 7
-        assert [h for h in store.human_rows(state.item_pk) if h.reviewer == REVIEWER] == before
+        assert [h for h in store.scores.human_rows(state.item_pk) if h.reviewer == REVIEWER] == before

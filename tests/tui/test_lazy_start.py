@@ -22,15 +22,15 @@ REFS = (None, "general-quality@1.0.0", "rag-answer@1.0.0")
 @pytest.mark.parametrize("queue", ["triage", "audit", "safety"])
 def test_the_lite_first_page_is_the_stores_first_page(demo_db: Path, queue: str) -> None:
     store = open_store(str(demo_db))
-    store.create_audit_sample("general-quality@1.0.0", 10, seed=3)
-    claim = store.claim_next("triage", "someone")  # a held lease shows as such on both
+    store.queue.create_audit_sample("general-quality@1.0.0", 10, seed=3)
+    claim = store.queue.claim_next("triage", "someone")  # a held lease shows as such on both
     assert claim is not None
     for ref in REFS:
         for dataset in (None, "demo", "nope"):
-            want = store.queue_page(queue, ref, dataset, limit=50)
+            want = store.queue.queue_page(queue, ref, dataset, limit=50)
             got = first_page(demo_db, queue, ref, dataset, 50)
             assert got is not None
-            assert got == (want, store.queue_count(queue, ref, dataset)), (queue, ref, dataset)
+            assert got == (want, store.queue.queue_count(queue, ref, dataset)), (queue, ref, dataset)
     store.close()
 
 
@@ -45,7 +45,7 @@ def test_the_lite_read_declines_what_it_cannot_answer(demo_db: Path) -> None:
 async def test_the_app_opens_the_store_behind_the_first_page(demo_db: Path) -> None:
     db = str(demo_db)
     store = open_store(db)
-    store.set_queue_settings("triage", blind=True)
+    store.queue.set_queue_settings("triage", blind=True)
     store.close()
     first = firstpage.start(db, "triage", None, None, 200)
     app = make_app(None, REVIEWER, db=db, first_page=first)
@@ -63,7 +63,7 @@ async def test_the_app_opens_the_store_behind_the_first_page(demo_db: Path) -> N
         pk = app.screen.state.item_pk
         await pilot.press("7")
         await settle(app, pilot)
-    rows = [h for h in open_store(db).human_rows(pk) if h.reviewer == REVIEWER]
+    rows = [h for h in open_store(db).scores.human_rows(pk) if h.reviewer == REVIEWER]
     assert [(h.score, h.blind) for h in rows] == [(7.0, True)]
 
 

@@ -33,7 +33,7 @@ def trio(store: Store, tmp_path: Path, name: str = "trio") -> list[int]:
         "id": f"{name}-{v}", "group": name, "variant": v, "input": "Summarise the housing proposal.",
         "output": f"Answer {v}: the proposal expands public housing."}) + "\n" for v in "abc"))
     import_file(store, path, REVAL, dataset=name)
-    return [pk for pk, _, _ in store.group_overalls(REVAL)[name]]
+    return [pk for pk, _, _ in store.scores.group_overalls(REVAL)[name]]
 
 
 def title(app: ReviewApp) -> str:
@@ -54,7 +54,7 @@ async def open_pair(app: ReviewApp, pilot: Any, pk: int) -> PairScreen:
 
 def current(store: Store) -> dict[tuple[int, int], tuple[int | None, str | None, tuple[str, ...]]]:
     return {(c.item_a_pk, c.item_b_pk): (c.winner_item_pk, c.reason, c.tags)
-            for c in store.pair_choice_rows(REVAL, "trio") if c.reviewer == REVIEWER}
+            for c in store.scores.pair_choice_rows(REVAL, "trio") if c.reviewer == REVIEWER}
 
 
 async def test_o_cycles_the_partners_each_pair_keeping_its_choice(store: Store, tmp_path: Path) -> None:
@@ -110,7 +110,7 @@ async def test_a_reason_goes_with_a_choice_as_plain_text(store: Store, tmp_path:
         # escape in the dialog records nothing; a new choice starts without a reason
         await pilot.press("e", "escape")
         await settle(app, pilot)
-        with store.read() as conn:
+        with store.db.read() as conn:
             assert conn.execute(text("SELECT count(*) FROM pair_choice WHERE grp = 'trio'")).scalar() == 2  # the choice, then its reason
         await pilot.press("t")
         await settle(app, pilot)
@@ -122,7 +122,7 @@ async def test_cycling_a_claimed_pair_moves_the_lease_to_the_new_partner(store: 
     app = make_app(store, REVIEWER, rubric_ref=REVAL, dataset="trio")
 
     def held() -> set[int]:
-        with store.read() as conn:
+        with store.db.read() as conn:
             return set(conn.execute(text("SELECT pk FROM item WHERE lease_reviewer = :r AND dataset = 'trio'"),
                                     {"r": REVIEWER}).scalars())
 

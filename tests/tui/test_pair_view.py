@@ -21,7 +21,7 @@ GQ = "general-quality@1.0.0"
 
 
 def choice_rows(store: Store, group: str) -> list[tuple[str, int | None]]:
-    with store.read() as conn:
+    with store.db.read() as conn:
         return [tuple(r) for r in conn.execute(
             text("SELECT reviewer, winner_item_pk FROM pair_choice WHERE grp = :g AND reviewer = :r ORDER BY pk"),
             {"g": group, "r": REVIEWER})]
@@ -50,7 +50,7 @@ async def test_a_pairwise_group_opens_side_by_side_and_the_choice_is_stored(stor
         assert app.screen is screen
         await pilot.press("b")
         await settle(app, pilot)
-        assert store.pair_choices(REVAL, pair.group)[pair.group][REVIEWER] == b.item_pk
+        assert store.scores.pair_choices(REVAL, pair.group)[pair.group][REVIEWER] == b.item_pk
         await pilot.press("t")  # a changed mind: a tie, as a new row
         await settle(app, pilot)
         await pilot.press("n")
@@ -61,8 +61,8 @@ async def test_a_pairwise_group_opens_side_by_side_and_the_choice_is_stored(stor
     assert (a.dims[0].dim.id, 3.0, "score") in mine(store, a.item_pk)
     assert (b.dims[0].dim.id, 5.0, "score") in mine(store, b.item_pk)
     assert choice_rows(store, pair.group) == [(REVIEWER, b.item_pk), (REVIEWER, None)]
-    assert store.pair_choices(REVAL, pair.group)[pair.group][REVIEWER] is None  # the latest row wins
-    with store.read() as conn:
+    assert store.scores.pair_choices(REVAL, pair.group)[pair.group][REVIEWER] is None  # the latest row wins
+    with store.db.read() as conn:
         state = conn.execute(text("SELECT state FROM assignment WHERE item_pk = :p AND reviewer = :r ORDER BY pk"),
                              {"p": claimed.item_pk, "r": REVIEWER}).scalars().first()
     # one dimension of each side scored: the review stays in progress for this reviewer (it comes

@@ -57,8 +57,8 @@ async def test_the_dialog_filters_by_status_in_the_store_and_says_how_many(store
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert isinstance(app.screen, QueueScreen)
-        flagged = store.queue_page("triage", filt=QueueFilter(status="flagged"), limit=500)
-        n, total = len(flagged), store.queue_count("triage")
+        flagged = store.queue.queue_page("triage", filt=QueueFilter(status="flagged"), limit=500)
+        n, total = len(flagged), store.queue.queue_count("triage")
         assert 0 < n < total
         assert ids(app) == [r.item_id for r in flagged]
         assert all(r.flagged for r in app.screen.rows)
@@ -75,13 +75,13 @@ async def test_dataset_band_and_disagreement_from_the_dialog(store: Store) -> No
     async with app.run_test(size=SIZE) as pilot:
         dialog = await open_dialog(app, pilot)
         bands = [v for _, v in dialog.query_one("#filter-band", Select)._options if isinstance(v, str)]
-        band = store.queue_page("triage", limit=1)[0].band
+        band = store.queue.queue_page("triage", limit=1)[0].band
         assert band in bands
         dialog.query_one("#filter-band", Select).value = band
         dialog.query_one("#filter-dataset", Select).value = "demo"
         await pilot.press("enter")  # in the text box: applies
         await settle(app, pilot)
-        want = store.queue_page("triage", filt=QueueFilter(dataset="demo", band=band), limit=500)
+        want = store.queue.queue_page("triage", filt=QueueFilter(dataset="demo", band=band), limit=500)
         listed = app.screen
         assert isinstance(listed, QueueScreen)
         assert ids(app) == [r.item_id for r in want] and {r.band for r in listed.rows} == {band}
@@ -110,15 +110,15 @@ async def test_the_judge_against_the_people_from_the_dialog(store: Store) -> Non
         assert dialog.focused is box and str(box.label) == "judge and people disagree"
         await pilot.press("space", "ctrl+s")
         await settle(app, pilot)
-        apart = store.queue_page("triage", filt=QueueFilter(people_disagree=True), limit=500)
-        total = store.queue_count("triage")
+        apart = store.queue.queue_page("triage", filt=QueueFilter(people_disagree=True), limit=500)
+        total = store.queue.queue_count("triage")
         assert 0 < len(apart) < total
         assert ids(app) == [r.item_id for r in apart]
         line = filter_line(app)
         assert "judge and people disagree" in line and f"{len(apart)} of {total} items match" in line
         # each item listed is one whose fold has the judge and the people a quarter of the scale apart
-        for it, fold in store.item_folds(item_pks=[r.item_pk for r in apart]):
-            value = human_gap(store.get_rubric(it.rubric_ref), fold.dims)
+        for it, fold in store.items.item_folds(item_pks=[r.item_pk for r in apart]):
+            value = human_gap(store.rubrics.get_rubric(it.rubric_ref), fold.dims)
             assert value is not None and value >= PEOPLE_APART
         # the panel's box alone, as the dialog had before: nothing
         dialog = await open_dialog(app, pilot)
@@ -167,7 +167,7 @@ async def test_a_filtered_list_is_paged_by_the_store(store: Store) -> None:
         assert isinstance(listed, QueueScreen)
         listed.set_filter(QueueFilter(status="new", dataset="demo"))
         await settle(app, pilot)
-        every = [r.item_id for r in store.queue_page("triage", filt=QueueFilter(status="new", dataset="demo"),
+        every = [r.item_id for r in store.queue.queue_page("triage", filt=QueueFilter(status="new", dataset="demo"),
                                                      limit=500)]
         assert len(every) > 10
         assert ids(app) == every[:10] and app.screen.query_one(DataTable).row_count == 10
@@ -189,12 +189,12 @@ async def test_a_blind_session_has_no_judge_filters(store: Store) -> None:
         # a filter by band asked for anyway (a keymap, a later caller) is refused and said
         screen = app.screen
         assert isinstance(screen, QueueScreen)
-        band = store.queue_page("triage", limit=1)[0].band
+        band = store.queue.queue_page("triage", limit=1)[0].band
         screen.set_filter(QueueFilter(band=band, dataset="demo"))
         await settle(app, pilot)
         assert screen.filt == QueueFilter(dataset="demo")
         assert any(BLIND_NOTE in str(n.message) for n in app._notifications)
-        assert "band" not in filter_line(app) and len(ids(app)) == min(store.queue_count("triage"), 200)
+        assert "band" not in filter_line(app) and len(ids(app)) == min(store.queue.queue_count("triage"), 200)
 
 
 async def test_hostile_filter_text_is_shown_inert(store: Store) -> None:
@@ -221,7 +221,7 @@ async def test_hostile_filter_text_is_shown_inert(store: Store) -> None:
                 assert raw.strip() in shown  # the brackets as typed, not a style or a link
                 assert not any(s.style and "link" in str(s.style) for s in getattr(line, "spans", []))
             # the same rows the store gives for the text as a literal
-            assert ids(app) == [r.item_id for r in store.queue_page("triage", filt=QueueFilter(text=raw.strip()),
+            assert ids(app) == [r.item_id for r in store.queue.queue_page("triage", filt=QueueFilter(text=raw.strip()),
                                                                     limit=app.settings.page_size)]
 
 
@@ -230,10 +230,10 @@ async def test_the_list_never_calls_new_what_the_status_filter_does_not(store: S
     list's column used to say "new" for every item without a complete review (its "status"
     column: "new" / "2 reviewed"), so the held item read "new" in the list and was missing under
     the filter's "new". The column now counts reviews and never says "new"."""
-    claim = store.claim_next("triage", "someone-else")
+    claim = store.queue.claim_next("triage", "someone-else")
     assert claim is not None
-    new = {r.item_pk for r in store.queue_page("triage", filt=QueueFilter(status="new"), limit=500)}
-    going = {r.item_pk for r in store.queue_page("triage", filt=QueueFilter(status="in progress"), limit=500)}
+    new = {r.item_pk for r in store.queue.queue_page("triage", filt=QueueFilter(status="new"), limit=500)}
+    going = {r.item_pk for r in store.queue.queue_page("triage", filt=QueueFilter(status="in progress"), limit=500)}
     assert claim.item_pk in going and claim.item_pk not in new
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
@@ -245,6 +245,6 @@ async def test_the_list_never_calls_new_what_the_status_filter_does_not(store: S
         cells = {int(str(key.value)): str(table.get_row(key)[at]) for key in table.rows}
         assert "new" not in cells.values()
         assert cells[claim.item_pk] == "none"
-        counted = {r.item_pk: r.reviewed for r in store.queue_page("triage", limit=500)}
+        counted = {r.item_pk: r.reviewed for r in store.queue.queue_page("triage", limit=500)}
         assert all(cells[pk] == (str(n) if n else "none") for pk, n in counted.items() if pk in cells)
         assert any(n for pk, n in counted.items() if pk in cells)

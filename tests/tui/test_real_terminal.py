@@ -55,7 +55,7 @@ def test_review_in_tmux(demo_db: Path, tmp_path: Path) -> None:
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     store = open_store(str(demo_db))
-    rows = [h for r in store.queue_page("triage", limit=500) for h in store.human_rows(r.item_pk)
+    rows = [h for r in store.queue.queue_page("triage", limit=500) for h in store.scores.human_rows(r.item_pk)
             if h.reviewer == "termi"]
     assert [(h.score, h.kind) for h in rows] == [(7.0, "score")]  # the keypress landed in the store
 
@@ -135,5 +135,5 @@ def test_safety_decision_and_blind_reveal_in_tmux(demo_db: Path, tmp_path: Path)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     store = open_store(str(demo_db))
-    flag = next(f for f in store.open_flags() if f.item_id == "rag-012")
+    flag = next(f for f in store.safety.open_flags() if f.item_id == "rag-012")
     assert [(who, what) for who, what, _ in flag.decisions] == [("tess", "escalate")]

@@ -228,7 +228,7 @@ async def test_a_50_kb_output_paints_only_the_lines_on_screen(store: Store, tmp_
     src = tmp_path / "big.jsonl"
     src.write_text(json.dumps({"id": "big-1", "output": big}) + "\n")
     import_file(store, src, "general-quality@1.0.0", dataset="big")
-    pk = store.queue_page("triage", search="big-1")[0].item_pk
+    pk = store.queue.queue_page("triage", search="big-1")[0].item_pk
     painted: list[int] = []
     real = TextView.render_line
 

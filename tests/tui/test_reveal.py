@@ -26,20 +26,20 @@ REF = "general-quality@1.0.0"
 
 def rows(store: Store, pk: int) -> list[tuple[str, float | None, bool, str, str | None]]:
     """This reviewer's rows on the item: dimension, score, blind, kind, reason."""
-    return [(h.dimension, h.score, h.blind, h.kind, h.reason) for h in store.human_rows(pk) if h.reviewer == REVIEWER]
+    return [(h.dimension, h.score, h.blind, h.kind, h.reason) for h in store.scores.human_rows(pk) if h.reviewer == REVIEWER]
 
 
 def exported(store: Store, pk: int, dim: str) -> dict[str, Any]:
     """This reviewer's standing score on ``dim`` as the export writes it."""
-    item_id = store.item_view(pk).item_id
-    [row] = [r for r in store.export_rows(REF) if r["id"] == item_id]
+    item_id = store.items.item_view(pk).item_id
+    [row] = [r for r in store.items.export_rows(REF) if r["id"] == item_id]
     [mine] = [h for h in row["dimensions"][dim]["human_scores"] if h["reviewer"] == REVIEWER]
     return dict(mine)
 
 
 def shown(store: Store, demo_db: Path, pk: int, capsys: pytest.CaptureFixture[str]) -> str:
     """``rubricate queue show`` of the item: this reviewer's line(s)."""
-    view = store.item_view(pk)
+    view = store.items.item_view(pk)
     code, out, err = run_cli(["queue", "show", view.item_id, "--dataset", view.dataset, "--db", str(demo_db)], capsys)
     assert code == 0, err
     return "\n".join(line for line in out.splitlines() if line.strip().startswith(f"{REVIEWER}:"))
@@ -73,7 +73,7 @@ async def reveal_then_resume(store: Store) -> tuple[int, str]:
         await settle(app, pilot)
         assert not screen.state.judge_hidden
     assert rows(store, pk) == []  # a reveal is not a score
-    assert store.revealed(pk, REVIEWER)
+    assert store.scores.revealed(pk, REVIEWER)
     app = make_app(store, REVIEWER, blind=True)  # quit and resume
     async with app.run_test(size=SIZE) as pilot:
         screen = await reopen(app, pilot, pk)
@@ -177,9 +177,9 @@ async def test_a_reason_keeps_an_imported_audit_scores_kind_and_sample(store: St
     """A score imported as given in the audit sample, explained later from an item opened
     without a claim: the reason's row is still an imported audit score. Before, it became a
     plain score with no sample (and, from another queue, that queue's)."""
-    pk = store.queue_page("triage")[0].item_pk
-    first = next(iter(store.item_view(pk).fold.dims))
-    store.add_human_score(pk, first, REVIEWER, 6.0, kind="import", sample="audit")
+    pk = store.queue.queue_page("triage")[0].item_pk
+    first = next(iter(store.items.item_view(pk).fold.dims))
+    store.scores.add_human_score(pk, first, REVIEWER, 6.0, kind="import", sample="audit")
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         screen = await reopen(app, pilot, pk)
@@ -188,7 +188,7 @@ async def test_a_reason_keeps_an_imported_audit_scores_kind_and_sample(store: St
         await settle(app, pilot)
         await pilot.press(*"source checked", "enter")
         await settle(app, pilot)
-    last = [h for h in store.human_rows(pk) if h.reviewer == REVIEWER][-1]
+    last = [h for h in store.scores.human_rows(pk) if h.reviewer == REVIEWER][-1]
     assert (last.dimension, last.score, last.kind, last.sample, last.reason) == (
         first, 6.0, "import", "audit", "source checked")
 
@@ -235,5 +235,5 @@ async def test_a_reveal_in_the_pair_view_is_stored_for_both_sides(store: Store) 
         await pilot.press("v")
         await settle(app, pilot)
         sides = [s.item_pk for s in screen.pair.sides]
-    assert all(store.revealed(pk, REVIEWER) for pk in sides)
+    assert all(store.scores.revealed(pk, REVIEWER) for pk in sides)
     assert not any(adapter.load_item(store, pk, REVIEWER, blind=True).judge_hidden for pk in sides)

@@ -63,7 +63,7 @@ async def score_all(app: ReviewApp, pilot: Any, screen: Any) -> None:
 
 
 def mine(store: Store, item_pk: int) -> list[tuple[str, float | None, str]]:
-    return [(h.dimension, h.score, h.kind) for h in store.human_rows(item_pk) if h.reviewer == REVIEWER]
+    return [(h.dimension, h.score, h.kind) for h in store.scores.human_rows(item_pk) if h.reviewer == REVIEWER]
 
 
 def test_digit_keys_map_onto_scales() -> None:
@@ -149,7 +149,7 @@ async def test_reason_with_tags_is_recorded(store: Store) -> None:
         assert isinstance(app.screen, ReasonDialog)
         await pilot.press("f4", *"the date is wrong", "enter")
         await settle(app, pilot)
-    rows = [h for h in store.human_rows(screen.state.item_pk) if h.reviewer == REVIEWER]
+    rows = [h for h in store.scores.human_rows(screen.state.item_pk) if h.reviewer == REVIEWER]
     assert rows[-1].reason == "the date is wrong" and rows[-1].tags == ["judge_too_lenient"]
     assert rows[-1].score == 1.0
 
@@ -193,7 +193,7 @@ async def test_skip_and_next_move_through_the_queue(store: Store) -> None:
         assert isinstance(app.screen, ItemScreen)  # the screen is reused from item to item
         second = app.screen.state
         assert second.item_pk != first.item_pk
-        before = store.queue_page("triage", search=second.item_id)[0].reviewed
+        before = store.queue.queue_page("triage", search=second.item_id)[0].reviewed
         await score_all(app, pilot, app.screen)
         await pilot.press("n")
         await settle(app, pilot)
@@ -203,7 +203,7 @@ async def test_skip_and_next_move_through_the_queue(store: Store) -> None:
         await settle(app, pilot)
         assert app.screen.state.item_pk == second.item_pk
     # the skipped item is not served to this reviewer again; the finished one counts as reviewed
-    assert store.queue_page("triage", search=second.item_id)[0].reviewed == before + 1
+    assert store.queue.queue_page("triage", search=second.item_id)[0].reviewed == before + 1
 
 
 async def test_blind_mode_hides_the_judge_until_scored_and_keeps_both(store: Store) -> None:
@@ -218,15 +218,15 @@ async def test_blind_mode_hides_the_judge_until_scored_and_keeps_both(store: Sto
         assert d.judge_visible and d.my_blind
         await pilot.press("5")
         await settle(app, pilot)
-    rows = [h for h in store.human_rows(screen.state.item_pk) if h.reviewer == REVIEWER]
+    rows = [h for h in store.scores.human_rows(screen.state.item_pk) if h.reviewer == REVIEWER]
     assert [(h.score, h.blind, h.kind) for h in rows] == [(4.0, True, "score"), (5.0, False, "revision")]
 
 
 async def test_safety_clear_needs_the_role_and_a_reason(store: Store) -> None:
     from reviewer.tui.screens.safety import SafetyScreen
 
-    store.add_reviewer("rookie", "reviewer")
-    flags = store.open_flags()
+    store.roles.add_reviewer("rookie", "reviewer")
+    flags = store.safety.open_flags()
     assert flags
     app = make_app(store, "rookie")
     async with app.run_test(size=SIZE) as pilot:
@@ -237,7 +237,7 @@ async def test_safety_clear_needs_the_role_and_a_reason(store: Store) -> None:
         await pilot.press("c")
         await settle(app, pilot)
         assert isinstance(app.screen, SafetyScreen)  # refused: no dialog opened
-    assert len(store.open_flags()) == len(flags)
+    assert len(store.safety.open_flags()) == len(flags)
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -247,17 +247,17 @@ async def test_safety_clear_needs_the_role_and_a_reason(store: Store) -> None:
         await settle(app, pilot)
         await pilot.press(*"a test card number, not real", "enter")
         await settle(app, pilot)
-    assert len(store.open_flags()) == len(flags) - 1
+    assert len(store.safety.open_flags()) == len(flags) - 1
 
 
 async def test_flag_sends_the_item_to_the_safety_queue(store: Store) -> None:
     app = make_app(store, REVIEWER)
-    before = store.queue_count("safety")
+    before = store.queue.queue_count("safety")
     async with app.run_test(size=SIZE) as pilot:
         await start(app, pilot)
         await pilot.press("f", *"unsafe advice", "enter")  # `f` asks why
         await settle(app, pilot)
-    assert store.queue_count("safety") == before + 1
+    assert store.queue.queue_count("safety") == before + 1
 
 
 async def test_help_lists_binding_ids_and_keymap_remaps(store: Store, tmp_path: Any) -> None:
@@ -297,7 +297,7 @@ async def test_the_reused_item_screen_shows_the_new_item_everywhere(store: Store
 def leases(store: Store) -> list[int]:
     from sqlalchemy import text
 
-    with store.read() as conn:
+    with store.db.read() as conn:
         return sorted(conn.execute(text("SELECT pk FROM item WHERE lease_reviewer = :r"), {"r": REVIEWER}).scalars())
 
 
@@ -335,7 +335,7 @@ async def test_leases_are_renewed_while_the_reviewer_works(store: Store) -> None
     from sqlalchemy import text
 
     def until() -> dict[int, str]:
-        with store.read() as conn:
+        with store.db.read() as conn:
             return dict(conn.execute(text("SELECT pk, lease_until FROM item WHERE lease_reviewer = :r"),
                                      {"r": REVIEWER}).all())
 

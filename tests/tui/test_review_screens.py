@@ -45,7 +45,7 @@ def _add(store: Store, tmp_path: Path, rows: list[dict[str, object]], dataset: s
     path = tmp_path / f"{dataset}.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     import_file(store, path, GQ, dataset=dataset)
-    return {str(r["id"]): store.items_by_id(str(r["id"]), dataset)[0][0] for r in rows}
+    return {str(r["id"]): store.items.items_by_id(str(r["id"]), dataset)[0][0] for r in rows}
 
 
 async def _safety_on(app: ReviewApp, pilot: Pilot[Any], item_id: str) -> SafetyScreen:
@@ -69,7 +69,7 @@ def _shown(screen: SafetyScreen) -> str:
 
 async def test_the_safety_screen_shows_a_whole_output_scrollable(store: Store, tmp_path: Path) -> None:
     pks = _add(store, tmp_path, [{"id": "long-1", "output": LONG, "input": "Summarise the report."}], "long")
-    store.flag_item(pks["long-1"], REVIEWER, "a phone number at the very end")
+    store.safety.flag_item(pks["long-1"], REVIEWER, "a phone number at the very end")
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _safety_on(app, pilot, "long-1")
@@ -84,7 +84,7 @@ async def test_the_safety_screen_shows_a_whole_output_scrollable(store: Store, t
 
 async def test_the_safety_screen_shows_a_conversation_as_the_chat(store: Store, tmp_path: Path) -> None:
     pks = _add(store, tmp_path, [{"id": "chat-9", "conversation": CHAT}], "chat")
-    store.flag_item(pks["chat-9"], REVIEWER, "gives a home address")
+    store.safety.flag_item(pks["chat-9"], REVIEWER, "gives a home address")
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _safety_on(app, pilot, "chat-9")
@@ -129,7 +129,7 @@ async def test_u_withdraws_ones_own_waiting_flag_on_a_later_visit(store: Store) 
         await pilot.press("u")
         await settle(app, pilot)
         assert not [f for f in again.state.flags if f.gate == "reviewer_flag"]  # off the screen at once
-    mine = [f for f in store.item_view(pk, REVIEWER).flags if f.detector == f"human:{REVIEWER}"]
+    mine = [f for f in store.items.item_view(pk, REVIEWER).flags if f.detector == f"human:{REVIEWER}"]
     assert [(f.status, f.decisions) for f in mine] == [("withdrawn", [(REVIEWER, "withdraw", "withdrawn by the flagger")])]
 
 
@@ -140,20 +140,20 @@ async def test_u_leaves_a_flag_with_a_safety_decision_alone(store: Store) -> Non
         pk = screen.state.item_pk
         await pilot.press("escape")
         await settle(app, pilot)
-        flag = store.flag_item(pk, REVIEWER, "a home address")
-        store.add_safety_decision(flag, REVIEWER, "escalate", "needs a second look")
+        flag = store.safety.flag_item(pk, REVIEWER, "a home address")
+        store.safety.add_safety_decision(flag, REVIEWER, "escalate", "needs a second look")
         app.open_item(pk)
         await settle(app, pilot)
         await pilot.press("u")
         await settle(app, pilot)
         said = [str(n.message) for n in app._notifications]
     assert any("has a safety decision already" in m for m in said)
-    assert [f.status for f in store.item_view(pk, REVIEWER).flags if f.pk == flag] == ["escalated"]
+    assert [f.status for f in store.items.item_view(pk, REVIEWER).flags if f.pk == flag] == ["escalated"]
 
 
 async def test_colon_on_an_id_two_datasets_share_names_them_and_lets_the_person_pick(store: Store,
                                                                                       tmp_path: Path) -> None:
-    first = store.items_by_id("gq-003")
+    first = store.items.items_by_id("gq-003")
     assert len(first) == 1
     copy = _add(store, tmp_path, [{"id": "gq-003", "output": "another answer", "input": "q"}], "copy")["gq-003"]
     app = make_app(store, REVIEWER)

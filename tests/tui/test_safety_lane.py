@@ -53,7 +53,7 @@ def two_signoffs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
     db = str(tmp_path / "two.db")
     text = (RUBRICS / "rag-answer.yaml").read_text(encoding="utf-8") + "\nreview:\n  safety_signoffs: 2\n"
     s = open_store(db)
-    s.add_rubric(load_rubric_text(text, "rag-answer.yaml"), text)
+    s.rubrics.add_rubric(load_rubric_text(text, "rag-answer.yaml"), text)
     s.close()
     build_demo(db, REVIEWER)
     return open_store(db)
@@ -61,14 +61,14 @@ def two_signoffs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
 
 def test_the_store_applies_the_rule(two_signoffs: Store) -> None:
     store = two_signoffs
-    store.add_reviewer("sam", "safety")  # bound to the login "sam"
+    store.roles.add_reviewer("sam", "safety")  # bound to the login "sam"
     # sam decides at their own login: the lead acting for sam would be the lead, one person
     # under two names (tests/hostile/test_roles.py)
-    sam = open_store(str(store.engine.url.database), login="sam")
-    flag = store.open_flags()[0].pk
-    assert sam.add_safety_decision(flag, "sam", "escalate", "looks like a real card") == "escalated"
-    assert store.add_safety_decision(flag, REVIEWER, "clear", "a test number") == "escalated"
-    assert sam.add_safety_decision(flag, "sam", "clear", "checked: a test number") == "cleared"
+    sam = open_store(str(store.db.engine.url.database), login="sam")
+    flag = store.safety.open_flags()[0].pk
+    assert sam.safety.add_safety_decision(flag, "sam", "escalate", "looks like a real card") == "escalated"
+    assert store.safety.add_safety_decision(flag, REVIEWER, "clear", "a test number") == "escalated"
+    assert sam.safety.add_safety_decision(flag, "sam", "clear", "checked: a test number") == "cleared"
     sam.close()
 
 
@@ -105,7 +105,7 @@ async def test_the_cursor_stays_on_the_flag_decided_and_shows_people(two_signoff
 
 
 async def test_flag_asks_a_reason_once_per_person_and_undoes(store: Store) -> None:
-    before = store.queue_count("safety")
+    before = store.queue.queue_count("safety")
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(app, pilot)
@@ -116,17 +116,17 @@ async def test_flag_asks_a_reason_once_per_person_and_undoes(store: Store) -> No
         assert isinstance(dialog, ReasonDialog)  # the old `f` flagged at once, with no reason
         await pilot.press("tab", "1", "tab", *"a home address", "enter")
         await settle(app, pilot)
-        flags = [f for f in store.open_flags() if f.item_pk == pk and f.detector == f"human:{REVIEWER}"]
+        flags = [f for f in store.safety.open_flags() if f.item_pk == pk and f.detector == f"human:{REVIEWER}"]
         assert [(f.context, f.status) for f in flags] == [("a home address [personal_data]", "open")]
         await pilot.press("f")  # a second flag by the same person is refused (no dialog)
         await settle(app, pilot)
         assert app.screen is screen
-        assert store.queue_count("safety") == before + 1
+        assert store.queue.queue_count("safety") == before + 1
         await pilot.press("u")  # undoes the flag: the last action on this item
         await settle(app, pilot)
-    assert store.queue_count("safety") == before
-    decisions = [d for f in store.item_view(pk, REVIEWER).flags for d in f.decisions]
+    assert store.queue.queue_count("safety") == before
+    decisions = [d for f in store.items.item_view(pk, REVIEWER).flags for d in f.decisions]
     assert decisions == [(REVIEWER, "withdraw", "withdrawn by the flagger")]  # a row, not a deletion
-    store.flag_item(pk, REVIEWER, "again")  # withdrawn: no longer waiting, so a new flag is fine
+    store.safety.flag_item(pk, REVIEWER, "again")  # withdrawn: no longer waiting, so a new flag is fine
     with pytest.raises(UserError, match="already flagged"):
-        store.flag_item(pk, REVIEWER, "and again")
+        store.safety.flag_item(pk, REVIEWER, "and again")

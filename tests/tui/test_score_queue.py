@@ -18,7 +18,7 @@ REF = "general-quality@1.0.0"
 @pytest.mark.parametrize("queue", ["audit", "triage"])
 async def test_a_score_on_an_item_opened_from_the_queue_list_keeps_the_sessions_queue(store: Store,
                                                                                       queue: str) -> None:
-    pk = min(store.audit_pks(REF))
+    pk = min(store.queue.audit_pks(REF))
     app = make_app(store, REVIEWER, queue=queue)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -28,6 +28,6 @@ async def test_a_score_on_an_item_opened_from_the_queue_list_keeps_the_sessions_
         assert isinstance(screen, ItemScreen) and screen.state.item_pk == pk and screen.state.claim is None
         await pilot.press("7")
         await settle(app, pilot)
-    [row] = [h for h in store.human_rows(pk) if h.reviewer == REVIEWER]
+    [row] = [h for h in store.scores.human_rows(pk) if h.reviewer == REVIEWER]
     assert row.sample == queue
-    assert (REVIEWER in store.rating_columns(REF, None, "audit").reviewers) == (queue == "audit")
+    assert (REVIEWER in store.ratings.rating_columns(REF, None, "audit").reviewers) == (queue == "audit")

@@ -130,7 +130,7 @@ def test_screen(screen: str, variant: str, snap_compare: Any, store: Store, monk
         setup, dataset = SETUP[screen]
         setup(store, tmp_path)
     size = _terminal(variant, monkeypatch)
-    app = make_app(store, REVIEWER, blind=blind, rubric_ref=store.get_rubric(rubric).ref if rubric else None,
+    app = make_app(store, REVIEWER, blind=blind, rubric_ref=store.rubrics.get_rubric(rubric).ref if rubric else None,
                    dataset=dataset)
 
     assert snap_compare(app, terminal_size=size, run_before=_pressing(app, keys))
@@ -153,7 +153,7 @@ def test_seeded_screen(screen: str, variant: str, snap_compare: Any, store: Stor
     item, keys = SEEDED[screen]
     size = _terminal(variant, monkeypatch)
     pks = seed(store, tmp_path)
-    store.flag_item(pks["chat-1"], REVIEWER, "asks a minor for personal details")
+    store.safety.flag_item(pks["chat-1"], REVIEWER, "asks a minor for personal details")
     app = make_app(store, REVIEWER)
 
     assert snap_compare(app, terminal_size=size, run_before=_pressing(app, keys, opening=pks[item]))

@@ -39,7 +39,7 @@ async def test_the_team_view_shows_the_services_figures(store: Store) -> None:
 
 
 async def test_a_reviewer_without_the_lead_role_is_refused(store: Store) -> None:
-    store.add_reviewer("rae", "reviewer")
+    store.roles.add_reviewer("rae", "reviewer")
     app = make_app(store, "rae")
     async with app.run_test(size=SIZE) as pilot:
         await press_to(app, pilot, "t", QueueScreen)
