@@ -20,10 +20,13 @@ REF = "general-quality@1.0.0"
 
 
 def _import(store: Store, tmp_path: Path) -> None:
-    """The demo's items with the judge's scores and no people's (a model name per item: groups)."""
+    """The demo's items with the judge's scores and no people's, neither gold items nor in an
+    audit sample (the tests draw their own), a model name per item: groups."""
     rows = [json.loads(line) for line in (DEMO / "general-quality.jsonl").read_text().splitlines() if line]
     for i, r in enumerate(rows):
         r.pop("human", None)
+        r.pop("audit", None)
+        r.pop("gold", None)
         r["metadata"] = {"model": "a" if i % 2 else "b"}
     path = tmp_path / "items.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
