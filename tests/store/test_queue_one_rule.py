@@ -30,12 +30,13 @@ def test_both_reads_of_a_queue_follow_its_one_condition(tmp_path: Path, monkeypa
             assert lite[1] == store.queue.queue_count("audit", REF)
             return [r.item_pk for r in store.queue.queue_page("audit", REF, limit=500)], [r.item_pk for r in lite[0]]
 
+        sample = len(store.queue.audit_pks(REF))  # the demo's own audit items and the 7 drawn
         store_rows, lite_rows = both()
-        assert store_rows == lite_rows and len(store_rows) == 7
+        assert store_rows == lite_rows and len(store_rows) == sample >= 7
         # another rule for the audit queue, stated once: every third item of the rubric
         monkeypatch.setitem(QUEUE_CONDITIONS, "audit", "item.pk % 3 = 0")
         store_rows, lite_rows = both()
         assert store_rows == lite_rows == [pk for pk in range(1, 500) if pk % 3 == 0][:len(store_rows)]
-        assert len(store_rows) > 7
+        assert len(store_rows) not in (0, sample)
     finally:
         store.close()
