@@ -17,6 +17,8 @@ from pathlib import Path
 from sqlalchemy import text
 
 from reviewer.services.importing import import_file
+from reviewer.services.page.report_page import report_page
+from reviewer.services.report_render import run_report_markdown
 from reviewer.services.run_report import run_report
 from reviewer.store import Store, open_store
 from reviewer.tui import adapter
@@ -27,7 +29,7 @@ REF = "reval-figure-treatment@1.1.0"
 CRITERIA = ("factual_accuracy", "tone_balance", "context_fairness", "source_attribution")
 
 
-def _pairs(tmp_path: Path) -> Path:
+def pairs_file(tmp_path: Path) -> Path:
     rows = []
     for model, (a, b) in (("even", (3, 3)), ("tilted", (5, 3))):
         parity = 1 - abs((a - 1) / 4 - (b - 1) / 4)
@@ -45,7 +47,7 @@ def _rows(store: Store, ref: str) -> dict[str, adapter.QueueLine]:
 
 
 def test_the_queue_list_shows_the_headline_with_the_mean_beside_it(store: Store, tmp_path: Path) -> None:
-    import_file(store, _pairs(tmp_path), REF)
+    import_file(store, pairs_file(tmp_path), REF)
     rows = _rows(store, REF)
     tilted = rows["tilted-a"]
     assert tilted.overall == 1.0 and tilted.headline == 0.5
@@ -65,17 +67,23 @@ def test_a_rubric_without_a_headline_shows_its_overall(demo_store: Store) -> Non
 
 
 def test_the_item_header_leads_with_the_headline(store: Store, tmp_path: Path) -> None:
-    import_file(store, _pairs(tmp_path), REF)
+    import_file(store, pairs_file(tmp_path), REF)
     pk = store.items.items_by_id("tilted-a")[0][0]
     line = verdict(adapter.load_item(store, pk, "ana")).plain
     assert line.startswith("judge treatment parity 0.50  Potential bias  · mean 1.00  High   pass"), line
 
 
 def test_the_leaderboard_is_ordered_by_the_headline(store: Store, tmp_path: Path) -> None:
-    import_file(store, _pairs(tmp_path), REF)
-    board = run_report(store, REF)["leaderboard"]
+    import_file(store, pairs_file(tmp_path), REF)
+    rep = run_report(store, REF)
+    board = rep["leaderboard"]
     assert [(b["model"], b.get("headline_mean"), b["mean_overall"]) for b in board] == [
         ("even", 1.0, 0.5), ("tilted", 0.5, 0.75)]
+    md = run_report_markdown(rep)
+    assert "| model | items | mean treatment parity | mean overall | pass rate |\n|---|---|---|---|---|\n" \
+           "| even | 2 | 1.000 | 0.500 |" in md
+    assert ("<th class=num>mean treatment parity</th><th class=num>mean overall</th><th class=num>pass rate</th>"
+            "</tr><tr><td>even</td><td class=num>2</td><td class=num>1.000</td><td class=num>0.500</td>") in report_page(rep)
     import_file(store, DEMO / "general-quality.jsonl", "general-quality@1.0.0", dataset="demo")
     plain = run_report(store, "general-quality@1.0.0")["leaderboard"]
     assert all("headline_mean" not in b for b in plain)
@@ -84,7 +92,7 @@ def test_the_leaderboard_is_ordered_by_the_headline(store: Store, tmp_path: Path
 
 def test_a_database_from_before_gets_its_headlines(db_url: str, tmp_path: Path) -> None:
     store = open_store(db_url)
-    import_file(store, _pairs(tmp_path), REF)
+    import_file(store, pairs_file(tmp_path), REF)
     want = {k: (r.headline, r.band) for k, r in _rows(store, REF).items()}
     with store.db.engine.begin() as conn:  # what an older release left: no column, the mean's band
         conn.execute(text("ALTER TABLE item DROP COLUMN judge_headline"))
