@@ -3,6 +3,9 @@
 normalised = (raw − min) / (max − min); overall = weighted mean of the normalised scores of the
 weighted dimensions; then each dimension's ceilings (e.g. low accuracy caps the overall)
 whenever that dimension's score is known, then the safety cap; the band comes from the overall.
+A rubric that names a headline (REVAL's figure treatment: treatment parity) also gets that
+dimension's score on [0, 1] and its band: the item's score where a person or a board reads one,
+with the overall (the rubric mean) beside it.
 
 A weighted dimension with no score (its judge call failed, or it still waits for a person), or a
 dimension with a ceiling whose score is unknown, makes the overall **incomplete**: no overall, no
@@ -17,6 +20,7 @@ import math
 import statistics
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from rubrics.schema import Band, Rubric
 
@@ -41,11 +45,22 @@ class ItemScore:
     missing: tuple[str, ...] = ()
     #: Why there is no overall (``"accuracy: judge error; clarity: waits for a person"``).
     reason: str | None = None
+    #: The rubric's headline dimension (None when it names none).
+    headline_dim: str | None = None
+    #: That dimension's score on [0, 1] (None when it names none or has no score yet).
+    headline: float | None = None
+    headline_band: Band | None = None
 
     @property
     def incomplete(self) -> bool:
         """No overall: a dimension it needs has no score (see ``reason``)."""
         return self.overall is None
+
+    @property
+    def item_band(self) -> Band | None:
+        """The item's band as a list shows it: the headline's where the rubric names one, else
+        the overall's."""
+        return self.headline_band if self.headline_dim is not None else self.band
 
 
 def _usable(x: float | None) -> bool:
@@ -60,6 +75,7 @@ def score_item(rubric: Rubric, raw: Mapping[str, float | None], safety_failed: b
     over the rest). Any other weighted dimension, or dimension with a ceiling, without a usable
     score makes the result incomplete; ``why`` says per dimension why it has none (default: not
     scored yet)."""
+    head = _headline(rubric, raw, not_applicable)
     passes: dict[str, bool] = {}
     for d in rubric.dimensions:
         v = raw.get(d.id)
@@ -71,12 +87,12 @@ def score_item(rubric: Rubric, raw: Mapping[str, float | None], safety_failed: b
     if missing:
         why = why or {}
         reason = "; ".join(f"{m}: {why.get(m, 'not scored yet')}" for m in missing)
-        return ItemScore(None, None, None, passes=passes, passed=False, missing=missing, reason=reason)
+        return ItemScore(None, None, None, passes=passes, passed=False, missing=missing, reason=reason, **head)
     scored = [d for d in rubric.dimensions if d.weighted and d.id not in skip]
     total_w = sum(d.weight for d in scored)
     if not scored or total_w <= 0:
         return ItemScore(None, None, None, passes=passes, passed=False,
-                         reason="no weighted dimension applies to this item")
+                         reason="no weighted dimension applies to this item", **head)
     values = {d.id: float(raw[d.id]) for d in scored}  # type: ignore[arg-type]  # not missing: every scored dimension has a number
     uncapped = sum(d.weight * d.scale.normalise(values[d.id]) for d in scored) / total_w
     same_scale = all(d.scale.min == rubric.scale.min and d.scale.max == rubric.scale.max for d in scored)
@@ -105,7 +121,27 @@ def score_item(rubric: Rubric, raw: Mapping[str, float | None], safety_failed: b
         passes=passes,
         passed=passed,
         missing=missing,
+        **head,
     )
+
+
+class _Head(TypedDict):
+    headline_dim: str | None
+    headline: float | None
+    headline_band: Band | None
+
+
+def _headline(rubric: Rubric, raw: Mapping[str, float | None], not_applicable: Collection[str]) -> _Head:
+    """The rubric's headline dimension, its score on [0, 1] and that score's band (all None when
+    the rubric names none; score and band None while the dimension has no usable score)."""
+    if rubric.headline is None:
+        return {"headline_dim": None, "headline": None, "headline_band": None}
+    dim = rubric.dimension(rubric.headline)
+    value = raw.get(dim.id)
+    if dim.id in not_applicable or value is None or not _usable(value):
+        return {"headline_dim": dim.id, "headline": None, "headline_band": None}
+    score = dim.scale.normalise(value)
+    return {"headline_dim": dim.id, "headline": score, "headline_band": rubric.band_for(score)}
 
 
 def weighted_raw(scores: Mapping[str, float], weights: Mapping[str, float]) -> float:

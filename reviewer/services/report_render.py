@@ -250,9 +250,13 @@ def run_report_markdown(rep: RunReport) -> str:
     lines += ["", f"{overall} {fmt(rep['overall_mean'])} ({md_cell(rep['overall_band'] or '—')})"
               + (f" over {rep['items'] - incomplete} complete items; {incomplete} incomplete (no overall)"
                  if incomplete else "") + f"; safety: {md_cell(rep['safety'])}", "",
-              "| model | items | mean overall | pass rate |", "|---|---|---|---|"]
+              *(["| model | items | mean " + md_cell(head["name"] or head["dimension"]).lower()
+                 + " | mean overall | pass rate |", "|---|---|---|---|---|"] if head else
+                ["| model | items | mean overall | pass rate |", "|---|---|---|---|"])]
     for m in rep["leaderboard"]:
-        lines.append(f"| {md_cell(m['model'])} | {m['n']} | {fmt(m['mean_overall'])} | {fmt(m['pass_rate'])} |")
+        lines.append(f"| {md_cell(m['model'])} | {m['n']} | "
+                     + (f"{fmt(m.get('headline_mean'))} | " if head else "")
+                     + f"{fmt(m['mean_overall'])} | {fmt(m['pass_rate'])} |")
     lines += corrected_board_markdown(rep.get("corrected_leaderboard"))
     return "\n".join(lines) + "\n"
 

@@ -348,6 +348,8 @@ class BoardRow(TypedDict):
     n: int
     mean_overall: float | None
     pass_rate: float
+    #: where the rubric names a headline: the mean of the items' headline scores (the board's order)
+    headline_mean: NotRequired[float | None]
 
 
 class GroupRankAgreement(TypedDict):

@@ -84,11 +84,7 @@ def run_report(store: Store, rubric_ref: str, dataset: str | None = None, group_
     by_model: dict[str, list[ExportRow]] = defaultdict(list)
     for r in rows:
         by_model[str(r["metadata"].get("model", "unknown"))].append(r)
-    board: list[BoardRow] = sorted(({"model": m, "n": len(rs),
-                     "mean_overall": statistics.fmean(x["overall"] for x in rs if x["overall"] is not None)
-                     if any(x["overall"] is not None for x in rs) else None,
-                     "pass_rate": statistics.fmean(bool(x["passed"]) for x in rs)} for m, rs in by_model.items()),
-                   key=lambda m: -float(m["mean_overall"] or 0))
+    board = _board(rubric, by_model)
     judge_rank_agreement = _group_rank_agreement(rows)
     overall_mean = statistics.fmean(overall) if overall else None
     return {"rubric": rubric.ref, "dataset": dataset, "items": len(rows), "headline": _headline(rubric, rows),
@@ -99,6 +95,24 @@ def run_report(store: Store, rubric_ref: str, dataset: str | None = None, group_
             "safety": dict(Counter(r["safety"] for r in rows)), "leaderboard": board,
             "group_rank_agreement": judge_rank_agreement,
             "corrected_leaderboard": corrected_leaderboard(store, rubric, dataset, group_by, confidence)}
+
+
+def _board(rubric: Rubric, by_model: dict[str, list[ExportRow]]) -> list[BoardRow]:
+    """The models under evaluation, best first: by their items' mean headline score where the
+    rubric names a headline (the item's score), with the mean overall beside it; else by the mean
+    overall."""
+    board: list[BoardRow] = []
+    for m, rs in by_model.items():
+        overall = [x["overall"] for x in rs if x["overall"] is not None]
+        row: BoardRow = {"model": m, "n": len(rs), "mean_overall": statistics.fmean(overall) if overall else None,
+                         "pass_rate": statistics.fmean(bool(x["passed"]) for x in rs)}
+        if rubric.headline is not None:
+            heads = [s for x in rs if (h := x.get("headline")) and (s := h.get("score")) is not None]
+            row["headline_mean"] = statistics.fmean(heads) if heads else None
+        board.append(row)
+    if rubric.headline is not None:
+        return sorted(board, key=lambda b: -(b.get("headline_mean") or 0.0))
+    return sorted(board, key=lambda b: -(b["mean_overall"] or 0.0))
 
 
 def _turn_figures(dim: Dimension, rows: list[ExportRow]) -> TurnFigures | None:

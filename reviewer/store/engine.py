@@ -244,6 +244,23 @@ def _stated_overall(conn: Connection) -> None:
     _add_column(conn, "judge_score", "stated_overall", "FLOAT")
 
 
+def _judge_headline(conn: Connection) -> None:
+    """The judge's headline score per item (the queue list's score where the rubric names a
+    headline): the column, its grant beside the review count's, on PostgreSQL the team's item
+    guard made again where ``0010e_team_writes`` made it (it now covers the column beside the
+    overall), and every item's value and band from its fold."""
+    _add_column(conn, "item", "judge_headline", "FLOAT")
+    _grant_like_review_count(conn, "judge_headline")
+    if conn.dialect.name == "postgresql" and conn.exec_driver_sql(
+            "SELECT to_regproc('rubricate_item_guard')").scalar() is not None:
+        from reviewer.store.team_guards import team_writes
+
+        team_writes(conn)
+    from reviewer.store.human_gap import backfill_headlines
+
+    backfill_headlines(conn)
+
+
 def _links(conn: Connection) -> None:
     """Links to the served review app, and the ``via`` mark (:func:`reviewer.store.links.link_tables`)."""
     from reviewer.store.links import link_tables
@@ -302,6 +319,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0011s_links", _links),
     ("0011a_align_runs", _align_runs),
     ("0011p_pair_verdicts", _pair_verdicts),
+    ("0012h_judge_headline", _judge_headline),
 ]
 
 

@@ -1,9 +1,10 @@
-"""The backfill of the item's stored judge–people gap (``item.human_gap``,
+"""The backfills of the item's stored judge–people gap (``item.human_gap``,
 :func:`reviewer.domain.human_gap` of its fold) for databases from before it. From then on it is
 written with every write that can change it: a person's score, undo or adjudication
 (:func:`reviewer.store.coverage.refresh_coverage`), a judge run
 (:meth:`reviewer.store.judging.Runs.refresh_summaries`) and an import, from the file's own
-rows (:func:`reviewer.store.import_values.people_gap`)."""
+rows (:func:`reviewer.store.import_values.people_gap`). The judge's headline score
+(``item.judge_headline``) is backfilled the same way and written with the judge's overall."""
 
 from __future__ import annotations
 
@@ -45,3 +46,30 @@ def backfill_gaps(conn: Any) -> int:
             if gap is not None:
                 conn.execute(update(Item).where(col(Item.pk) == pk).values(human_gap=gap))
         last, n = items[-1][0], n + len(items)
+
+
+def backfill_headlines(conn: Any) -> int:
+    """Every item's ``judge_headline`` (its judge-only fold's headline score) and ``judge_band``
+    (that score's band) in the rubrics that name a headline, a chunk of items at a time, by key (a migration step). Returns how many items
+    were folded."""
+    from reviewer.domain import judge_only
+    from rubrics.loader import load_rubric_text
+
+    loaded = {f"{rid}@{v}": load_rubric_text(t, f"{rid}@{v}") for rid, v, t in conn.execute(
+        select(col(RubricVersion.rubric_id), col(RubricVersion.version), col(RubricVersion.yaml_text)))}
+    named = {ref: r for ref, r in loaded.items() if r.headline is not None}
+    last, n = 0, 0
+    while named:
+        items = conn.execute(select(col(Item.pk), col(Item.revision), col(Item.rubric_ref))
+                             .where(col(Item.pk) > last, col(Item.rubric_ref).in_(list(named)))
+                             .order_by(col(Item.pk)).limit(CHUNK)).all()
+        if not items:
+            break
+        rows = item_rows(conn, [(pk, rev) for pk, rev, _ in items], flags=False)
+        for pk, _, ref in items:
+            agg = judge_only(named[ref], fold_item(named[ref], rows[pk]))
+            if agg.headline is not None:
+                conn.execute(update(Item).where(col(Item.pk) == pk).values(
+                    judge_headline=agg.headline, judge_band=agg.item_band.label if agg.item_band else None))
+        last, n = items[-1][0], n + len(items)
+    return n

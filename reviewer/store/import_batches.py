@@ -51,7 +51,7 @@ class ItemSource(Protocol):
 
 ITEM_COLUMNS = ("pk", "judge_overall", "judge_band", "judge_passed", "n_errors", "item_id",
                 "content_hash", "input", "output", "context", "reference", "conversation", "grp",
-                "variant", "metadata", "gold", "is_gold", "n_reviewed", "n_labelled", "human_gap")
+                "variant", "metadata", "gold", "is_gold", "n_reviewed", "n_labelled", "human_gap", "judge_headline")
 JUDGE_COLUMNS = ("item_pk", "dimension", "method", "score", "normalised", "samples", "std", "rationale",
                  "evidence", "confidence", "error", "raw_reply")
 #: Most imported judge scores carry a number and nothing else: those go in with three parameters.

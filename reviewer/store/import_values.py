@@ -1,5 +1,5 @@
 """What an import derives for each new item from its row, as the fold would for the same scores:
-the judge's overall, band and verdict, how many people gave a complete review, and how far the
+the judge's overall, band, verdict and headline score, how many people gave a complete review, and how far the
 judge is from the people (its gap). The rows of a file give the same scores over and over, so each
 is worked out once per distinct set of scores and remembered (:class:`Overall`)."""
 
@@ -28,15 +28,15 @@ class Overall:
     def __init__(self, rubric: Rubric) -> None:
         self.rubric = rubric
         self.human_only = {d.id for d in rubric.dimensions if d.method == "human"}
-        self.seen: dict[tuple[Any, ...], tuple[float | None, str | None, bool | None]] = {}
+        self.seen: dict[tuple[Any, ...], tuple[float | None, str | None, bool | None, float | None]] = {}
         #: the dimensions one person scored (a set, or a plain entry's tuple) → a complete review?
         self.reviews: dict[Any, bool] = {}
         #: :func:`people_gap`'s results by the scores they came from
         self.gaps: dict[tuple[Any, ...], float | None] = {}
         #: the overall of plain judge scores (:class:`PlainJudge`), by their key
-        self.plain: dict[tuple[Any, ...], tuple[float | None, str | None, bool | None]] = {}
+        self.plain: dict[tuple[Any, ...], tuple[float | None, str | None, bool | None, float | None]] = {}
 
-    def __call__(self, r: Row) -> tuple[float | None, str | None, bool | None]:
+    def __call__(self, r: Row) -> tuple[float | None, str | None, bool | None, float | None]:
         j = r.judge
         if type(j) is PlainJudge and not self.human_only:  # remembered by the scores as given
             plain = self.plain.get(j.key)
@@ -45,7 +45,7 @@ class Overall:
             return plain
         return self._of(r)
 
-    def _of(self, r: Row) -> tuple[float | None, str | None, bool | None]:
+    def _of(self, r: Row) -> tuple[float | None, str | None, bool | None, float | None]:
         judged = tuple((k, e.score, bool(e.error)) for k, e in r.judge.items())
         people = tuple((who, dim_id, score) for who, dim_id, score, *_ in r.human
                        if dim_id in self.human_only) if self.human_only and r.human else ()
@@ -58,15 +58,15 @@ class Overall:
                             human=[HumanRow(i, dim_id, who, score, "import")
                                    for i, (who, dim_id, score) in enumerate(people)])
             agg = judge_only(self.rubric, fold_item(self.rubric, rows))
-            self.seen[key] = (agg.overall, agg.band.label if agg.band else None,
-                              agg.passed if agg.overall is not None else None)
+            self.seen[key] = (agg.overall, agg.item_band.label if agg.item_band else None,
+                              agg.passed if agg.overall is not None else None, agg.headline)
         return self.seen[key]
 
 
 def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tuple[Any, ...]:
     """The item's values in ITEM_COLUMNS order (JSON columns as text for :func:`bulk_insert`)."""
     d = r.data
-    total, band, passed = overall(r)
+    total, band, passed, headline = overall(r)
     # every score a file gives is stored as kind "import": the file's complete reviews are label
     # reviews too exactly when that kind is a label (reviewer.domain.labels)
     done = reviews_done(overall.rubric, r, overall.reviews)
@@ -74,7 +74,7 @@ def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tupl
     if as_text and type(r.judge) is PlainJudge and d.keys() <= TEXT_ONLY:  # no errors; the rest absent
         return (pk, total, band, passed, 0, r.item_id, r.content_hash, str(d.get("input") or ""),
                 str(d.get("output") or ""), "", "", "null", None, None, "{}", "null", False,
-                done, labelled, people_gap(overall, r))
+                done, labelled, people_gap(overall, r), headline)
     js = json_text if as_text else _same
     group, variant = d.get("group"), d.get("variant")
     return (pk, total, band, passed, sum(1 for e in r.judge.values() if e.error), r.item_id,
@@ -82,7 +82,7 @@ def item_values(r: Row, pk: int, overall: Overall, as_text: bool = True) -> tupl
             str(d.get("context") or ""), str(d.get("reference") or ""), js(d.get("conversation")),
             None if group is None else str(group), None if variant is None else str(variant),
             js(d.get("metadata") or {}), js(d.get("gold")), d.get("gold") is not None,
-            done, labelled, people_gap(overall, r))
+            done, labelled, people_gap(overall, r), headline)
 
 
 def reviews_done(rubric: Rubric, r: Row, seen: dict[Any, bool] | None = None) -> int:

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlmodel import col
 
 from reviewer.store.tables import Item
+from rubrics.aggregate import ItemScore
 from rubrics.schema import Rubric
 
 Progress = Callable[[int, int], None]
@@ -44,14 +45,11 @@ def turn_rows(by_turn: dict[tuple[str | None, int], Any], how: str = "mean") -> 
     return rows
 
 
-def headline_of(rubric: Rubric, effective: dict[str, float | None]) -> dict[str, Any]:
-    """The rubric's headline dimension as the item's top-level score (on [0, 1]) and band."""
-    assert rubric.headline is not None
-    dim = rubric.dimension(rubric.headline)
-    raw = effective.get(dim.id)
-    score = dim.scale.normalise(raw) if raw is not None else None
-    return {"dimension": dim.id, "score": score,
-            "band": rubric.band_for(score).label if score is not None else None}
+def headline_of(agg: ItemScore) -> dict[str, Any]:
+    """The rubric's headline as the item's top-level score (on [0, 1]) and band, as the item's
+    aggregate (:func:`rubrics.aggregate.score_item`) worked it out."""
+    return {"dimension": agg.headline_dim, "score": agg.headline,
+            "band": agg.headline_band.label if agg.headline_band else None}
 
 
 def _no_check() -> None:
@@ -101,7 +99,7 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
             "capped_by": list(agg.capped_by), "judge_overall": alone.overall,
             "safety": fold.safety.status, "metadata": it.meta or {}, "group": it.grp,
             "comments": comment_records(comments or [], fold.revision),
-            **({"headline": headline_of(rubric, fold.effective)} if rubric.headline is not None else {}),
+            **({"headline": headline_of(agg)} if agg.headline_dim is not None else {}),
             **({"judge_stated_overall": dict(sorted(stated.items()))} if stated else {})}
 
 

@@ -134,8 +134,8 @@ class Runs:
                 # not applicable has neither a score nor an error
                 errors = sum(1 for f in fold.dims.values() for r in f.judge.models.values() if r.error)
                 conn.execute(update(Item).where(col(Item.pk) == pk).values(
-                    judge_overall=res.overall, judge_band=res.band.label if res.band else None,
-                    judge_passed=res.passed if res.overall is not None else None,
+                    judge_overall=res.overall, judge_band=res.item_band.label if res.item_band else None,
+                    judge_passed=res.passed if res.overall is not None else None, judge_headline=res.headline,
                     judge_spread=max(spreads) if spreads else None, human_gap=human_gap(rubric, fold.dims),
                     n_errors=errors, flagged=fold.safety.capped, safety=fold.safety.status))
             refresh_triage_keys(conn, "pk IN (" + ",".join(str(int(p)) for p in chunk) + ")", {})

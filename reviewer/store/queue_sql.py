@@ -28,7 +28,7 @@ QUEUE_CONDITIONS: dict[str, str | None] = {
 #: the queue's own count of reviews: :func:`row_columns`); a page is in ``pk`` order (the row's
 #: keyset position).
 ROW_COLUMNS = ("pk", "item_id", "dataset", "rubric_ref", "judge_overall", "judge_band", "judge_passed", "flagged",
-               "n_errors", "n_reviewed", "lease_reviewer", "lease_until")
+               "n_errors", "n_reviewed", "lease_reviewer", "lease_until", "judge_headline")
 ORDER_COLUMN = "pk"
 
 
@@ -46,7 +46,7 @@ def queue_row(r: Sequence[Any], t: datetime) -> QueueRow:
     if isinstance(until, str):  # the standard-library read gets SQLite's text
         until = datetime.fromisoformat(until)
     return QueueRow(r[0], r[1], r[2], r[3], r[4], r[5], None if r[6] is None else bool(r[6]), bool(r[7]), r[8], r[9],
-                    r[10] if until is not None and until > t else None, r[0])
+                    r[10] if until is not None and until > t else None, r[0], r[12])
 
 
 __all__ = ["ORDER_COLUMN", "QUEUES", "QUEUE_CONDITIONS", "ROW_COLUMNS", "queue_row", "row_columns"]

@@ -94,8 +94,12 @@ class Item(SQLModel, table=True):
     #: ``gold`` is set: the item is served only as a known-answer check, at the queue's gold rate.
     is_gold: bool = False
     judge_overall: float | None = None
+    #: The band of the headline score where the rubric names a headline, else of the overall.
     judge_band: str | None = None
     judge_passed: bool | None = None
+    #: The judge's score on the rubric's headline dimension, on [0, 1] (REVAL's treatment
+    #: parity): the queue list's score where the rubric names a headline; NULL where it names none.
+    judge_headline: float | None = None
     #: Judge panels: the largest normalised spread between the models' scores on one dimension.
     judge_spread: float | None = None
     #: The judge against the people: the largest |judge panel − people's score| on one dimension,

@@ -44,7 +44,7 @@ PERSON_WORKING = ("assignment", "reviewer", "serve_link")
 #: Item columns a person's write recomputes: its lease, then what a score, flag or decision
 #: refreshes from the item's fold (the update names them all, changed or not).
 ITEM_LEASE = ("lease_reviewer", "lease_queue", "lease_until")
-ITEM_PEOPLE = ("n_reviewed", "n_labelled", "human_gap", "judge_overall", "judge_band", "judge_passed")
+ITEM_PEOPLE = ("n_reviewed", "n_labelled", "human_gap", "judge_overall", "judge_band", "judge_passed", "judge_headline")
 ITEM_SAFETY = ("safety", "flagged")
 #: Judge-side columns refreshed with the rest but changed only by a judge run (the owner's).
 ITEM_JUDGE = ("judge_spread", "n_errors")
@@ -122,8 +122,9 @@ BEGIN
   IF (NEW.judge_spread, NEW.n_errors) IS DISTINCT FROM (OLD.judge_spread, OLD.n_errors) THEN
     RAISE EXCEPTION 'the login % may not change the judge''s summary of item %: a judge run (the owner''s) does', current_user, NEW.pk;
   END IF;
-  IF (NEW.n_reviewed, NEW.n_labelled, NEW.human_gap, NEW.judge_overall, NEW.judge_band, NEW.judge_passed)
-      IS DISTINCT FROM (OLD.n_reviewed, OLD.n_labelled, OLD.human_gap, OLD.judge_overall, OLD.judge_band, OLD.judge_passed) THEN
+  IF (NEW.n_reviewed, NEW.n_labelled, NEW.human_gap, NEW.judge_overall, NEW.judge_band, NEW.judge_passed, NEW.judge_headline)
+      IS DISTINCT FROM (OLD.n_reviewed, OLD.n_labelled, OLD.human_gap, OLD.judge_overall, OLD.judge_band, OLD.judge_passed,
+                        OLD.judge_headline) THEN
     IF NOT EXISTS (SELECT 1 FROM human_score h WHERE h.item_pk = NEW.pk AND h.actor = current_user
                    AND h.xmin = pg_current_xact_id()::xid) THEN
       RAISE EXCEPTION 'the login % may not change the review summary of item %: it follows the scores written with it', current_user, NEW.pk;

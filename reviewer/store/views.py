@@ -42,6 +42,8 @@ class QueueRow:
     holder: str | None
     #: The keyset position: pass it as ``after`` to get the next page.
     sort_key: int
+    #: The judge's headline score on [0, 1] where the rubric names a headline (else None).
+    headline: float | None = None
 
 
 #: The ``item`` column each queue counts an item's reviews by (serving, progress, "done", the

@@ -38,6 +38,15 @@ class QueueLine:
     reviews: str
     holder: str | None
     sort_key: Any
+    #: the judge's headline score where the rubric names one (REVAL's treatment parity)
+    headline: float | None = None
+
+    @property
+    def score(self) -> str:
+        """The list's score cell: the headline with the rubric mean beside it where the rubric
+        names one, else the overall."""
+        mean = "—" if self.overall is None else f"{self.overall:.2f}"
+        return mean if self.headline is None else f"{self.headline:.2f} · mean {mean}"
 
 
 @dataclass(frozen=True)
@@ -111,7 +120,7 @@ def lines(rows: list[Any]) -> list[QueueLine]:
     """Store queue rows as the queue screen shows them."""
     return [QueueLine(r.item_pk, r.item_id, r.dataset, r.overall, r.band, BAND_COLORS.get(r.band or "", "white"),
                       r.passed, r.flagged, r.errors, str(r.reviewed) if r.reviewed else "none",
-                      r.holder, r.sort_key) for r in rows]
+                      r.holder, r.sort_key, r.headline) for r in rows]
 
 
 def load_item(store: Store, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None,

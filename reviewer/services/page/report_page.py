@@ -55,9 +55,13 @@ def _boards(rep: RunReport, colours: dict[str, str]) -> str:
            + (f" over {esc(rep['items'] - incomplete)} complete items; {esc(incomplete)} incomplete (no overall)"
               if incomplete else "")
            + "; safety: " + esc(", ".join(f"{k} {v}" for k, v in rep["safety"].items()) or "none") + "</p>")
-    out += ("<table><tr><th>model</th><th class=num>items</th><th class=num>mean overall</th>"
-            "<th class=num>pass rate</th></tr>"
-            + "".join(f"<tr><td>{esc(m['model'])}</td>{_num(m['n'])}{_num(m['mean_overall'])}{_num(m['pass_rate'])}</tr>"
+    head = rep.get("headline")
+    out += ("<table><tr><th>model</th><th class=num>items</th>"
+            + (f"<th class=num>mean {esc(head['name'].lower())}</th>" if head else "")
+            + "<th class=num>mean overall</th><th class=num>pass rate</th></tr>"
+            + "".join(f"<tr><td>{esc(m['model'])}</td>{_num(m['n'])}"
+                      + (_num(m.get("headline_mean")) if head else "")
+                      + f"{_num(m['mean_overall'])}{_num(m['pass_rate'])}</tr>"
                       for m in rep["leaderboard"]) + "</table>")
     board = rep.get("corrected_leaderboard")
     if not board:

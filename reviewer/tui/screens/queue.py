@@ -182,7 +182,7 @@ class QueueScreen(AppKeysFirst):
                 Text("fail", style=palette.fail()) if r.passed is not None else Text("—"))
             cells = {
                 "item": safe_text(r.item_id, newlines=False), "dataset": safe_text(r.dataset or "", newlines=False),
-                "judge": Text("—" if r.overall is None else f"{r.overall:.2f}"), "band": band, "pass": passed,
+                "judge": Text(r.score), "band": band, "pass": passed,
                 "safety": Text("FLAG", style=palette.alarm()) if r.flagged else Text(""),
                 "errors": Text(str(r.errors or "")), "reviews": Text(r.reviews),
                 "held by": safe_text(r.holder or "", newlines=False),

@@ -27,6 +27,7 @@ from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
 from reviewer.tui.widgets.chat import chat_text, output_of, turn_badges, under_review
 from reviewer.tui.widgets.markdown import body
+from rubrics.aggregate import ItemScore
 
 
 def digit_to_score(digit: int, dim_scale_min: float, dim_scale_max: float,
@@ -40,8 +41,9 @@ def digit_to_score(digit: int, dim_scale_min: float, dim_scale_max: float,
 
 def verdict(state: ItemState, sep: str = "   →   ") -> Text:
     """The judge's overall, band and pass/fail, then (after ``sep``) the effective one with this
-    reviewer's scores over the judge's. While any judge score is hidden (blind) neither is shown:
-    both are computed from the judge's scores."""
+    reviewer's scores over the judge's; where the rubric names a headline (REVAL's treatment
+    parity), each leads with it and its band, the overall beside it as the mean. While any judge
+    score is hidden (blind) neither is shown: both are computed from the judge's scores."""
     t = Text()
     if state.judge_hidden:
         t.append("judge hidden until you have scored every dimension (blind)", style="italic dim")
@@ -50,6 +52,8 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
         if i:
             t.append(sep)
         t.append(f"{label} ", style="dim")
+        if r.headline_dim is not None:
+            _headline(t, state.rubric.dimension(r.headline_dim).name or r.headline_dim, r)
         if r.overall is None:  # incomplete: no band, no pass, and why
             t.append("incomplete", style="bold yellow")
             if r.reason:
@@ -60,6 +64,19 @@ def verdict(state: ItemState, sep: str = "   →   ") -> Text:
         t.append(safe_line(f" {r.band.label if r.band else ''} "), style=palette.label(color))
         t.append("  pass" if r.passed else "  fail", style="green" if r.passed else palette.fail())
     return t
+
+
+def _headline(t: Text, name: str, r: ItemScore) -> None:
+    """The headline's name, score and band chip, then "· mean" before the overall."""
+    t.append(safe_line(f"{name.lower()} "), style="dim")
+    if r.headline is None:
+        t.append("— ", style="bold")
+    else:
+        t.append(f"{r.headline:.2f} ", style="bold")
+        band = r.headline_band
+        if band is not None:
+            t.append(safe_line(f" {band.label} "), style=palette.label(band.color or "white"))
+    t.append(" · mean ", style="dim")
 
 
 def reveal_text(state: ItemState) -> Text | None:
