@@ -202,15 +202,31 @@ def link_tables(conn: Connection) -> None:
     PostgreSQL the server's login signs for the people it holds live links for (rows marked
     ``via = 'link'`` only), takes their leases and raises their flags; only a lead's login makes
     or revokes a link; whoever may score may read links (to open one) and, as a lead, write them."""
-    from reviewer.domain.itemlimits import MAX_NAME_CHARS
     from reviewer.store.engine import _add_column
-    from reviewer.store.guards import _PG_PEOPLE, _pg, _pg_bad_class
 
     table_of(ServeLink).create(conn, checkfirst=True)
     for table in VIA_TABLES:
         _add_column(conn, table, "via", "VARCHAR")
     if conn.dialect.name != "postgresql":
         return
+    link_functions(conn)
+    conn.exec_driver_sql(
+        "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.table_privileges"
+        " WHERE table_schema = current_schema() AND table_name = 'human_score' AND privilege_type = 'INSERT'"
+        " AND grantee <> current_user LOOP"
+        " EXECUTE 'GRANT SELECT, INSERT, UPDATE ON serve_link TO ' || quote_ident(r.grantee);"
+        " EXECUTE 'GRANT USAGE, SELECT ON SEQUENCE serve_link_pk_seq TO ' || quote_ident(r.grantee);"
+        " END LOOP; END $$")
+
+
+def link_functions(conn: Connection) -> None:
+    """PostgreSQL: the functions and trigger that let a login act for its links' people
+    (``rubricate_link_for``, ``rubricate_mine`` with links, ``rubricate_signed`` with links, the
+    ``serve_link`` guard). Made again by any later migration that remakes the functions they
+    extend (:func:`reviewer.store.team_guards.team_writes`), so none of them loses the links."""
+    from reviewer.domain.itemlimits import MAX_NAME_CHARS
+    from reviewer.store.guards import _PG_PEOPLE, _pg, _pg_bad_class
+
     for stmt in _PG_LINKS.split("\n\n"):
         if stmt.strip():
             _pg(conn, stmt)
@@ -222,10 +238,3 @@ def link_tables(conn: Connection) -> None:
     conn.exec_driver_sql("DROP TRIGGER IF EXISTS serve_link_guard ON serve_link")
     conn.exec_driver_sql("CREATE TRIGGER serve_link_guard BEFORE INSERT OR UPDATE OR DELETE ON serve_link "
                          "FOR EACH ROW EXECUTE FUNCTION rubricate_link_guard()")
-    conn.exec_driver_sql(
-        "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.table_privileges"
-        " WHERE table_schema = current_schema() AND table_name = 'human_score' AND privilege_type = 'INSERT'"
-        " AND grantee <> current_user LOOP"
-        " EXECUTE 'GRANT SELECT, INSERT, UPDATE ON serve_link TO ' || quote_ident(r.grantee);"
-        " EXECUTE 'GRANT USAGE, SELECT ON SEQUENCE serve_link_pk_seq TO ' || quote_ident(r.grantee);"
-        " END LOOP; END $$")

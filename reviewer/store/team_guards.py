@@ -235,6 +235,12 @@ def team_writes(conn: Connection) -> None:
         table = when.rsplit(" ", 1)[1]
         conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name} ON {table}")
         conn.exec_driver_sql(f"CREATE TRIGGER {name} {when} FOR EACH ROW EXECUTE FUNCTION {function}()")
+    if conn.exec_driver_sql("SELECT to_regclass('serve_link')").scalar() is not None:
+        from reviewer.store.links import (
+            link_functions,  # (rubricate_mine above has no links: put them back)
+        )
+
+        link_functions(conn)
     schema = str(conn.exec_driver_sql("SELECT current_schema()").scalar_one())
     app_roles = conn.exec_driver_sql(
         "SELECT DISTINCT grantee FROM information_schema.table_privileges WHERE table_schema = current_schema() "
