@@ -17,14 +17,15 @@ from reviewer.domain.human import Vote, fold_human
 from reviewer.domain.item import ItemFold
 
 
+def as_utc(at: datetime) -> datetime:
+    """A stored time in UTC, with its zone (a time stored without a zone is UTC: the store stamps
+    every row in UTC; SQLite hands it back without one, PostgreSQL with one)."""
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+
+
 def iso(at: datetime | None) -> str | None:
-    """A stored time as ISO 8601 in UTC (a time stored without a zone is UTC: the store stamps
-    every row in UTC)."""
-    if at is None:
-        return None
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=UTC)
-    return at.astimezone(UTC).isoformat()
+    """A stored time as ISO 8601 in UTC (:func:`as_utc`)."""
+    return None if at is None else as_utc(at).isoformat()
 
 
 def _record(v: Vote, revision: int, current: int) -> dict[str, Any]:

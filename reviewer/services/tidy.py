@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from reviewer.domain import NO_MODEL
-from reviewer.domain.provenance import human_records
+from reviewer.domain.provenance import as_utc, human_records
 
 if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
     from reviewer.domain.item import ItemFold
@@ -101,11 +101,6 @@ def trace_id(meta: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def utc(at: datetime) -> datetime:
-    """A stored time in UTC (a time stored without a zone is UTC: the store stamps every row in UTC)."""
-    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
-
-
 def tidy_rows(store: Store, rubric_ref: str | None = None, dataset: str | None = None) -> Iterator[TidyRow]:
     """The tidy rows of a rubric's items (every rubric's without one; ``dataset``: only its
     items), item by item in key order, each item's dimensions in the rubric's order."""
@@ -142,7 +137,7 @@ def item_rows(it: StoredItem, fold: ItemFold, rubric: Rubric, details: dict[int,
                           scorer_type="judge", scorer=model or NO_MODEL, kind=d.source if d else "judge",
                           score=j.score, normalised=norm, reason=(d.rationale or None) if d else None,
                           error=j.error, not_applicable=j.not_applicable, tags=[], blind=None,
-                          run=d.run if d else None, created_at=utc(d.created_at) if d else None,
+                          run=d.run if d else None, created_at=as_utc(d.created_at) if d else None,
                           trace_id=trace, metadata=meta_text)
         for h in human_records(fold, dim.id):
             score = h["score"]

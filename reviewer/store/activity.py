@@ -4,12 +4,13 @@ team view and ``rubricate queue progress`` make done, pace and last active of th
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import NamedTuple
 
 from sqlalchemy import select
 from sqlmodel import col
 
+from reviewer.domain.provenance import as_utc
 from reviewer.store.db import Db
 from reviewer.store.rubric_versions import Rubrics
 from reviewer.store.tables import Assignment, Item
@@ -32,7 +33,7 @@ def _utc(t: datetime | str | None) -> datetime | None:
         return None
     if isinstance(t, str):  # a plain SQLite read gives the text
         t = datetime.fromisoformat(t)
-    return t.astimezone(UTC).replace(tzinfo=None) if t.tzinfo is not None else t
+    return as_utc(t).replace(tzinfo=None)
 
 
 class Activity:

@@ -19,11 +19,12 @@ import hashlib
 import hmac
 import re
 import secrets
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, select, update
 from sqlmodel import col
 
+from reviewer.domain.provenance import as_utc
 from reviewer.errors import UserError
 from reviewer.store.db import Db
 from reviewer.store.roles import Roles, check_name
@@ -56,11 +57,6 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _utc(moment: datetime) -> datetime:
-    """SQLite hands back stored times without their zone: they were written in UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 def _live_link(conn: Connection, token: str, at: datetime) -> tuple[str, str] | None:
     """(name, created_by) of the live link the token opens, else None."""
     digest = token_hash(token)
@@ -69,7 +65,7 @@ def _live_link(conn: Connection, token: str, at: datetime) -> tuple[str, str] | 
                        .where(col(ServeLink.token_hash) == digest)).first()
     if row is None or not hmac.compare_digest(row[1], digest):
         return None
-    if row[4] is not None or _utc(row[3]) <= at:
+    if row[4] is not None or as_utc(row[3]) <= at:
         return None
     return str(row[0]), str(row[2])
 
@@ -114,7 +110,7 @@ class Links:
         live = [pk for pk, expires in conn.execute(
             select(col(ServeLink.pk), col(ServeLink.expires_at))
             .where(col(ServeLink.name) == name, col(ServeLink.revoked_at).is_(None))).all()
-            if _utc(expires) > at]
+            if as_utc(expires) > at]
         if live:
             conn.execute(update(ServeLink).where(col(ServeLink.pk).in_(live))
                          .values(revoked_at=at, revoked_by=self.roles.login))
@@ -132,7 +128,7 @@ class Links:
         with self.db.read() as conn:
             rows = conn.execute(select(col(ServeLink.name), col(ServeLink.created_at), col(ServeLink.expires_at),
                                        col(ServeLink.revoked_at)).order_by(col(ServeLink.pk).desc())).all()
-        return [(str(n), _utc(c), _utc(e), _utc(r) if r is not None else None) for n, c, e, r in rows]
+        return [(str(n), as_utc(c), as_utc(e), as_utc(r) if r is not None else None) for n, c, e, r in rows]
 
     def act_through_link(self, token: str) -> str:
         """From now on act as the live link's person, marking every row ``via = 'link'``; returns

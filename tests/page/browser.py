@@ -9,7 +9,6 @@ import base64
 import json
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -18,12 +17,14 @@ from typing import Any
 
 import pytest
 
+from tests.serve.cdp import chromium_path
+
 
 def chromium() -> str:
     """Chromium's path (``RUBRICATE_TEST_CHROMIUM``, else ``chromium`` on PATH). Missing: the
     test fails under CI (``CI=true``) and is skipped, with that reason, elsewhere."""
-    path = os.environ.get("RUBRICATE_TEST_CHROMIUM") or shutil.which("chromium")
-    if not path or not Path(path).exists():
+    path = chromium_path()
+    if path is None:
         why = "Chromium not found: set RUBRICATE_TEST_CHROMIUM or install Debian's chromium package"
         if os.environ.get("CI") == "true":
             pytest.fail(why)

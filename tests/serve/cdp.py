@@ -42,8 +42,10 @@ SCREEN_TEXT = "Array.from(document.querySelectorAll('.xterm-rows > div')).map(r 
 
 
 def chromium_path() -> str | None:
-    """``$RUBRICATE_TEST_CHROMIUM``, else ``chromium`` on the PATH."""
-    return os.environ.get("RUBRICATE_TEST_CHROMIUM") or shutil.which("chromium")
+    """``$RUBRICATE_TEST_CHROMIUM``, else ``chromium`` on the PATH; None when neither is there
+    (the one lookup: :func:`tests.page.browser.chromium` fails or skips on None)."""
+    path = os.environ.get("RUBRICATE_TEST_CHROMIUM") or shutil.which("chromium")
+    return path if path and Path(path).exists() else None
 
 
 class Browser:

@@ -14,10 +14,6 @@ from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
-
-from tests.serve.cdp import chromium_path
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -69,14 +65,3 @@ def serving(db: Path, extra: tuple[str, ...] = ()) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-def need_chromium() -> str:
-    """Chromium's path; with ``CI=true`` a missing browser fails the test, else it skips."""
-    path = chromium_path()
-    if path is None:
-        reason = "no Chromium (set RUBRICATE_TEST_CHROMIUM or install the chromium package)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return path

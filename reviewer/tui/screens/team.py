@@ -28,7 +28,7 @@ def cells(row: TeamRow) -> tuple[Text, ...]:
     """One person in one queue as the table's cells (the name as data: never markup)."""
     pace = row["pace_per_hour"]
     last = row["last_active"]
-    return (safe_text(row["reviewer"], newlines=False), Text(row["queue"]), Text(str(row["done"]), justify="right"),
+    return (safe_text(row["reviewer"], newlines=False), safe_text(row["queue"], newlines=False), Text(str(row["done"]), justify="right"),
             Text(str(row["left"]), justify="right"),
             Text("—" if pace is None else f"{pace:.1f}", justify="right"),
             Text("—" if last is None else last.replace("T", " ").rstrip("Z")))
