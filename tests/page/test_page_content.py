@@ -95,14 +95,16 @@ def test_data_is_text_in_the_page_and_in_its_charts() -> None:
     label ``<script>`` and a band colour smuggling CSS all end up as text: no tag opens, every
     chart is well-formed SVG, and the colour falls back to grey."""
     rubric = load_rubric_text(RUBRIC)
-    conf: dict[str, Confusion] = {HOSTILE: {"levels": [1.0, 2.0, 3.0], "table": [[2, 0, 0], [0, 1, 0], [0, 0, 3]], "n": 6}}
+    conf: dict[str, Confusion] = {HOSTILE: {"levels": [1.0, 2.0, 3.0], "table": [[2, 0, 0], [0, 1, 0], [0, 0, 3]], "n": 6,
+                                            "reliability": [{"level": 1.0, "n": 2, "mean_human": 1.0, "ci": [1.0, 1.0]},
+                                                            {"level": 2.0, "n": 1, "mean_human": 2.0, "ci": None}]}}
     page = calibration_page(_report(HOSTILE), conf, rubric, [{"reviewer": HOSTILE, "n": 2, "mae": 0.5, "exact": 0.5,
                                                                "within_one": 1.0, "drift": 0.2,
                                                                "mae_by_week": {"2026-W01": 0.4, "2026-W02": 0.6}}])
     assert "<script" not in page and "evil.example" not in page
     assert "&lt;/svg&gt;&lt;script&gt;" in page and "&lt;script&gt;band" in page
     svgs = re.findall(r"<svg\b.*?</svg>", page, re.S)
-    assert len(svgs) == page.count("<svg") == page.count("</svg>") == 5
+    assert len(svgs) == page.count("<svg") == page.count("</svg>") == 6
     for svg in svgs:
         ET.fromstring(svg)  # raises on a tag the data opened
     assert any(HOSTILE in "".join(ET.fromstring(s).itertext()) for s in svgs)  # the name drawn, as text

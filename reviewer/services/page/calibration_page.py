@@ -1,5 +1,5 @@
 """``calibrate --format html``: the verdict per dimension first, then the charts (α against the
-human ceiling, bias, confusion heatmaps, reviewers, gold drift, corrected estimates, rankings),
+human ceiling, bias, confusion heatmaps, reliability views, reviewers, gold drift, corrected estimates, rankings),
 the terminal's lines, and every figure of the JSON."""
 
 from __future__ import annotations
@@ -144,6 +144,13 @@ def calibration_page(report: CalibrationReport, confusion: dict[str, Confusion] 
         body += chart(ac.confusion_chart(dim, conf, _level_names(rubric, dim), i),
                       "", "")
     body += "</div>" if confusion else "</div><p class='note'>No dimension has items both scored.</p>"
+    body += ("<h2>Reliability: judge level → people's mean</h2><p class='note'>Per level the judge gave: the "
+             "people's mean score on those items (dot, with its item count) and its 95 % interval (line); "
+             "on the dashed diagonal the judge's level is what people score on average.</p><div class='grid'>")
+    for i, (dim, conf) in enumerate((confusion or {}).items()):
+        body += chart(ac.reliability_chart(dim, conf, _level_names(rubric, dim), i), "",
+                      f"{dim}: no judge level holds an item people scored.")
+    body += "</div>"
     body += "<h2>Reviewers</h2>" + chart(
         ac.reviewer_chart(dims), "Each reviewer's offset against the others on the items they share.",
         "No reviewer overlaps another yet.")
