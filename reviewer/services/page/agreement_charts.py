@@ -105,8 +105,8 @@ def confusion_chart(dimension: str, conf: Confusion, names: dict[float, str], in
 
 def reliability_chart(dimension: str, conf: Confusion, names: dict[float, str], index: int) -> str | None:
     """One dimension's reliability view: per judge level, the people's mean score on the items the
-    judge put there (a dot, the item count beside it) with its interval (a line), against the
-    diagonal where the two would agree; None when no level holds an item."""
+    judge put there (a dot; the item count under the level's name) with its interval (a bar),
+    against the diagonal where the two would agree; None when no level holds an item."""
     points = conf.get("reliability") or []
     if not points:
         return None
@@ -116,18 +116,22 @@ def reliability_chart(dimension: str, conf: Confusion, names: dict[float, str], 
     side = min(2.2 + 0.18 * len(levels), 5.0)
     fig, ax = figure(side + 0.6, side)
     ax.plot([lo, hi], [lo, hi], color="black", linestyle="--", linewidth=0.8)
-    for p in points:
-        if p["ci"] is not None:
-            ax.plot([p["level"]] * 2, p["ci"], color="black", linewidth=1.4)
-        ax.plot([p["level"]], [p["mean_human"]], marker="o", color="black", markersize=5)
-        ax.annotate(f"n={p['n']}", (p["level"], p["mean_human"]), xytext=(5, 0), textcoords="offset points",
-                    va="center", fontsize=7)
+    xs = [p["level"] for p in points]
+    ys = [p["mean_human"] for p in points]
+    # one collection for every interval (a point of one item has none): far cheaper to draw
+    # than a line per point
+    below = [y - p["ci"][0] if p["ci"] else 0.0 for p, y in zip(points, ys, strict=True)]
+    above = [p["ci"][1] - y if p["ci"] else 0.0 for p, y in zip(points, ys, strict=True)]
+    ax.errorbar(xs, ys, yerr=[below, above], fmt="o", color="black", markersize=4, elinewidth=1.4, capsize=0)
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(lo - pad, hi + pad)
-    step = 1 if len(levels) <= ANNOTATED_LEVELS else -(-len(levels) // ANNOTATED_LEVELS)
-    ticks = list(levels)[::step]
-    ax.set_xticks(ticks, level_names(ticks, names), rotation=45 if names else 0, ha="right" if names else "center")
-    ax.set_xlabel("judge level")
+    step = 1 if len(points) <= ANNOTATED_LEVELS else -(-len(points) // ANNOTATED_LEVELS)
+    shown = points[::step]
+    ax.set_xticks([p["level"] for p in shown],
+                  [f"{name}\nn={p['n']}" for name, p in zip(level_names([p["level"] for p in shown], names), shown,
+                                                            strict=True)],
+                  rotation=45 if names else 0, ha="right" if names else "center", fontsize=7)
+    ax.set_xlabel("judge level (n: its items)")
     ax.set_ylabel("people's mean score")
     ax.set_title(label(dimension), fontsize=9)
     return to_svg(fig, f"chart-reliability-{index}")
