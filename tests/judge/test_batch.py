@@ -21,6 +21,7 @@ from reviewer.cli import _register, app
 from reviewer.services import judge_batch, judging
 from rubrics.judge.batch import input_files, read_output, request_line
 from rubrics.judge.client import NO_MESSAGE
+from tests.cli import run_cli
 from tests.judge.batchserver import BatchServer
 from tests.judge.helpers import answer
 from tests.judge.loopback import Reply, user_prompt
@@ -123,6 +124,41 @@ def test_a_batch_stores_what_a_live_run_stores(server: BatchServer, dbs: list[st
         [again] = judging.run(store, _options(server))
         reruns.append((server.count, again.totals.cached))
     assert reruns[0] == reruns[1] == (1, 6)
+
+
+def test_a_batch_costs_the_batch_price_and_sends_only_what_the_cache_lacks(server: BatchServer, dbs: list[str],
+                                                                          tmp_path: Path) -> None:
+    store = judge_store(dbs[0], tmp_path)
+    options = _options(server)
+    options.models = ["openai/gpt-4o-mini"]  # priced: litellm's cost map has its batch price
+    first = judge_batch.start(store, options, interval=0.01, wait=True)
+    with store.db.read() as conn:
+        costs = dict(conn.exec_driver_sql(
+            "SELECT i.item_id, s.cost_usd FROM judge_score s JOIN item i ON i.pk = s.item_pk "
+            f"WHERE s.run_pk = {int(first.run_id)} AND s.dimension = 'accuracy'").all())
+    # the loopback server counts 100 tokens in and 20 out a reply (q2's with its re-ask: two)
+    one = 100 * 7.5e-08 + 20 * 3e-07
+    assert costs["q1"] == pytest.approx(one) and costs["q2"] == pytest.approx(2 * one)
+    assert first.totals is not None and first.totals.cost_usd == pytest.approx(7 * one, abs=1e-6)
+    server.reset(default=SCRIPT)
+    again = judge_batch.start(store, options, interval=0.01, wait=True)
+    # only q4's request is sent again: its reply had nothing to read, so the cache never kept it
+    assert [(b.round, b.requests) for b in again.batches] == [(1, 1)] and server.count == 1
+    assert "Answer 4." in user_prompt(server.requests[0])
+    assert again.totals is not None and again.totals.cached == 6 and again.totals.cost_usd == 0.0
+
+
+def test_batch_refuses_what_it_cannot_honour_in_one_line(server: BatchServer, dbs: list[str], tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    db = dbs[0]
+    judge_store(db, tmp_path)
+    base = ["judge", "--rubric", REF, "--api-base", server.url, "--api-key", "sk-test", "--batch", "--db", db]
+    for extra, said in ((["--model", "openai/judge-x", "--max-cost", "1"], "--max-cost is for live runs"),
+                        (["--model", "openai/a", "--model", "openai/b"], "--batch judges with one --model"),
+                        (["--model", "anthropic/claude-3-haiku-20240307"], "which has no batch API here")):
+        code, out, err = run_cli(base + extra, capsys)
+        assert code == 1 and out == "" and len(err.splitlines()) == 1 and said in err, err
+    assert server.count == 0 and server.batches == {}
 
 
 def _rubricate(db: str, *args: str) -> subprocess.CompletedProcess[str]:
