@@ -33,6 +33,12 @@ Example: rubricate judge --rubric general-quality@1.1.0 --model openai/gpt-4o-mi
 Example: rubricate judge --rubric rag-answer@1.0.0 --model openai/judge-x --api-base http://127.0.0.1:8000/v1
 
 Example: rubricate judge --report 12 --format json
+
+--batch sends the calls as the provider's batch (at the batch price; --dry-run --batch shows it) and polls every --interval seconds until it is stored; --batch-status RUN goes on with a batch run from any process, and stores nothing twice.
+
+Example: rubricate judge --rubric general-quality@1.1.0 --model openai/gpt-4o-mini --batch --no-wait
+
+Example: rubricate judge --batch-status 12
 """
 
 
