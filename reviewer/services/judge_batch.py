@@ -37,7 +37,13 @@ from rubrics.judge.batch import (
     provider_model,
     read_output,
 )
-from rubrics.judge.client import ClientSettings, CostMeter, import_litellm, release_litellm
+from rubrics.judge.client import (
+    ClientSettings,
+    CostMeter,
+    _describe,
+    import_litellm,
+    release_litellm,
+)
 from rubrics.judge.runner import JudgeRunner, Totals
 from rubrics.methods.base import JudgeItem
 from rubrics.methods.semantic import Embedder
@@ -124,7 +130,7 @@ def advance(store: Store, run_id: int, api_key: str | None, interval: float, wai
     while True:
         pending = [b for b in store.batches.batches(run_id) if b.status != "stored"]
         if pending:
-            _io(_poll(store, pending, options))
+            _provider_io(run_id, _poll(store, pending, options))
             pending = [b for b in store.batches.batches(run_id) if b.status != "stored"]
         if pending:
             state = BatchState(run_id, model, OPEN, store.batches.batches(run_id))
@@ -141,7 +147,7 @@ def advance(store: Store, run_id: int, api_key: str | None, interval: float, wai
             if round_no > MAX_ROUNDS:
                 raise UserError(f"judge run {run_id} still wants new requests after {MAX_ROUNDS} batch rounds; "
                                 "it is left open: judge these items live (without --batch)")
-            _io(_submit(store, run_id, round_no, wanted, options))
+            _provider_io(run_id, _submit(store, run_id, round_no, wanted, options))
             continue
         totals = _store(store, run_id, options, rubric, answers, price)
         return BatchState(run_id, model, totals.status, store.batches.batches(run_id), totals)
@@ -240,6 +246,18 @@ def _io(work: Coroutine[object, object, T]) -> T:
                 await asyncio.wait(closing, timeout=5)
 
     return asyncio.run(run())
+
+
+def _provider_io(run_id: int, work: Coroutine[object, object, None]) -> None:
+    """Provider calls of run ``run_id``; their failure (the network, the provider refusing) is one
+    line saying the run is kept and how to go on with it."""
+    try:
+        _io(work)
+    except UserError:
+        raise
+    except Exception as exc:
+        raise UserError(f"judge run {run_id}: the provider's batch API failed ({_describe(exc)}); what was "
+                        f"sent and read is kept: go on with rubricate judge --batch-status {run_id}") from exc
 
 
 def _provider_args(options: JudgeOptions) -> dict[str, object]:

@@ -34,10 +34,13 @@ class BatchServer(LoopbackServer):
         #: A request this returns a message for is refused in the batch (HTTP 400 in the error
         #: file) without reaching the chat endpoint.
         self.refuse: Callable[[dict[str, Any]], str | None] | None = None
+        #: While set, every poll of a batch is answered 503 (the provider down).
+        self.down = False
 
     def reset(self, *replies: Reply, default: Reply | None = None) -> None:
         """Forget recorded requests, files and batches, and script the next replies."""
         super().reset(*replies, default=default)
+        self.down = False
         self.files.clear()
         self.batches.clear()
         self.polls.clear()
@@ -77,6 +80,8 @@ class BatchServer(LoopbackServer):
         return web.json_response(self.batches[batch_id])
 
     async def _retrieve(self, request: web.Request) -> web.Response:
+        if self.down:
+            return web.json_response({"error": {"message": "scripted 503", "type": "server_error"}}, status=503)
         batch_id = request.match_info["batch_id"]
         batch = self.batches.get(batch_id)
         if batch is None:

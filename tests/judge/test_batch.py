@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reviewer.cli import _register, app
+from reviewer.errors import UserError
 from reviewer.services import judge_batch, judging
 from rubrics.judge.batch import input_files, read_output, request_line
 from rubrics.judge.client import NO_MESSAGE
@@ -193,6 +194,23 @@ def test_another_process_goes_on_and_a_second_look_stores_nothing(server: BatchS
     assert _stored(store) == rows and server.count == 8 and len(server.batches) == 2
     report = store.runs.judge_run_report(1)
     assert report["status"] == "done" and report["dimensions"]["accuracy"]["scores"] == 7
+
+
+def test_a_provider_down_is_one_line_and_the_run_goes_on_after(server: BatchServer, dbs: list[str],
+                                                                tmp_path: Path) -> None:
+    store = judge_store(dbs[0], tmp_path)
+    sent = judge_batch.start(store, _options(server), interval=0.01, wait=False)
+    assert sent.status == judge_batch.OPEN and [b.status for b in sent.batches] == ["validating"]
+    server.down = True
+    with pytest.raises(UserError) as caught:
+        judge_batch.advance(store, sent.run_id, "sk-test", interval=0.01, wait=True)
+    said = str(caught.value)
+    assert len(said.splitlines()) == 1 and "503" in said, said
+    assert said.endswith(f"go on with rubricate judge --batch-status {sent.run_id}")
+    assert store.batches.run_of(sent.run_id).status == judge_batch.OPEN and _stored(store) == []
+    server.down = False
+    done = judge_batch.advance(store, sent.run_id, "sk-test", interval=0.01, wait=True)
+    assert done.status == "done" and len(_stored(store)) == 14
 
 
 def test_a_request_the_batch_refused_is_its_items_error(server: BatchServer, dbs: list[str], tmp_path: Path) -> None:
