@@ -46,7 +46,7 @@ class _Say:
             if self.seen.get(b.batch_id) != b.status:
                 self.seen[b.batch_id] = b.status
                 self.console.print(safe_text(f"run {state.run_id}: round {b.round} batch {b.batch_id} "
-                                             f"({b.requests} requests) {b.status}"))
+                                             f"({b.requests} request{'' if b.requests == 1 else 's'}) {b.status}"))
 
     def end(self, state: BatchState) -> None:
         from reviewer.cli.judge_cmds import print_totals

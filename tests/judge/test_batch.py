@@ -184,7 +184,7 @@ def test_another_process_goes_on_and_a_second_look_stores_nothing(server: BatchS
     assert done.returncode == 0, done.stderr
     assert done.stderr == "", done.stderr  # no traceback from litellm's clients at exit
     out = " ".join(done.stdout.split())
-    assert "round 2 batch batch_2 (1 requests) stored" in out and "run 1 · openai/judge-x · done" in out
+    assert "round 2 batch batch_2 (1 request) stored" in out and "run 1 · openai/judge-x · done" in out
     assert "7 items, 2 errors" in out, out
     rows = _stored(store)
     assert len(rows) == 14 and server.count == 8
