@@ -15,6 +15,7 @@ from reviewer.store.comments import Comments
 from reviewer.store.db import Db
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.items import Items
+from reviewer.store.judge_batches import JudgeBatches
 from reviewer.store.judging import Runs
 from reviewer.store.links import Links
 from reviewer.store.lite import missing_database
@@ -51,6 +52,7 @@ class Store:
         self.links = Links(self.db, self.roles)
         self.align = AlignRuns(self.db, self.rubrics)
         self.activity = Activity(self.db, self.rubrics)
+        self.batches = JudgeBatches(self.db)
 
     def close(self) -> None:
         """Dispose of the database's connections."""

@@ -432,3 +432,34 @@ class AlignRun(SQLModel, table=True):
     written_ref: str | None = None
     started_at: datetime = Field(default_factory=now)
     finished_at: datetime | None = None
+
+
+class JudgeBatch(SQLModel, table=True):
+    """One provider batch of a ``rubricate judge --batch`` run (a run sends one per round, more
+    when a round passes the provider's limits): its ids and the status the provider last gave;
+    ``stored`` once its output is read into ``judge_batch_answer``. Written by the owner, like a
+    judge run."""
+
+    __tablename__ = "judge_batch"
+    pk: int = Field(default=None, primary_key=True)
+    run_pk: int = Field(index=True)
+    round: int
+    batch_id: str
+    input_file_id: str
+    requests: int
+    status: str = "validating"
+    created_at: datetime = Field(default_factory=now)
+    stored_at: datetime | None = None
+
+
+class JudgeBatchAnswer(SQLModel, table=True):
+    """What a batch answered to one request of a run (keyed by the request's judge cache key, its
+    ``custom_id``): the reply's body as the provider sent it, or the error it gave instead; both
+    empty while the batch runs."""
+
+    __tablename__ = "judge_batch_answer"
+    run_pk: int = Field(primary_key=True)
+    key: str = Field(primary_key=True)
+    batch_pk: int = Field(index=True)
+    body: Any = Field(default=None, sa_column=Column(JSON))
+    error: str | None = None
