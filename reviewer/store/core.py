@@ -16,6 +16,7 @@ from reviewer.store.db import Db
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.items import Items
 from reviewer.store.judging import Runs
+from reviewer.store.lead_reviews import LeadReviews
 from reviewer.store.links import Links
 from reviewer.store.lite import missing_database
 from reviewer.store.pair_verdicts import PairVerdicts
@@ -51,6 +52,7 @@ class Store:
         self.links = Links(self.db, self.roles)
         self.align = AlignRuns(self.db, self.rubrics)
         self.activity = Activity(self.db, self.rubrics)
+        self.lead_reviews = LeadReviews(self.db, self.rubrics, self.roles, self.scores)
 
     def close(self) -> None:
         """Dispose of the database's connections."""
