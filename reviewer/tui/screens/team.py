@@ -1,5 +1,6 @@
 """The team view (leads, ``t`` on the queue): per person and queue, items done, items left for
-them, pace over their last active stretch and when they were last active — the figures of
+them, pace over their last active stretch, when they were last active and how many of their
+scores a lead accepted of those reviewed — the figures of
 ``rubricate queue progress`` (:mod:`reviewer.services.team`), read in a worker."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from reviewer.safetext import safe_line, safe_text
+from reviewer.services.team import accepted_cell
 from reviewer.tui import adapter
 from reviewer.tui.gateway import reads
 from reviewer.tui.host import ReviewHost, host_of
@@ -21,7 +23,7 @@ from reviewer.tui.screens.footer import AppKeysFirst, footer
 if TYPE_CHECKING:
     from reviewer.services.reports import TeamRow
 
-COLUMNS = ("reviewer", "queue", "done", "left", "pace (items/h)", "last active (UTC)")
+COLUMNS = ("reviewer", "queue", "done", "left", "pace (items/h)", "last active (UTC)", "accepted")
 
 
 def cells(row: TeamRow) -> tuple[Text, ...]:
@@ -31,7 +33,8 @@ def cells(row: TeamRow) -> tuple[Text, ...]:
     return (safe_text(row["reviewer"], newlines=False), safe_text(row["queue"], newlines=False), Text(str(row["done"]), justify="right"),
             Text(str(row["left"]), justify="right"),
             Text("—" if pace is None else f"{pace:.1f}", justify="right"),
-            Text("—" if last is None else last.replace("T", " ").rstrip("Z")))
+            Text("—" if last is None else last.replace("T", " ").rstrip("Z")),
+            Text(accepted_cell(row), justify="right"))
 
 
 class TeamScreen(AppKeysFirst):
@@ -58,7 +61,8 @@ class TeamScreen(AppKeysFirst):
         table: DataTable[Any] = DataTable(id="team-table", cursor_type="row", zebra_stripes=True)
         table.add_columns(*COLUMNS)
         yield table
-        yield Static(Text("pace: items/h over the last stretch of work (finishes ≤ 30 min apart)", style="dim"),
+        yield Static(Text("pace: items/h over the last stretch (gaps ≤ 30 min) · accepted/lead-reviewed",
+                          style="dim"),
                      id="team-note")
         yield footer()
 
