@@ -91,29 +91,31 @@ class LeadReviews:
             raise UserError(f"a page of the walk holds 1 to {MAX_PAGE} scores, not {limit}")
         h, later = aliased(HumanScore), aliased(HumanScore)
         judge = (select(col(JudgeScore.score)).where(
-            col(JudgeScore.item_pk) == h.item_pk, col(JudgeScore.dimension) == h.dimension,
-            col(JudgeScore.revision) == h.revision, col(JudgeScore.score).is_not(None), col(JudgeScore.turn).is_(None))
+            col(JudgeScore.item_pk) == col(h.item_pk), col(JudgeScore.dimension) == col(h.dimension),
+            col(JudgeScore.revision) == col(h.revision), col(JudgeScore.score).is_not(None), col(JudgeScore.turn).is_(None))
             .order_by(col(JudgeScore.pk).desc()).limit(1).scalar_subquery())
-        q = (select(h.pk, h.item_pk, col(Item.item_id), col(Item.rubric_ref), h.dimension, h.score, h.reason, h.sample,
-                    h.created_at, col(Item.input), func.substr(col(Item.output), 1, OUTPUT_CHARS),
+        q = (select(col(h.pk), col(h.item_pk), col(Item.item_id), col(Item.rubric_ref), col(h.dimension), col(h.score), col(h.reason), col(h.sample),
+                    col(h.created_at), col(Item.input), func.substr(col(Item.output), 1, OUTPUT_CHARS),
                     func.length(col(Item.output)), judge)
-             .join(Item, col(Item.pk) == h.item_pk)
-             .where(h.reviewer == reviewed, h.kind.in_(REVIEWABLE), h.score.is_not(None),
-                    ~exists().where(later.item_pk == h.item_pk, later.dimension == h.dimension,
-                                    later.reviewer == h.reviewer, later.pk > h.pk)))
+             .join(Item, col(Item.pk) == col(h.item_pk))
+             .where(col(h.reviewer) == reviewed, col(h.kind).in_(REVIEWABLE), col(h.score).is_not(None),
+                    ~exists().where(col(later.item_pk) == col(h.item_pk), col(later.dimension) == col(h.dimension),
+                                    col(later.reviewer) == col(h.reviewer), col(later.pk) > col(h.pk))))
         if queue is not None:
-            q = q.where(h.sample == queue)
+            q = q.where(col(h.sample) == queue)
         if since is not None:
-            q = q.where(h.created_at >= since)
+            q = q.where(col(h.created_at) >= since)
         if before is not None:
-            q = q.where(h.pk < before)
+            q = q.where(col(h.pk) < before)
         with self.db.read() as conn:
-            rows = conn.execute(q.order_by(h.pk.desc()).limit(limit)).all()
+            rows = conn.execute(q.order_by(col(h.pk).desc()).limit(limit)).all()
             verdicts = _verdicts(conn, [int(r[0]) for r in rows], lead)
         out = []
         for pk, item_pk, item_id, ref, dim, score, reason, sample, at, inp, output, n, js in rows:
             scale = self.rubrics.get_rubric(ref).dimension(dim).scale
             verdict, note, lead_score = verdicts.get(int(pk), (None, None, None))
+            if score is None:  # (the query reads scored rows only)
+                raise ValueError(f"score {pk} has no value")
             out.append(ReviewedScore(int(pk), int(item_pk), str(item_id), str(ref), str(dim), float(score), reason,
                                      sample, as_utc(at), inp or "", output or "", int(n or 0),
                                      None if js is None else float(js), scale.min, scale.max, verdict, note, lead_score))
@@ -179,8 +181,8 @@ def _verdicts(conn: Connection, score_pks: list[int], lead: str) -> dict[int, tu
     if not score_pks:
         return {}
     adj = aliased(HumanScore)
-    q = (select(col(LeadReview.score_pk), col(LeadReview.verdict), col(LeadReview.note), adj.score)
-         .outerjoin(adj, adj.pk == col(LeadReview.adjudication_pk))
+    q = (select(col(LeadReview.score_pk), col(LeadReview.verdict), col(LeadReview.note), col(adj.score))
+         .outerjoin(adj, col(adj.pk) == col(LeadReview.adjudication_pk))
          .where(col(LeadReview.score_pk).in_(score_pks), col(LeadReview.reviewer) == lead)
          .order_by(col(LeadReview.pk)))
     return {int(pk): (str(v), note, None if s is None else float(s)) for pk, v, note, s in conn.execute(q)}

@@ -19,6 +19,7 @@ from reviewer.tui.gateway import reads
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.messages import TeamLoaded
 from reviewer.tui.screens.footer import AppKeysFirst, footer
+from reviewer.tui.widgets.tables import fill_fitted
 
 if TYPE_CHECKING:
     from reviewer.services.reports import TeamRow
@@ -81,15 +82,7 @@ class TeamScreen(AppKeysFirst):
 
     def on_team_loaded(self, message: TeamLoaded) -> None:
         self.rows = message.rows
-        table = self.query_one(DataTable)
-        table.clear(columns=True)
-        rows = [cells(row) for row in self.rows]
-        # each column as wide as its widest cell, set here: a width left to the table's next idle
-        # sizing was pictured either way (header-wide, cutting "triage", or full)
-        for n, label in enumerate(COLUMNS):
-            table.add_column(label, width=max([len(label), *(r[n].cell_len for r in rows)]))
-        for i, row_cells in enumerate(rows):
-            table.add_row(*row_cells, key=str(i))
+        fill_fitted(self.query_one(DataTable), COLUMNS, [cells(row) for row in self.rows])
         people = len({r["reviewer"] for r in self.rows})
         ref = self.rapp.session.rubric_ref
         title = Text(" team ", style="bold reverse")
