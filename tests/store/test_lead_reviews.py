@@ -143,3 +143,28 @@ def test_a_review_is_signed_by_the_leads_login_and_checked_by_the_database(team:
     assert not _raw_ok(t, "sue", forged("sue", "mal").replace("'accept'", "'reject'"))  # a reject names its adjudication
     if t.backend == "postgres":
         assert not _raw_ok(t, "mal", forged("sue", "mal"))  # the name is bound to sue's login
+
+
+def test_a_lead_served_through_a_link_signs_the_review_as_written_through_it(
+        demo_store: Store, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """lin, a lead with a link: the session's accept and reject (its adjudication too) are lin's,
+    marked ``via = 'link'``; it may not review as another lead."""
+    from reviewer.store import open_store
+
+    lead, current = _scores(demo_store)
+    demo_store.roles.add_reviewer("lin", "lead")
+    token = demo_store.links.add_link("lin", timedelta(days=1))
+    monkeypatch.setenv("RUBRICATE_LINK_TOKEN", token)
+    session = open_store(db_url)
+    try:
+        session.lead_reviews.accept(current[0], "lin")
+        adjudication, _ = session.lead_reviews.reject(current[1], "lin", 5.0, "half right")
+        with pytest.raises(UserError, match="acts for lin through a link"):
+            session.lead_reviews.accept(current[2], lead)
+    finally:
+        session.close()
+    with demo_store.db.read() as conn:
+        reviews = conn.execute(text("SELECT reviewer, verdict, via FROM lead_review ORDER BY pk")).all()
+        adj = conn.execute(text(f"SELECT reviewer, kind, via FROM human_score WHERE pk = {adjudication}")).one()
+    assert [tuple(r) for r in reviews] == [("lin", "accept", "link"), ("lin", "reject", "link")]
+    assert tuple(adj) == ("lin", "adjudication", "link")
