@@ -169,17 +169,21 @@ class ReviewOfScreen(AppKeysFirst, AnswersWrites):
         return t
 
     def on_mount(self) -> None:
-        self.load(None)
+        self._read(None)
 
     def action_reload(self) -> None:
         """Read the scores again from the newest."""
-        self.load(None)
+        self._read(None)
+
+    def _read(self, before: int | None) -> None:
+        """Start reading a page (one at a time: the cursor does not start a second meanwhile)."""
+        self._reading = True
+        self.load(before)
 
     @reads("the person's scores", group="review-of")
     def load(self, before: int | None) -> None:
         """A page of the person's scores below the key ``before`` (None: the newest)."""
         of, lead = self.of, self.rapp.session.reviewer
-        self._reading = True
         rows = self.rapp.gateway.read(lambda store: adapter.review_walk(
             store, of.person, lead, of.queue, of.since, before, PAGE))
         self.post_message(ReviewPageLoaded(rows, before))
@@ -210,7 +214,7 @@ class ReviewOfScreen(AppKeysFirst, AnswersWrites):
             return
         self._show(event.cursor_row)
         if self.more and not self._reading and event.cursor_row >= len(self.rows) - AHEAD:
-            self.load(self.rows[-1].score_pk)
+            self._read(self.rows[-1].score_pk)
 
     def _show(self, index: int) -> None:
         """The score under the cursor: the item, the person's score and reason, the judge's, the verdict."""
