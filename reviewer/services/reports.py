@@ -419,3 +419,7 @@ class TeamRow(TypedDict):
     pace_per_hour: float | None
     stretch_items: int
     last_active: str | None
+    #: The person's scores given in this queue that a lead has reviewed, and of those accepted
+    #: (each score once, by its latest verdict: ``rubricate review --review-of``).
+    lead_reviewed: int
+    lead_accepted: int

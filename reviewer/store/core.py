@@ -17,6 +17,7 @@ from reviewer.store.engine import make_engine, migrate
 from reviewer.store.items import Items
 from reviewer.store.judge_batches import JudgeBatches
 from reviewer.store.judging import Runs
+from reviewer.store.lead_reviews import LeadReviews
 from reviewer.store.links import Links
 from reviewer.store.lite import missing_database
 from reviewer.store.pair_verdicts import PairVerdicts
@@ -53,6 +54,7 @@ class Store:
         self.align = AlignRuns(self.db, self.rubrics)
         self.activity = Activity(self.db, self.rubrics)
         self.batches = JudgeBatches(self.db)
+        self.lead_reviews = LeadReviews(self.db, self.rubrics, self.roles, self.scores)
 
     def close(self) -> None:
         """Dispose of the database's connections."""

@@ -301,6 +301,13 @@ def _judge_batches(conn: Connection) -> None:
     tables.table_of(tables.JudgeBatchAnswer).create(conn, checkfirst=True)
 
 
+def _lead_reviews(conn: Connection) -> None:
+    """A lead's reviews of a person's scores (:func:`reviewer.store.lead_reviews.lead_review_guards`)."""
+    from reviewer.store.lead_reviews import lead_review_guards
+
+    lead_review_guards(conn)
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -328,6 +335,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0011p_pair_verdicts", _pair_verdicts),
     ("0012h_judge_headline", _judge_headline),
     ("0013b_judge_batches", _judge_batches),
+    ("0013v_lead_reviews", _lead_reviews),
 ]
 
 

@@ -37,8 +37,10 @@ COMMENTS = ("item_comment",)
 REVEALS = ("item_reveal",)
 #: Judges' verdicts on pairs (``0011p_pair_verdicts``).
 PAIR_JUDGMENTS = ("pair_judgment",)
+#: A lead's reviews of a person's scores (``0013v_lead_reviews``).
+LEAD_REVIEWS = ("lead_review",)
 #: Every history table.
-ALL_HISTORY = HISTORY + COMMENTS + REVEALS + PAIR_JUDGMENTS
+ALL_HISTORY = HISTORY + COMMENTS + REVEALS + PAIR_JUDGMENTS + LEAD_REVIEWS
 #: Unique keys besides ``pk`` that a REPLACE could use to delete a row.
 _UNIQUE = {"rubric_version": ("rubric_id", "version")}
 #: Tables whose rows are signed by a reviewer name.

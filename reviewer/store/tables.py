@@ -463,3 +463,32 @@ class JudgeBatchAnswer(SQLModel, table=True):
     batch_pk: int = Field(index=True)
     body: Any = Field(default=None, sa_column=Column(JSON))
     error: str | None = None
+
+
+class LeadReview(SQLModel, table=True):
+    """A lead's verdict on one of a person's scores (``rubricate review --review-of``): ``accept``,
+    or ``reject`` with the lead's own score written as an adjudication (``adjudication_pk``) and
+    the reason as its note. Append-only and signed like a score: ``reviewer`` is the lead who
+    reviewed, ``reviewed`` the person whose score it was; a lead's current verdict on a score is
+    their latest row for it."""
+
+    __tablename__ = "lead_review"
+    __table_args__ = (Index("ix_lead_review_score", "score_pk"), Index("ix_lead_review_reviewed", "reviewed"))
+    pk: int = Field(default=None, primary_key=True)
+    #: The ``human_score`` row reviewed.
+    score_pk: int
+    #: Whose score it is (that row's reviewer).
+    reviewed: str
+    #: The lead who reviewed it (signed like a score).
+    reviewer: str
+    #: accept | reject
+    verdict: str
+    #: A reject: the lead's adjudication written with it (a ``human_score`` row of kind adjudication).
+    adjudication_pk: int | None = None
+    #: A reject's reason (the adjudication's note too).
+    note: str | None = None
+    #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
+    actor: str | None = None
+    #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
+    via: str | None = None
+    created_at: datetime = Field(default_factory=now)

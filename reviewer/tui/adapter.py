@@ -13,8 +13,11 @@ from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 
 if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from datetime import datetime
+
     from reviewer.services.reports import DimensionDetail, GoldAccuracy, TeamRow
     from reviewer.store import Store
+    from reviewer.store.lead_reviews import ReviewedScore
     from reviewer.store.views import Claim
 
 BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
@@ -354,3 +357,20 @@ def gold_drift(store: Store, rubric_ref: str | None) -> list[GoldAccuracy]:
     from reviewer.services.gold import gold_accuracy
 
     return gold_accuracy(store, rubric_ref)
+
+
+def review_walk(store: Store, person: str, lead: str, queue: str | None, since: datetime | None,
+                before: int | None, limit: int) -> list[ReviewedScore]:
+    """A page of ``person``'s current scores for ``lead`` to review, newest first (``rubricate
+    review --review-of``)."""
+    return store.lead_reviews.walk(person, lead, queue, since, before, limit)
+
+
+def accept_score(store: Store, score_pk: int, lead: str) -> int:
+    """A lead accepts one of a person's scores."""
+    return store.lead_reviews.accept(score_pk, lead)
+
+
+def reject_score(store: Store, score_pk: int, lead: str, value: float, note: str) -> tuple[int, int]:
+    """A lead rejects one of a person's scores with a reason and their own score (an adjudication)."""
+    return store.lead_reviews.reject(score_pk, lead, value, note)

@@ -28,6 +28,7 @@ def screens(app: type) -> dict[str, list[type]]:
     from reviewer.tui.screens.pair import PairScreen
     from reviewer.tui.screens.queue import QueueScreen
     from reviewer.tui.screens.reason import ReasonDialog, TagRow
+    from reviewer.tui.screens.review_of import RejectDialog, ReviewOfScreen
     from reviewer.tui.screens.safety import DecisionDialog, SafetyScreen
     from reviewer.tui.screens.team import TeamScreen
 
@@ -38,6 +39,7 @@ def screens(app: type) -> dict[str, list[type]]:
         "reason": [ReasonDialog, app], "reason tags": [TagRow, ReasonDialog, app],
         "decision": [DecisionDialog, app], "adjudication": [AdjudicationDialog, app], "comment": [CommentDialog, app],
         "filter": [FilterDialog, app], "jump": [JumpDialog, app], "jump choice": [ItemChoiceDialog, app],
+        "review of": [ReviewOfScreen, app], "reject": [RejectDialog, app],
     }
 
 

@@ -12,6 +12,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from reviewer.services.reports import DimensionDetail, GoldAccuracy, TeamRow
+    from reviewer.store.lead_reviews import ReviewedScore
     from reviewer.store.views import QueueFilter
     from reviewer.tui.adapter import FlagLine, QueueLine
     from reviewer.tui.viewmodel import ItemState, PairState
@@ -166,3 +167,12 @@ class DetailLoaded(Message):
     """One dimension's confusion table, biases and disagreements were computed."""
 
     detail: DimensionDetail
+
+
+@dataclass
+class ReviewPageLoaded(Message):
+    """A page of a person's scores for a lead's review was read (``before``: the key it was
+    read below; None for the first page)."""
+
+    rows: list[ReviewedScore]
+    before: int | None
