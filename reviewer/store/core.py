@@ -12,6 +12,7 @@ from reviewer.locations import LINK_TOKEN_ENV
 from reviewer.store.activity import Activity
 from reviewer.store.align_runs import AlignRuns
 from reviewer.store.comments import Comments
+from reviewer.store.corrections import Corrections
 from reviewer.store.db import Db
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.items import Items
@@ -51,6 +52,7 @@ class Store:
         self.links = Links(self.db, self.roles)
         self.align = AlignRuns(self.db, self.rubrics)
         self.activity = Activity(self.db, self.rubrics)
+        self.corrections = Corrections(self.db, self.roles)
 
     def close(self) -> None:
         """Dispose of the database's connections."""

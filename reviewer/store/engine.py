@@ -294,6 +294,13 @@ def _pair_verdicts(conn: Connection) -> None:
             " END LOOP; END $$")
 
 
+def _corrections(conn: Connection) -> None:
+    """Corrected answers (:func:`reviewer.store.corrections.correction_guards`)."""
+    from reviewer.store.corrections import correction_guards
+
+    correction_guards(conn)
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -320,6 +327,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0011a_align_runs", _align_runs),
     ("0011p_pair_verdicts", _pair_verdicts),
     ("0012h_judge_headline", _judge_headline),
+    ("0013c_corrections", _corrections),
 ]
 
 

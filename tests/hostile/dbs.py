@@ -80,6 +80,7 @@ def populate(store: Store, tmp: Path) -> dict[str, Any]:
     store.scores.add_pair_choice(pk, "lee", pk)
     store.comments.add_comment(pk, "lee", "the second paragraph cites a retracted study")
     store.scores.add_reveal(pk, "lee")
+    store.corrections.add_correction(pk, "lee", "answer b, as it should have been")
     return {"item_pk": pk, "flag": flag}
 
 
