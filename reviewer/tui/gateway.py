@@ -224,5 +224,10 @@ class Gateway:
         """The reviewer's pick between two items of a group (None: a tie)."""
         return self.write(f"pair {group}", lambda s: adapter.choose_in_pair(s, a, b, winner, reviewer, reason, tags))
 
+    def add_correction(self, state: ItemState, reviewer: str, text: str) -> Ticket[int | None]:
+        """The reviewer's corrected answer for the item's output (None: unchanged, nothing stored)."""
+        return self.write(f"correction of {state.item_id}",
+                          lambda s: adapter.add_correction(s, state, reviewer, text))
+
 
 __all__ = ["Close", "Gateway", "StoreUnavailable", "Ticket", "reads"]
