@@ -137,6 +137,23 @@ def test_the_csv_export_has_a_corrections_column(tmp_path: Path, capsys: pytest.
     assert rows and all(json.loads(r["corrections"])[0]["text"] == "=1+1 is not the answer" for r in rows)
 
 
+def test_queue_show_lists_the_corrected_answers_made_safe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "x.db")
+    store = open_store(db)
+    try:
+        pk = _item(store, tmp_path)
+        store.corrections.add_correction(pk, "lee", "Paris \x1b]0;pwned\x07[b]is[/b] the capital.\nSince 987.")
+    finally:
+        store.close()
+    code, out, _ = run_cli(["queue", "show", "cap", "--db", db], capsys)
+    assert code == 0
+    head, _, rest = out.partition("corrected answers (1)\n")
+    assert rest.startswith("  lee · 20") and "    Paris ␛]0;pwned␇[b]is[/b] the capital.\n    Since 987." in rest
+    assert "\x1b" not in out
+    code, out, _ = run_cli(["queue", "show", "cap", "--json", "--db", db], capsys)
+    assert code == 0 and json.loads(out)["corrections"][0]["author"] == "lee"
+
+
 @pytest.fixture
 def team(demo_store: Store) -> Store:
     """The demo items, the acting login a lead, ana a plain reviewer bound to her own login."""
