@@ -10,7 +10,7 @@ scores is hidden from a reviewer they see only their own (:func:`reviewer.domain
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -52,17 +52,28 @@ def latest(corrections: Sequence[Correction]) -> Correction | None:
     return corrections[-1] if corrections else None
 
 
+#: The most lines a text may have for :func:`line_diff` to compare it: the item screen draws the
+#: diff as it shows the item, and two texts of 2000 lines each, built so that no line is rare
+#: enough to anchor the match, take about 50 ms (three times that at 3000 lines).
+MAX_DIFF_LINES = 2000
+
 #: how a line of :func:`line_diff` reads: in both texts, only in the output, only in the correction
 Side = Literal["same", "output", "correction"]
 
 
-def line_diff(output: str, corrected: str) -> Iterator[tuple[Side, str]]:
-    """The output against its correction line by line (difflib's longest matching blocks): every
-    line of both, in order, each said to be in both, only the output's, or only the correction's."""
+def line_diff(output: str, corrected: str) -> list[tuple[Side, str]] | None:
+    """The output against its correction line by line (difflib's matching blocks, a line found
+    in more than 1% of a long text matched only around others): every line of both, in order,
+    each said to be in both, only the output's, or only the correction's. None when either has
+    more than :data:`MAX_DIFF_LINES` lines (a diff's time grows with the product of the two)."""
     a, b = output.splitlines(), corrected.splitlines()
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    if max(len(a), len(b)) > MAX_DIFF_LINES:
+        return None
+    out: list[tuple[Side, str]] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
         if op == "equal":
-            yield from (("same", line) for line in a[i1:i2])
+            out += [("same", line) for line in a[i1:i2]]
             continue
-        yield from (("output", line) for line in a[i1:i2])
-        yield from (("correction", line) for line in b[j1:j2])
+        out += [("output", line) for line in a[i1:i2]]
+        out += [("correction", line) for line in b[j1:j2]]
+    return out

@@ -198,3 +198,32 @@ async def test_the_write_never_blocks_the_screen(store: Store) -> None:
         await settle(app, pilot)
         assert app.gateway.pending == 0 and not app.write_errors
     assert [c.text.endswith(" held back") for c in store.corrections.corrections([pk])[pk]] == [True]
+
+
+async def test_a_correction_of_earlier_content_is_shown_as_written_not_diffed_against_the_new(
+        store: Store, tmp_path: Any) -> None:
+    import json
+
+    from reviewer.services.importing import import_file
+
+    pk = _next_pk(store)
+    with store.db.read() as conn:
+        from sqlalchemy import text as sql
+
+        item_id, dataset, ref = conn.execute(sql("SELECT item_id, dataset, rubric_ref FROM item WHERE pk = :pk"),
+                                             {"pk": pk}).one()
+    store.corrections.add_correction(pk, "ana", "the first text, corrected")
+    src = tmp_path / "new.jsonl"
+    src.write_text(json.dumps({"id": item_id, "output": "an entirely new answer"}) + "\n")
+    import_file(store, src, ref, dataset=dataset, update_existing=True)
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.open_item(pk)  # (its new content moved it in the queue's order)
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.state.item_pk == pk and screen.state.revision == 2
+        shown, text = _panel(screen)
+        assert shown and "(of earlier content: as written)" in text and "the first text, corrected" in text
+        assert "- an entirely new answer" not in text and "+ " not in text
+

@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widgets import Label, TextArea
 
-from reviewer.domain.corrections import correction_problem, latest, line_diff
+from reviewer.domain.corrections import MAX_DIFF_LINES, correction_problem, latest, line_diff
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import palette
 from reviewer.tui.screens.footer import footer
@@ -81,8 +81,9 @@ class CorrectionEditor(ModalScreen[str | None]):
 def correction_text(state: ItemState) -> Text | None:
     """The item's newest corrected answer this reviewer may read (None: none), with its author and
     time: as a line diff against the output when it corrects the current content (``-`` the
-    output's lines, ``+`` the correction's, both kept in order), else as written, marked as a
-    correction of earlier content. Every line from data goes through :func:`safe`."""
+    output's lines, ``+`` the correction's, both kept in order), else as written, saying why (it
+    corrects earlier content, or a text is too long to compare here). Every line from data goes
+    through :func:`safe`."""
     shown = state.shown_corrections()
     c = latest(shown)
     if c is None:
@@ -92,13 +93,16 @@ def correction_text(state: ItemState) -> Text | None:
     t.append(f"corrected answer ({len(shown)})", style="bold")
     t.append(safe_line(f" {c.reviewer}"), style="bold cyan")
     t.append(f" · {when}", style="dim")
-    if c.revision != state.revision:
-        t.append(" (of earlier content: as written)\n", style="dim yellow")
+    diff = line_diff(state.output, c.text) if c.revision == state.revision else None
+    if diff is None:
+        why = ("of earlier content" if c.revision != state.revision
+               else f"more than {MAX_DIFF_LINES} lines to compare")
+        t.append(f" ({why}: as written)\n", style="dim yellow")
         t.append(safe(c.text))
         return t
     t.append("  - output  + corrected\n", style="dim")
     marks = {"same": ("  ", ""), "output": ("- ", palette.fail()), "correction": ("+ ", palette.added())}
-    for side, line in line_diff(state.output, c.text):
+    for side, line in diff:
         mark, style = marks[side]
         t.append(mark + safe(line) + "\n", style=style)
     t.rstrip()
