@@ -17,6 +17,7 @@ from reviewer.tui.app import make_app
 from reviewer.tui.config import TuiSettings
 from reviewer.tui.screens.correction import CorrectionEditor, SafeTextArea
 from reviewer.tui.screens.help import HelpScreen
+from reviewer.tui.screens.item import ItemScreen
 from tests.hostile.harness import EVERYTHING, raw_controls
 from tests.tui.conftest import REVIEWER
 from tests.tui.test_comments import _next_pk
@@ -222,6 +223,7 @@ async def test_a_correction_of_earlier_content_is_shown_as_written_not_diffed_ag
         app.open_item(pk)  # (its new content moved it in the queue's order)
         await settle(app, pilot)
         screen = app.screen
+        assert isinstance(screen, ItemScreen)
         assert screen.state.item_pk == pk and screen.state.revision == 2
         shown, text = _panel(screen)
         assert shown and "(of earlier content: as written)" in text and "the first text, corrected" in text
