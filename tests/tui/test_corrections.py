@@ -47,8 +47,9 @@ async def test_e_stores_a_correction_with_author_and_revision_and_shows_it_as_a_
         screen = await start(app, pilot)
         pk, output = screen.state.item_pk, screen.state.output
         assert _panel(screen)[0] is False  # no correction yet: no panel
-        editor = await _edit(app, pilot, "enter", *"Sources: WHO, 2024.")
+        editor = await _edit(app, pilot, "enter", *"Sources: WHO, 2024?", "backspace", ".")
         assert editor.query_one(SafeTextArea).text == output + "\nSources: WHO, 2024."  # prefilled with the output
+        assert isinstance(app.screen, CorrectionEditor)  # "?" was typed, not help opened
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert app.screen is screen
