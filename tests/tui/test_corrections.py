@@ -49,7 +49,7 @@ async def test_e_stores_a_correction_with_author_and_revision_and_shows_it_as_a_
         assert _panel(screen)[0] is False  # no correction yet: no panel
         editor = await _edit(app, pilot, "enter", *"Sources: WHO, 2024?", "backspace", ".")
         assert editor.query_one(SafeTextArea).text == output + "\nSources: WHO, 2024."  # prefilled with the output
-        assert isinstance(app.screen, CorrectionEditor)  # "?" was typed, not help opened
+        assert app.screen_stack[-1] is editor  # "?" was typed, not help opened
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert app.screen is screen
