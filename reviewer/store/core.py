@@ -12,6 +12,7 @@ from reviewer.locations import LINK_TOKEN_ENV
 from reviewer.store.activity import Activity
 from reviewer.store.align_runs import AlignRuns
 from reviewer.store.comments import Comments
+from reviewer.store.corrections import Corrections
 from reviewer.store.db import Db
 from reviewer.store.engine import make_engine, migrate
 from reviewer.store.items import Items
@@ -55,6 +56,7 @@ class Store:
         self.activity = Activity(self.db, self.rubrics)
         self.batches = JudgeBatches(self.db)
         self.lead_reviews = LeadReviews(self.db, self.rubrics, self.roles, self.scores)
+        self.corrections = Corrections(self.db, self.roles)
 
     def close(self) -> None:
         """Dispose of the database's connections."""

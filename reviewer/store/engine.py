@@ -308,6 +308,13 @@ def _lead_reviews(conn: Connection) -> None:
     lead_review_guards(conn)
 
 
+def _corrections(conn: Connection) -> None:
+    """Corrected answers (:func:`reviewer.store.corrections.correction_guards`)."""
+    from reviewer.store.corrections import correction_guards
+
+    correction_guards(conn)
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -336,6 +343,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0012h_judge_headline", _judge_headline),
     ("0013b_judge_batches", _judge_batches),
     ("0013v_lead_reviews", _lead_reviews),
+    ("0013c_corrections", _corrections),
 ]
 
 

@@ -340,14 +340,12 @@ class PairJudgment(SQLModel, table=True):
     created_at: datetime = Field(default_factory=now)
 
 
-class ItemComment(SQLModel, table=True):
-    """A person's comment on an item, shown to later reviewers (unless blind). Append-only: a
-    comment is never edited or removed; a correction is a new comment."""
+class PersonsText(SQLModel):
+    """The columns of a person's signed text on an item (a comment, a corrected answer)."""
 
-    __tablename__ = "item_comment"
     pk: int = Field(default=None, primary_key=True)
     item_pk: int = Field(index=True)
-    #: The item's content revision the comment was written on.
+    #: The item's content revision the text was written on.
     revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     #: The author (a reviewer name, signed like a score).
     reviewer: str
@@ -357,6 +355,13 @@ class ItemComment(SQLModel, table=True):
     #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
     via: str | None = None
     created_at: datetime = Field(default_factory=now)
+
+
+class ItemComment(PersonsText, table=True):
+    """A person's comment on an item, shown to later reviewers (unless blind). Append-only: a
+    comment is never edited or removed; a correction is a new comment."""
+
+    __tablename__ = "item_comment"
 
 
 class ItemReveal(SQLModel, table=True):
@@ -492,3 +497,11 @@ class LeadReview(SQLModel, table=True):
     #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
     via: str | None = None
     created_at: datetime = Field(default_factory=now)
+
+
+class ItemCorrection(PersonsText, table=True):
+    """A person's corrected answer: the item's output as it should have been (``e`` on the item
+    screen), ``revision`` the content revision whose output it corrects. Append-only: a later
+    correction is a new row; signed like a score."""
+
+    __tablename__ = "item_correction"

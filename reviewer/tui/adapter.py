@@ -177,7 +177,8 @@ def load_item(store: Store, item_pk: int, reviewer: str, blind: bool = False, cl
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
                      pair_lines, fold=fold, reviewer=reviewer,
                      conversation=[m for m in (view.conversation or []) if isinstance(m, dict)],
-                     comments=list(store.comments.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue)
+                     comments=list(store.comments.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue,
+                     corrections=list(store.corrections.corrections([item_pk])[item_pk]))
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -263,6 +264,12 @@ def add_reveal(store: Store, state: ItemState, reviewer: str) -> int:
 def add_comment(store: Store, state: ItemState, reviewer: str, text: str) -> int:
     """Write the reviewer's comment on the item."""
     return int(store.comments.add_comment(state.item_pk, reviewer, text))
+
+
+def add_correction(store: Store, state: ItemState, reviewer: str, text: str) -> int | None:
+    """Write the reviewer's corrected answer for the item's output (None: it was unchanged, and
+    nothing was stored)."""
+    return store.corrections.add_correction(state.item_pk, reviewer, text)
 
 
 def renew_claim(store: Store, state: ItemState, lease_seconds: int) -> None:

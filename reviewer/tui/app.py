@@ -403,6 +403,10 @@ class ReviewApp(App[None]):
         """Hand the reviewer's comment on the item to the writer (stored at once, in order)."""
         return self.gateway.add_comment(state, self.session.reviewer, text)
 
+    def write_correction(self, state: ItemState, text: str) -> Ticket[int | None]:
+        """Hand the reviewer's corrected answer of the item to the writer (stored at once, in order)."""
+        return self.gateway.add_correction(state, self.session.reviewer, text)
+
     def write_reveal(self, *states: ItemState) -> None:
         """Hand the reviewer's reveal of the judge on these items to the writer: stored, so the
         judge stays shown (and later scores are not blind) when the item is opened again."""

@@ -232,5 +232,10 @@ class Gateway:
         """A lead's reject of one of a person's scores: their adjudication and the review."""
         return self.write(f"reject of {label}", lambda s: adapter.reject_score(s, score_pk, lead, value, note))
 
+    def add_correction(self, state: ItemState, reviewer: str, text: str) -> Ticket[int | None]:
+        """The reviewer's corrected answer for the item's output (None: unchanged, nothing stored)."""
+        return self.write(f"correction of {state.item_id}",
+                          lambda s: adapter.add_correction(s, state, reviewer, text))
+
 
 __all__ = ["Close", "Gateway", "StoreUnavailable", "Ticket", "reads"]

@@ -90,6 +90,8 @@ class ReviewHost(Protocol):
 
     def flag_item(self, state: ItemState, reason: str) -> Ticket[int]: ...
 
+    def write_correction(self, state: ItemState, text: str) -> Ticket[int | None]: ...
+
 
 class AnswersWrites:
     """A screen that keeps writes it handed over (on its undo stack, or waiting for their

@@ -21,6 +21,7 @@ def screens(app: type) -> dict[str, list[type]]:
     from reviewer.tui.screens.calibration import CalibrationScreen, DimensionDetailScreen
     from reviewer.tui.screens.comment import CommentDialog
     from reviewer.tui.screens.confirm import AdjudicationDialog
+    from reviewer.tui.screens.correction import CorrectionEditor
     from reviewer.tui.screens.filter import FilterDialog
     from reviewer.tui.screens.help import HelpScreen
     from reviewer.tui.screens.item import ItemScreen
@@ -40,6 +41,7 @@ def screens(app: type) -> dict[str, list[type]]:
         "decision": [DecisionDialog, app], "adjudication": [AdjudicationDialog, app], "comment": [CommentDialog, app],
         "filter": [FilterDialog, app], "jump": [JumpDialog, app], "jump choice": [ItemChoiceDialog, app],
         "review of": [ReviewOfScreen, app], "reject": [RejectDialog, app],
+        "correction": [CorrectionEditor, app],
     }
 
 

@@ -33,6 +33,7 @@ CHANGE = {
     "item_reveal": ("reviewer", "'forged'"),
     "pair_judgment": ("winner", "'b'"),
     "lead_review": ("note", "'forged'"),
+    "item_correction": ("text", "'forged'"),
 }
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, TextArea
 
 from reviewer.services.importing import import_file
 from reviewer.store import Store
@@ -28,6 +28,8 @@ async def steady(app: Any, pilot: Any) -> None:
     between showed cut columns (the calibration drill-down's, once under load): wait for that."""
     for field in app.screen.query(Input):
         field.cursor_blink = False
+    for area in app.screen.query(TextArea):  # (the correction editor's)
+        area.cursor_blink = False
     for _ in range(500):  # (at most ~5 s; DataTable keeps the flag privately)
         if not any(t._require_update_dimensions for t in app.screen.query(DataTable)):
             break
@@ -61,6 +63,9 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "pair_partners": (False, ("g", "o", "a", "e", *"fewer loaded words", "tab", "2", "enter"), PAIRWISE),
     "jump_choice": (False, ("colon", *"gq-003", "enter"), None),
     "team": (False, ("t",), None),
+    # the correction editor, a line begun at its top; then the item showing it as a diff
+    "correction": (False, ("g", "e", *"In short: "), None),
+    "item_corrected": (False, ("g", "e", *"In short: ", "ctrl+s"), None),
 }
 
 
