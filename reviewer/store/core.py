@@ -14,6 +14,7 @@ from reviewer.store.align_runs import AlignRuns
 from reviewer.store.comments import Comments
 from reviewer.store.db import Db
 from reviewer.store.engine import make_engine, migrate
+from reviewer.store.history import History
 from reviewer.store.items import Items
 from reviewer.store.judging import Runs
 from reviewer.store.links import Links
@@ -51,6 +52,7 @@ class Store:
         self.links = Links(self.db, self.roles)
         self.align = AlignRuns(self.db, self.rubrics)
         self.activity = Activity(self.db, self.rubrics)
+        self.history = History(self.db)
 
     def close(self) -> None:
         """Dispose of the database's connections."""

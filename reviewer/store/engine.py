@@ -294,6 +294,14 @@ def _pair_verdicts(conn: Connection) -> None:
             " END LOOP; END $$")
 
 
+def _queue_sort(conn: Connection) -> None:
+    """The history panel reads a reviewer's latest rows in a queue's sample, newest first: an
+    index on the scores by reviewer, sample and row answers it without scanning every score.
+    (The queue list's orders need none: a sorted page of 100k items is one scan,
+    ``benchmarks/bench_queue_sort.py``.)"""
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_human_reviewer_sample ON human_score (reviewer, sample, pk)")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -320,6 +328,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0011a_align_runs", _align_runs),
     ("0011p_pair_verdicts", _pair_verdicts),
     ("0012h_judge_headline", _judge_headline),
+    ("0013o_queue_sort", _queue_sort),
 ]
 
 

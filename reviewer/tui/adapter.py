@@ -15,6 +15,7 @@ from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
     from reviewer.services.reports import DimensionDetail, GoldAccuracy, TeamRow
     from reviewer.store import Store
+    from reviewer.store.history import Decision
     from reviewer.store.views import Claim
 
 BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
@@ -93,15 +94,19 @@ def roles(store: Store, reviewer: str) -> set[str]:
 
 
 def queue_page(store: Store, queue: str, rubric_ref: str | None, dataset: str | None, after: Any,
-               limit: int, filt: Any = None, blind: bool = False) -> tuple[list[QueueLine], int | None, int | None]:
+               limit: int, filt: Any = None, blind: bool = False,
+               order: Any = None) -> tuple[list[QueueLine], int | None, int | None]:
     """One page of the queue narrowed by ``filt`` (a ``QueueFilter``; in a blind session never
-    by what the judge said); with the first page (``after`` None) the queue's size and how many
-    items the filter keeps (None without a filter)."""
+    by what the judge said) and sorted in ``order`` (a ``QueueOrder``; in a blind session never
+    by what the judge said either); with the first page (``after`` None) the queue's size and how
+    many items the filter keeps (None without a filter)."""
     if filt is not None and blind and filt.reveals_judge:
         filt = filt.without_judge()
     if filt is not None and not filt.active:
         filt = None
-    rows = store.queue.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, filt=filt)
+    if order is not None and (not order.active or (blind and order.reveals_judge)):
+        order = None
+    rows = store.queue.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, filt=filt, order=order)
     total = matching = None
     if after is None:
         total = store.queue.queue_count(queue, rubric_ref, dataset)
@@ -354,3 +359,8 @@ def gold_drift(store: Store, rubric_ref: str | None) -> list[GoldAccuracy]:
     from reviewer.services.gold import gold_accuracy
 
     return gold_accuracy(store, rubric_ref)
+
+
+def history_page(store: Store, reviewer: str, queue: str, offset: int, limit: int) -> list[Decision]:
+    """The reviewer's latest decisions on the queue, newest first (the history panel)."""
+    return store.history.recent_decisions(reviewer, queue, limit=limit, offset=offset)

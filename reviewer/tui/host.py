@@ -76,6 +76,8 @@ class ReviewHost(Protocol):
 
     def flag_item(self, state: ItemState, reason: str) -> Ticket[int]: ...
 
+    def go_to(self, item_pk: int, *states: ItemState) -> Any: ...
+
 
 class AnswersWrites:
     """A screen that keeps writes it handed over (on its undo stack, or waiting for their

@@ -62,6 +62,7 @@ class ItemScreen(ScoringScreen):
         Binding("colon", "jump", "go to id", id="item.jump"),
         Binding("w", "pair", "pair view", id="item.pair"),
         Binding("escape", "back", "queue", id="item.back"),
+        Binding("h", "history", "history", show=False, id="item.history"),
     ]
 
     def __init__(self, state: ItemState) -> None:
@@ -352,3 +353,16 @@ class ItemScreen(ScoringScreen):
     def action_back(self) -> None:
         """Back to the queue list (the lease is released)."""
         self.rapp.leave_item(self.state)
+
+    def action_history(self) -> None:
+        """One's own last decisions on this queue; enter there goes to that item (this one's
+        lease is given back, as for ``:``)."""
+        from reviewer.tui.screens.history import HistoryScreen
+
+        state = self.state
+
+        def done(item_pk: int | None) -> None:
+            if item_pk is not None and item_pk != state.item_pk:
+                self.rapp.go_to(item_pk, state)
+
+        self.app.push_screen(HistoryScreen(), done)
