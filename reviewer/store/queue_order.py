@@ -1,7 +1,8 @@
 """The queue list's orders as SQL: an ORDER BY on the queue's page read, on both backends.
 
-Each order is a value the item row already holds, so a sorted page is one indexed or scanned
-read, never a load of the queue into memory (a page is found by OFFSET in the sorted list):
+Each order is a value the item row already holds, so a sorted page is one scan that keeps the
+page's keys (the database's top-N sort), never a load of the queue into memory; a page is found by
+OFFSET in the sorted list, and its rows are then read by key:
 
 - ``judge``: the list's score cell: the judge's headline score where the rubric names one, else
   its overall (both on 0–1);
@@ -9,9 +10,10 @@ read, never a load of the queue into memory (a page is found by OFFSET in the so
   the people (``item.human_gap``) and the judge panel's spread (``item.judge_spread``);
 - ``age``: when the item was added (``item.created_at``);
 - ``metadata``: one key of the item's metadata. A JSON number, or text that is a JSON number
-  (``"12"``, ``"-3.5"``, ``"1e3"``; not ``"+1"``, ``".5"`` or ``"12 kg"``), sorts as a number, before
-  every other value; other text sorts after the numbers, by code point (the same on SQLite and
-  PostgreSQL); no key, ``null``, ``true``/``false``, a list or an object come last.
+  (``"12"``, ``"-3.5"``, ``"1e3"``; not ``"+1"``, ``".5"`` or ``"12 kg"``; an exponent of at most
+  five digits), sorts as a number, before every other value (equal numbers by their text, a JSON
+  number, which has none, after); other text sorts after the numbers, by code point (the same on
+  SQLite and PostgreSQL); no key, ``null``, ``true``/``false``, a list or an object come last.
 
 Items without the value (no judge score, no gap, no such key) come last in either direction;
 ties keep the queue's order (item key, ascending).

@@ -68,7 +68,7 @@ class HistoryScreen(AppKeysFirst):
         return host_of(self.app)
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(" history ", style="bold reverse") + Text("  reading your decisions…", style="dim"),
+        yield Static(Text.assemble((" history ", "bold reverse"), ("  reading your decisions…", "dim")),
                      id="history-title")
         table: DataTable[Any] = DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield table
@@ -98,7 +98,8 @@ class HistoryScreen(AppKeysFirst):
             table.add_row(*row_cells, key=str(r.item_pk))
         s = self.rapp.session
         page = self.skipped // PAGE + 1
-        title = Text(" history ", style="bold reverse")
+        title = Text()
+        title.append(" history ", style="bold reverse")
         if self.rows:
             what = f"  {s.reviewer} on {s.queue}: decisions {self.skipped + 1}–{self.skipped + len(self.rows)}, newest first"
         else:

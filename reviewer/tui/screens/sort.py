@@ -25,7 +25,8 @@ BLIND_SORT_NOTE = "the judge's score and disagreement are not offered in a blind
 
 
 class SortDialog(ModalScreen[QueueOrder | None]):
-    """Pick the list's order; enter applies, tab moves between fields, escape cancels."""
+    """Pick the list's order; ctrl+s (or enter in the key's field) applies, tab moves between
+    fields, escape cancels."""
 
     BINDINGS = [
         Binding("escape", "cancel", "cancel", id="sort.cancel"),
@@ -46,7 +47,7 @@ class SortDialog(ModalScreen[QueueOrder | None]):
         offered = self.orders()
         with Vertical(id="sort-box"):
             yield Label(Text.assemble(("Sort the queue list", "bold"),
-                                      ("   tab: next field · enter: apply · esc: cancel", "dim")))
+                                      ("   tab: next field · ctrl+s: apply · esc: cancel", "dim")))
             yield Select([(ORDERS[o], o) for o in offered], allow_blank=False,
                          value=c.by if c.by in offered else "queue", id="sort-by")
             yield Checkbox("descending: high to low, newest first", c.descending, id="sort-descending")
