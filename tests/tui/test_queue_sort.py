@@ -6,8 +6,11 @@ and from the item screen (where the item on screen is given back)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Checkbox, DataTable, Input, Select, Static
 
 from reviewer.store import Store
@@ -157,3 +160,31 @@ async def test_history_lists_the_decisions_just_made_and_enter_goes_there(store:
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, ItemScreen) and app.screen.state.item_id == decided[1]
+
+
+async def test_hostile_ids_dimensions_and_keys_are_shown_as_typed(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """An item id and a dataset with markup in the history panel, a metadata key with markup in
+    the sorted list's title: shown as typed (a DataTable reads a plain string cell as markup, and
+    ``[/]`` there crashed the queue screen once). Escapes cannot get this far: an import refuses
+    them in ids, and the sort refuses them in a key."""
+    from reviewer.services.importing import import_file
+    from reviewer.store import open_store
+
+    monkeypatch.setenv("RUBRICATE_CONFIG", str(tmp_path / "none.yaml"))
+    src = tmp_path / "h.jsonl"
+    src.write_text(json.dumps({"id": "[/]it[red]em", "output": "o", "metadata": {"[b]k": 1},
+                               "judge": {"model": "m", "scores": {"accuracy": 5}}}) + "\n")
+    store = open_store(str(tmp_path / "h.db"))
+    import_file(store, src, "general-quality@1.0.0", dataset="[bold]set")
+    pk = store.queue.queue_page("triage", limit=1)[0].item_pk
+    store.scores.add_human_score(pk, "accuracy", REVIEWER, 5.0, sample="triage")
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        await sort_by(app, pilot, "metadata", False, "[b]k")
+        sorted_svg, head = app.export_screenshot(), title(app)
+        await press_to(app, pilot, "h", HistoryScreen)
+        history_svg = app.export_screenshot()
+        cell = str(app.screen.query_one(DataTable).get_row_at(0)[1])
+    assert "[/]it[red]em" in history_svg and "[bold]set" in history_svg and cell == "[/]it[red]em"
+    assert 'sorted: metadata "[b]k", low to high' in head and "[b]k" in sorted_svg
