@@ -15,6 +15,7 @@ from reviewer.store.comments import Comments
 from reviewer.store.corrections import Corrections
 from reviewer.store.db import Db
 from reviewer.store.engine import make_engine, migrate
+from reviewer.store.history import History
 from reviewer.store.items import Items
 from reviewer.store.judge_batches import JudgeBatches
 from reviewer.store.judging import Runs
@@ -57,6 +58,7 @@ class Store:
         self.batches = JudgeBatches(self.db)
         self.lead_reviews = LeadReviews(self.db, self.rubrics, self.roles, self.scores)
         self.corrections = Corrections(self.db, self.roles)
+        self.history = History(self.db)
 
     def close(self) -> None:
         """Dispose of the database's connections."""

@@ -315,6 +315,14 @@ def _corrections(conn: Connection) -> None:
     correction_guards(conn)
 
 
+def _queue_sort(conn: Connection) -> None:
+    """The history panel reads a reviewer's latest rows in a queue's sample, newest first: an
+    index on the scores by reviewer, sample and row answers it without scanning every score.
+    (The queue list's orders need none: a sorted page of 100k items is one scan,
+    ``benchmarks/bench_queue_sort.py``.)"""
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_human_reviewer_sample ON human_score (reviewer, sample, pk)")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -344,6 +352,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0013b_judge_batches", _judge_batches),
     ("0013v_lead_reviews", _lead_reviews),
     ("0013c_corrections", _corrections),
+    ("0013o_queue_sort", _queue_sort),
 ]
 
 

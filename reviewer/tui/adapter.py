@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads 
 
     from reviewer.services.reports import DimensionDetail, GoldAccuracy, TeamRow
     from reviewer.store import Store
+    from reviewer.store.history import Decision
     from reviewer.store.lead_reviews import ReviewedScore
     from reviewer.store.views import Claim
 
@@ -96,15 +97,19 @@ def roles(store: Store, reviewer: str) -> set[str]:
 
 
 def queue_page(store: Store, queue: str, rubric_ref: str | None, dataset: str | None, after: Any,
-               limit: int, filt: Any = None, blind: bool = False) -> tuple[list[QueueLine], int | None, int | None]:
+               limit: int, filt: Any = None, blind: bool = False,
+               order: Any = None) -> tuple[list[QueueLine], int | None, int | None]:
     """One page of the queue narrowed by ``filt`` (a ``QueueFilter``; in a blind session never
-    by what the judge said); with the first page (``after`` None) the queue's size and how many
-    items the filter keeps (None without a filter)."""
+    by what the judge said) and sorted in ``order`` (a ``QueueOrder``; in a blind session never
+    by what the judge said either); with the first page (``after`` None) the queue's size and how
+    many items the filter keeps (None without a filter)."""
     if filt is not None and blind and filt.reveals_judge:
         filt = filt.without_judge()
     if filt is not None and not filt.active:
         filt = None
-    rows = store.queue.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, filt=filt)
+    if order is not None and (not order.active or (blind and order.reveals_judge)):
+        order = None
+    rows = store.queue.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, filt=filt, order=order)
     total = matching = None
     if after is None:
         total = store.queue.queue_count(queue, rubric_ref, dataset)
@@ -381,3 +386,8 @@ def accept_score(store: Store, score_pk: int, lead: str) -> int:
 def reject_score(store: Store, score_pk: int, lead: str, value: float, note: str) -> tuple[int, int]:
     """A lead rejects one of a person's scores with a reason and their own score (an adjudication)."""
     return store.lead_reviews.reject(score_pk, lead, value, note)
+
+
+def history_page(store: Store, reviewer: str, queue: str, offset: int, limit: int) -> list[Decision]:
+    """The reviewer's latest decisions on the queue, newest first (the history panel)."""
+    return store.history.recent_decisions(reviewer, queue, limit=limit, offset=offset)

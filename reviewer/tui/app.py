@@ -337,6 +337,11 @@ class ReviewApp(App[None]):
                 self.gateway.close_claim(state.claim, "release")
         self.post_message(ItemLoaded(_warmed(self._load(pk)), True, None))
 
+    def go_to(self, item_pk: int, *states: ItemState) -> None:
+        """Open the item ``item_pk`` (picked from the history panel; the items on screen are
+        given back, as for a jump)."""
+        self._jump_to("", states, item_pk)
+
     def on_items_found(self, message: ItemsFound) -> None:
         if not message.found:
             self.notify(safe_line(f"no item {message.item_id!r}"), severity="warning", markup=False)

@@ -24,6 +24,7 @@ def screens(app: type) -> dict[str, list[type]]:
     from reviewer.tui.screens.correction import CorrectionEditor
     from reviewer.tui.screens.filter import FilterDialog
     from reviewer.tui.screens.help import HelpScreen
+    from reviewer.tui.screens.history import HistoryScreen
     from reviewer.tui.screens.item import ItemScreen
     from reviewer.tui.screens.jump import ItemChoiceDialog, JumpDialog
     from reviewer.tui.screens.pair import PairScreen
@@ -31,6 +32,7 @@ def screens(app: type) -> dict[str, list[type]]:
     from reviewer.tui.screens.reason import ReasonDialog, TagRow
     from reviewer.tui.screens.review_of import RejectDialog, ReviewOfScreen
     from reviewer.tui.screens.safety import DecisionDialog, SafetyScreen
+    from reviewer.tui.screens.sort import SortDialog
     from reviewer.tui.screens.team import TeamScreen
 
     return {
@@ -42,6 +44,7 @@ def screens(app: type) -> dict[str, list[type]]:
         "filter": [FilterDialog, app], "jump": [JumpDialog, app], "jump choice": [ItemChoiceDialog, app],
         "review of": [ReviewOfScreen, app], "reject": [RejectDialog, app],
         "correction": [CorrectionEditor, app],
+        "sort": [SortDialog, app], "history": [HistoryScreen, app],
     }
 
 

@@ -66,6 +66,9 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     # the correction editor, a line begun at its top; then the item showing it as a diff
     "correction": (False, ("g", "e", *"In short: "), None),
     "item_corrected": (False, ("g", "e", *"In short: ", "ctrl+s"), None),
+    "sort_dialog": (False, ("o",), None),
+    "queue_sorted": (False, ("o", "enter", "down", "enter", "tab", "space", "ctrl+s"), None),
+    "history": (False, ("h",), None),
 }
 
 
@@ -90,6 +93,24 @@ def _twin(store: Store, tmp_path: Path) -> None:
 SETUP: dict[str, tuple[Callable[[Store, Path], None], str | None]] = {
     "pair_partners": (_trio, "trio"), "jump_choice": (_twin, None), "team": (team_work, None),
     "calibration_drift": (gold_weeks, None)}
+def _decisions(store: Store, tmp_path: Path) -> None:
+    """The session's reviewer's decisions on three items, at fixed times (a picture of the
+    history panel must not change with the clock): written as the store's rows are."""
+    from datetime import UTC, datetime
+
+    from reviewer.store.tables import HumanScore, table_of
+
+    pks = [r.item_pk for r in store.queue.queue_page("triage", limit=3)]
+    rows = [(pks[0], "accuracy", 4.0, 1), (pks[0], "clarity", 3.0, 2), (pks[1], "accuracy", 8.0, 3),
+            (pks[2], "relevance", 6.0, 4), (pks[2], "relevance", None, 5)]
+    with store.db.write() as conn:
+        conn.execute(table_of(HumanScore).insert(), [
+            dict(item_pk=pk, dimension=dim, reviewer=REVIEWER, score=score, sample="triage",
+                 kind="score" if score is not None else "undo", created_at=datetime(2026, 3, 2, 9, minute, tzinfo=UTC))
+            for pk, dim, score, minute in rows])
+
+
+SETUP["history"] = (_decisions, None)
 #: variant → (terminal size, NO_COLOR)
 VARIANTS: dict[str, tuple[tuple[int, int], bool]] = {
     "160x50": ((160, 50), False),

@@ -66,6 +66,7 @@ class ItemScreen(ScoringScreen):
         Binding("escape", "back", "queue", id="item.back"),
         # (not in the footer: 80 columns have no room left; help and the README list it)
         Binding("e", "correct", "correct answer", show=False, id="item.correct"),
+        Binding("h", "history", "history", show=False, id="item.history"),
     ]
 
     def __init__(self, state: ItemState) -> None:
@@ -394,3 +395,16 @@ class ItemScreen(ScoringScreen):
             self._refresh_all()
             # what was saved is shown where the reviewer looks (80 columns: below the output)
             self.call_after_refresh(self._correction_w.scroll_visible, animate=False, top=True)
+
+    def action_history(self) -> None:
+        """One's own last decisions on this queue; enter there goes to that item (this one's
+        lease is given back, as for ``:``)."""
+        from reviewer.tui.screens.history import HistoryScreen
+
+        state = self.state
+
+        def done(item_pk: int | None) -> None:
+            if item_pk is not None and item_pk != state.item_pk:
+                self.rapp.go_to(item_pk, state)
+
+        self.app.push_screen(HistoryScreen(), done)
