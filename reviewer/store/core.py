@@ -18,6 +18,7 @@ from reviewer.store.items import Items
 from reviewer.store.judging import Runs
 from reviewer.store.links import Links
 from reviewer.store.lite import missing_database
+from reviewer.store.marks import Marks
 from reviewer.store.pair_verdicts import PairVerdicts
 from reviewer.store.people import Scores
 from reviewer.store.queue import Queue
@@ -51,6 +52,7 @@ class Store:
         self.links = Links(self.db, self.roles)
         self.align = AlignRuns(self.db, self.rubrics)
         self.activity = Activity(self.db, self.rubrics)
+        self.marks = Marks(self.db, self.rubrics, self.roles)
 
     def close(self) -> None:
         """Dispose of the database's connections."""

@@ -16,7 +16,13 @@ from sqlmodel import SQLModel, col
 
 from reviewer.errors import UserError
 from reviewer.store import tables
-from reviewer.store.guards import comment_guards, history_guards, people_guards, reveal_guards
+from reviewer.store.guards import (
+    comment_guards,
+    history_guards,
+    mark_guards,
+    people_guards,
+    reveal_guards,
+)
 from reviewer.store.team_guards import team_writes, unbound_name_guard
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
@@ -320,6 +326,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0011a_align_runs", _align_runs),
     ("0011p_pair_verdicts", _pair_verdicts),
     ("0012h_judge_headline", _judge_headline),
+    ("0013m_span_marks", mark_guards),
 ]
 
 

@@ -37,8 +37,10 @@ COMMENTS = ("item_comment",)
 REVEALS = ("item_reveal",)
 #: Judges' verdicts on pairs (``0011p_pair_verdicts``).
 PAIR_JUDGMENTS = ("pair_judgment",)
+#: Span marks (``0013m_span_marks``).
+MARKS = ("span_mark",)
 #: Every history table.
-ALL_HISTORY = HISTORY + COMMENTS + REVEALS + PAIR_JUDGMENTS
+ALL_HISTORY = HISTORY + COMMENTS + REVEALS + PAIR_JUDGMENTS + MARKS
 #: Unique keys besides ``pk`` that a REPLACE could use to delete a row.
 _UNIQUE = {"rubric_version": ("rubric_id", "version")}
 #: Tables whose rows are signed by a reviewer name.
@@ -139,14 +141,31 @@ def reveal_guards(conn: Connection) -> None:
 
     table_of(ItemReveal).create(conn, checkfirst=True)
     signed_history(conn, REVEALS)
+    grant_like_scores(conn, "item_reveal")
+
+
+def grant_like_scores(conn: Connection, table: str) -> None:
+    """PostgreSQL: SELECT and INSERT on a person's history ``table`` (made after ``db roles``
+    granted table by table) to whoever may write scores (granted INSERT on ``human_score``)."""
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql(
             "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.table_privileges"
             " WHERE table_schema = current_schema() AND table_name = 'human_score' AND privilege_type = 'INSERT'"
             " AND grantee <> current_user LOOP"
-            " EXECUTE 'GRANT SELECT, INSERT ON item_reveal TO ' || quote_ident(r.grantee);"
-            " EXECUTE 'GRANT USAGE, SELECT ON SEQUENCE item_reveal_pk_seq TO ' || quote_ident(r.grantee);"
+            f" EXECUTE 'GRANT SELECT, INSERT ON {table} TO ' || quote_ident(r.grantee);"
+            f" EXECUTE 'GRANT USAGE, SELECT ON SEQUENCE {table}_pk_seq TO ' || quote_ident(r.grantee);"
             " END LOOP; END $$")
+
+
+def mark_guards(conn: Connection) -> None:
+    """``0013m_span_marks``: the span mark table, append-only and signed like a comment; on
+    PostgreSQL whoever may write scores (granted INSERT on ``human_score`` by ``db roles``) may
+    write marks too, without running ``db roles`` again."""
+    from reviewer.store.tables import SpanMark, table_of
+
+    table_of(SpanMark).create(conn, checkfirst=True)
+    signed_history(conn, MARKS)
+    grant_like_scores(conn, "span_mark")
 
 
 def signed_history(conn: Connection, tables: tuple[str, ...]) -> None:

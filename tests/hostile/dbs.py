@@ -80,6 +80,7 @@ def populate(store: Store, tmp: Path) -> dict[str, Any]:
     store.scores.add_pair_choice(pk, "lee", pk)
     store.comments.add_comment(pk, "lee", "the second paragraph cites a retracted study")
     store.scores.add_reveal(pk, "lee")
+    store.marks.add_mark(pk, "accuracy", "lee", 0, 6)
     return {"item_pk": pk, "flag": flag}
 
 

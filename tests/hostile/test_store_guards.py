@@ -32,6 +32,7 @@ CHANGE = {
     "item_comment": ("text", "'forged'"),
     "item_reveal": ("reviewer", "'forged'"),
     "pair_judgment": ("winner", "'b'"),
+    "span_mark": ("quote", "'forged'"),
 }
 
 

@@ -16,6 +16,7 @@ from rich.text import Text
 from textual import work
 
 from reviewer.domain.judge import bias
+from reviewer.domain.marks import under_review
 from reviewer.domain.safety import WAITING
 from reviewer.domain.wording import score_text
 from reviewer.safetext import safe_line, safe_text
@@ -25,7 +26,7 @@ from reviewer.tui.messages import WriteFailed
 from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
-from reviewer.tui.widgets.chat import chat_text, output_of, turn_badges, under_review
+from reviewer.tui.widgets.chat import chat_text, output_of, turn_badges
 from reviewer.tui.widgets.markdown import body
 from rubrics.aggregate import ItemScore
 
