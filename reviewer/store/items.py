@@ -19,7 +19,6 @@ from reviewer.errors import FileErrors, UserError
 from reviewer.store.base import records
 from reviewer.store.bulk import deferred_indexes
 from reviewer.store.comments import Comments
-from reviewer.store.marks import mark_rows
 from reviewer.store.db import Db
 from reviewer.store.fold import CHUNK, item_rows
 from reviewer.store.guards import BulkGuardError, set_checked_inserts
@@ -41,6 +40,7 @@ from reviewer.store.importer import (
     paused_gc,
 )
 from reviewer.store.judging import Runs
+from reviewer.store.marks import mark_rows
 from reviewer.store.pair_verdicts import PairVerdicts, write_pairs
 from reviewer.store.people import Scores, _human, _latest_judges
 from reviewer.store.reveals import revealed_to
