@@ -43,17 +43,23 @@ class Marks:
         self.rubrics = rubrics
         self.roles = roles
 
-    def add_mark(self, item_pk: int, dimension: str, reviewer: str, start: int, end: int) -> int:
+    def add_mark(self, item_pk: int, dimension: str, reviewer: str, start: int, end: int,
+                 revision: int | None = None) -> int:
         """Append ``reviewer``'s mark on ``[start, end)`` of the item's current text under review,
         beside ``dimension`` (durable when this returns); its key. The mark belongs to the
         author's latest score row on the dimension of this revision, when there is one. Offsets
-        outside the text, or a dimension the item's rubric does not have, are refused in one line."""
+        outside the text, a dimension the item's rubric does not have, or a ``revision`` (the one
+        the reviewer read) that is no longer the item's, are refused in one line."""
         with self.db.write() as conn:
             row = conn.execute(select(col(Item.item_id), col(Item.rubric_ref), col(Item.revision), col(Item.output),
                                       col(Item.conversation)).where(col(Item.pk) == item_pk)).first()
             if row is None:
                 raise UserError(f"no item with key {item_pk}")
-            item_id, ref, revision, output, conversation = row
+            item_id, ref, current, output, conversation = row
+            if revision is not None and revision != current:
+                raise UserError(safe_line(f"item {item_id} has changed since it was opened (revision {revision}, now "
+                                          f"{current}): nothing was marked; open it again and mark the new text"))
+            revision = int(current)
             if dimension not in {d.id for d in self.rubrics.get_rubric(ref).dimensions}:
                 raise UserError(safe_line(f"item {item_id}: {ref} has no dimension {dimension!r} to mark beside"))
             text = marked_source(output, conversation)

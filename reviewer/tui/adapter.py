@@ -174,7 +174,8 @@ def load_item(store: Store, item_pk: int, reviewer: str, blind: bool = False, cl
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
                      pair_lines, fold=fold, reviewer=reviewer,
                      conversation=[m for m in (view.conversation or []) if isinstance(m, dict)],
-                     comments=list(store.comments.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue)
+                     comments=list(store.comments.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue,
+                     marks=store.marks.marks([item_pk])[item_pk])
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -354,3 +355,8 @@ def gold_drift(store: Store, rubric_ref: str | None) -> list[GoldAccuracy]:
     from reviewer.services.gold import gold_accuracy
 
     return gold_accuracy(store, rubric_ref)
+
+
+def add_mark(store: Store, state: ItemState, dimension: str, reviewer: str, start: int, end: int) -> int:
+    """Write the reviewer's span mark on the item's text under review, beside ``dimension``."""
+    return int(store.marks.add_mark(state.item_pk, dimension, reviewer, start, end, revision=state.revision))

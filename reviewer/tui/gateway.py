@@ -224,5 +224,10 @@ class Gateway:
         """The reviewer's pick between two items of a group (None: a tie)."""
         return self.write(f"pair {group}", lambda s: adapter.choose_in_pair(s, a, b, winner, reviewer, reason, tags))
 
+    def add_mark(self, state: ItemState, dimension: str, reviewer: str, start: int, end: int) -> Ticket[int]:
+        """The reviewer's span mark on the item's text, beside a dimension's reason."""
+        return self.write(f"mark on {state.item_id}/{dimension}",
+                          lambda s: adapter.add_mark(s, state, dimension, reviewer, start, end))
+
 
 __all__ = ["Close", "Gateway", "StoreUnavailable", "Ticket", "reads"]

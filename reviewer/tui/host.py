@@ -76,6 +76,8 @@ class ReviewHost(Protocol):
 
     def flag_item(self, state: ItemState, reason: str) -> Ticket[int]: ...
 
+    def write_mark(self, state: ItemState, dimension: str, start: int, end: int) -> Ticket[int]: ...
+
 
 class AnswersWrites:
     """A screen that keeps writes it handed over (on its undo stack, or waiting for their

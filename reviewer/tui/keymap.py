@@ -25,6 +25,7 @@ def screens(app: type) -> dict[str, list[type]]:
     from reviewer.tui.screens.help import HelpScreen
     from reviewer.tui.screens.item import ItemScreen
     from reviewer.tui.screens.jump import ItemChoiceDialog, JumpDialog
+    from reviewer.tui.screens.mark import MarkScreen
     from reviewer.tui.screens.pair import PairScreen
     from reviewer.tui.screens.queue import QueueScreen
     from reviewer.tui.screens.reason import ReasonDialog, TagRow
@@ -38,6 +39,7 @@ def screens(app: type) -> dict[str, list[type]]:
         "reason": [ReasonDialog, app], "reason tags": [TagRow, ReasonDialog, app],
         "decision": [DecisionDialog, app], "adjudication": [AdjudicationDialog, app], "comment": [CommentDialog, app],
         "filter": [FilterDialog, app], "jump": [JumpDialog, app], "jump choice": [ItemChoiceDialog, app],
+        "mark": [MarkScreen, app],
     }
 
 

@@ -24,6 +24,7 @@ from reviewer.domain import (
     with_votes,
 )
 from reviewer.domain.comments import Comment, visible_comments
+from reviewer.domain.marks import Mark
 from rubrics.aggregate import ItemScore
 from rubrics.schema import Dimension, Rubric
 
@@ -130,6 +131,9 @@ class ItemState:
     #: The session's queue: the sample of a score given with no claim (the item opened from the
     #: queue list), so an audit session's scores are labels there too (reviewer.domain.labels).
     queue: str | None = None
+    #: Everyone's span marks on the item, oldest first, every revision's (those made on this
+    #: screen included); the reviewer's own on this revision are drawn on the output.
+    marks: list[Mark] = field(default_factory=list)
     #: The last results computed, with what they were computed from: one refresh of the item
     #: screen asks for them several times (summary, verdict, caps), each a fold of the rubric.
     _results: dict[str, tuple[Any, ItemScore]] = field(default_factory=dict, init=False, repr=False, compare=False)

@@ -79,7 +79,9 @@ def test_a_revision_keeps_the_old_marks_as_history(store: Store, tmp_path: Path)
     _item(store, tmp_path, revised, update=True)  # revision 2
     with pytest.raises(UserError, match=f"≤ {len(revised)}"):  # offsets index the new text now
         store.marks.add_mark(pk, "accuracy", "ana", 40, 50)
-    store.marks.add_mark(pk, "accuracy", "ana", revised.index("Germany"), revised.index("Germany") + 7)
+    with pytest.raises(UserError, match=r"has changed since it was opened \(revision 1, now 2\)"):
+        store.marks.add_mark(pk, "accuracy", "ana", 0, 5, revision=1)  # made on the text read before
+    store.marks.add_mark(pk, "accuracy", "ana", revised.index("Germany"), revised.index("Germany") + 7, revision=2)
     marks = store.marks.marks([pk])[pk]
     assert [(m.revision, m.text) for m in marks] == [(1, "France"), (2, "Germany")]
     assert [m.text for m in current_marks(marks, 2)] == ["Germany"]  # the old one is history, not drawn
