@@ -61,6 +61,7 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "pair_partners": (False, ("g", "o", "a", "e", *"fewer loaded words", "tab", "2", "enter"), PAIRWISE),
     "jump_choice": (False, ("colon", *"gq-003", "enter"), None),
     "team": (False, ("t",), None),
+    "mark": (False, ("g", "x", "w", "l", "l", "space", "w", "w"), None),
 }
 
 

@@ -65,7 +65,7 @@ class ItemScreen(ScoringScreen):
         Binding("colon", "jump", "go to id", id="item.jump"),
         Binding("w", "pair", "pair view", id="item.pair"),
         Binding("escape", "back", "queue", id="item.back"),
-        Binding("x", "mark", "mark span", id="item.mark"),
+        Binding("x", "mark", "mark span", show=False, id="item.mark"),
     ]
 
     def __init__(self, state: ItemState) -> None:
