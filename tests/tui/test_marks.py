@@ -123,7 +123,7 @@ async def test_beside_a_scored_dimension_the_reason_follows(store: Store) -> Non
         assert isinstance(app.screen, ReasonDialog)
         await pilot.press(*"the first word is wrong", "enter")
         await settle(app, pilot)
-        assert app.screen is screen and not app.write_errors
+        assert app.screen_stack[-1] is screen and not app.write_errors
     [m] = store.marks.marks([pk])[pk]
     rows = [h for h in store.scores.human_rows(pk) if h.reviewer == REVIEWER and h.dimension == dim]
     assert m.dimension == dim and m.score_pk == rows[0].pk  # the score it was made beside

@@ -249,7 +249,7 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
         span is dragged: offsets are taken from the screen's, not the receiving widget's.)"""
         view = self._view
         region = view.content_region
-        if inside and event.screen_offset not in region:
+        if inside and not region.contains_point(event.screen_offset):
             return None
         at = event.screen_offset - region.offset
         return self._source_offset(view.offset_at(at.x, at.y))
