@@ -166,3 +166,22 @@ async def test_a_revised_item_shows_only_the_current_revisions_marks(store: Stor
         assert _marked_text(screen) == "Entirely new"
     assert [(m.revision, m.text) for m in store.marks.marks([pk])[pk]] == [
         (1, view.output.split()[0]), (2, "Entirely new")]
+
+
+async def test_a_mark_after_control_characters_keeps_its_source_offsets(store: Store, tmp_path: Path) -> None:
+    """Control characters show as placeholders longer than themselves (``⟨U+202E⟩``): the span on
+    screen is mapped back, so the stored offsets index the text as written and its substring is
+    the word marked; on the output as written the mark is drawn over that word alone."""
+    output = "ok \u202e\x1b[2J then wrong claim"
+    src = tmp_path / "hostile.jsonl"
+    src.write_text(json.dumps({"id": "hostile-1", "input": "q", "output": output}) + "\n")
+    import_file(store, src, "general-quality@1.0.0", dataset="hostile")
+    pk = store.queue.queue_page("triage", search="hostile-1")[0].item_pk
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_item(app, pilot, pk)
+        await pilot.press("m")  # as written
+        await _mark(app, pilot, *["w"] * 4, "b", "space", "w", "x")
+        [m] = store.marks.marks([pk])[pk]
+        assert (m.start, m.end, m.text) == (output.index("wrong"), output.index("wrong") + 5, "wrong")
+        assert _marked_text(screen) == "wrong"
