@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.style import Style
 
+from reviewer.cli.queue_show import item_record
 from reviewer.domain.marks import marked_source
 from reviewer.services.importing import import_file
 from reviewer.store import Store
@@ -81,6 +82,10 @@ async def test_keys_make_a_mark_stored_at_its_offsets_and_drawn(store: Store) ->
         await pilot.press("m")  # as written: drawn at its offsets
         await settle(app, pilot)
         assert _marked_text(screen) == re.sub(r"\s+", " ", m.text)
+    row = next(r for r in store.items.export_rows() if r["id"] == state.item_id)  # exported with the score
+    assert [(e["start"], e["end"], e["text"], e["dimension"], e["author"], e["revision"]) for e in row["marks"]] == [
+        (m.start, m.end, m.text, dim, REVIEWER, 1)]
+    assert len(item_record(store, state.item_pk)["marks"]) == 1  # what queue show counts
 
 
 async def test_lines_and_characters_move_the_cursor(store: Store) -> None:

@@ -41,7 +41,10 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def shown_offsets(source: str) -> list[int]:
-    """For each offset ``i`` into ``source`` (and its end), the offset into ``safe(source)``."""
+    """For each offset ``i`` into ``source`` (and its end), the offset into ``safe(source)``.
+    (Every character shows as one or more: when the lengths agree, each shows as one.)"""
+    if len(safe(source)) == len(source):
+        return list(range(len(source) + 1))
     out = [0]
     for ch in source:
         out.append(out[-1] + len(safe(ch)))
