@@ -15,7 +15,7 @@ The screen dismisses with ``(start, end)`` in source offsets, or None (escape).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from rich.cells import cell_len
@@ -150,6 +150,8 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
         self.start_at = 0
         self.cursor = 0
         self._dragging = False
+        #: the words' first and last characters, in source offsets (found on the first word move)
+        self._words: tuple[list[int], list[int]] | None = None
 
     def compose(self) -> ComposeResult:
         title = Text.assemble((" mark ", "bold reverse"), (safe_line(f"  {self.item_id} · {self.dimension}"), "bold"),
@@ -209,13 +211,16 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
     def action_word(self, step: int) -> None:
         """Move the cursor to the end of this or the next word (``w``), or the start of this or
         the previous one (``b``): the span grows a word at a time, whole words included."""
-        words = [(m.start(), m.end()) for m in _WORD.finditer(self.source)]
+        if self._words is None:  # found once per mark, on the first word move
+            found = [(m.start(), m.end() - 1) for m in _WORD.finditer(self.source)]
+            self._words = ([a for a, _ in found], [b for _, b in found])
+        begins, lasts = self._words
         if step > 0:
-            ends = [e - 1 for _, e in words if e - 1 > self.cursor]
-            self._to(ends[0] if ends else len(self.source) - 1)
+            i = bisect_right(lasts, self.cursor)
+            self._to(lasts[i] if i < len(lasts) else len(self.source) - 1)
         else:
-            begins = [s for s, _ in words if s < self.cursor]
-            self._to(begins[-1] if begins else 0)
+            i = bisect_left(begins, self.cursor)
+            self._to(begins[i - 1] if i else 0)
 
     def action_line(self, step: int) -> None:
         """Move the cursor a line as wrapped on screen, keeping its column where the line allows."""
