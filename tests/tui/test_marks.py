@@ -190,3 +190,21 @@ async def test_a_mark_after_control_characters_keeps_its_source_offsets(store: S
         [m] = store.marks.marks([pk])[pk]
         assert (m.start, m.end, m.text) == (output.index("wrong"), output.index("wrong") + 5, "wrong")
         assert _marked_text(screen) == "wrong"
+
+
+async def test_a_mark_on_text_changed_meanwhile_is_refused_and_taken_off(store: Store, tmp_path: Path) -> None:
+    """The item is revised while it is open: the mark made on the text read is refused by the
+    store (its offsets index the old text), said in one line, and taken off the output."""
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        state = screen.state
+        src = tmp_path / "changed.jsonl"
+        src.write_text(json.dumps({"id": state.item_id, "input": state.input, "output": "Changed meanwhile."}) + "\n")
+        import_file(store, src, state.rubric.ref, dataset=state.dataset, update_existing=True)
+        await _mark(app, pilot, "w", "w", "x")
+        await settle(app, pilot)
+        assert len(app.write_errors) == 1 and "has changed since it was opened" in app.write_errors[0]
+        assert "\n" not in app.write_errors[0]
+        assert state.marks == [] and _marked_text(screen) == ""
+    assert store.marks.marks([state.item_pk])[state.item_pk] == []
