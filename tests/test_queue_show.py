@@ -102,11 +102,13 @@ def test_unknown_and_ambiguous_ids_are_one_line(tmp_path: Path, capsys: pytest.C
 
 def test_hostile_output_and_comment_never_reach_stdout_raw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The output and a comment carry escapes (clear screen, title, OSC 8 link), a bidi override
-    and markup; stored as written, they are shown as placeholders, in text and JSON alike."""
+    and markup (a span mark over the whole output too); stored as written, they are shown as
+    placeholders, in text and JSON alike."""
     db = _db(tmp_path, output="output " + EVERYTHING)
     store = open_store(db)
     try:
         store.comments.add_comment(store.items.items_by_id("cap")[0][0], "ana", "comment " + EVERYTHING + "\nline two")
+        store.marks.add_mark(store.items.items_by_id("cap")[0][0], "accuracy", "ana", 0, len("output " + EVERYTHING))
     finally:
         store.close()
     assert raw_controls(EVERYTHING)  # what would reach the terminal unguarded
@@ -116,6 +118,7 @@ def test_hostile_output_and_comment_never_reach_stdout_raw(tmp_path: Path, capsy
         assert raw_controls(out) == [], extra
     code, out, _ = run_cli(["queue", "show", "cap", "--db", db], capsys)
     assert "output ␛]0;pwned␇␛[2J" in out and "comment ␛]0;pwned" in out and "⟨U+202E⟩" in out
+    assert "marks (1)" in out
     assert "[link=http://evil.example]" in out  # markup shown as text, never read
     assert "    line two" in out
 
@@ -142,13 +145,13 @@ def test_export_jsonl_and_csv_carry_the_new_keys(tmp_path: Path, capsys: pytest.
     assert header[:17] == ["id", "dataset", "rubric", "dimension", "effective", "source", "judge", "judge_error",
                            "human", "overall", "band", "passed", "safety", "state", "adjudication", "bias",
                            "incomplete"]  # the old columns keep their places
-    assert header[17:] == ["revision", "human_scores", "comments", "corrections"]  # new columns after the old ones
+    assert header[17:] == ["revision", "human_scores", "comments", "corrections", "marks"]  # new columns after the old ones
     acc = next(r for r in rows if r["dimension"] == "accuracy")
     assert acc["revision"] == "1"
     assert [h["reason"] for h in json.loads(acc["human_scores"])][0] == "one claim is unsupported"
     assert [c["text"] for c in json.loads(acc["comments"])][1] == "=1+1 looks like a formula"
     code, out, _ = run_cli(["export", "--format", "csv", "--labels", "--db", db], capsys)
-    assert next(csv.reader(io.StringIO(out)))[17:] == ["revision", "human_scores", "comments", "corrections",
+    assert next(csv.reader(io.StringIO(out)))[17:] == ["revision", "human_scores", "comments", "corrections", "marks",
                                                        "effective_label", "judge_label", "human_labels"]
 
 
@@ -161,3 +164,52 @@ def test_json_text_escapes_what_a_terminal_acts_on_and_parses_back_the_same() ->
     assert json.loads(out) == value
     assert "é 中文" in out  # readable text stays readable
     assert raw_controls(json.dumps(value, ensure_ascii=False))  # what the plain dump would print
+
+
+def test_marks_are_exported_with_the_score_and_counted_in_queue_show(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A span mark is in the JSON Lines export (the item's ``marks``), the CSV row of its
+    dimension, the tidy Parquet row of its author's score, and counted in ``queue show``; a
+    mark made on an earlier revision stays, marked as such, and its text is that revision's."""
+    import pyarrow.parquet as pq
+
+    db = _db(tmp_path)
+    store = open_store(db)
+    try:
+        pk = store.items.items_by_id("cap")[0][0]
+        store.marks.add_mark(pk, "accuracy", "ana", 0, 5)
+    finally:
+        store.close()
+    revised = tmp_path / "rev.jsonl"
+    revised.write_text(json.dumps({"id": "cap", "input": "Capital of France?", "output": "Lyon is the capital.",
+                                       "judge": {"model": "judge-a", "scores": {d: 8 for d in DIMS}}}) + "\n")
+    store = open_store(db)
+    try:
+        import_file(store, revised, REF, dataset="march", update_existing=True)  # revision 2
+        store.scores.add_human_score(pk, "accuracy", "ana", 2.0)
+        store.marks.add_mark(pk, "accuracy", "ana", 0, 4)
+    finally:
+        store.close()
+    code, out, err = run_cli(["export", "--db", db], capsys)
+    assert code == 0, err
+    marks = json.loads(out)["marks"]
+    assert [(m["start"], m["end"], m["text"], m["dimension"], m["author"], m["revision"], m["current_revision"])
+            for m in marks] == [(0, 5, "Paris", "accuracy", "ana", 1, False), (0, 4, "Lyon", "accuracy", "ana", 2, True)]
+    code, out, _ = run_cli(["export", "--format", "csv", "--db", db], capsys)
+    rows = {r["dimension"]: r for r in csv.DictReader(io.StringIO(out))}
+    assert [m["text"] for m in json.loads(rows["accuracy"]["marks"])] == ["Paris", "Lyon"]
+    assert json.loads(rows["clarity"]["marks"]) == []  # a dimension nobody marked beside
+    parquet = tmp_path / "tidy.parquet"
+    code, _, err = run_cli(["export", "--format", "parquet", "--out", str(parquet), "--db", db], capsys)
+    assert code == 0, err
+    tidy = pq.read_table(parquet).to_pylist()
+    ana_now = next(r for r in tidy if r["scorer"] == "ana" and r["dimension"] == "accuracy" and r["current_revision"])
+    assert [m["text"] for m in json.loads(ana_now["marks"])] == ["Lyon"]  # her score's row: this revision's mark
+    assert all(json.loads(r["marks"]) == [] for r in tidy if r["scorer_type"] == "judge")
+    code, out, err = run_cli(["queue", "show", "cap", "--db", db], capsys)
+    assert code == 0, err
+    assert "marks (2)" in out
+    assert "ana · accuracy · 0–5 (on revision 1, earlier content): 'Paris'" in out
+    assert "ana · accuracy · 0–4: 'Lyon'" in out
+    code, out, _ = run_cli(["queue", "show", "cap", "--json", "--db", db], capsys)
+    assert len(json.loads(out)["marks"]) == 2

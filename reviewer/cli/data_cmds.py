@@ -152,7 +152,7 @@ def export_cmd(
             writer.writerow(["id", "dataset", "rubric", "dimension", "effective", "source", "judge",
                              "judge_error", "human", "overall", "band", "passed", "safety",
                              "state", "adjudication", "bias", "incomplete", "revision", "human_scores",
-                             "comments", "corrections"]
+                             "comments", "corrections", "marks"]
                             + (["effective_label", "judge_label", "human_labels"] if labels else []))
             for row in rows:
                 for dim, d in row["dimensions"].items():
@@ -165,7 +165,8 @@ def export_cmd(
                         row["overall"], row["band"], row["passed"], row["safety"],
                         d["state"], d["adjudication"], d["bias"], row["incomplete"] or "",
                         row["revision"], json_text(d["human_scores"]), json_text(row["comments"]),
-                        json_text(row["corrections"]), *extra)])
+                        json_text(row["corrections"]),
+                        json_text([m for m in row["marks"] if m["dimension"] == dim]), *extra)])
     finally:
         if out:
             fh.close()

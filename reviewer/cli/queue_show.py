@@ -49,7 +49,7 @@ def item_record(store: Store, pk: int) -> dict[str, Any]:
     rubric = store.rubrics.get_rubric(it.rubric_ref)
     turns = store.items.turn_scores({pk: it.revision}).get(pk, {})
     rec = export_row(it, fold, rubric, turns, store.comments.comments([pk])[pk], store.items.stated_overalls({pk: it.revision}).get(pk),
-                     store.corrections.corrections([pk])[pk])
+                     store.corrections.corrections([pk])[pk], store.marks.marks([pk])[pk])
     view = store.items.item_view(pk)
     for dim_id, d in rec["dimensions"].items():
         f = fold.dims[dim_id]
@@ -159,6 +159,10 @@ def item_lines(rec: dict[str, Any]) -> list[str]:
         rev = "" if c["current_revision"] else f" (of revision {c['revision']}, earlier content)"
         out.append(safe_line(f"  {c['author']} · {_when(c['created_at'])}{rev}:"))
         out += ["    " + line for line in safe(c["text"]).splitlines()]
+    out += ["", f"marks ({len(rec['marks'])})"]
+    for m in rec["marks"]:
+        rev = "" if m["current_revision"] else f" (on revision {m['revision']}, earlier content)"
+        out.append(safe_line(f"  {m['author']} · {m['dimension']} · {m['start']}–{m['end']}{rev}: {m['text']!r}"))
     return out
 
 

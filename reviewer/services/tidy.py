@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from reviewer.domain import NO_MODEL
+from reviewer.domain.marks import Mark, mark_records
 from reviewer.domain.provenance import as_utc, human_records
 
 if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
@@ -57,6 +58,8 @@ TIDY_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("created_at", "timestamp[us, UTC]", "when the score was written"),
     ("trace_id", "string", "the item's `metadata.trace_id` when it is text, else null"),
     ("metadata", "string", "the item's metadata as JSON text"),
+    ("marks", "string", "human: the person's span marks on the dimension on that revision, as JSON text "
+                        "(a list of {start, end, text, dimension, author, revision, ...}); `[]` for the judge"),
 )
 
 
@@ -93,6 +96,7 @@ class TidyRow(TypedDict):
     created_at: datetime | None
     trace_id: str | None
     metadata: str
+    marks: str
 
 
 def trace_id(meta: object) -> str | None:
@@ -116,13 +120,17 @@ def tidy_rows(store: Store, rubric_ref: str | None = None, dataset: str | None =
 def _batch_rows(store: Store, batch: list[tuple[StoredItem, ItemFold]]) -> Iterator[TidyRow]:
     details = store.runs.judge_details(r.pk for _, fold in batch for f in fold.dims.values()
                                   for r in f.judge.models.values())
+    marks = store.marks.marks(it.pk for it, _ in batch)
     for it, fold in batch:
-        yield from item_rows(it, fold, store.rubrics.get_rubric(it.rubric_ref), details)
+        yield from item_rows(it, fold, store.rubrics.get_rubric(it.rubric_ref), details, marks.get(it.pk, []))
 
 
-def item_rows(it: StoredItem, fold: ItemFold, rubric: Rubric, details: dict[int, JudgeDetail]) -> Iterator[TidyRow]:
-    """One item's tidy rows (``it``: its stored row; ``details``: judge scores' provenance by key)."""
+def item_rows(it: StoredItem, fold: ItemFold, rubric: Rubric, details: dict[int, JudgeDetail],
+              marks: list[Mark] | None = None) -> Iterator[TidyRow]:
+    """One item's tidy rows (``it``: its stored row; ``details``: judge scores' provenance by key;
+    ``marks``: its span marks, each on the row of its author, dimension and revision)."""
     meta = it.meta or {}
+    records = mark_records(marks or [], fold.revision)
     trace, meta_text = trace_id(meta), json.dumps(meta, ensure_ascii=False, sort_keys=True)
     for dim in rubric.dimensions:
         f = fold.dims.get(dim.id)
@@ -138,8 +146,10 @@ def item_rows(it: StoredItem, fold: ItemFold, rubric: Rubric, details: dict[int,
                           score=j.score, normalised=norm, reason=(d.rationale or None) if d else None,
                           error=j.error, not_applicable=j.not_applicable, tags=[], blind=None,
                           run=d.run if d else None, created_at=as_utc(d.created_at) if d else None,
-                          trace_id=trace, metadata=meta_text)
+                          trace_id=trace, metadata=meta_text, marks="[]")
         for h in human_records(fold, dim.id):
+            own = [m for m in records if m["author"] == h["reviewer"] and m["dimension"] == dim.id
+                   and m["revision"] == h["revision"]]
             score = h["score"]
             yield TidyRow(rubric=it.rubric_ref, dataset=it.dataset, item_id=it.item_id, revision=h["revision"], current_revision=h["current_revision"],
                           dimension=dim.id, scorer_type="human", scorer=h["reviewer"], kind=h["kind"],
@@ -147,7 +157,7 @@ def item_rows(it: StoredItem, fold: ItemFold, rubric: Rubric, details: dict[int,
                           reason=h["reason"], error=None, not_applicable=False, tags=list(h["tags"]),
                           blind=h["blind"], run=None,
                           created_at=datetime.fromisoformat(h["created_at"]) if h["created_at"] else None,
-                          trace_id=trace, metadata=meta_text)
+                          trace_id=trace, metadata=meta_text, marks=json.dumps(own, ensure_ascii=False))
 
 
 #: Rows per Parquet row group (and per Arrow table built in memory at a time).

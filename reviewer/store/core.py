@@ -22,6 +22,7 @@ from reviewer.store.judging import Runs
 from reviewer.store.lead_reviews import LeadReviews
 from reviewer.store.links import Links
 from reviewer.store.lite import missing_database
+from reviewer.store.marks import Marks
 from reviewer.store.pair_verdicts import PairVerdicts
 from reviewer.store.people import Scores
 from reviewer.store.queue import Queue
@@ -59,6 +60,7 @@ class Store:
         self.lead_reviews = LeadReviews(self.db, self.rubrics, self.roles, self.scores)
         self.corrections = Corrections(self.db, self.roles)
         self.history = History(self.db)
+        self.marks = Marks(self.db, self.rubrics, self.roles)
 
     def close(self) -> None:
         """Dispose of the database's connections."""

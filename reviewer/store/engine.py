@@ -16,7 +16,13 @@ from sqlmodel import SQLModel, col
 
 from reviewer.errors import UserError
 from reviewer.store import tables
-from reviewer.store.guards import comment_guards, history_guards, people_guards, reveal_guards
+from reviewer.store.guards import (
+    comment_guards,
+    history_guards,
+    mark_guards,
+    people_guards,
+    reveal_guards,
+)
 from reviewer.store.team_guards import team_writes, unbound_name_guard
 
 APPEND_ONLY = ("human_score", "safety_decision", "pair_choice")
@@ -353,6 +359,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0013v_lead_reviews", _lead_reviews),
     ("0013c_corrections", _corrections),
     ("0013o_queue_sort", _queue_sort),
+    ("0013m_span_marks", mark_guards),
 ]
 
 

@@ -41,8 +41,10 @@ PAIR_JUDGMENTS = ("pair_judgment",)
 LEAD_REVIEWS = ("lead_review",)
 #: Corrected answers (``0013c_corrections``).
 CORRECTIONS = ("item_correction",)
+#: Span marks (``0013m_span_marks``).
+MARKS = ("span_mark",)
 #: Every history table.
-ALL_HISTORY = HISTORY + COMMENTS + REVEALS + PAIR_JUDGMENTS + LEAD_REVIEWS + CORRECTIONS
+ALL_HISTORY = HISTORY + COMMENTS + REVEALS + PAIR_JUDGMENTS + LEAD_REVIEWS + CORRECTIONS + MARKS
 #: Unique keys besides ``pk`` that a REPLACE could use to delete a row.
 _UNIQUE = {"rubric_version": ("rubric_id", "version")}
 #: Tables whose rows are signed by a reviewer name.
@@ -157,6 +159,17 @@ def grant_to_scorers(conn: Connection, table: str) -> None:
             f" EXECUTE 'GRANT SELECT, INSERT ON {table} TO ' || quote_ident(r.grantee);"
             f" EXECUTE 'GRANT USAGE, SELECT ON SEQUENCE {table}_pk_seq TO ' || quote_ident(r.grantee);"
             " END LOOP; END $$")
+
+
+def mark_guards(conn: Connection) -> None:
+    """``0013m_span_marks``: the span mark table, append-only and signed like a comment; on
+    PostgreSQL whoever may write scores (granted INSERT on ``human_score`` by ``db roles``) may
+    write marks too, without running ``db roles`` again."""
+    from reviewer.store.tables import SpanMark, table_of
+
+    table_of(SpanMark).create(conn, checkfirst=True)
+    signed_history(conn, MARKS)
+    grant_to_scorers(conn, "span_mark")
 
 
 def signed_history(conn: Connection, tables: tuple[str, ...]) -> None:

@@ -72,12 +72,13 @@ def paused_gc() -> Iterator[None]:
 def export_row(it: Any, fold: Any, rubric: Rubric,
                turns: dict[str, dict[tuple[str | None, int], Any]] | None = None,
                comments: list[Any] | None = None, stated: dict[str, float] | None = None,
-               corrections: list[Any] | None = None) -> dict[str, Any]:
+               corrections: list[Any] | None = None, marks: list[Any] | None = None) -> dict[str, Any]:
     """One item's export record from its fold (``turns``: its turn-level judge rows;
     ``comments``: its comments, oldest first; ``stated``: per model, the overall the judge stated
     itself, exported beside the computed overall as ``judge_stated_overall``; ``corrections``:
-    its corrected answers, oldest first)."""
+    its corrected answers, oldest first; ``marks``: its span marks, oldest first)."""
     from reviewer.domain import judge_only
+    from reviewer.domain.marks import mark_records
     from reviewer.domain.provenance import comment_records, correction_records, human_records
 
     dims = {}
@@ -103,7 +104,8 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
             "comments": comment_records(comments or [], fold.revision),
             "corrections": correction_records(corrections or [], fold.revision),
             **({"headline": headline_of(agg)} if agg.headline_dim is not None else {}),
-            **({"judge_stated_overall": dict(sorted(stated.items()))} if stated else {})}
+            **({"judge_stated_overall": dict(sorted(stated.items()))} if stated else {}),
+            "marks": mark_records(marks or [], fold.revision)}
 
 
 def _stored_content(conn: Any, pks: list[int]) -> dict[int, tuple[Any, ...]]:

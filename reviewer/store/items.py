@@ -41,6 +41,7 @@ from reviewer.store.importer import (
     paused_gc,
 )
 from reviewer.store.judging import Runs
+from reviewer.store.marks import mark_rows
 from reviewer.store.pair_verdicts import PairVerdicts, write_pairs
 from reviewer.store.people import Scores, _human, _latest_judges
 from reviewer.store.reveals import revealed_to
@@ -297,9 +298,10 @@ class Items:
         stated = self.stated_overalls({it.pk: it.revision for it, _ in folds})
         with self.db.read() as conn:
             corrected = correction_rows(conn, (it.pk for it, _ in folds))
+            marks = mark_rows(conn, (it.pk for it, _ in folds))
         for it, fold in folds:
             row = export_row(it, fold, self.rubrics.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []),
-                             stated.get(it.pk), corrected.get(it.pk, []))
+                             stated.get(it.pk), corrected.get(it.pk, []), marks.get(it.pk))
             if it.grp is not None:  # grouped items: each current choice on a pair it is in
                 row["pair_choices"] = pairs.get(it.pk, [])
                 row["pair_verdicts"] = judged.get(it.pk, [])

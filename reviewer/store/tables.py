@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint
+from sqlalchemy import JSON, CheckConstraint, Column, Index, Table, UniqueConstraint
 from sqlalchemy import inspect as sa_inspect
 from sqlmodel import Field, SQLModel
 
@@ -492,6 +492,29 @@ class LeadReview(SQLModel, table=True):
     adjudication_pk: int | None = None
     #: A reject's reason (the adjudication's note too).
     note: str | None = None
+
+
+class SpanMark(SQLModel, table=True):
+    """A person's mark on a span of an item's text under review, attached to a dimension's reason
+    (:mod:`reviewer.domain.marks`): character offsets ``[start, end)`` into that content revision's
+    text. Append-only; signed like a score."""
+
+    __tablename__ = "span_mark"
+    __table_args__ = (Index("ix_span_mark_item", "item_pk", "revision"),
+                      CheckConstraint('start >= 0 AND "end" > start', name="ck_span_mark_span"))
+    pk: int = Field(default=None, primary_key=True)
+    item_pk: int
+    #: The item's content revision whose text the offsets index.
+    revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    dimension: str
+    #: The author (a reviewer name, signed like a score).
+    reviewer: str
+    start: int
+    end: int
+    #: The marked text, ``text[start:end]`` of that revision (history outlives the content).
+    quote: str
+    #: The author's score row on the dimension when the mark was made (NULL: not scored yet).
+    score_pk: int | None = None
     #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
     actor: str | None = None
     #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.

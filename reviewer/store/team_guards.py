@@ -62,14 +62,16 @@ def _check_names(*names: str) -> None:
             raise ValueError(f"{name!r}: a role or schema name is letters, digits and _ (not first a digit)")
 
 
-def grant_statements(app_role: str, schema: str) -> list[str]:
-    """The application role's grants (module docstring), from nothing: run as the owner."""
+def grant_statements(app_role: str, schema: str, missing: frozenset[str] = frozenset()) -> list[str]:
+    """The application role's grants (module docstring), from nothing: run as the owner
+    (``missing``: person tables a later migration makes, left out of a migration's grants)."""
     _check_names(app_role, schema)
+    inserts = [t for t in PERSON_HISTORY + PERSON_WORKING if t not in missing]
     return [
         f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {app_role}",
         f"GRANT USAGE ON SCHEMA {schema} TO {app_role}",
         f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {app_role}",
-        f"GRANT INSERT ON {', '.join(PERSON_HISTORY + PERSON_WORKING)} TO {app_role}",
+        f"GRANT INSERT ON {', '.join(inserts)} TO {app_role}",
         f"GRANT UPDATE ON {', '.join(PERSON_WORKING)} TO {app_role}",
         f"GRANT UPDATE ({', '.join(ITEM_PERSON_COLUMNS)}) ON item TO {app_role}",
         f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {app_role}",
@@ -245,8 +247,10 @@ def team_writes(conn: Connection) -> None:
     app_roles = conn.exec_driver_sql(
         "SELECT DISTINCT grantee FROM information_schema.table_privileges WHERE table_schema = current_schema() "
         "AND table_name = 'human_score' AND privilege_type = 'INSERT' AND grantee <> current_user").scalars().all()
+    missing = frozenset(t for t in PERSON_HISTORY  # (a table made by a migration after this one)
+                        if conn.exec_driver_sql(f"SELECT to_regclass('{t}')").scalar() is None)
     for role in app_roles:
         if _name_ok(role) and role != "PUBLIC":  # (a role ``db roles`` made; not a grant to everyone)
-            for stmt in grant_statements(role, schema):
+            for stmt in grant_statements(role, schema, missing):
                 conn.exec_driver_sql(stmt)
 

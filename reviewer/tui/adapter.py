@@ -183,7 +183,8 @@ def load_item(store: Store, item_pk: int, reviewer: str, blind: bool = False, cl
                      pair_lines, fold=fold, reviewer=reviewer,
                      conversation=[m for m in (view.conversation or []) if isinstance(m, dict)],
                      comments=list(store.comments.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue,
-                     corrections=list(store.corrections.corrections([item_pk])[item_pk]))
+                     corrections=list(store.corrections.corrections([item_pk])[item_pk]),
+                     marks=store.marks.marks([item_pk])[item_pk])
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -391,3 +392,8 @@ def reject_score(store: Store, score_pk: int, lead: str, value: float, note: str
 def history_page(store: Store, reviewer: str, queue: str, offset: int, limit: int) -> list[Decision]:
     """The reviewer's latest decisions on the queue, newest first (the history panel)."""
     return store.history.recent_decisions(reviewer, queue, limit=limit, offset=offset)
+
+
+def add_mark(store: Store, state: ItemState, dimension: str, reviewer: str, start: int, end: int) -> int:
+    """Write the reviewer's span mark on the item's text under review, beside ``dimension``."""
+    return int(store.marks.add_mark(state.item_pk, dimension, reviewer, start, end, revision=state.revision))

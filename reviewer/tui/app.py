@@ -412,6 +412,11 @@ class ReviewApp(App[None]):
         """Hand the reviewer's corrected answer of the item to the writer (stored at once, in order)."""
         return self.gateway.add_correction(state, self.session.reviewer, text)
 
+    def write_mark(self, state: ItemState, dimension: str, start: int, end: int) -> Ticket[int]:
+        """Hand the reviewer's span mark on the item to the writer (stored at once, in order:
+        after the score it is made beside)."""
+        return self.gateway.add_mark(state, dimension, self.session.reviewer, start, end)
+
     def write_reveal(self, *states: ItemState) -> None:
         """Hand the reviewer's reveal of the judge on these items to the writer: stored, so the
         judge stays shown (and later scores are not blind) when the item is opened again."""

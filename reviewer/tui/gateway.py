@@ -237,5 +237,10 @@ class Gateway:
         return self.write(f"correction of {state.item_id}",
                           lambda s: adapter.add_correction(s, state, reviewer, text))
 
+    def add_mark(self, state: ItemState, dimension: str, reviewer: str, start: int, end: int) -> Ticket[int]:
+        """The reviewer's span mark on the item's text, beside a dimension's reason."""
+        return self.write(f"mark on {state.item_id}/{dimension}",
+                          lambda s: adapter.add_mark(s, state, dimension, reviewer, start, end))
+
 
 __all__ = ["Close", "Gateway", "StoreUnavailable", "Ticket", "reads"]

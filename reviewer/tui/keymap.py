@@ -27,6 +27,7 @@ def screens(app: type) -> dict[str, list[type]]:
     from reviewer.tui.screens.history import HistoryScreen
     from reviewer.tui.screens.item import ItemScreen
     from reviewer.tui.screens.jump import ItemChoiceDialog, JumpDialog
+    from reviewer.tui.screens.mark import MarkScreen
     from reviewer.tui.screens.pair import PairScreen
     from reviewer.tui.screens.queue import QueueScreen
     from reviewer.tui.screens.reason import ReasonDialog, TagRow
@@ -45,6 +46,7 @@ def screens(app: type) -> dict[str, list[type]]:
         "review of": [ReviewOfScreen, app], "reject": [RejectDialog, app],
         "correction": [CorrectionEditor, app],
         "sort": [SortDialog, app], "history": [HistoryScreen, app],
+        "mark": [MarkScreen, app],
     }
 
 

@@ -25,6 +25,7 @@ from reviewer.domain import (
 )
 from reviewer.domain.comments import Comment, visible_comments
 from reviewer.domain.corrections import Correction
+from reviewer.domain.marks import Mark
 from rubrics.aggregate import ItemScore
 from rubrics.schema import Dimension, Rubric
 
@@ -133,6 +134,9 @@ class ItemState:
     queue: str | None = None
     #: Everyone's corrected answers of the item, oldest first (those saved on this screen included).
     corrections: list[Correction] = field(default_factory=list)
+    #: Everyone's span marks on the item, oldest first, every revision's (those made on this
+    #: screen included); the reviewer's own on this revision are drawn on the output.
+    marks: list[Mark] = field(default_factory=list)
     #: The last results computed, with what they were computed from: one refresh of the item
     #: screen asks for them several times (summary, verdict, caps), each a fold of the rubric.
     _results: dict[str, tuple[Any, ItemScore]] = field(default_factory=dict, init=False, repr=False, compare=False)

@@ -82,6 +82,7 @@ def populate(store: Store, tmp: Path) -> dict[str, Any]:
     store.scores.add_reveal(pk, "lee")
     store.lead_reviews.accept(store.scores.add_human_score(pk, "accuracy", "sam", 4.0), "lee")
     store.corrections.add_correction(pk, "lee", "answer b, as it should have been")
+    store.marks.add_mark(pk, "accuracy", "lee", 0, 6)
     return {"item_pk": pk, "flag": flag}
 
 

@@ -34,6 +34,7 @@ CHANGE = {
     "pair_judgment": ("winner", "'b'"),
     "lead_review": ("note", "'forged'"),
     "item_correction": ("text", "'forged'"),
+    "span_mark": ("quote", "'forged'"),
 }
 
 

@@ -30,7 +30,7 @@ def counts(db: Path) -> tuple[int, ...]:
     with sqlite3.connect(db) as conn:
         return tuple(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in (
             "human_score", "assignment", "item_comment", "item_reveal", "safety_flag", "safety_decision",
-            "pair_choice", "reviewer", "lead_review"))
+            "pair_choice", "reviewer", "lead_review", "span_mark"))
 
 
 async def status(session: aiohttp.ClientSession, url: str) -> int:

@@ -135,7 +135,8 @@ def test_parquet_column_types_and_hostile_text(tmp_path: Path, capsys: pytest.Ca
         ("current_revision", "bool"), ("dimension", "string"), ("scorer_type", "string"), ("scorer", "string"),
         ("kind", "string"), ("score", "double"), ("normalised", "double"), ("reason", "string"),
         ("error", "string"), ("not_applicable", "bool"), ("tags", "list<element: string>"), ("blind", "bool"),
-        ("run", "int64"), ("created_at", "timestamp[us, tz=UTC]"), ("trace_id", "string"), ("metadata", "string")]
+        ("run", "int64"), ("created_at", "timestamp[us, tz=UTC]"), ("trace_id", "string"), ("metadata", "string"),
+        ("marks", "string")]
     rows = table.to_pylist()
     [ana] = [r for r in rows if (r["item_id"], r["dimension"], r["scorer"]) == ("a1", "verdict", "ana")]
     [judge] = [r for r in rows if (r["item_id"], r["dimension"], r["scorer_type"]) == ("a1", "verdict", "judge")]

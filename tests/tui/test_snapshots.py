@@ -69,6 +69,7 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "sort_dialog": (False, ("o",), None),
     "queue_sorted": (False, ("o", "enter", "down", "enter", "tab", "space", "ctrl+s"), None),
     "history": (False, ("h",), None),
+    "mark": (False, ("g", "x", "w", "l", "l", "space", "w", "w"), None),
 }
 
 

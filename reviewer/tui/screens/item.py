@@ -18,11 +18,14 @@ from textual.widgets import Collapsible, Static
 
 from reviewer.domain.comments import Comment
 from reviewer.domain.corrections import Correction, unchanged
+from reviewer.domain.marks import Mark, current_marks, marked_source
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import palette
+from reviewer.tui.messages import WriteFailed
 from reviewer.tui.screens.comment import CommentDialog
 from reviewer.tui.screens.correction import CorrectionEditor, correction_text
 from reviewer.tui.screens.footer import footer, score_bindings
+from reviewer.tui.screens.mark import MarkScreen
 from reviewer.tui.screens.scoring import (
     ScoringScreen,
     cap_text,
@@ -67,6 +70,7 @@ class ItemScreen(ScoringScreen):
         # (not in the footer: 80 columns have no room left; help and the README list it)
         Binding("e", "correct", "correct answer", show=False, id="item.correct"),
         Binding("h", "history", "history", show=False, id="item.history"),
+        Binding("x", "mark", "mark span", show=False, id="item.mark"),
     ]
 
     def __init__(self, state: ItemState) -> None:
@@ -82,6 +86,8 @@ class ItemScreen(ScoringScreen):
         self._cards: list[DimensionCard] = []
         #: the corrected answer the panel shows (a diff is drawn once per correction, not per key)
         self._shown_correction: tuple[int, int, int, Correction | None] | None = None
+        #: span marks handed to the writer, by ticket (a refused one is taken off the output)
+        self._marking: dict[int, tuple[ItemState, Mark]] = {}
 
     def on_mount(self) -> None:
         q = self.query_one
@@ -408,3 +414,42 @@ class ItemScreen(ScoringScreen):
                 self.rapp.go_to(item_pk, state)
 
         self.app.push_screen(HistoryScreen(), done)
+
+    async def action_mark(self) -> None:
+        """Mark a span of the output beside the focused dimension (mark mode: :mod:`mark`). The
+        mark is handed to the writer the moment it ends (after the dimension's score, so it
+        belongs to that score's row) and drawn on the output; then, when the dimension is
+        scored, the reason dialog opens: a mark says where, the reason says why."""
+        s, d = self.target
+        source = marked_source(s.output, s.conversation)
+        if not source:
+            self.notify("nothing to mark: this item has no output text", severity="warning")
+            return
+        mine = tuple((m.start, m.end) for m in current_marks(s.marks, s.revision, s.reviewer))
+        span: tuple[int, int] | None = await self.app.push_screen_wait(MarkScreen(s.item_id, d.dim.id, source, mine))
+        if span is None:
+            return
+        start, end = span
+        mark = Mark(0, s.item_pk, s.revision, d.dim.id, s.reviewer, start, end, source[start:end])
+        s.marks.append(mark)
+        self._marking[self.rapp.write_mark(s, d.dim.id, start, end).number] = (s, mark)
+        self.notify(safe_line(f"marked {end - start} characters beside {d.dim.id}"), markup=False)
+        if s is self.state:
+            self._show_texts()
+            if d.my_score is not None:
+                self.action_reason()
+            else:
+                self.notify(safe_line(f"score {d.dim.id}, then r gives the reason for the mark"), markup=False)
+
+    def write_failed(self, message: WriteFailed) -> None:
+        """A refused span mark is taken off the output; anything else as every scoring screen."""
+        marked = self._marking.pop(message.ticket, None)
+        if marked is None:
+            super().write_failed(message)
+            return
+        s, mark = marked
+        if mark in s.marks:
+            s.marks.remove(mark)
+        message.undone.append(f"mark on {s.item_id} {mark.dimension} taken off")
+        if s is self.state:
+            self._show_texts()

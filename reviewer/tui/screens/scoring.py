@@ -16,6 +16,7 @@ from rich.text import Text
 from textual import work
 
 from reviewer.domain.judge import bias
+from reviewer.domain.marks import current_marks, under_review
 from reviewer.domain.safety import WAITING
 from reviewer.domain.wording import score_text
 from reviewer.safetext import safe_line, safe_text
@@ -25,7 +26,7 @@ from reviewer.tui.messages import WriteFailed
 from reviewer.tui.screens.footer import AppKeysFirst
 from reviewer.tui.screens.reason import FLAG_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState
-from reviewer.tui.widgets.chat import chat_text, output_of, turn_badges, under_review
+from reviewer.tui.widgets.chat import chat_text, output_of, turn_badges
 from reviewer.tui.widgets.markdown import body
 from rubrics.aggregate import ItemScore
 
@@ -118,10 +119,12 @@ def input_text(state: ItemState, raw: bool = False) -> Text:
 
 def output_text(state: ItemState, quotes: list[str], raw: bool = False) -> Text:
     """The output panel: the output (for a conversation, its message under review, marked) as
-    markdown, or ``raw`` as written, with the judge's evidence highlighted either way."""
+    markdown, or ``raw`` as written, with the judge's evidence highlighted either way, and the
+    reviewer's own span marks on this revision (:func:`reviewer.domain.marks.current_marks`)."""
     badges = turn_badges(state.conversation, state.dims) if state.conversation else None
     text, head = output_of(state.output, state.conversation, badges)
-    shown = body(text, raw, tuple(q for q in quotes if isinstance(q, str)))
+    marks = tuple((m.start, m.end) for m in current_marks(state.marks, state.revision, state.reviewer))
+    shown = body(text, raw, tuple(q for q in quotes if isinstance(q, str)), marks)
     return head + shown if head is not None else shown
 
 

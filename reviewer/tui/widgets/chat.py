@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.text import Text
 
+from reviewer.domain.marks import under_review
 from reviewer.domain.wording import score_text
 from reviewer.safetext import safe, safe_line
 from reviewer.tui import palette
@@ -20,12 +21,6 @@ from reviewer.tui.widgets.markdown import shown
 from rubrics.methods.base import role_spans
 
 ROLE_STYLES = {"user": "bold cyan", "assistant": "bold green", "system": "bold magenta", "tool": "bold yellow"}
-
-
-def under_review(conversation: list[dict[str, Any]]) -> int | None:
-    """The index of the message an item-level judgement is about: the last assistant message."""
-    return next((i for i in range(len(conversation) - 1, -1, -1)
-                 if str(conversation[i].get("role", "")) == "assistant"), None)
 
 
 def turn_badges(conversation: list[dict[str, Any]], dims: list[DimState]) -> dict[int, Text]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from reviewer.domain.marks import shown_span
 from reviewer.safetext import safe, safe_line, safe_text
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ INLINE_STYLES = {"strong": "bold", "em": "italic", "s": "strike", "link": "under
 CODE_INLINE = "bold cyan"
 URL_STYLE = "dim"
 EVIDENCE_STYLE = "black on yellow"
+#: A reviewer's span mark (underlined too, so it shows without colour)
+MARK_STYLE = "underline black on cyan"
 
 
 @lru_cache(maxsize=1)
@@ -68,14 +71,23 @@ def shown(source: str, raw: bool) -> Text:
 
 
 @lru_cache(maxsize=32)
-def body(source: str, raw: bool, quotes: tuple[str, ...]) -> Text:
+def body(source: str, raw: bool, quotes: tuple[str, ...], marks: tuple[tuple[int, int], ...] = ()) -> Text:
     """What the output panel shows of ``source``: rendered (or ``raw``) with the evidence
-    ``quotes`` highlighted. Cached and shared: never change the result."""
-    return highlight(shown(source, raw), list(quotes), raw)
+    ``quotes`` highlighted, and the reviewer's span ``marks`` (offsets into ``source``) over them:
+    as written, at their offsets (a style over the span, never markup); rendered, where offsets
+    into the source do not hold, by their text as the evidence is. Cached and shared: never
+    change the result."""
+    text = highlight(shown(source, raw), list(quotes), raw)
+    if raw:
+        for start, end in marks:
+            text.stylize(MARK_STYLE, *shown_span(source, start, end))
+    elif marks:
+        highlight(text, [source[start:end] for start, end in marks], raw, MARK_STYLE)
+    return text
 
 
-def highlight(text: Text, quotes: list[str], raw: bool = True) -> Text:
-    """Highlight the judge's evidence ``quotes`` in ``text`` (changed in place and returned).
+def highlight(text: Text, quotes: list[str], raw: bool = True, style: str = EVIDENCE_STYLE) -> Text:
+    """Highlight the judge's evidence ``quotes`` in ``text`` with ``style`` (changed in place and returned).
 
     A quote matches across any run of whitespace (a rendered paragraph may wrap where the source
     did not); on rendered markdown a quote written with markdown marks (``**Canberra**``) is
@@ -89,7 +101,7 @@ def highlight(text: Text, quotes: list[str], raw: bool = True) -> Text:
         for form in forms:
             words = form.split()
             if words and len(form) >= 4:
-                text.highlight_regex(r"\s+".join(re.escape(w) for w in words), style=EVIDENCE_STYLE)
+                text.highlight_regex(r"\s+".join(re.escape(w) for w in words), style=style)
     return text
 
 
