@@ -26,6 +26,7 @@ from reviewer.store.roles import Roles
 from reviewer.store.rubric_versions import Rubrics
 from reviewer.store.safety import Safety
 from reviewer.store.tables import SchemaMigration, table_of
+from reviewer.store.tidy_read import Tidy
 
 
 class Store:
@@ -51,6 +52,7 @@ class Store:
         self.links = Links(self.db, self.roles)
         self.align = AlignRuns(self.db, self.rubrics)
         self.activity = Activity(self.db, self.rubrics)
+        self.tidy = Tidy(self.db, self.rubrics)
 
     def close(self) -> None:
         """Dispose of the database's connections."""

@@ -1,0 +1,289 @@
+"""The tidy table's read (:mod:`reviewer.services.tidy`): a rubric's items in batches, each batch
+with every human and judge row of its items as plain columns — numpy arrays for numbers and
+times, lists for text — so that a million scores are never a million row objects. Which rows
+stand is decided from these columns by :func:`reviewer.domain.standing.standing`; the provenance
+the tidy rows carry (reason, tags, time; a judge score's run, its source and rationale) comes in
+the same read.
+
+Each table is read with one aggregate query per batch: every column aggregated by the database
+into one JSON array (SQLite ``json_group_array``, PostgreSQL ``json_agg``), parsed by orjson in
+one call — the driver builds no tuple per row. All the aggregates of one query see the same rows
+in the same order, so the columns stay aligned; the row keys travel with them (the fold orders
+rows by key, so they are never sorted here). Exactness: integers are written exactly; on
+SQLite (whose JSON gives a real 15 digits) a real travels as two exact integers
+(:func:`_real_parts`), the few without them read again as numbers by key; PostgreSQL writes a
+double's shortest exact text.
+A time is microseconds since the epoch, UTC (a time stored without a zone is UTC, the store's
+rule: :func:`reviewer.domain.provenance.as_utc`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import orjson
+from numpy.typing import NDArray
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Connection,
+    Integer,
+    String,
+    and_,
+    case,
+    cast,
+    func,
+    literal,
+    select,
+)
+from sqlmodel import col
+
+from reviewer.store.db import Db
+from reviewer.store.fold import CHUNK
+from reviewer.store.numeric_read import INEXACT_CODE, decode_reals, real_code
+from reviewer.store.rubric_versions import Rubrics
+from reviewer.store.tables import HumanScore, Item, JudgeRun, JudgeScore, table_of
+
+Ints = NDArray[np.int64]
+Floats = NDArray[np.float64]
+Bools = NDArray[np.bool_]
+Times = NDArray[np.datetime64]
+
+
+@dataclass(frozen=True)
+class TidyItems:
+    """A batch of items, in key order."""
+
+    pk: Ints
+    item_id: list[str]
+    dataset: list[str]
+    rubric_ref: list[str]
+    #: each item's current content revision
+    revision: Ints
+    #: each item's metadata (parsed JSON), or None
+    meta: list[object]
+
+
+@dataclass(frozen=True)
+class HumanColumns:
+    """Every human score row of a batch's items, in the order read (``pk`` orders them)."""
+
+    item_pk: Ints
+    pk: Ints
+    revision: Ints
+    dimension: list[str]
+    reviewer: list[str]
+    #: NaN where the row has no score (an undo)
+    score: Floats
+    kind: list[str]
+    blind: Bools
+    reason: list[str | None]
+    #: the row's quick tags as stored JSON text (``"[]"`` mostly), or None
+    tags: list[str | None]
+    #: when the row was written, UTC
+    created_at: Times
+
+
+@dataclass(frozen=True)
+class JudgeColumns:
+    """Every item-level judge score row of a batch's items (conversation turns left out), in
+    the order read (``pk`` orders them)."""
+
+    item_pk: Ints
+    pk: Ints
+    revision: Ints
+    dimension: list[str]
+    model: list[str | None]
+    #: NaN where None
+    score: Floats
+    normalised: Floats
+    error: list[str | None]
+    not_applicable: Bools
+    #: the run's key, -1 where the score has no run row
+    run: Ints
+    #: the run's source (judge or import), None where the score has no run row
+    source: list[str | None]
+    rationale: list[str | None]
+    #: when the score was written, UTC
+    created_at: Times
+
+
+@dataclass(frozen=True)
+class TidyBatch:
+    """One batch of items with their human and judge rows."""
+
+    items: TidyItems
+    human: HumanColumns
+    judge: JudgeColumns
+
+
+def _micros(conn: Connection, at: Any) -> ColumnElement[Any]:
+    """A stored time as whole microseconds since the epoch, UTC."""
+    if conn.dialect.name == "sqlite":  # stored as 'YYYY-MM-DD HH:MM:SS.ffffff', UTC (read below)
+        return cast(at, String)
+    return cast(func.extract("epoch", at) * 1_000_000, BigInteger)
+
+
+def _times(conn: Connection, values: list[Any]) -> Times:
+    if conn.dialect.name == "sqlite":
+        return np.array(values, dtype="datetime64[us]")
+    return np.array(values, dtype=np.int64).astype("datetime64[us]")
+
+
+def _parsed(text: str) -> object:
+    """Stored JSON text parsed (orjson; the standard module where orjson refuses the text)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # (e.g. a lone surrogate escape, which json reads)
+        return json.loads(text)
+
+
+def _loads(text: str | None) -> list[Any]:
+    out = [] if text is None else _parsed(text)
+    assert isinstance(out, list)
+    return out
+
+
+_SHIFT = float(1 << 20)
+_FRACTION = float(1 << 52)
+
+
+def _real_parts(x: Any) -> tuple[ColumnElement[Any], ColumnElement[Any]]:
+    """A real as two exact integers (SQLite): ``whole``, its value times 2**20 cut toward zero
+    (:func:`reviewer.store.numeric_read.real_code`'s code when that is exact), and ``part``, what
+    is left (a fraction, exact in floating point) times 2**52 — exact for every value whose
+    lowest bit lies at or above 2**-72 (so every value a person or a normalising division
+    writes, but a tiny one). NULL: ``whole`` is :data:`NULL_CODE`; no exact parts: ``part`` is
+    :data:`INEXACT_CODE` (the row is read again as a number)."""
+    whole = real_code(x)
+    scaled = x * _SHIFT
+    rest = (scaled - cast(scaled, BigInteger)) * _FRACTION
+    part = case((x.is_(None), literal(0)), (whole != INEXACT_CODE, literal(0)),
+                (and_(func.abs(x) < float(1 << 33), rest == cast(rest, BigInteger)), cast(rest, BigInteger)),
+                else_=literal(INEXACT_CODE))
+    whole = case((and_(x.is_not(None), func.abs(x) < float(1 << 33)), cast(scaled, BigInteger)), else_=whole)
+    return whole, part
+
+
+def _joined(whole: Ints, part: Ints) -> Floats:
+    """The reals of :func:`_real_parts` (NaN for NULL and for a value without exact parts)."""
+    out = decode_reals(whole)  # (exact: an integer below 2**53 over a power of two)
+    fraction = (part != 0) & (part != INEXACT_CODE)
+    # whole + part / 2**52 is the value times 2**20, a double: the sum is exact, as is the division
+    out[fraction] = (whole[fraction].astype(np.float64) + part[fraction] / _FRACTION) / _SHIFT
+    out[part == INEXACT_CODE] = np.nan
+    return out
+
+
+def aggregated(conn: Connection, table: Any, pk: Any, where: list[ColumnElement[bool]],
+               ints: dict[str, Any], reals: dict[str, Any], texts: dict[str, Any],
+               times: dict[str, Any]) -> dict[str, Any]:
+    """The rows of ``table`` (``select_from``) meeting ``where`` as aligned columns, in the order
+    the database gave them (``pk`` says which row each is): ``pk`` and each of ``ints`` (never
+    NULL) as int64 arrays, ``reals`` as float64 (NaN for NULL), ``texts`` as lists (None for
+    NULL), ``times`` as datetime64[us] (never NULL)."""
+    sqlite = conn.dialect.name == "sqlite"
+    agg = func.json_group_array if sqlite else (lambda e: cast(func.json_agg(e), String))
+    real_exprs = [p for r in reals.values() for p in _real_parts(r)] if sqlite else list(reals.values())
+    exprs = [pk, *ints.values(), *real_exprs, *texts.values(), *(_micros(conn, t) for t in times.values())]
+    n, *arrays = conn.execute(select(func.count(), *(agg(e) for e in exprs)).select_from(table).where(*where)).one()
+    values = [_loads(text) for text in arrays]
+    for v in values:
+        if len(v) != n:
+            raise RuntimeError(f"read {len(v)} values of a column for {n} rows")
+    it = iter(values)
+    cols: dict[str, Any] = {name: np.array(next(it), dtype=np.int64) for name in ("pk", *ints)}
+    odd = np.zeros(n, dtype=bool)
+    for name in reals:
+        if sqlite:
+            whole, part = np.array(next(it), dtype=np.int64), np.array(next(it), dtype=np.int64)
+            cols[name] = _joined(whole, part)
+            odd |= part == INEXACT_CODE
+        else:
+            cols[name] = np.array([np.nan if v is None else v for v in next(it)], dtype=np.float64)
+    for name in texts:
+        cols[name] = next(it)
+    for name in times:
+        cols[name] = _times(conn, next(it))
+    if odd.any():
+        _exact_again(conn, table, pk, reals, cols, np.flatnonzero(odd))
+    return cols
+
+
+def _exact_again(conn: Connection, table: Any, pk: Any, reals: dict[str, Any], out: dict[str, Any],
+                 rows: Ints) -> None:
+    """The reals of these rows (positions) read again as numbers, by key."""
+    keys = out["pk"][rows].tolist()
+    for lo in range(0, len(keys), CHUNK):
+        chunk = keys[lo:lo + CHUNK]
+        got = {int(r[0]): r[1:] for r in conn.execute(select(pk, *reals.values()).select_from(table)
+                                                      .where(pk.in_(chunk)))}
+        for at, key in zip(rows[lo:lo + CHUNK].tolist(), chunk, strict=True):
+            for i, name in enumerate(reals):
+                value = got[key][i]
+                out[name][at] = np.nan if value is None else float(value)
+
+
+class Tidy:
+    """The tidy table's read, batch by batch."""
+
+    def __init__(self, db: Db, rubrics: Rubrics) -> None:
+        self.db = db
+        self.rubrics = rubrics
+
+    def batches(self, rubric_ref: str | None = None, dataset: str | None = None,
+                size: int = 20_000) -> Iterator[TidyBatch]:
+        """The items of a rubric version (every rubric's without one; ``dataset``: only its
+        items) in key order, ``size`` items per batch, each batch with its rows."""
+        scope: list[ColumnElement[bool]] = []
+        if rubric_ref:
+            scope.append(col(Item.rubric_ref) == self.rubrics.get_rubric(rubric_ref).ref)
+        if dataset:
+            scope.append(col(Item.dataset) == dataset)
+        with self.db.read() as conn:
+            items = conn.execute(select(col(Item.pk), col(Item.item_id), col(Item.dataset), col(Item.rubric_ref),
+                                        col(Item.revision), cast(col(Item.meta), String)).where(*scope).order_by(col(Item.pk))).all()
+            for start in range(0, len(items), size):
+                part = items[start:start + size]
+                pk, item_id, ds, ref, rev, meta = (list(c) for c in zip(*part, strict=True))
+                batch = TidyItems(np.array(pk, dtype=np.int64), item_id, ds, ref, np.array(rev, dtype=np.int64),
+                                  [None if m is None else _parsed(m) for m in meta])
+                keys = select(col(Item.pk)).where(*scope, col(Item.pk) >= pk[0], col(Item.pk) <= pk[-1])
+                yield TidyBatch(batch, self._human(conn, pk[0], pk[-1], keys), self._judge(conn, pk[0], pk[-1], keys))
+
+    @staticmethod
+    def _human(conn: Connection, lo: int, hi: int, keys: Any) -> HumanColumns:
+        h = HumanScore
+        where = [col(h.item_pk) >= lo, col(h.item_pk) <= hi, col(h.item_pk).in_(keys.scalar_subquery())]
+        c = aggregated(conn, h, col(h.pk), where,
+                       {"item_pk": col(h.item_pk), "revision": col(h.revision),
+                        "blind": cast(col(h.blind), Integer)},
+                       {"score": col(h.score)},
+                       # tags as their stored JSON text: the caller parses each distinct text once
+                       {"dimension": col(h.dimension), "reviewer": col(h.reviewer), "kind": col(h.kind),
+                        "reason": col(h.reason), "tags": cast(col(h.tags), String)},
+                       {"created_at": col(h.created_at)})
+        return HumanColumns(c["item_pk"], c["pk"], c["revision"], c["dimension"], c["reviewer"], c["score"],
+                            c["kind"], c["blind"] != 0, c["reason"], c["tags"], c["created_at"])
+
+    @staticmethod
+    def _judge(conn: Connection, lo: int, hi: int, keys: Any) -> JudgeColumns:
+        j, run = JudgeScore, JudgeRun
+        where = [col(j.item_pk) >= lo, col(j.item_pk) <= hi, col(j.item_pk).in_(keys.scalar_subquery()),
+                 col(j.turn).is_(None)]
+        table = table_of(j).outerjoin(table_of(run), col(run.pk) == col(j.run_pk))
+        c = aggregated(conn, table, col(j.pk), where,
+                       {"item_pk": col(j.item_pk), "revision": col(j.revision),
+                        "not_applicable": cast(col(j.not_applicable), Integer),
+                        "run": func.coalesce(col(run.pk), -1)},
+                       {"score": col(j.score), "normalised": col(j.normalised)},
+                       {"dimension": col(j.dimension), "model": col(j.model), "error": col(j.error),
+                        "source": col(run.source), "rationale": col(j.rationale)},
+                       {"created_at": col(j.created_at)})
+        return JudgeColumns(c["item_pk"], c["pk"], c["revision"], c["dimension"], c["model"], c["score"],
+                            c["normalised"], c["error"], c["not_applicable"] != 0, c["run"], c["source"],
+                            c["rationale"], c["created_at"])
