@@ -49,8 +49,7 @@ INEXACT_CODE = NULL_CODE - 1
 CHUNK = 1_000_000
 
 
-def real_code(x: Any) -> ColumnElement[Any]:
-    """A real SQL expression as its integer code (see the module's "Exactness")."""
+def _real_code(x: Any) -> ColumnElement[Any]:
     scaled = x * _SHIFT
     whole = cast(scaled, BigInteger)
     return case((x.is_(None), literal(NULL_CODE)),
@@ -58,8 +57,7 @@ def real_code(x: Any) -> ColumnElement[Any]:
                 else_=literal(INEXACT_CODE))
 
 
-def decode_reals(codes: NDArray[np.int64]) -> NDArray[np.float64]:
-    """Codes back to reals: NaN for NULL and for a value without an exact code (read it again)."""
+def _decode(codes: NDArray[np.int64]) -> NDArray[np.float64]:
     out = codes.astype(np.float64) / _SHIFT
     out[codes == NULL_CODE] = np.nan
     return out
@@ -109,7 +107,7 @@ def read_numeric(conn: Any, pk: Any, where: list[ColumnElement[bool]], ints: dic
     names = ["pk", *ints, *reals]
     parts: dict[str, list[NDArray[np.int64]]] = {n: [] for n in names}
     lo, hi = bounds if bounds is not None else (0, -1)
-    exprs = [pk, *ints.values(), *(real_code(r) for r in reals.values())]
+    exprs = [pk, *ints.values(), *(_real_code(r) for r in reals.values())]
     for start in range(lo, hi + 1, CHUNK):
         # straight from the table (no ordered subquery: the keys put the rows in order below)
         q = select(func.count(), *(func.group_concat(e, " ") for e in exprs)).where(*where, pk >= start,
@@ -123,7 +121,7 @@ def read_numeric(conn: Any, pk: Any, where: list[ColumnElement[bool]], ints: dic
     cols = in_key_order({n: np.concatenate(p) if p else np.array([], dtype=np.int64) for n, p in parts.items()})
     inexact = {n: cols[n] == INEXACT_CODE for n in reals}
     for n in reals:
-        cols[n] = decode_reals(cols[n])
+        cols[n] = _decode(cols[n])
     if any(m.any() for m in inexact.values()):
         _fill_inexact(conn, pk, where, reals, cols, inexact)
     return cols
@@ -132,7 +130,7 @@ def read_numeric(conn: Any, pk: Any, where: list[ColumnElement[bool]], ints: dic
 def _fill_inexact(conn: Any, pk: Any, where: list[ColumnElement[bool]], reals: dict[str, Any],
                   cols: dict[str, NDArray[Any]], inexact: dict[str, NDArray[np.bool_]]) -> None:
     """Read the reals that have no exact code as numbers, by their row's key (``cols`` in key order)."""
-    odd = or_(*(real_code(r) == INEXACT_CODE for r in reals.values()))
+    odd = or_(*(_real_code(r) == INEXACT_CODE for r in reals.values()))
     rows = conn.execute(select(pk, *reals.values()).where(*where, odd)).all()
     keys = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     at = np.searchsorted(cols["pk"], keys)

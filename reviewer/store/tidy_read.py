@@ -11,10 +11,9 @@ one call — the driver builds no tuple per row. All the aggregates of one query
 in the same order, so the columns stay aligned; the row keys travel with them (the fold orders
 rows by key, so they are never sorted here). Exactness: integers are written exactly; on
 SQLite (whose JSON gives a real 15 digits) a real travels as two exact integers
-(:func:`_real_parts`), the few without them read again as numbers by key; PostgreSQL writes a
-double's shortest exact text.
-A time is microseconds since the epoch, UTC (a time stored without a zone is UTC, the store's
-rule: :func:`reviewer.domain.provenance.as_utc`).
+(:func:`_real_parts`), the rows holding one they cannot carry read again as numbers; PostgreSQL
+writes a double's shortest exact text. A time comes as datetime64[us] in UTC (a time stored
+without a zone is UTC, the store's rule: :func:`reviewer.domain.provenance.as_utc`).
 """
 
 from __future__ import annotations
@@ -38,13 +37,13 @@ from sqlalchemy import (
     cast,
     func,
     literal,
+    or_,
     select,
 )
 from sqlmodel import col
 
 from reviewer.store.db import Db
-from reviewer.store.fold import CHUNK
-from reviewer.store.numeric_read import INEXACT_CODE, decode_reals, real_code
+from reviewer.store.numeric_read import NULL_CODE
 from reviewer.store.rubric_versions import Rubrics
 from reviewer.store.tables import HumanScore, Item, JudgeRun, JudgeScore, table_of
 
@@ -150,32 +149,33 @@ def _loads(text: str | None) -> list[Any]:
 
 _SHIFT = float(1 << 20)
 _FRACTION = float(1 << 52)
+#: Below this (and not 0), or at and above :data:`_HUGE`, a real may have no exact parts.
+_TINY, _HUGE = 2.0 ** -20, 2.0 ** 42
 
 
 def _real_parts(x: Any) -> tuple[ColumnElement[Any], ColumnElement[Any]]:
-    """A real as two exact integers (SQLite): ``whole``, its value times 2**20 cut toward zero
-    (:func:`reviewer.store.numeric_read.real_code`'s code when that is exact), and ``part``, what
-    is left (a fraction, exact in floating point) times 2**52 — exact for every value whose
-    lowest bit lies at or above 2**-72 (so every value a person or a normalising division
-    writes, but a tiny one). NULL: ``whole`` is :data:`NULL_CODE`; no exact parts: ``part`` is
-    :data:`INEXACT_CODE` (the row is read again as a number)."""
-    whole = real_code(x)
+    """A real as two integers (SQLite): ``whole``, the value times 2**20 cut toward zero, and
+    ``part``, what is left (a fraction, exact in floating point) times 2**52, cut too. Both are
+    exact for every value from 2**-20 up to 2**42 (its lowest bit lies at or above 2**-72) and
+    for 0; :func:`_odd` says whether a row holds another (read again as numbers). NULL: ``whole``
+    is :data:`NULL_CODE`."""
     scaled = x * _SHIFT
-    rest = (scaled - cast(scaled, BigInteger)) * _FRACTION
-    part = case((x.is_(None), literal(0)), (whole != INEXACT_CODE, literal(0)),
-                (and_(func.abs(x) < float(1 << 33), rest == cast(rest, BigInteger)), cast(rest, BigInteger)),
-                else_=literal(INEXACT_CODE))
-    whole = case((and_(x.is_not(None), func.abs(x) < float(1 << 33)), cast(scaled, BigInteger)), else_=whole)
-    return whole, part
+    whole = cast(scaled, BigInteger)
+    return (func.coalesce(whole, literal(NULL_CODE)),
+            func.coalesce(cast((scaled - whole) * _FRACTION, BigInteger), literal(0)))
+
+
+def _odd(reals: list[Any]) -> ColumnElement[Any]:
+    """1 where a row holds a real :func:`_real_parts` cannot carry exactly, else 0."""
+    far = [or_(and_(x != 0, func.abs(x) < _TINY), func.abs(x) >= _HUGE) for x in reals]
+    return case((or_(*far), 1), else_=0)
 
 
 def _joined(whole: Ints, part: Ints) -> Floats:
-    """The reals of :func:`_real_parts` (NaN for NULL and for a value without exact parts)."""
-    out = decode_reals(whole)  # (exact: an integer below 2**53 over a power of two)
-    fraction = (part != 0) & (part != INEXACT_CODE)
-    # whole + part / 2**52 is the value times 2**20, a double: the sum is exact, as is the division
-    out[fraction] = (whole[fraction].astype(np.float64) + part[fraction] / _FRACTION) / _SHIFT
-    out[part == INEXACT_CODE] = np.nan
+    """The reals of :func:`_real_parts` (NaN for NULL): whole + part / 2**52 is the value times
+    2**20, a double, so the sum is exact, as is the division by a power of two."""
+    out = (whole.astype(np.float64) + part / _FRACTION) / _SHIFT
+    out[whole == NULL_CODE] = np.nan
     return out
 
 
@@ -190,42 +190,37 @@ def aggregated(conn: Connection, table: Any, pk: Any, where: list[ColumnElement[
     agg = func.json_group_array if sqlite else (lambda e: cast(func.json_agg(e), String))
     real_exprs = [p for r in reals.values() for p in _real_parts(r)] if sqlite else list(reals.values())
     exprs = [pk, *ints.values(), *real_exprs, *texts.values(), *(_micros(conn, t) for t in times.values())]
-    n, *arrays = conn.execute(select(func.count(), *(agg(e) for e in exprs)).select_from(table).where(*where)).one()
+    odd = func.sum(_odd(list(reals.values()))) if sqlite and reals else literal(0)
+    n, n_odd, *arrays = conn.execute(select(func.count(), odd, *(agg(e) for e in exprs)).select_from(table)
+                                     .where(*where)).one()
     values = [_loads(text) for text in arrays]
     for v in values:
         if len(v) != n:
             raise RuntimeError(f"read {len(v)} values of a column for {n} rows")
     it = iter(values)
     cols: dict[str, Any] = {name: np.array(next(it), dtype=np.int64) for name in ("pk", *ints)}
-    odd = np.zeros(n, dtype=bool)
     for name in reals:
         if sqlite:
-            whole, part = np.array(next(it), dtype=np.int64), np.array(next(it), dtype=np.int64)
-            cols[name] = _joined(whole, part)
-            odd |= part == INEXACT_CODE
+            cols[name] = _joined(np.array(next(it), dtype=np.int64), np.array(next(it), dtype=np.int64))
         else:
             cols[name] = np.array([np.nan if v is None else v for v in next(it)], dtype=np.float64)
     for name in texts:
         cols[name] = next(it)
     for name in times:
         cols[name] = _times(conn, next(it))
-    if odd.any():
-        _exact_again(conn, table, pk, reals, cols, np.flatnonzero(odd))
+    if n_odd:
+        _exact_again(conn, table, pk, where, reals, cols)
     return cols
 
 
-def _exact_again(conn: Connection, table: Any, pk: Any, reals: dict[str, Any], out: dict[str, Any],
-                 rows: Ints) -> None:
-    """The reals of these rows (positions) read again as numbers, by key."""
-    keys = out["pk"][rows].tolist()
-    for lo in range(0, len(keys), CHUNK):
-        chunk = keys[lo:lo + CHUNK]
-        got = {int(r[0]): r[1:] for r in conn.execute(select(pk, *reals.values()).select_from(table)
-                                                      .where(pk.in_(chunk)))}
-        for at, key in zip(rows[lo:lo + CHUNK].tolist(), chunk, strict=True):
-            for i, name in enumerate(reals):
-                value = got[key][i]
-                out[name][at] = np.nan if value is None else float(value)
+def _exact_again(conn: Connection, table: Any, pk: Any, where: list[ColumnElement[bool]], reals: dict[str, Any],
+                 out: dict[str, Any]) -> None:
+    """The rows holding a real :func:`_real_parts` cannot carry read again, their reals as numbers."""
+    rows = conn.execute(select(pk, *reals.values()).select_from(table).where(*where, _odd(list(reals.values())) == 1)).all()
+    order = np.argsort(out["pk"])
+    at = order[np.searchsorted(out["pk"], np.array([r[0] for r in rows], dtype=np.int64), sorter=order)]
+    for i, name in enumerate(reals, start=1):
+        out[name][at] = [np.nan if r[i] is None else float(r[i]) for r in rows]
 
 
 class Tidy:

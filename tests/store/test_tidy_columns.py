@@ -128,9 +128,9 @@ def test_the_columns_are_the_per_item_fold_row_for_row(store: Store, tmp_path: P
 
 
 #: Reals that travel differently: a level, a third (no short binary form), a negative fraction,
-#: a value too small for the two exact integers and one too large for them (both read again
-#: by key), and NULL.
-ODD_REALS = [0.5, 1 / 3, -2 / 9, 1e-30, 1e300, None]
+#: zero, a large value with a fraction, values too small or too large for the two exact integers
+#: (read again), and NULL.
+ODD_REALS = [0.5, 1 / 3, -2 / 9, 0.0, 3e12 + 0.5, 1e-30, -1e-30, 2.0 ** -21 / 3, 1e13 / 3, 1e300, None]
 
 
 def test_reals_come_back_exactly(store: Store, tmp_path: Path) -> None:
