@@ -130,10 +130,11 @@ def write_parquet(store: Store, out: Path, rubric_ref: str | None = None, datase
     n = 0
     try:
         with pq.ParquetWriter(part, schema) as writer:
-            writer.write_table(schema.empty_table())  # (the schema alone, for a store with no item)
             for table in tidy_tables(store, rubric_ref, dataset):
                 writer.write_table(table, row_group_size=ROW_GROUP)
                 n += table.num_rows
+            if not n:
+                writer.write_table(schema.empty_table())  # (the schema alone: no item)
         part.replace(out)
     finally:
         part.unlink(missing_ok=True)

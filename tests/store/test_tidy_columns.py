@@ -1,8 +1,8 @@
 """The tidy table is built as columns (reviewer.services.tidy_build) for speed; it must be the
 per-item fold's reading row for row. The reference here reads each item's fold
 (``store.items.item_folds``), its people's standing scores (``human_records``) and its judge
-scores' provenance (``store.runs.judge_details``) one item at a time, as the export did before it
-was made fast — on a store with what makes the rule hard: undos of votes and of adjudications,
+scores' provenance (read here by SQL) one item at a time, as the export did before it was made
+fast — on a store with what makes the rule hard: undos of votes and of adjudications,
 two leads' adjudications, a re-score, a judge error, two judge models re-run, an item revised twice
 with scores on each revision, tags, hostile text; on SQLite and PostgreSQL."""
 
@@ -11,13 +11,18 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
+
+from sqlalchemy import select
+from sqlmodel import col
 
 from reviewer.domain import NO_MODEL
 from reviewer.domain.provenance import as_utc, human_records
 from reviewer.services.importing import import_file
 from reviewer.services.tidy import tidy_rows, trace_id
 from reviewer.store import Store
+from reviewer.store.tables import JudgeRun, JudgeScore
 
 REF = "general-quality@1.0.0"
 DIMS = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
@@ -28,7 +33,11 @@ def reference_rows(store: Store, rubric_ref: str | None = None) -> list[dict[str
     """The tidy rows as the per-item fold reads them, item by item."""
     out: list[dict[str, Any]] = []
     folds = list(store.items.item_folds(rubric_ref))
-    details = store.runs.judge_details(r.pk for _, f in folds for d in f.dims.values() for r in d.judge.models.values())
+    with store.db.read() as conn:  # each judge score's run, the run's source, the rationale and time
+        details = {pk: SimpleNamespace(run=run, source=source, rationale=rationale or "", created_at=at)
+                   for pk, run, source, rationale, at in conn.execute(
+                       select(col(JudgeScore.pk), col(JudgeRun.pk), col(JudgeRun.source), col(JudgeScore.rationale),
+                              col(JudgeScore.created_at)).join(JudgeRun, col(JudgeRun.pk) == col(JudgeScore.run_pk)))}
     for it, fold in folds:
         rubric = store.rubrics.get_rubric(it.rubric_ref)
         meta = it.meta or {}
@@ -136,10 +145,7 @@ ODD_REALS = [0.5, 1 / 3, -2 / 9, 0.0, 3e12 + 0.5, 1e-30, -1e-30, 2.0 ** -21 / 3,
 def test_reals_come_back_exactly(store: Store, tmp_path: Path) -> None:
     """Every real read by the tidy table's aggregate read is the stored double, bit for bit (SQLite's
     JSON would give 15 digits: 1/3 would come back as 0.333333333333333)."""
-    from sqlalchemy import select
-    from sqlmodel import col
-
-    from reviewer.store.tables import JudgeScore, table_of
+    from reviewer.store.tables import table_of
 
     _import(store, tmp_path, [_item("a", "one", "m1", 5)])
     with store.db.write() as conn:
