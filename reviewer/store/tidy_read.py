@@ -19,7 +19,8 @@ without a zone is UTC, the store's rule: :func:`reviewer.domain.provenance.as_ut
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,12 +128,6 @@ def _micros(conn: Connection, at: Any) -> ColumnElement[Any]:
     return cast(func.extract("epoch", at) * 1_000_000, BigInteger)
 
 
-def _times(conn: Connection, values: list[Any]) -> Times:
-    if conn.dialect.name == "sqlite":
-        return np.array(values, dtype="datetime64[us]")
-    return np.array(values, dtype=np.int64).astype("datetime64[us]")
-
-
 def _parsed(text: str) -> object:
     """Stored JSON text parsed (orjson; the standard module where orjson refuses the text)."""
     try:
@@ -141,9 +136,20 @@ def _parsed(text: str) -> object:
         return json.loads(text)
 
 
-def _loads(text: str | None) -> list[Any]:
+def _loads(text: str | None, n: int) -> list[Any]:
+    """An aggregated JSON array (None: no row) of ``n`` values, parsed."""
     out = [] if text is None else _parsed(text)
-    assert isinstance(out, list)
+    if not isinstance(out, list) or len(out) != n:
+        raise RuntimeError(f"read {len(out) if isinstance(out, list) else 'no list of'} values for {n} rows")
+    return out
+
+
+def _int_array(text: str | None, n: int) -> Ints:
+    """An aggregated JSON array of ``n`` integers (never NULL), parsed by numpy in one call: the
+    text between the brackets is the numbers and commas (and PostgreSQL's spaces)."""
+    out = np.fromstring(text[1:-1], dtype=np.int64, sep=",") if n and text else np.zeros(0, dtype=np.int64)
+    if out.size != n:
+        raise RuntimeError(f"read {out.size} integers for {n} rows")
     return out
 
 
@@ -193,21 +199,18 @@ def aggregated(conn: Connection, table: Any, pk: Any, where: list[ColumnElement[
     odd = func.sum(_odd(list(reals.values()))) if sqlite and reals else literal(0)
     n, n_odd, *arrays = conn.execute(select(func.count(), odd, *(agg(e) for e in exprs)).select_from(table)
                                      .where(*where)).one()
-    values = [_loads(text) for text in arrays]
-    for v in values:
-        if len(v) != n:
-            raise RuntimeError(f"read {len(v)} values of a column for {n} rows")
-    it = iter(values)
-    cols: dict[str, Any] = {name: np.array(next(it), dtype=np.int64) for name in ("pk", *ints)}
+    it = iter(arrays)
+    cols: dict[str, Any] = {name: _int_array(next(it), n) for name in ("pk", *ints)}
     for name in reals:
         if sqlite:
-            cols[name] = _joined(np.array(next(it), dtype=np.int64), np.array(next(it), dtype=np.int64))
+            cols[name] = _joined(_int_array(next(it), n), _int_array(next(it), n))
         else:
-            cols[name] = np.array([np.nan if v is None else v for v in next(it)], dtype=np.float64)
+            cols[name] = np.array([np.nan if v is None else v for v in _loads(next(it), n)], dtype=np.float64)
     for name in texts:
-        cols[name] = next(it)
+        cols[name] = _loads(next(it), n)
     for name in times:
-        cols[name] = _times(conn, next(it))
+        cols[name] = (np.array(_loads(next(it), n), dtype="datetime64[us]") if sqlite else
+                      _int_array(next(it), n).astype("datetime64[us]"))
     if n_odd:
         _exact_again(conn, table, pk, where, reals, cols)
     return cols
@@ -233,7 +236,10 @@ class Tidy:
     def batches(self, rubric_ref: str | None = None, dataset: str | None = None,
                 size: int = 20_000) -> Iterator[TidyBatch]:
         """The items of a rubric version (every rubric's without one; ``dataset``: only its
-        items) in key order, ``size`` items per batch, each batch with its rows."""
+        items) in key order, ``size`` items per batch, each batch with its rows. The next batch
+        is read on a thread of its own while the caller works on this one (the database does
+        its part without the GIL); only that thread uses the connection until the last batch is
+        read, and the read transaction ends after it."""
         scope: list[ColumnElement[bool]] = []
         if rubric_ref:
             scope.append(col(Item.rubric_ref) == self.rubrics.get_rubric(rubric_ref).ref)
@@ -241,14 +247,27 @@ class Tidy:
             scope.append(col(Item.dataset) == dataset)
         with self.db.read() as conn:
             items = conn.execute(select(col(Item.pk), col(Item.item_id), col(Item.dataset), col(Item.rubric_ref),
-                                        col(Item.revision), cast(col(Item.meta), String)).where(*scope).order_by(col(Item.pk))).all()
-            for start in range(0, len(items), size):
-                part = items[start:start + size]
+                                        col(Item.revision), cast(col(Item.meta), String))
+                                 .where(*scope).order_by(col(Item.pk))).all()
+            parts = [items[start:start + size] for start in range(0, len(items), size)]
+
+            def read(part: Sequence[Any]) -> TidyBatch:
                 pk, item_id, ds, ref, rev, meta = (list(c) for c in zip(*part, strict=True))
                 batch = TidyItems(np.array(pk, dtype=np.int64), item_id, ds, ref, np.array(rev, dtype=np.int64),
                                   [None if m is None else _parsed(m) for m in meta])
                 keys = select(col(Item.pk)).where(*scope, col(Item.pk) >= pk[0], col(Item.pk) <= pk[-1])
-                yield TidyBatch(batch, self._human(conn, pk[0], pk[-1], keys), self._judge(conn, pk[0], pk[-1], keys))
+                return TidyBatch(batch, self._human(conn, pk[0], pk[-1], keys), self._judge(conn, pk[0], pk[-1], keys))
+
+            # (leaving the pool waits for a read under way: the connection outlives every use)
+            if not parts:
+                return
+            with ThreadPoolExecutor(1) as pool:
+                ahead = [pool.submit(read, parts[0])]
+                for following in [*parts[1:], None]:
+                    done = ahead.pop().result()
+                    if following is not None:
+                        ahead.append(pool.submit(read, following))
+                    yield done
 
     @staticmethod
     def _human(conn: Connection, lo: int, hi: int, keys: Any) -> HumanColumns:

@@ -14,11 +14,13 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 from sqlmodel import col
 
 from reviewer.domain import NO_MODEL
 from reviewer.domain.provenance import as_utc, human_records
+from reviewer.services import tidy
 from reviewer.services.importing import import_file
 from reviewer.services.tidy import tidy_rows, trace_id
 from reviewer.store import Store
@@ -119,7 +121,12 @@ def hard_store(store: Store, tmp: Path) -> dict[str, int]:
     return pks
 
 
-def test_the_columns_are_the_per_item_fold_row_for_row(store: Store, tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch", [tidy.BATCH, 2])
+def test_the_columns_are_the_per_item_fold_row_for_row(store: Store, tmp_path: Path, batch: int,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """In one batch, and in batches of two items (each read on the reading thread while the one
+    before is built)."""
+    monkeypatch.setattr(tidy, "BATCH", batch)
     hard_store(store, tmp_path)
     import_file(store, Path(__file__).resolve().parents[2] / "reviewer" / "demo" / "rag-answer.jsonl",
                 "rag-answer@1.0.0", dataset="demo")  # a second rubric: its items and dimensions beside
