@@ -152,18 +152,16 @@ def batch_table(batch: TidyBatch, rubric_of: Callable[[str], Rubric], schema: pa
     sub = np.concatenate([np.zeros(jr.size, dtype=np.int64), is_adj.astype(np.int64)])
     order = np.lexsort((rank, sub, -revision, ~current, human, np.array(dims.position)[dim] if dim.size else dim,
                         item))
-    # positions into the judge rows and the human rows, in output order
+    # positions into the judge rows and the human rows, in output order; ``pick`` into the
+    # judge rows followed by the human rows (one take per column of values from both)
     at, is_human = np.concatenate([jr, hr])[order], human[order]
     jat, hat = at[~is_human], at[is_human]
-    where = np.empty(order.size, dtype=np.int64)
-    where[~is_human] = np.arange(jat.size)
-    where[is_human] = jat.size + np.arange(hat.size)
-    to_output = pa.array(where, pa.int64())
+    rows = np.where(is_human, at + j.pk.size, at)
+    pick = pa.array(rows, pa.int64())
 
     def both(judged: Sequence[object], people: Sequence[object], kind: pa.DataType) -> pa.Array:
         """A column from a value per judge row and one per human row, in output order."""
-        return pa.concat_arrays([pa.array(judged, kind).take(pa.array(jat, pa.int64())),
-                                 pa.array(people, kind).take(pa.array(hat, pa.int64()))]).take(to_output)
+        return pa.concat_arrays([pa.array(judged, kind), pa.array(people, kind)]).take(pick)
 
     def numbers(judged: Values, people: Values, kind: pa.DataType,
                 judge_null: bool | NDArray[np.bool_] = False, human_null: bool = False) -> pa.Array:
@@ -192,16 +190,16 @@ def batch_table(batch: TidyBatch, rubric_of: Callable[[str], Rubric], schema: pa
         "current_revision": pa.array(current[order], pa.bool_()),
         "dimension": _take(dims.name, dim[order], pa.string()),
         "scorer_type": _take(["judge", "human"], is_human.astype(np.int64), pa.string()),
-        "scorer": pa.concat_arrays([_take(model_names, models[jat], pa.string()),
-                                    _take(who_names, who[hat], pa.string())]).take(to_output),
+        "scorer": _take([*model_names, *who_names], np.concatenate([models, who + len(model_names)])[rows],
+                        pa.string()),
         "kind": both([s or "judge" for s in j.source], h.kind, pa.string()),
         "score": numbers(j.score[jat], h.score[hat], pa.float64()),
         "normalised": numbers(j_norm, h_norm, pa.float64()),
         "reason": both([r or None for r in j.rationale], h.reason, pa.string()),
         "error": both(j.error, [None] * len(h.kind), pa.string()),
         "not_applicable": numbers(j.not_applicable[jat], np.zeros(hat.size, dtype=bool), pa.bool_()),
-        "tags": pa.concat_arrays([pa.array([_NO_TAGS] * jat.size, pa.list_(pa.string())),
-                                  _take(tag_lists, tag_codes[hat], pa.list_(pa.string()))]).take(to_output),
+        "tags": _take([_NO_TAGS, *tag_lists], np.concatenate([np.zeros(j.pk.size, dtype=np.int64), tag_codes + 1])[rows],
+                      pa.list_(pa.string())),
         "blind": numbers(np.zeros(jat.size, dtype=bool), h.blind[hat], pa.bool_(), judge_null=True),
         "run": numbers(j.run[jat], np.zeros(hat.size, dtype=np.int64), pa.int64(), judge_null=j.run[jat] < 0,
                        human_null=True),
