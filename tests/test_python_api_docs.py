@@ -69,8 +69,14 @@ def test_scores_without_pandas_is_one_line(tmp_path: Path) -> None:
 
 
 def test_importing_rubricate_loads_no_pandas_and_no_database() -> None:
-    out = subprocess.run([sys.executable, "-c", "import rubricate, sys\nprint(' '.join(sys.modules))"],
-                         capture_output=True, text=True, check=True, cwd=ROOT)
-    mods = set(out.stdout.split())
+    """``import rubricate`` loads neither pandas nor the database layer; its ``__version__`` is the
+    installed distribution's (what ``rubricate --version`` prints)."""
+    from importlib.metadata import version
+
+    out = subprocess.run([sys.executable, "-c", "import rubricate, sys\nprint(rubricate.__version__)\n"
+                          "print(' '.join(sys.modules))"], capture_output=True, text=True, check=True, cwd=ROOT)
+    first, rest = out.stdout.split("\n", 1)
+    assert first == version("rubricate")
+    mods = set(rest.split())
     assert "rubricate.stats" in mods and "numpy" in mods  # the check sees what was imported
     assert not [m for m in mods if m.split(".")[0] in ("pandas", "sqlalchemy", "pyarrow", "textual", "litellm")]
