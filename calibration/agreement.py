@@ -66,12 +66,17 @@ def gwet_from_table(table: Array, kind: Weighting = "unweighted",
     return None if math.isclose(pe, 1.0) else (po - pe) / (1.0 - pe)
 
 
+def nearest_levels(a: Array, levels: Sequence[float]) -> NDArray[np.intp]:
+    """Each score's index among the (ordered) ``levels``: its nearest level, the lower on a tie."""
+    lv = np.asarray(levels, dtype=np.float64)
+    at: NDArray[np.intp] = np.abs(np.asarray(a, dtype=np.float64)[:, None] - lv[None, :]).argmin(axis=1)
+    return at
+
+
 def table(a: Array, b: Array, levels: Sequence[float]) -> Array:
     """Contingency table of two raters over the given (ordered) levels."""
-    lv = np.asarray(levels, dtype=np.float64)
-    ia = np.abs(a[:, None] - lv[None, :]).argmin(axis=1)
-    ib = np.abs(b[:, None] - lv[None, :]).argmin(axis=1)
-    out = np.zeros((lv.size, lv.size))
+    ia, ib = nearest_levels(a, levels), nearest_levels(b, levels)
+    out = np.zeros((len(levels), len(levels)))
     np.add.at(out, (ia, ib), 1.0)
     return out
 

@@ -1,5 +1,6 @@
 """A dimension seen close up: which panel model agrees best with the people, the judge × human
-confusion table, and each reviewer's offset from the judge.
+confusion table with its reliability view (per judge level, the people's mean score), and each
+reviewer's offset from the judge.
 
 Pure statistics on arrays and plain figures; the application (``reviewer.services``) reads the
 scores from the store and hands them in.
@@ -14,7 +15,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.agreement import table
+from calibration.agreement import nearest_levels, table
+from calibration.ppi import z_of
+
+#: The confidence of a reliability point's interval.
+RELIABILITY_CONFIDENCE = 0.95
 
 
 def best_model(per_model: Mapping[str, Mapping[str, Any]]) -> str | None:
@@ -35,7 +40,31 @@ def confusion(judge: Sequence[float] | NDArray[np.float64], human: Sequence[floa
     if j.shape != h.shape:
         raise ValueError(f"judge and human scores differ in length ({j.size} vs {h.size})")
     counts = table(j, h, levels) if j.size else np.zeros((len(levels), len(levels)))
-    return {"levels": list(levels), "table": counts.tolist(), "n": int(j.size)}
+    return {"levels": list(levels), "table": counts.tolist(), "n": int(j.size),
+            "reliability": reliability(j, h, levels)}
+
+
+def reliability(judge: NDArray[np.float64], human: NDArray[np.float64], levels: Sequence[float]) -> list[dict[str, Any]]:
+    """Per judge level (each judge score at its nearest level, as in the confusion table) that
+    holds an item: how many items, the people's mean score on them (their score as given, not
+    rounded to a level) and its 95 % interval, mean ± z·s/√n (the normal approximation; None
+    below two items). A judge to be trusted has each level's mean near the level itself."""
+    if not judge.size:
+        return []
+    at = nearest_levels(judge, levels)
+    out: list[dict[str, Any]] = []
+    z = z_of(RELIABILITY_CONFIDENCE)
+    for k, level in enumerate(levels):
+        h = human[at == k]
+        if not h.size:
+            continue
+        mean = float(h.mean())
+        ci = None
+        if h.size >= 2:
+            half = z * float(h.std(ddof=1)) / math.sqrt(h.size)
+            ci = [mean - half, mean + half]
+        out.append({"level": float(level), "n": int(h.size), "mean_human": mean, "ci": ci})
+    return out
 
 
 def reviewer_offsets(pairs: Mapping[str, Sequence[tuple[float, float]]]) -> list[dict[str, Any]]:
@@ -51,4 +80,4 @@ def reviewer_offsets(pairs: Mapping[str, Sequence[tuple[float, float]]]) -> list
     return out
 
 
-__all__ = ["best_model", "confusion", "reviewer_offsets"]
+__all__ = ["best_model", "confusion", "reliability", "reviewer_offsets"]

@@ -61,7 +61,8 @@ class MeanEstimate:
         return d
 
 
-def _z(confidence: float) -> float:
+def z_of(confidence: float) -> float:
+    """The two-sided normal quantile of a ``confidence`` interval (1.96 for 0.95)."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, not {confidence}")
     return NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
@@ -148,14 +149,14 @@ def ppi_mean_interval(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: Unlabelled
     if lam is None:
         lam = tuned_lambda(y, yhat, yu)
     mid = ppi_mean(y, yhat, yu, lam)
-    half = _z(confidence) * ppi_mean_se(y, yhat, yu, lam)
+    half = z_of(confidence) * ppi_mean_se(y, yhat, yu, lam)
     return mid - half, mid + half
 
 
 def classical_interval(y: ArrayLike, confidence: float = 0.95) -> tuple[float, float]:
     """The humans-only normal interval (population standard deviation, as ``ppi-python``)."""
     y = _vec(y)
-    half = _z(confidence) * float(np.std(y)) / math.sqrt(y.size)
+    half = z_of(confidence) * float(np.std(y)) / math.sqrt(y.size)
     mid = float(np.mean(y))
     return mid - half, mid + half
 
@@ -204,7 +205,7 @@ def labels_for_width(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: Unlabelled,
     y, yhat, yu = _vec(y), _vec(yhat), _mom(yhat_unlabelled)
     if y.size < 2 or float(np.ptp(y)) == 0.0:
         return None
-    half2 = (target_width / (2.0 * _z(confidence))) ** 2
+    half2 = (target_width / (2.0 * z_of(confidence))) ** 2
     var_u = yu.var / max(yu.n, 1)
     best: float | None = None
     for lam in np.linspace(0.0, 1.0, 101):

@@ -142,13 +142,13 @@ def test_export_jsonl_and_csv_carry_the_new_keys(tmp_path: Path, capsys: pytest.
     assert header[:17] == ["id", "dataset", "rubric", "dimension", "effective", "source", "judge", "judge_error",
                            "human", "overall", "band", "passed", "safety", "state", "adjudication", "bias",
                            "incomplete"]  # the old columns keep their places
-    assert header[17:] == ["revision", "human_scores", "comments"]  # new columns after the old ones
+    assert header[17:] == ["revision", "human_scores", "comments", "corrections"]  # new columns after the old ones
     acc = next(r for r in rows if r["dimension"] == "accuracy")
     assert acc["revision"] == "1"
     assert [h["reason"] for h in json.loads(acc["human_scores"])][0] == "one claim is unsupported"
     assert [c["text"] for c in json.loads(acc["comments"])][1] == "=1+1 looks like a formula"
     code, out, _ = run_cli(["export", "--format", "csv", "--labels", "--db", db], capsys)
-    assert next(csv.reader(io.StringIO(out)))[17:] == ["revision", "human_scores", "comments",
+    assert next(csv.reader(io.StringIO(out)))[17:] == ["revision", "human_scores", "comments", "corrections",
                                                        "effective_label", "judge_label", "human_labels"]
 
 

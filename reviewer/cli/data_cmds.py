@@ -152,7 +152,7 @@ def export_cmd(
             writer.writerow(["id", "dataset", "rubric", "dimension", "effective", "source", "judge",
                              "judge_error", "human", "overall", "band", "passed", "safety",
                              "state", "adjudication", "bias", "incomplete", "revision", "human_scores",
-                             "comments"]
+                             "comments", "corrections"]
                             + (["effective_label", "judge_label", "human_labels"] if labels else []))
             for row in rows:
                 for dim, d in row["dimensions"].items():
@@ -164,7 +164,8 @@ def export_cmd(
                         d["judge"], d["judge_error"] or "", json.dumps(d["human"]),
                         row["overall"], row["band"], row["passed"], row["safety"],
                         d["state"], d["adjudication"], d["bias"], row["incomplete"] or "",
-                        row["revision"], json_text(d["human_scores"]), json_text(row["comments"]), *extra)])
+                        row["revision"], json_text(d["human_scores"]), json_text(row["comments"]),
+                        json_text(row["corrections"]), *extra)])
     finally:
         if out:
             fh.close()

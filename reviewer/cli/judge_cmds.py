@@ -33,6 +33,12 @@ Example: rubricate judge --rubric general-quality@1.1.0 --model openai/gpt-4o-mi
 Example: rubricate judge --rubric rag-answer@1.0.0 --model openai/judge-x --api-base http://127.0.0.1:8000/v1
 
 Example: rubricate judge --report 12 --format json
+
+--batch sends the calls as the provider's batch (at the batch price; --dry-run --batch shows it) and polls every --interval seconds until it is stored; --batch-status RUN goes on with a batch run from any process, and stores nothing twice.
+
+Example: rubricate judge --rubric general-quality@1.1.0 --model openai/gpt-4o-mini --batch --no-wait
+
+Example: rubricate judge --batch-status 12
 """
 
 
@@ -51,6 +57,16 @@ def _totals_table(title: str, totals: dict[str, Any]) -> Table:
         table.add_row(safe_text(name, newlines=False), str(n - errors - na), str(errors), str(na),
                       "–" if mean is None else f"{mean:.2f}", f"{float(d.get('cost_usd', 0)):.4f}")
     return table
+
+
+def print_totals(console: Console, run_id: int, model: str | None, totals: dict[str, Any]) -> None:
+    """A finished run's table per dimension and its line of totals."""
+    console.print(_totals_table(f"run {run_id} · {model or 'no judge'} · {totals['status']}", totals))
+    console.print(safe_text(f"{totals['items']} items, {totals['errors']} errors, {totals['safety_hits']} "
+                            f"safety hits, {totals['cached']} results from the cache, "
+                            f"${totals['cost_usd']:.4f}, {totals['tokens_in']} tokens in, "
+                            f"{totals['tokens_out']} out, {totals['limit_wait_s']:.1f} s waited for rate "
+                            f"limits ({totals['rate_limited']} 429 replies)"))
 
 
 def _report(store: Store, run_id: int, console: Console) -> None:
@@ -86,6 +102,10 @@ def judge(
     report: int = typer.Option(None, "--report", help="Print the totals of stored run RUN."),
     fmt: str = typer.Option("table", "--format", help="table or json (for --report and --dry-run)."),
     db: DbOption = None,
+    batch: bool = typer.Option(False, "--batch", help="Send the calls as the provider's batch (batch price)."),
+    batch_status: int = typer.Option(None, "--batch-status", help="Go on with batch run RUN: poll, then store."),
+    interval: float = typer.Option(30.0, "--interval", min=0.0, help="Seconds between polls of a batch."),
+    no_wait: bool = typer.Option(False, "--no-wait", help="With --batch or --batch-status: look once, then exit."),
 ) -> None:
     from rich.console import Console
 
@@ -96,6 +116,11 @@ def judge(
         raise UserError("--format json is for --report RUN and --dry-run; a run shows its progress as it goes")
     console = Console()
     store = open_store(db)
+    if batch_status is not None:
+        from reviewer.cli.judge_batch_cmds import go_on
+
+        go_on(store, batch_status, api_key, interval, not no_wait, console)
+        return
     if report is not None:
         if fmt == "json":
             emit_json(store.runs.judge_run_report(report))
@@ -114,15 +139,25 @@ def judge(
     # with JSON on standard output, the note goes to standard error, keeping the output parseable
     _warn_flat_samples(store, options, Console(stderr=True) if fmt == "json" else console)
     if dry_run and fmt == "json":
-        emit_json({name: plan.as_dict()
+        from reviewer.cli.judge_batch_cmds import batch_fields
+
+        emit_json({name: {**plan.as_dict(), **(batch_fields(name, plan) if batch else {})}
                    for name, plan in judging.plan(store, options).items()})
         return
     if dry_run:
+        from reviewer.cli.judge_batch_cmds import batch_fields, batch_line
+
         for name, plan in judging.plan(store, options).items():
             cost = "unknown (no price for this model)" if plan.cost_usd is None else f"${plan.cost_usd:.4f}"
             console.print(safe_text(f"{name}: {plan.items} items, {plan.total_calls} judge calls "
                                     f"({', '.join(f'{k} {v}' for k, v in plan.calls.items()) or 'none'}), "
-                                    f"~{plan.tokens_in} tokens in, ~{plan.tokens_out} out, cost {cost}"))
+                                    f"~{plan.tokens_in} tokens in, ~{plan.tokens_out} out, cost {cost}"
+                                    + (batch_line(name, plan) if batch else "")))
+        return
+    if batch:
+        from reviewer.cli.judge_batch_cmds import start
+
+        start(store, options, interval, not no_wait, console)
         return
     _run(store, options, console)
 
@@ -190,12 +225,7 @@ def _run(store: Store, options: JudgeOptions, console: Console) -> None:
             raise SystemExit(130) from None
     for s in summaries:
         totals = s.totals.as_dict()
-        console.print(_totals_table(f"run {s.run_id} · {s.model or 'no judge'} · {totals['status']}", totals))
-        console.print(safe_text(f"{totals['items']} items, {totals['errors']} errors, {totals['safety_hits']} "
-                                f"safety hits, {totals['cached']} results from the cache, "
-                                f"${totals['cost_usd']:.4f}, {totals['tokens_in']} tokens in, "
-                                f"{totals['tokens_out']} out, {totals['limit_wait_s']:.1f} s waited for rate "
-                                f"limits ({totals['rate_limited']} 429 replies)"))
+        print_totals(console, s.run_id, s.model, totals)
         if totals["status"] == "cost_cap":
             console.print("stopped at --max-cost; resume with --only-missing")
     rubric = store.rubrics.get_rubric(options.rubric_ref)

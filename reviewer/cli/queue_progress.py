@@ -20,7 +20,8 @@ def queue_progress(
     db: DbOption = None,
 ) -> None:
     """Who has done how much: per person and queue, items done, items left for them, pace (items per
-    hour over their last active stretch) and when they were last active (UTC).
+    hour over their last active stretch), when they were last active (UTC) and how many of their scores
+a lead accepted of those a lead reviewed (rubricate review --review-of).
 
     Example: rubricate queue progress --rubric general-quality@1.0.0 --format json
     """
@@ -37,9 +38,14 @@ def queue_progress(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("reviewer", "queue", "done", "left", "pace (items/h)", "last active (UTC)")
+    from reviewer.services.team import accepted_cell
+
+    table = Table("reviewer", "queue", "done", "left", "pace (items/h)", "last active (UTC)", "accepted")
+    for column in table.columns[5:]:  # a time or a rate is never broken across lines: headers wrap instead
+        column.no_wrap = True
     for r in rows:
         table.add_row(safe_text(r["reviewer"], newlines=False), r["queue"], str(r["done"]), str(r["left"]),
                       "—" if r["pace_per_hour"] is None else f"{r['pace_per_hour']:.1f}",
-                      "—" if r["last_active"] is None else r["last_active"].replace("T", " ").rstrip("Z"))
+                      "—" if r["last_active"] is None else r["last_active"].replace("T", " ").rstrip("Z"),
+                      accepted_cell(r))
     Console().print(table)

@@ -48,7 +48,8 @@ def item_record(store: Store, pk: int) -> dict[str, Any]:
     [(it, fold)] = list(store.items.item_folds(item_pks=[pk]))
     rubric = store.rubrics.get_rubric(it.rubric_ref)
     turns = store.items.turn_scores({pk: it.revision}).get(pk, {})
-    rec = export_row(it, fold, rubric, turns, store.comments.comments([pk])[pk], store.items.stated_overalls({pk: it.revision}).get(pk))
+    rec = export_row(it, fold, rubric, turns, store.comments.comments([pk])[pk], store.items.stated_overalls({pk: it.revision}).get(pk),
+                     store.corrections.corrections([pk])[pk])
     view = store.items.item_view(pk)
     for dim_id, d in rec["dimensions"].items():
         f = fold.dims[dim_id]
@@ -151,6 +152,11 @@ def item_lines(rec: dict[str, Any]) -> list[str]:
     out += ["", f"comments ({len(rec['comments'])})"]
     for c in rec["comments"]:
         rev = "" if c["current_revision"] else f" (on revision {c['revision']}, earlier content)"
+        out.append(safe_line(f"  {c['author']} · {_when(c['created_at'])}{rev}:"))
+        out += ["    " + line for line in safe(c["text"]).splitlines()]
+    out += ["", f"corrected answers ({len(rec['corrections'])})"]
+    for c in rec["corrections"]:
+        rev = "" if c["current_revision"] else f" (of revision {c['revision']}, earlier content)"
         out.append(safe_line(f"  {c['author']} · {_when(c['created_at'])}{rev}:"))
         out += ["    " + line for line in safe(c["text"]).splitlines()]
     return out

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import re
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from reviewer.cli import DbOption, app
 from reviewer.locations import os_login
+
+if TYPE_CHECKING:
+    from reviewer.tui.host import ReviewOf
 
 
 @app.command()
@@ -15,10 +20,15 @@ def review(
     db: DbOption = None,
     reviewer: Annotated[str | None, typer.Option(help="Your reviewer name (default: the OS user); another "
                                                   "person's name only for a lead (SQLite).")] = None,
-    queue: Annotated[str, typer.Option(help="triage, audit or safety.")] = "triage",
+    queue: Annotated[str | None, typer.Option(help="triage, audit or safety (default triage; with --review-of: "
+                                                    "only scores given in this queue, default any).")] = None,
     rubric: Annotated[str | None, typer.Option(help="Only items of this rubric, ID@VERSION.")] = None,
     dataset: Annotated[str | None, typer.Option(help="Only items of this dataset.")] = None,
     blind: Annotated[bool, typer.Option("--blind", help="Hide the judge until you have scored (always, in a queue set blind).")] = False,
+    review_of: Annotated[str | None, typer.Option("--review-of", help="Leads: walk this person's scores, newest "
+                                                  "first; a accepts, x rejects with your score and reason.")] = None,
+    since: Annotated[str | None, typer.Option(help="With --review-of: only scores given since then: 7d, 12h, 30m "
+                                              "ago, or a UTC date or time (2026-03-01, 2026-03-01T09:00).")] = None,
 ) -> None:
     """Open the review TUI on a queue.
 
@@ -27,10 +37,19 @@ def review(
     "lease_minutes: 15" and "keymap: {item.agree: 'enter,a'}"; `?` in the app lists each binding id.
 
     Example: rubricate review --queue audit --blind --reviewer ana
+    Example: rubricate review --review-of ana --since 7d
     """
-    if queue not in ("triage", "audit", "safety"):
+    if queue is not None and queue not in ("triage", "audit", "safety"):
         raise typer.BadParameter(f"unknown queue {queue!r}; use triage, audit or safety", param_hint="--queue")
-    if reviewer is not None:  # signing as a name bound to someone else is a lead's act: say so now
+    if since is not None and review_of is None:
+        raise typer.BadParameter("--since narrows a lead's walk: give --review-of NAME too", param_hint="--since")
+    of = None
+    if review_of is not None:
+        from reviewer.tui.host import ReviewOf
+
+        of = ReviewOf(review_of, queue, parse_since(since) if since is not None else None)
+        check_review_of(db, reviewer or os_login(), review_of, reviewer is not None)
+    elif reviewer is not None:  # signing as a name bound to someone else is a lead's act: say so now
         from reviewer.store import open_store
 
         store = open_store(db, existing=True)
@@ -38,7 +57,52 @@ def review(
             store.roles.check_signer(reviewer)
         finally:
             store.close()
-    run_tui(db, reviewer or os_login(), queue, rubric, dataset, blind)
+    run_tui(db, reviewer or os_login(), queue or "triage", rubric, dataset, blind, of)
+
+
+def parse_since(text: str) -> datetime:
+    """``--since``: ``7d``, ``12h``, ``30m`` before now, or a UTC date or time (ISO 8601); one
+    line otherwise."""
+    from datetime import UTC, timedelta
+
+    from reviewer.errors import UserError
+
+    m = re.fullmatch(r"([1-9][0-9]{0,5})([mhd])", text.strip())
+    if m is not None:
+        unit = {"m": "minutes", "h": "hours", "d": "days"}[m.group(2)]
+        return datetime.now(UTC) - timedelta(**{unit: int(m.group(1))})
+    try:
+        at = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UserError(f"--since {text!r}: give a span back from now (7d, 12h, 30m) or a UTC date or time "
+                        "(2026-03-01, 2026-03-01T09:00)") from None
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+
+
+def check_review_of(db: str | None, lead: str, person: str, named: bool) -> None:
+    """Refuse in one line, before the app starts, a review of ``person`` that the store would
+    refuse: the acting login is not a lead's (on PostgreSQL the login's roles decide), ``lead``
+    (the session's name; ``named``: given with --reviewer) does not hold the lead role or may
+    not be signed by this login, ``person`` is the lead or nobody the store knows."""
+    from reviewer.errors import UserError
+    from reviewer.store import open_store
+
+    store = open_store(db, existing=True)
+    try:
+        if not store.roles.acting_is_lead():
+            raise UserError(f"--review-of: only a lead reviews a reviewer's scores; the login {store.roles.login} "
+                            "is not a lead's (a lead gives the role: rubricate reviewer add NAME --role lead)")
+        if "lead" not in store.roles.reviewer_roles(lead):
+            raise UserError(f"--review-of: {lead} does not hold the lead role; sign as your lead name with --reviewer")
+        if named:
+            store.roles.check_signer(lead)
+        if person == lead:
+            raise UserError(f"--review-of {person}: a lead does not review their own scores")
+        if not store.roles.reviewer_roles(person) and not store.lead_reviews.walk(person, lead, limit=1):
+            raise UserError(f"--review-of {person}: no reviewer of that name and no scores by them; "
+                            "rubricate reviewer list names the reviewers")
+    finally:
+        store.close()
 
 
 @app.command()
@@ -66,10 +130,10 @@ def demo(
 
 
 def run_tui(db: str | None, reviewer: str, queue: str, rubric: str | None, dataset: str | None,
-            blind: bool) -> None:
+            blind: bool, review_of: ReviewOf | None = None) -> None:
     """Open the store and run the app until the reviewer quits (:func:`reviewer.tui.run.run_app`)."""
     from reviewer.tui.run import run_app
 
-    code = run_app(db, reviewer, queue, rubric, dataset, blind)
+    code = run_app(db, reviewer, queue, rubric, dataset, blind, review_of)
     if code:
         raise typer.Exit(code)

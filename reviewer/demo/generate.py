@@ -38,8 +38,12 @@ GENERAL_HUMAN_NOISE = {"accuracy": 0.5, "relevance": 2.2, "completeness": 0.6, "
 #: The share of general-quality items in the audit sample (each scored by people), and of the
 #: others people scored anyway.
 GENERAL_AUDIT_SHARE, GENERAL_OTHER_SHARE = 0.7, 0.3
-#: Each reviewer's error on the gold (known-answer) items: chen's scores run high.
-GOLD_OFFSET = {"ana": 0.0, "ben": -1.0, "chen": 2.0}
+#: Each reviewer's error on the gold (known-answer) items, week by week: ana is right, ben a
+#: point low throughout, and chen drifts — right in the first week, a point higher each week after.
+GOLD_OFFSET = {"ana": (0, 0, 0, 0), "ben": (-1, -1, -1, -1), "chen": (0, 1, 2, 3)}
+#: When the gold items were scored: a weekday morning in each of four weeks (ISO 2026-W41 to W44),
+#: the items dealt across them in turn.
+GOLD_DAYS = ("2026-10-06T09:30:00Z", "2026-10-13T10:15:00Z", "2026-10-21T14:00:00Z", "2026-10-29T11:45:00Z")
 RAG_JUDGE = {
     "groundedness": (0.0, 0.7),
     "hallucination_risk": (0.4, 1.0),
@@ -104,7 +108,7 @@ def _humans(
 
 def general_items(rng: random.Random) -> Iterator[dict[str, Any]]:
     """General-quality items: questions answered by three made-up models."""
-    n = 0
+    n = golds = 0
     for qa in GENERAL_QA:
         for model in MODELS:
             n += 1
@@ -133,7 +137,10 @@ def general_items(rng: random.Random) -> Iterator[dict[str, Any]]:
             gold = None
             if not audit and not failed and n % 3 == 0:  # a known-answer item: every reviewer scored it, one off
                 gold = {d: float(round(t)) for d, t in truths.items()}
-                human = [{"reviewer": who, "scores": {d: _clip(g + GOLD_OFFSET[who], 1, 10) for d, g in gold.items()}}
+                week = golds % len(GOLD_DAYS)
+                golds += 1
+                human = [{"reviewer": who, "at": GOLD_DAYS[week],
+                          "scores": {d: _clip(g + GOLD_OFFSET[who][week], 1, 10) for d, g in gold.items()}}
                          for who in REVIEWERS]
             yield {
                 "id": f"gq-{n:03d}",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +27,11 @@ class Comment:
     created_at: datetime | None = None
 
 
-def visible_comments(comments: Iterable[Comment], viewer: str, judge_hidden: bool) -> list[Comment]:
-    """The comments ``viewer`` may read now: all of them, or only their own while the judge is
-    hidden from them (blind, not yet scored)."""
+#: A comment, or a row shaped like one (a corrected answer: :mod:`reviewer.domain.corrections`).
+S = TypeVar("S", bound="Comment")
+
+
+def visible_comments(comments: Iterable[S], viewer: str, judge_hidden: bool) -> list[S]:
+    """The comments (or corrected answers) ``viewer`` may read now: all of them, or only their own
+    while the judge is hidden from them (blind, not yet scored)."""
     return [c for c in comments if not judge_hidden or c.reviewer == viewer]

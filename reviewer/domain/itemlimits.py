@@ -84,14 +84,20 @@ def tags_problem(value: Any) -> str | None:
 def comment_problem(value: Any) -> str | None:
     """A comment: non-empty text of at most :data:`MAX_COMMENT_CHARS` characters that UTF-8 can
     store (control characters are kept as written and shown as placeholders wherever it is shown)."""
+    return text_problem(value, "comment", MAX_COMMENT_CHARS, "type what later reviewers should know")
+
+
+def text_problem(value: Any, what: str, limit: int, hint: str) -> str | None:
+    """A person's text on an item (a ``what``): non-empty text of at most ``limit`` characters
+    that UTF-8 can store; else what is wrong, with ``hint`` saying what to write when it is empty."""
     if not isinstance(value, str):
-        return f"a comment must be text, not {_kind(value)}"
+        return f"a {what} must be text, not {_kind(value)}"
     if not value.strip():
-        return "the comment is empty; type what later reviewers should know"
-    if len(value) > MAX_COMMENT_CHARS:
-        return f"the comment is {len(value)} characters; at most {MAX_COMMENT_CHARS}"
+        return f"the {what} is empty; {hint}"
+    if len(value) > limit:
+        return f"the {what} is {len(value)} characters; at most {limit}"
     if _SURROGATE.search(value):
-        return "the comment holds a lone surrogate (broken text encoding); retype it"
+        return f"the {what} holds a lone surrogate (broken text encoding); retype it"
     return None
 
 

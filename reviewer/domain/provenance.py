@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from reviewer.domain.comments import Comment
+from reviewer.domain.corrections import Correction
 from reviewer.domain.human import Vote, fold_human
 from reviewer.domain.item import ItemFold
 
@@ -59,3 +60,10 @@ def comment_records(comments: Iterable[Comment], current: int) -> list[dict[str,
     """An item's comments, oldest first: author, time, text, and the revision each was written on."""
     return [{"author": c.reviewer, "created_at": iso(c.created_at), "text": c.text, "revision": c.revision,
              "current_revision": c.revision == current} for c in comments]
+
+
+def correction_records(corrections: Iterable[Correction], current: int) -> list[dict[str, Any]]:
+    """An item's corrected answers, oldest first: author, time, the revision each corrects (and
+    whether that is the item's current one), and the text."""
+    return [{"author": c.reviewer, "created_at": iso(c.created_at), "revision": c.revision,
+             "current_revision": c.revision == current, "text": c.text} for c in corrections]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, overload
 
 
@@ -40,6 +41,9 @@ class Row:
     human: Sequence[HumanEntry]
     #: ``"audit": true``: the item belongs to the rubric's audit sample (drawn at random elsewhere).
     audit: bool = False
+    #: (reviewer, dimension) → when the person gave that score (UTC), for entries that said so
+    #: (``"at"``); the others are stamped with the import's time
+    human_at: dict[tuple[str, str], datetime] | None = None
 
 
 @dataclass(frozen=True, slots=True)

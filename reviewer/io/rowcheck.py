@@ -9,6 +9,7 @@ import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from reviewer.domain.itemlimits import (
@@ -248,6 +249,7 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
                     _number(extra.get("confidence")),
                 )
     human: list[tuple[str, str, float, str | None, list[str], bool]] = []
+    human_at: dict[tuple[str, str], datetime] = {}
     entries = obj.get("human") or []
     if not isinstance(entries, list):
         errs.append(f"{at}: item {item_id}: 'human' must be a list of {{reviewer, scores}}")
@@ -261,12 +263,17 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
             problem = "'blind' must be true or false"
         if problem is None and not isinstance(h.get("aggregate", False), bool):
             problem = "'aggregate' must be true or false"
+        when = None
+        if problem is None and "at" in h:
+            when, problem = entry_time(h["at"])
         if problem:
             errs.append(f"{at}: item {item_id}: {problem}")
             continue
         who, blind = h["reviewer"], bool(h.get("blind", False))
         aggregate = h.get("aggregate") is True  # a mean of several people may lie between levels
         for dim_id, value in h["scores"].items():
+            if when is not None:
+                human_at[(who, dim_id)] = when
             if scales.human_plain(dim_id, value, aggregate):  # a plain score: the common case
                 human.append((who, dim_id, float(value), None, [], blind))
                 continue
@@ -299,7 +306,29 @@ def check_row(rubric: Rubric, n: int, obj: dict[str, Any], errs: list[str], src:
                     "at random for an unbiased estimate)")
     if len(errs) > before:
         return None
-    return Row(n, str(item_id), obj, content_hash(obj), model, judge, human, bool(audit))  # audit is not None here
+    return Row(n, str(item_id), obj, content_hash(obj), model, judge, human, bool(audit),  # audit is not None here
+               human_at or None)
+
+
+#: How far past this machine's clock an imported score's time may lie (clocks differ a little).
+CLOCK_SLACK = timedelta(minutes=5)
+
+
+def entry_time(value: object) -> tuple[datetime | None, str | None]:
+    """A human entry's ``at``: the time the person gave the scores, in UTC; or the problem."""
+    hint = "give an ISO 8601 time with its zone, e.g. \"2026-10-05T09:30:00Z\""
+    if not isinstance(value, str):
+        return None, f"'at' must be a time as text: {hint}"
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return None, f"'at' {value[:40]!r} is not a time: {hint}"
+    if when.tzinfo is None:
+        return None, f"'at' {value[:40]!r} has no zone: {hint}"
+    when = when.astimezone(UTC)
+    if when > datetime.now(UTC) + CLOCK_SLACK:
+        return None, f"'at' {value[:40]!r} lies in the future: give the time the scores were given"
+    return when, None
 
 
 def content_hash(obj: dict[str, Any]) -> str:

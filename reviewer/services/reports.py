@@ -222,12 +222,23 @@ class SideBySide(TypedDict, Generic[ReportT]):
     reports: list[ReportT]
 
 
+class ReliabilityPoint(TypedDict):
+    """One judge level of a reliability view: the items the judge put there and the people's mean
+    score on them with its interval (None below two items)."""
+
+    level: float
+    n: int
+    mean_human: float
+    ci: list[float] | None
+
+
 class Confusion(TypedDict):
-    """A judge × human confusion table on a dimension's levels."""
+    """A judge × human confusion table on a dimension's levels, with its reliability view."""
 
     levels: list[float]
     table: list[list[int]]
     n: int
+    reliability: list[ReliabilityPoint]
 
 
 class ReviewerOffset(TypedDict):
@@ -408,3 +419,7 @@ class TeamRow(TypedDict):
     pace_per_hour: float | None
     stretch_items: int
     last_active: str | None
+    #: The person's scores given in this queue that a lead has reviewed, and of those accepted
+    #: (each score once, by its latest verdict: ``rubricate review --review-of``).
+    lead_reviewed: int
+    lead_accepted: int

@@ -6,7 +6,8 @@ holds for them (the store's ``queue_progress``, the rules the queue serves by). 
 per hour over the person's last active stretch in the queue: their finished items going back
 from the latest while no two finishes lie more than :data:`IDLE_GAP` apart, timed from when the
 stretch's first item was served to when its last was finished. *Last active* is the latest
-time they were served or finished an item there.
+time they were served or finished an item there. *Accepted* is how many of the person's scores
+given in the queue a lead accepted, of those a lead reviewed (``rubricate review --review-of``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ def pace(finished: list[Stint]) -> tuple[float | None, int]:
     return (len(stretch) * 3600 / seconds if seconds > 0 else None), len(stretch)
 
 
+def accepted_cell(row: TeamRow) -> str:
+    """A person's accept rate in a queue as a table shows it: accepted/reviewed, or ``—`` when a
+    lead has reviewed none of their scores there."""
+    n = row["lead_reviewed"]
+    return "—" if not n else f"{row['lead_accepted']}/{n}"
+
+
 def _when(t: datetime | None) -> str | None:
     return None if t is None else t.replace(microsecond=0).isoformat() + "Z"
 
@@ -52,7 +60,9 @@ def team_progress(store: Store, rubric_ref: str | None = None) -> list[TeamRow]:
     from reviewer.store.queue_sql import QUEUES
 
     stints = store.activity.stints(rubric_ref)
-    people = sorted({name for name, _, _ in store.roles.reviewers()} | {s.reviewer for s in stints})
+    rates = store.lead_reviews.accept_rates(rubric_ref)
+    people = sorted({name for name, _, _ in store.roles.reviewers()} | {s.reviewer for s in stints}
+                    | {name for name, _ in rates})
     mine: dict[tuple[str, str], list[Stint]] = {}
     for s in stints:
         mine.setdefault((s.reviewer, s.queue), []).append(s)
@@ -62,7 +72,8 @@ def team_progress(store: Store, rubric_ref: str | None = None) -> list[TeamRow]:
     for person in people:
         for queue in QUEUES:
             worked = mine.get((person, queue), [])
-            if not worked and (queue == "safety" or not holds[queue]):
+            reviewed, accepted = rates.get((person, queue), (0, 0))
+            if not worked and not reviewed and (queue == "safety" or not holds[queue]):
                 continue
             finished = [s for s in worked if s.state == "done"]
             per_hour, stretch = pace(finished)
@@ -70,5 +81,6 @@ def team_progress(store: Store, rubric_ref: str | None = None) -> list[TeamRow]:
             out.append({"reviewer": person, "queue": queue, "done": len(finished),
                         "left": store.queue.queue_progress(queue, person, rubric_ref)[2],
                         "pace_per_hour": None if per_hour is None else round(per_hour, 1),
-                        "stretch_items": stretch, "last_active": _when(max(times)) if times else None})
+                        "stretch_items": stretch, "last_active": _when(max(times)) if times else None,
+                        "lead_reviewed": reviewed, "lead_accepted": accepted})
     return out

@@ -103,7 +103,7 @@ def tidy_tables(store: Store, rubric_ref: str | None = None, dataset: str | None
     from reviewer.services.tidy_build import batch_table
 
     schema = tidy_schema()
-    for batch in store.tidy.batches(rubric_ref, dataset, BATCH):
+    for batch in store.tidy.tidy_batches(rubric_ref, dataset, BATCH):
         yield batch_table(batch, store.rubrics.get_rubric, schema)
 
 

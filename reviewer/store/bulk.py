@@ -54,7 +54,8 @@ def _literal(value: Any, dialect: str) -> str | None:
     return None
 
 
-def _db_value(conn: Connection, column: Any, value: Any) -> Any:
+def db_value(conn: Connection, column: Any, value: Any) -> Any:
+    """``value`` as the driver takes it for ``column`` (JSON as text, a time as the dialect stores it)."""
     if isinstance(column.type, JSON):
         return json_text(value)
     proc = column.type.dialect_impl(conn.dialect).bind_processor(conn.dialect)
@@ -100,7 +101,7 @@ def bulk_insert(conn: Connection, table: Table, columns: Sequence[str], rows: Se
             raw = default.arg
         else:  # pragma: no cover - the tables have constant and Python-function defaults only
             raise RuntimeError(f"bulk_insert cannot compute the default of {table.name}.{column.name}")
-        fixed.append((column.name, _db_value(conn, column, raw)))
+        fixed.append((column.name, db_value(conn, column, raw)))
     for name, value in fixed:
         names.append(name)
         literal = _literal(value, conn.dialect.name)

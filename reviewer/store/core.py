@@ -12,10 +12,14 @@ from reviewer.locations import LINK_TOKEN_ENV
 from reviewer.store.activity import Activity
 from reviewer.store.align_runs import AlignRuns
 from reviewer.store.comments import Comments
+from reviewer.store.corrections import Corrections
 from reviewer.store.db import Db
 from reviewer.store.engine import make_engine, migrate
+from reviewer.store.history import History
 from reviewer.store.items import Items
+from reviewer.store.judge_batches import JudgeBatches
 from reviewer.store.judging import Runs
+from reviewer.store.lead_reviews import LeadReviews
 from reviewer.store.links import Links
 from reviewer.store.lite import missing_database
 from reviewer.store.pair_verdicts import PairVerdicts
@@ -52,6 +56,10 @@ class Store:
         self.links = Links(self.db, self.roles)
         self.align = AlignRuns(self.db, self.rubrics)
         self.activity = Activity(self.db, self.rubrics)
+        self.batches = JudgeBatches(self.db)
+        self.lead_reviews = LeadReviews(self.db, self.rubrics, self.roles, self.scores)
+        self.corrections = Corrections(self.db, self.roles)
+        self.history = History(self.db)
         self.tidy = Tidy(self.db, self.rubrics)
 
     def close(self) -> None:

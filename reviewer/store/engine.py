@@ -294,6 +294,35 @@ def _pair_verdicts(conn: Connection) -> None:
             " END LOOP; END $$")
 
 
+def _judge_batches(conn: Connection) -> None:
+    """``rubricate judge --batch``'s provider batches and their answers (the owner's, like judge
+    runs: no grant to a person's login)."""
+    tables.table_of(tables.JudgeBatch).create(conn, checkfirst=True)
+    tables.table_of(tables.JudgeBatchAnswer).create(conn, checkfirst=True)
+
+
+def _lead_reviews(conn: Connection) -> None:
+    """A lead's reviews of a person's scores (:func:`reviewer.store.lead_reviews.lead_review_guards`)."""
+    from reviewer.store.lead_reviews import lead_review_guards
+
+    lead_review_guards(conn)
+
+
+def _corrections(conn: Connection) -> None:
+    """Corrected answers (:func:`reviewer.store.corrections.correction_guards`)."""
+    from reviewer.store.corrections import correction_guards
+
+    correction_guards(conn)
+
+
+def _queue_sort(conn: Connection) -> None:
+    """The history panel reads a reviewer's latest rows in a queue's sample, newest first: an
+    index on the scores by reviewer, sample and row answers it without scanning every score.
+    (The queue list's orders need none: a sorted page of 100k items is one scan,
+    ``benchmarks/bench_queue_sort.py``.)"""
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_human_reviewer_sample ON human_score (reviewer, sample, pk)")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -320,6 +349,10 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0011a_align_runs", _align_runs),
     ("0011p_pair_verdicts", _pair_verdicts),
     ("0012h_judge_headline", _judge_headline),
+    ("0013b_judge_batches", _judge_batches),
+    ("0013v_lead_reviews", _lead_reviews),
+    ("0013c_corrections", _corrections),
+    ("0013o_queue_sort", _queue_sort),
 ]
 
 

@@ -37,8 +37,12 @@ COMMENTS = ("item_comment",)
 REVEALS = ("item_reveal",)
 #: Judges' verdicts on pairs (``0011p_pair_verdicts``).
 PAIR_JUDGMENTS = ("pair_judgment",)
+#: A lead's reviews of a person's scores (``0013v_lead_reviews``).
+LEAD_REVIEWS = ("lead_review",)
+#: Corrected answers (``0013c_corrections``).
+CORRECTIONS = ("item_correction",)
 #: Every history table.
-ALL_HISTORY = HISTORY + COMMENTS + REVEALS + PAIR_JUDGMENTS
+ALL_HISTORY = HISTORY + COMMENTS + REVEALS + PAIR_JUDGMENTS + LEAD_REVIEWS + CORRECTIONS
 #: Unique keys besides ``pk`` that a REPLACE could use to delete a row.
 _UNIQUE = {"rubric_version": ("rubric_id", "version")}
 #: Tables whose rows are signed by a reviewer name.
@@ -139,13 +143,19 @@ def reveal_guards(conn: Connection) -> None:
 
     table_of(ItemReveal).create(conn, checkfirst=True)
     signed_history(conn, REVEALS)
+    grant_to_scorers(conn, "item_reveal")
+
+
+def grant_to_scorers(conn: Connection, table: str) -> None:
+    """PostgreSQL: SELECT and INSERT on a person's new history ``table`` (and its key's sequence)
+    to whoever ``db roles`` granted INSERT on ``human_score``, without running it again."""
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql(
             "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.table_privileges"
             " WHERE table_schema = current_schema() AND table_name = 'human_score' AND privilege_type = 'INSERT'"
             " AND grantee <> current_user LOOP"
-            " EXECUTE 'GRANT SELECT, INSERT ON item_reveal TO ' || quote_ident(r.grantee);"
-            " EXECUTE 'GRANT USAGE, SELECT ON SEQUENCE item_reveal_pk_seq TO ' || quote_ident(r.grantee);"
+            f" EXECUTE 'GRANT SELECT, INSERT ON {table} TO ' || quote_ident(r.grantee);"
+            f" EXECUTE 'GRANT USAGE, SELECT ON SEQUENCE {table}_pk_seq TO ' || quote_ident(r.grantee);"
             " END LOOP; END $$")
 
 

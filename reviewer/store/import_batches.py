@@ -80,12 +80,14 @@ class Batch:
     judge_plain: dict[tuple[str | None, str], list[tuple[Any, ...]]] = field(default_factory=dict)
     #: model → rows in JUDGE_COLUMNS order
     judge_full: dict[str | None, list[tuple[Any, ...]]] = field(default_factory=dict)
-    #: human scores in HUMAN_COLUMNS order; or, while every one so far is a plain score (no
-    #: reason, tags or blind flag), in HUMAN_PLAIN order here (the two are never both filled)
+    #: human scores in HUMAN_COLUMNS order and their time (None: the import's); or, while every
+    #: one so far is a plain score (no reason, tags, blind flag or time), in HUMAN_PLAIN order
+    #: here (the two are never both filled)
     human: list[tuple[Any, ...]] = field(default_factory=list)
     human_plain: list[tuple[Any, ...]] = field(default_factory=list)
     #: ``--update`` with new content: the scores given with it belong to the item's next
-    #: revision; rows in JUDGE_COLUMNS / HUMAN_COLUMNS order plus that revision (few: no fast path)
+    #: revision; rows in JUDGE_COLUMNS / HUMAN_COLUMNS order plus that revision (human rows then
+    #: their time, as in ``human``; few: no fast path)
     judge_revised: dict[str | None, list[tuple[Any, ...]]] = field(default_factory=dict)
     human_revised: list[tuple[Any, ...]] = field(default_factory=list)
     #: pks of stored items whose row gave other scores on the same content: those scores are in
@@ -212,19 +214,22 @@ def _judge_rows(batch: Batch, dims: Dims, r: Row, pk: int, revision: int | None)
 
 
 def _human_rows(batch: Batch, r: Row, pk: int, revision: int | None) -> None:
+    # full rows end with the time the person gave the score (``"at"``), None for the import's
+    at = r.human_at or {}
     if revision is not None:
         for reviewer, dim_id, score, reason, tags, blind in r.human:
             batch.human_revised.append((pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]",
-                                        blind, revision))
+                                        blind, revision, at.get((reviewer, dim_id))))
         return
     for reviewer, dim_id, score, reason, tags, blind in r.human:
-        if reason is None and not tags and not blind and not batch.human:
+        when = at.get((reviewer, dim_id))
+        if reason is None and not tags and not blind and when is None and not batch.human:
             batch.human_plain.append((pk, dim_id, reviewer, score))
             continue
         if batch.human_plain:  # the batch's rows so far, in order, as full rows (few files mix them)
-            batch.human.extend((*row, None, "[]", False) for row in batch.human_plain)
+            batch.human.extend((*row, None, "[]", False, None) for row in batch.human_plain)
             batch.human_plain.clear()
-        batch.human.append((pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]", blind))
+        batch.human.append((pk, dim_id, reviewer, score, reason, json_text(tags) if tags else "[]", blind, when))
 
 
 def _stdev(xs: list[float]) -> float | None:

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import Connection, select, update
 from sqlmodel import col
 
 from reviewer.store.base import inserted_pk, records
-from reviewer.store.bulk import bulk_insert, can_derive
+from reviewer.store.bulk import bulk_insert, can_derive, db_value
 from reviewer.store.import_batches import (
     HUMAN_COLUMNS,
     HUMAN_PLAIN,
@@ -24,6 +26,7 @@ from reviewer.store.tables import (
     ItemRevision,
     JudgeRun,
     JudgeScore,
+    now,
     table_of,
 )
 from rubrics.schema import Rubric
@@ -39,6 +42,14 @@ class RowWriter:
         self.conn, self.rubric, self.ds = conn, rubric, ds
         self.runs: dict[str | None, int] = {}
         self.judge_scores = self.human_scores = 0
+        # one time for every score of the import that does not give its own (``"at"``)
+        self._created = table_of(HumanScore).c.created_at
+        self._now = db_value(conn, self._created, now())
+
+    def _timed(self, rows: Sequence[tuple[object, ...]]) -> list[tuple[object, ...]]:
+        """Full human rows with their last value, the time, as the driver takes it."""
+        conn, column, at_import = self.conn, self._created, self._now
+        return [(*r[:-1], at_import if r[-1] is None else db_value(conn, column, r[-1])) for r in rows]
 
     def _run(self, model: str | None) -> int:
         if model not in self.runs:
@@ -96,17 +107,18 @@ class RowWriter:
                 conn, table_of(JudgeScore), JUDGE_COLUMNS, rows,
                 {"run_pk": self._run(model), "model": model, "examples_used": "[]"})
         self.human_scores += bulk_insert(conn, table_of(HumanScore), HUMAN_PLAIN, b.human_plain,
-                                         {"reason": None, "tags": "[]", "blind": False, "kind": "import"})
-        self.human_scores += bulk_insert(conn, table_of(HumanScore), HUMAN_COLUMNS, b.human,
-                                         {"kind": "import"})
+                                         {"reason": None, "tags": "[]", "blind": False, "kind": "import",
+                                          "created_at": self._now})
+        self.human_scores += bulk_insert(conn, table_of(HumanScore), (*HUMAN_COLUMNS, "created_at"),
+                                         self._timed(b.human), {"kind": "import"})
         if b.rescored:
             self._drop_known(b)
         for model, rows in b.judge_revised.items():
             self.judge_scores += bulk_insert(
                 conn, table_of(JudgeScore), (*JUDGE_COLUMNS, "revision"), rows,
                 {"run_pk": self._run(model), "model": model, "examples_used": "[]"})
-        self.human_scores += bulk_insert(conn, table_of(HumanScore), (*HUMAN_COLUMNS, "revision"),
-                                         b.human_revised, {"kind": "import"})
+        self.human_scores += bulk_insert(conn, table_of(HumanScore), (*HUMAN_COLUMNS, "revision", "created_at"),
+                                         self._timed(b.human_revised), {"kind": "import"})
         if b.audit:
             have = set(conn.execute(select(col(AuditSample.item_pk)).where(
                 col(AuditSample.rubric_ref) == ref, col(AuditSample.item_pk).in_(b.audit))).scalars())

@@ -71,12 +71,14 @@ def paused_gc() -> Iterator[None]:
 
 def export_row(it: Any, fold: Any, rubric: Rubric,
                turns: dict[str, dict[tuple[str | None, int], Any]] | None = None,
-               comments: list[Any] | None = None, stated: dict[str, float] | None = None) -> dict[str, Any]:
+               comments: list[Any] | None = None, stated: dict[str, float] | None = None,
+               corrections: list[Any] | None = None) -> dict[str, Any]:
     """One item's export record from its fold (``turns``: its turn-level judge rows;
     ``comments``: its comments, oldest first; ``stated``: per model, the overall the judge stated
-    itself, exported beside the computed overall as ``judge_stated_overall``)."""
+    itself, exported beside the computed overall as ``judge_stated_overall``; ``corrections``:
+    its corrected answers, oldest first)."""
     from reviewer.domain import judge_only
-    from reviewer.domain.provenance import comment_records, human_records
+    from reviewer.domain.provenance import comment_records, correction_records, human_records
 
     dims = {}
     turns = turns or {}
@@ -99,6 +101,7 @@ def export_row(it: Any, fold: Any, rubric: Rubric,
             "capped_by": list(agg.capped_by), "judge_overall": alone.overall,
             "safety": fold.safety.status, "metadata": it.meta or {}, "group": it.grp,
             "comments": comment_records(comments or [], fold.revision),
+            "corrections": correction_records(corrections or [], fold.revision),
             **({"headline": headline_of(agg)} if agg.headline_dim is not None else {}),
             **({"judge_stated_overall": dict(sorted(stated.items()))} if stated else {})}
 

@@ -19,6 +19,7 @@ from reviewer.errors import FileErrors, UserError
 from reviewer.store.base import records
 from reviewer.store.bulk import deferred_indexes
 from reviewer.store.comments import Comments
+from reviewer.store.corrections import correction_rows
 from reviewer.store.db import Db
 from reviewer.store.fold import CHUNK, item_rows
 from reviewer.store.guards import BulkGuardError, set_checked_inserts
@@ -294,9 +295,11 @@ class Items:
         pairs = self.scores.pair_choices_by_item(grouped)
         judged = self.pair_verdicts.pair_judgments_by_item(grouped)
         stated = self.stated_overalls({it.pk: it.revision for it, _ in folds})
+        with self.db.read() as conn:
+            corrected = correction_rows(conn, (it.pk for it, _ in folds))
         for it, fold in folds:
             row = export_row(it, fold, self.rubrics.get_rubric(it.rubric_ref), turns.get(it.pk, {}), comments.get(it.pk, []),
-                             stated.get(it.pk))
+                             stated.get(it.pk), corrected.get(it.pk, []))
             if it.grp is not None:  # grouped items: each current choice on a pair it is in
                 row["pair_choices"] = pairs.get(it.pk, [])
                 row["pair_verdicts"] = judged.get(it.pk, [])

@@ -12,6 +12,7 @@ from sqlmodel import col
 
 from reviewer.errors import UserError
 from reviewer.store.base import inserted_pk, records
+from reviewer.store.corrections import latest_on_current
 from reviewer.store.db import Db
 from reviewer.store.queue import refresh_triage_keys
 from reviewer.store.rubric_versions import Rubrics
@@ -348,8 +349,11 @@ class Runs:
                 found.sort(key=lambda e: -int(e["id"].removeprefix(EXAMPLE_PREFIX)))
             outputs = dict(conn.execute(select(col(Item.pk), col(Item.output)).where(
                 col(Item.pk).in_(sorted({e["item_key"] for e in found})))).all()) if found else {}
+            corrected = latest_on_current(conn, (e["item_key"] for e in found))
         for e in found:
             e["output"] = outputs[e["item_key"]]
+            if e["item_key"] in corrected:  # the answer as a person says it should have been
+                e["corrected"] = corrected[e["item_key"]]
         return found
 
 

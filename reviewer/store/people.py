@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from types import SimpleNamespace
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from sqlmodel import col
 
 from reviewer.domain import revision_of
@@ -46,35 +46,46 @@ class Scores:
         """Append one human score; it is durable when this returns. Undo is ``score=None``.
         ``sample``: the queue it was given in; ``claim``: the lease it was given under — refused
         (UserError) when another person has claimed the item since (:func:`claimed_since`)."""
+        with self.db.write() as conn:
+            return self.score_in(conn, item_pk, dimension, reviewer, score, reason, tags, blind, judge_score_id,
+                                 kind, sample, claim)
+
+    def score_in(
+        self, conn: Connection, item_pk: int, dimension: str, reviewer: str, score: float | None,
+        reason: str | None = None, tags: Iterable[str] = (), blind: bool = False,
+        judge_score_id: int | None = None, kind: str = "score", sample: str | None = None,
+        claim: Claim | None = None,
+    ) -> int:
+        """:meth:`add_human_score` inside the caller's write transaction (a lead's reject writes
+        its adjudication and the review that names it in one)."""
         if kind not in KINDS:
             raise UserError(f"unknown score kind {kind!r}")
         if score is None and kind != "undo":
             raise UserError("only an undo may carry no score")
-        with self.db.write() as conn:
-            signed = self.roles.sign(conn, reviewer, "lead" if kind == "adjudication" else None)
-            item = conn.execute(select(col(Item.rubric_ref), col(Item.revision)).where(col(Item.pk) == item_pk)).first()
-            if item is None:
-                raise UserError(f"no item with key {item_pk}")
-            if claim is not None:
-                other = claimed_since(conn, claim)
-                if other is not None:
-                    raise UserError(f"{claim.item_id}: your lease ran out and {other} has claimed the item since, "
-                                    "so this score was not stored; open the item from the queue again to score it")
-            if score is not None:
-                dim = self.rubrics.get_rubric(item[0]).dimension(dimension)
-                if not dim.scale.contains(score):
-                    raise UserError(f"{score:g} is off {dimension}'s scale {dim.scale.min:g}–{dim.scale.max:g}")
-            result = conn.execute(table_of(HumanScore).insert().values(
-                item_pk=item_pk, revision=item[1], dimension=dimension, reviewer=reviewer, score=score,
-                reason=reason, tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id,
-                sample=sample, **signed))
-            # an undo may un-complete a review; people's score moved, so may the judge–people gap
-            refresh_coverage(conn, self.rubrics.get_rubric(item[0]), item_pk, item[1])
-            rubric = self.rubrics.get_rubric(item[0])
-            if any(d.id == dimension and d.method == "human" for d in rubric.dimensions):
-                # only people score it: the judge's overall in the queue counts their score too
-                self.runs.refresh_summaries(conn, rubric.ref, {item_pk})
-            return inserted_pk(result)
+        signed = self.roles.sign(conn, reviewer, "lead" if kind == "adjudication" else None)
+        item = conn.execute(select(col(Item.rubric_ref), col(Item.revision)).where(col(Item.pk) == item_pk)).first()
+        if item is None:
+            raise UserError(f"no item with key {item_pk}")
+        if claim is not None:
+            other = claimed_since(conn, claim)
+            if other is not None:
+                raise UserError(f"{claim.item_id}: your lease ran out and {other} has claimed the item since, "
+                                "so this score was not stored; open the item from the queue again to score it")
+        if score is not None:
+            dim = self.rubrics.get_rubric(item[0]).dimension(dimension)
+            if not dim.scale.contains(score):
+                raise UserError(f"{score:g} is off {dimension}'s scale {dim.scale.min:g}–{dim.scale.max:g}")
+        result = conn.execute(table_of(HumanScore).insert().values(
+            item_pk=item_pk, revision=item[1], dimension=dimension, reviewer=reviewer, score=score,
+            reason=reason, tags=list(tags), blind=blind, kind=kind, judge_score_pk=judge_score_id,
+            sample=sample, **signed))
+        # an undo may un-complete a review; people's score moved, so may the judge–people gap
+        refresh_coverage(conn, self.rubrics.get_rubric(item[0]), item_pk, item[1])
+        rubric = self.rubrics.get_rubric(item[0])
+        if any(d.id == dimension and d.method == "human" for d in rubric.dimensions):
+            # only people score it: the judge's overall in the queue counts their score too
+            self.runs.refresh_summaries(conn, rubric.ref, {item_pk})
+        return inserted_pk(result)
 
     def human_rows(self, item_pk: int) -> list[HumanRecord]:
         """Every human row of an item, oldest first."""

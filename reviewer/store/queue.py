@@ -36,10 +36,12 @@ from sqlmodel import col
 from reviewer.errors import UserError
 from reviewer.store.db import Db
 from reviewer.store.queue_filter import filter_conditions
+from reviewer.store.queue_order import sorted_keys
 from reviewer.store.queue_settings import ANY_RUBRIC, QueueSettings
 from reviewer.store.queue_sql import ORDER_COLUMN, QUEUE_CONDITIONS, QUEUES, queue_row, row_columns
 from reviewer.store.roles import Roles
 from reviewer.store.rubric_versions import Rubrics
+from reviewer.store.sorting import QueueOrder
 from reviewer.store.tables import (
     Assignment,
     AuditSample,
@@ -253,17 +255,24 @@ class Queue:
 
     def queue_page(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
                    after: int | None = None, limit: int = 200, search: str | None = None,
-                   filt: QueueFilter | None = None) -> list[QueueRow]:
-        """One page of the queue, by key (never OFFSET): pass the last row's ``sort_key``.
-        ``filt`` narrows it (:mod:`reviewer.store.queue_filter`); ``search`` is the same as a
-        filter on that text alone."""
+                   filt: QueueFilter | None = None, order: QueueOrder | None = None) -> list[QueueRow]:
+        """One page of the queue, by key: pass the last row's ``sort_key``. ``filt`` narrows it
+        (:mod:`reviewer.store.queue_filter`); ``search`` is the same as a filter on that text
+        alone. Sorted in another ``order`` (:mod:`reviewer.store.queue_order`), a page is found by
+        OFFSET and a row's ``sort_key`` is its place in the sorted list (1 for the first)."""
         t = now()
         conds = self._filters(queue, rubric_ref, dataset) + self._narrow(queue, filt, search, t)
+        item = table_of(Item).c
+        columns = [item[c] for c in row_columns(queue)]
+        if order is not None and order.active:
+            skipped = after or 0
+            with self.db.read() as conn:
+                pks = list(conn.execute(sorted_keys(order, conds, self.db.dialect, limit, skipped)).scalars())
+                found = {r[0]: r for r in conn.execute(select(*columns).where(col(Item.pk).in_(pks)))} if pks else {}
+            return [replace(queue_row(found[pk], t), sort_key=skipped + i) for i, pk in enumerate(pks, 1)]
         if after is not None:
             conds.append(col(Item.pk) > after)
-        item = table_of(Item).c
-        q = (select(*(item[c] for c in row_columns(queue)))
-             .where(and_(*conds) if conds else ~false()).order_by(item[ORDER_COLUMN]).limit(limit))
+        q = select(*columns).where(and_(*conds) if conds else ~false()).order_by(item[ORDER_COLUMN]).limit(limit)
         with self.db.read() as conn:
             rows = conn.execute(q).all()
         return [queue_row(r, t) for r in rows]

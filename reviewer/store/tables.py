@@ -340,14 +340,12 @@ class PairJudgment(SQLModel, table=True):
     created_at: datetime = Field(default_factory=now)
 
 
-class ItemComment(SQLModel, table=True):
-    """A person's comment on an item, shown to later reviewers (unless blind). Append-only: a
-    comment is never edited or removed; a correction is a new comment."""
+class PersonsText(SQLModel):
+    """The columns of a person's signed text on an item (a comment, a corrected answer)."""
 
-    __tablename__ = "item_comment"
     pk: int = Field(default=None, primary_key=True)
     item_pk: int = Field(index=True)
-    #: The item's content revision the comment was written on.
+    #: The item's content revision the text was written on.
     revision: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     #: The author (a reviewer name, signed like a score).
     reviewer: str
@@ -357,6 +355,13 @@ class ItemComment(SQLModel, table=True):
     #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
     via: str | None = None
     created_at: datetime = Field(default_factory=now)
+
+
+class ItemComment(PersonsText, table=True):
+    """A person's comment on an item, shown to later reviewers (unless blind). Append-only: a
+    comment is never edited or removed; a correction is a new comment."""
+
+    __tablename__ = "item_comment"
 
 
 class ItemReveal(SQLModel, table=True):
@@ -432,3 +437,71 @@ class AlignRun(SQLModel, table=True):
     written_ref: str | None = None
     started_at: datetime = Field(default_factory=now)
     finished_at: datetime | None = None
+
+
+class JudgeBatch(SQLModel, table=True):
+    """One provider batch of a ``rubricate judge --batch`` run (a run sends one per round, more
+    when a round passes the provider's limits): its ids and the status the provider last gave;
+    ``stored`` once its output is read into ``judge_batch_answer``. Written by the owner, like a
+    judge run."""
+
+    __tablename__ = "judge_batch"
+    pk: int = Field(default=None, primary_key=True)
+    run_pk: int = Field(index=True)
+    round: int
+    batch_id: str
+    input_file_id: str
+    requests: int
+    status: str = "validating"
+    created_at: datetime = Field(default_factory=now)
+    stored_at: datetime | None = None
+
+
+class JudgeBatchAnswer(SQLModel, table=True):
+    """What a batch answered to one request of a run (keyed by the request's judge cache key, its
+    ``custom_id``): the reply's body as the provider sent it, or the error it gave instead; both
+    empty while the batch runs."""
+
+    __tablename__ = "judge_batch_answer"
+    run_pk: int = Field(primary_key=True)
+    key: str = Field(primary_key=True)
+    batch_pk: int = Field(index=True)
+    body: Any = Field(default=None, sa_column=Column(JSON))
+    error: str | None = None
+
+
+class LeadReview(SQLModel, table=True):
+    """A lead's verdict on one of a person's scores (``rubricate review --review-of``): ``accept``,
+    or ``reject`` with the lead's own score written as an adjudication (``adjudication_pk``) and
+    the reason as its note. Append-only and signed like a score: ``reviewer`` is the lead who
+    reviewed, ``reviewed`` the person whose score it was; a lead's current verdict on a score is
+    their latest row for it."""
+
+    __tablename__ = "lead_review"
+    __table_args__ = (Index("ix_lead_review_score", "score_pk"), Index("ix_lead_review_reviewed", "reviewed"))
+    pk: int = Field(default=None, primary_key=True)
+    #: The ``human_score`` row reviewed.
+    score_pk: int
+    #: Whose score it is (that row's reviewer).
+    reviewed: str
+    #: The lead who reviewed it (signed like a score).
+    reviewer: str
+    #: accept | reject
+    verdict: str
+    #: A reject: the lead's adjudication written with it (a ``human_score`` row of kind adjudication).
+    adjudication_pk: int | None = None
+    #: A reject's reason (the adjudication's note too).
+    note: str | None = None
+    #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
+    actor: str | None = None
+    #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
+    via: str | None = None
+    created_at: datetime = Field(default_factory=now)
+
+
+class ItemCorrection(PersonsText, table=True):
+    """A person's corrected answer: the item's output as it should have been (``e`` on the item
+    screen), ``revision`` the content revision whose output it corrects. Append-only: a later
+    correction is a new row; signed like a score."""
+
+    __tablename__ = "item_correction"

@@ -104,7 +104,7 @@ class Tidy:
         self.db = db
         self.rubrics = rubrics
 
-    def batches(self, rubric_ref: str | None = None, dataset: str | None = None,
+    def tidy_batches(self, rubric_ref: str | None = None, dataset: str | None = None,
                 size: int = 20_000) -> Iterator[TidyBatch]:
         """The items of a rubric version (every rubric's without one; ``dataset``: only its
         items) in key order, ``size`` items per batch, each batch with its rows. The next batch

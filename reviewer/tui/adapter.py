@@ -13,8 +13,12 @@ from reviewer.domain.safety import safety_status
 from reviewer.tui.viewmodel import DimState, FlagState, ItemState, PairState
 
 if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
+    from datetime import datetime
+
     from reviewer.services.reports import DimensionDetail, GoldAccuracy, TeamRow
     from reviewer.store import Store
+    from reviewer.store.history import Decision
+    from reviewer.store.lead_reviews import ReviewedScore
     from reviewer.store.views import Claim
 
 BAND_COLORS = {"High": "green", "Medium": "yellow", "Low": "red", "Potential bias": "red"}
@@ -93,15 +97,19 @@ def roles(store: Store, reviewer: str) -> set[str]:
 
 
 def queue_page(store: Store, queue: str, rubric_ref: str | None, dataset: str | None, after: Any,
-               limit: int, filt: Any = None, blind: bool = False) -> tuple[list[QueueLine], int | None, int | None]:
+               limit: int, filt: Any = None, blind: bool = False,
+               order: Any = None) -> tuple[list[QueueLine], int | None, int | None]:
     """One page of the queue narrowed by ``filt`` (a ``QueueFilter``; in a blind session never
-    by what the judge said); with the first page (``after`` None) the queue's size and how many
-    items the filter keeps (None without a filter)."""
+    by what the judge said) and sorted in ``order`` (a ``QueueOrder``; in a blind session never
+    by what the judge said either); with the first page (``after`` None) the queue's size and how
+    many items the filter keeps (None without a filter)."""
     if filt is not None and blind and filt.reveals_judge:
         filt = filt.without_judge()
     if filt is not None and not filt.active:
         filt = None
-    rows = store.queue.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, filt=filt)
+    if order is not None and (not order.active or (blind and order.reveals_judge)):
+        order = None
+    rows = store.queue.queue_page(queue, rubric_ref, dataset, after=after, limit=limit, filt=filt, order=order)
     total = matching = None
     if after is None:
         total = store.queue.queue_count(queue, rubric_ref, dataset)
@@ -174,7 +182,8 @@ def load_item(store: Store, item_pk: int, reviewer: str, blind: bool = False, cl
                      view.dataset, view.group, view.variant, dict(view.metadata), dims, flags, claim,
                      pair_lines, fold=fold, reviewer=reviewer,
                      conversation=[m for m in (view.conversation or []) if isinstance(m, dict)],
-                     comments=list(store.comments.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue)
+                     comments=list(store.comments.comments([item_pk])[item_pk]), revision=fold.revision, queue=queue,
+                     corrections=list(store.corrections.corrections([item_pk])[item_pk]))
 
 
 def _pair_line(name: str, rec: Any) -> str:
@@ -260,6 +269,12 @@ def add_reveal(store: Store, state: ItemState, reviewer: str) -> int:
 def add_comment(store: Store, state: ItemState, reviewer: str, text: str) -> int:
     """Write the reviewer's comment on the item."""
     return int(store.comments.add_comment(state.item_pk, reviewer, text))
+
+
+def add_correction(store: Store, state: ItemState, reviewer: str, text: str) -> int | None:
+    """Write the reviewer's corrected answer for the item's output (None: it was unchanged, and
+    nothing was stored)."""
+    return store.corrections.add_correction(state.item_pk, reviewer, text)
 
 
 def renew_claim(store: Store, state: ItemState, lease_seconds: int) -> None:
@@ -354,3 +369,25 @@ def gold_drift(store: Store, rubric_ref: str | None) -> list[GoldAccuracy]:
     from reviewer.services.gold import gold_accuracy
 
     return gold_accuracy(store, rubric_ref)
+
+
+def review_walk(store: Store, person: str, lead: str, queue: str | None, since: datetime | None,
+                before: int | None, limit: int) -> list[ReviewedScore]:
+    """A page of ``person``'s current scores for ``lead`` to review, newest first (``rubricate
+    review --review-of``)."""
+    return store.lead_reviews.walk(person, lead, queue, since, before, limit)
+
+
+def accept_score(store: Store, score_pk: int, lead: str) -> int:
+    """A lead accepts one of a person's scores."""
+    return store.lead_reviews.accept(score_pk, lead)
+
+
+def reject_score(store: Store, score_pk: int, lead: str, value: float, note: str) -> tuple[int, int]:
+    """A lead rejects one of a person's scores with a reason and their own score (an adjudication)."""
+    return store.lead_reviews.reject(score_pk, lead, value, note)
+
+
+def history_page(store: Store, reviewer: str, queue: str, offset: int, limit: int) -> list[Decision]:
+    """The reviewer's latest decisions on the queue, newest first (the history panel)."""
+    return store.history.recent_decisions(reviewer, queue, limit=limit, offset=offset)

@@ -28,7 +28,7 @@ from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter, palette
 from reviewer.tui.config import TuiSettings
 from reviewer.tui.gateway import Close, Gateway, Ticket, reads
-from reviewer.tui.host import AnswersWrites, ReviewHost, Session
+from reviewer.tui.host import AnswersWrites, ReviewHost, ReviewOf, Session
 from reviewer.tui.idlegc import IDLE_S, IdleCollector
 from reviewer.tui.messages import (
     Claimed,
@@ -110,6 +110,10 @@ class ReviewApp(App[None]):
         # leases run lease_minutes; renewed several times within that while the reviewer is on the item
         self.set_interval(max(MIN_RENEW_S, self.settings.lease_minutes * 60.0 / RENEWALS_PER_LEASE), self.renew_leases)
         self.push_screen(QueueScreen())
+        if self.session.review_of is not None:  # (rubricate review --review-of: a lead's walk, over the queue)
+            from reviewer.tui.screens.review_of import ReviewOfScreen
+
+            self.push_screen(ReviewOfScreen(self.session.review_of))
         if self.gateway.opening:
             self._open_store()
         self._load_roles()
@@ -333,6 +337,11 @@ class ReviewApp(App[None]):
                 self.gateway.close_claim(state.claim, "release")
         self.post_message(ItemLoaded(_warmed(self._load(pk)), True, None))
 
+    def go_to(self, item_pk: int, *states: ItemState) -> None:
+        """Open the item ``item_pk`` (picked from the history panel; the items on screen are
+        given back, as for a jump)."""
+        self._jump_to("", states, item_pk)
+
     def on_items_found(self, message: ItemsFound) -> None:
         if not message.found:
             self.notify(safe_line(f"no item {message.item_id!r}"), severity="warning", markup=False)
@@ -398,6 +407,10 @@ class ReviewApp(App[None]):
     def write_comment(self, state: ItemState, text: str) -> Ticket[int]:
         """Hand the reviewer's comment on the item to the writer (stored at once, in order)."""
         return self.gateway.add_comment(state, self.session.reviewer, text)
+
+    def write_correction(self, state: ItemState, text: str) -> Ticket[int | None]:
+        """Hand the reviewer's corrected answer of the item to the writer (stored at once, in order)."""
+        return self.gateway.add_correction(state, self.session.reviewer, text)
 
     def write_reveal(self, *states: ItemState) -> None:
         """Hand the reviewer's reveal of the judge on these items to the writer: stored, so the
@@ -560,15 +573,16 @@ def _fresh(state: ItemState, margin_s: float = 60) -> bool:
 def make_app(store: Store | None, reviewer: str, queue: str = "triage", rubric_ref: str | None = None,
              dataset: str | None = None, blind: bool = False,
              settings: TuiSettings | None = None, db: str | None = None,
-             first_page: Future[FirstPage] | None = None) -> ReviewApp:
+             first_page: Future[FirstPage] | None = None, review_of: ReviewOf | None = None) -> ReviewApp:
     """Build the app on an open ``store``, or (``store`` None) on ``db``, which it opens in a
-    worker once running; ``first_page`` is :func:`reviewer.tui.firstpage.start`'s future."""
+    worker once running; ``first_page`` is :func:`reviewer.tui.firstpage.start`'s future;
+    ``review_of``: open on a lead's walk of that person's scores."""
     if settings is not None and settings.keymap:
         from reviewer.tui.config import config_path
         from reviewer.tui.keymap import check_keymap
 
         check_keymap(settings.keymap, config_path(), ReviewApp)
-    return ReviewApp(store, Session(reviewer, queue, rubric_ref, dataset, blind), settings, db, first_page)
+    return ReviewApp(store, Session(reviewer, queue, rubric_ref, dataset, blind, review_of), settings, db, first_page)
 
 
 def _hosts(app: ReviewApp) -> ReviewHost:

@@ -224,5 +224,18 @@ class Gateway:
         """The reviewer's pick between two items of a group (None: a tie)."""
         return self.write(f"pair {group}", lambda s: adapter.choose_in_pair(s, a, b, winner, reviewer, reason, tags))
 
+    def accept_score(self, score_pk: int, label: str, lead: str) -> Ticket[int]:
+        """A lead's accept of one of a person's scores (``label``: what it is, for a failure's line)."""
+        return self.write(f"accept of {label}", lambda s: adapter.accept_score(s, score_pk, lead))
+
+    def reject_score(self, score_pk: int, label: str, lead: str, value: float, note: str) -> Ticket[tuple[int, int]]:
+        """A lead's reject of one of a person's scores: their adjudication and the review."""
+        return self.write(f"reject of {label}", lambda s: adapter.reject_score(s, score_pk, lead, value, note))
+
+    def add_correction(self, state: ItemState, reviewer: str, text: str) -> Ticket[int | None]:
+        """The reviewer's corrected answer for the item's output (None: unchanged, nothing stored)."""
+        return self.write(f"correction of {state.item_id}",
+                          lambda s: adapter.add_correction(s, state, reviewer, text))
+
 
 __all__ = ["Close", "Gateway", "StoreUnavailable", "Ticket", "reads"]

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from rich.text import Text
 
     from reviewer.tui.config import TuiSettings
@@ -20,6 +22,16 @@ if TYPE_CHECKING:
     from reviewer.tui.gateway import Gateway, Ticket
     from reviewer.tui.messages import WriteFailed, Written
     from reviewer.tui.viewmodel import DimState, ItemState, PairState
+
+
+@dataclass(frozen=True)
+class ReviewOf:
+    """A lead's review of one person's scores (``rubricate review --review-of``): the person,
+    the queue their scores were given in (None: any) and the earliest time (None: any)."""
+
+    person: str
+    queue: str | None = None
+    since: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,8 @@ class Session:
     rubric_ref: str | None = None
     dataset: str | None = None
     blind: bool = False
+    #: The person whose scores the lead reviews, when the session opens on that walk.
+    review_of: ReviewOf | None = None
 
 
 class ReviewHost(Protocol):
@@ -76,6 +90,9 @@ class ReviewHost(Protocol):
 
     def flag_item(self, state: ItemState, reason: str) -> Ticket[int]: ...
 
+    def write_correction(self, state: ItemState, text: str) -> Ticket[int | None]: ...
+    def go_to(self, item_pk: int, *states: ItemState) -> Any: ...
+
 
 class AnswersWrites:
     """A screen that keeps writes it handed over (on its undo stack, or waiting for their
@@ -94,4 +111,4 @@ def host_of(app: object) -> ReviewHost:
     return cast("ReviewHost", app)
 
 
-__all__ = ["AnswersWrites", "ReviewHost", "Session", "host_of"]
+__all__ = ["AnswersWrites", "ReviewHost", "ReviewOf", "Session", "host_of"]

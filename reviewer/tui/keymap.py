@@ -21,14 +21,18 @@ def screens(app: type) -> dict[str, list[type]]:
     from reviewer.tui.screens.calibration import CalibrationScreen, DimensionDetailScreen
     from reviewer.tui.screens.comment import CommentDialog
     from reviewer.tui.screens.confirm import AdjudicationDialog
+    from reviewer.tui.screens.correction import CorrectionEditor
     from reviewer.tui.screens.filter import FilterDialog
     from reviewer.tui.screens.help import HelpScreen
+    from reviewer.tui.screens.history import HistoryScreen
     from reviewer.tui.screens.item import ItemScreen
     from reviewer.tui.screens.jump import ItemChoiceDialog, JumpDialog
     from reviewer.tui.screens.pair import PairScreen
     from reviewer.tui.screens.queue import QueueScreen
     from reviewer.tui.screens.reason import ReasonDialog, TagRow
+    from reviewer.tui.screens.review_of import RejectDialog, ReviewOfScreen
     from reviewer.tui.screens.safety import DecisionDialog, SafetyScreen
+    from reviewer.tui.screens.sort import SortDialog
     from reviewer.tui.screens.team import TeamScreen
 
     return {
@@ -38,6 +42,9 @@ def screens(app: type) -> dict[str, list[type]]:
         "reason": [ReasonDialog, app], "reason tags": [TagRow, ReasonDialog, app],
         "decision": [DecisionDialog, app], "adjudication": [AdjudicationDialog, app], "comment": [CommentDialog, app],
         "filter": [FilterDialog, app], "jump": [JumpDialog, app], "jump choice": [ItemChoiceDialog, app],
+        "review of": [ReviewOfScreen, app], "reject": [RejectDialog, app],
+        "correction": [CorrectionEditor, app],
+        "sort": [SortDialog, app], "history": [HistoryScreen, app],
     }
 
 

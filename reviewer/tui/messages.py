@@ -12,6 +12,9 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from reviewer.services.reports import DimensionDetail, GoldAccuracy, TeamRow
+    from reviewer.store.history import Decision
+    from reviewer.store.lead_reviews import ReviewedScore
+    from reviewer.store.sorting import QueueOrder
     from reviewer.store.views import QueueFilter
     from reviewer.tui.adapter import FlagLine, QueueLine
     from reviewer.tui.viewmodel import ItemState, PairState
@@ -123,6 +126,8 @@ class PageLoaded(Message):
     total: int | None
     matching: int | None = None
     filt: QueueFilter | None = None
+    #: the order it was read in (None for the lite page: the queue's own)
+    order: QueueOrder | None = None
 
 
 @dataclass
@@ -166,3 +171,21 @@ class DetailLoaded(Message):
     """One dimension's confusion table, biases and disagreements were computed."""
 
     detail: DimensionDetail
+
+
+@dataclass
+class ReviewPageLoaded(Message):
+    """A page of a person's scores for a lead's review was read (``before``: the key it was
+    read below; None for the first page)."""
+
+    rows: list[ReviewedScore]
+    before: int | None
+
+
+@dataclass
+class HistoryLoaded(Message):
+    """A page of the reviewer's own decisions on the queue was read (newest first), from
+    ``offset`` on."""
+
+    rows: list[Decision]
+    offset: int

@@ -40,3 +40,8 @@ def label(color: str) -> str:
     if not _color:
         return "reverse"
     return color if " on " in color else f"black on {color}"
+
+
+def added() -> str:
+    """A line a corrected answer adds to the output (a diff's ``+``)."""
+    return "green" if _color else "underline"

@@ -10,11 +10,16 @@ first frame then waits for the app alone, not for Python to load it."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewer.tui.host import ReviewOf
 
 
 def run_app(db: str | None, reviewer: str, queue: str, rubric: str | None, dataset: str | None,
-            blind: bool) -> int:
-    """Open the store and run the app until the reviewer quits; its exit code."""
+            blind: bool, review_of: ReviewOf | None = None) -> int:
+    """Open the store and run the app until the reviewer quits; its exit code (``review_of``: open
+    on a lead's walk of that person's scores)."""
     from reviewer.errors import NoDatabase
     from reviewer.locations import default_db
     from reviewer.store.lite import missing_database
@@ -30,7 +35,7 @@ def run_app(db: str | None, reviewer: str, queue: str, rubric: str | None, datas
     first = firstpage.start(db, queue, rubric, dataset, settings.page_size)
     from reviewer.tui.app import make_app
 
-    app = make_app(None, reviewer, queue, rubric, dataset, blind, settings, db=db, first_page=first)
+    app = make_app(None, reviewer, queue, rubric, dataset, blind, settings, db=db, first_page=first, review_of=review_of)
     app.run()
     return int(app.return_code or 0)
 

@@ -24,6 +24,7 @@ from reviewer.domain import (
     with_votes,
 )
 from reviewer.domain.comments import Comment, visible_comments
+from reviewer.domain.corrections import Correction
 from rubrics.aggregate import ItemScore
 from rubrics.schema import Dimension, Rubric
 
@@ -130,6 +131,8 @@ class ItemState:
     #: The session's queue: the sample of a score given with no claim (the item opened from the
     #: queue list), so an audit session's scores are labels there too (reviewer.domain.labels).
     queue: str | None = None
+    #: Everyone's corrected answers of the item, oldest first (those saved on this screen included).
+    corrections: list[Correction] = field(default_factory=list)
     #: The last results computed, with what they were computed from: one refresh of the item
     #: screen asks for them several times (summary, verdict, caps), each a fold of the rubric.
     _results: dict[str, tuple[Any, ItemScore]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -151,6 +154,11 @@ class ItemState:
         """The comments this reviewer may read now: blind means blind, so while any of the
         judge's scores is hidden from them, only their own (:mod:`reviewer.domain.comments`)."""
         return visible_comments(self.comments, self.reviewer, self.judge_hidden)
+
+    def shown_corrections(self) -> list[Correction]:
+        """The corrected answers this reviewer may read now: as for comments, only their own while
+        any of the judge's scores is hidden from them."""
+        return visible_comments(self.corrections, self.reviewer, self.judge_hidden)
 
     def _fold(self) -> ItemFold:
         if self.fold is None:  # a state built by hand (tests): fold what it holds

@@ -43,6 +43,9 @@ REASK_LAST_LINE = (
     "only the choice, exactly as written in the list, with nothing else on that line."
 )
 
+#: A reply with nothing to read, live or from a batch.
+NO_MESSAGE = "the server's reply has no message (empty 'choices'); nothing to read"
+
 
 @dataclass
 class _Http:
@@ -282,11 +285,16 @@ class JudgeClient:
                 self.meter.cached_calls += 1
                 return Completion(hit["text"], 0.0, _count(hit.get("tokens_in")),
                                   _count(hit.get("tokens_out")), cached=True)
-        completion = await self._call(prompt.messages + (followup or []), params)
+        completion = await self._answer(key, prompt.messages + (followup or []), params)
         if self.cache is not None:
             self.cache.put(key, {"text": completion.text, "cost_usd": completion.cost_usd,
                                  "tokens_in": completion.tokens_in, "tokens_out": completion.tokens_out})
         return completion
+
+    async def _answer(self, key: str, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
+        """The reply to one request the cache does not hold (``key`` is its cache key): a live call
+        here; a batch run answers from its batch instead (:mod:`rubrics.judge.batch`)."""
+        return await self._call(messages, params)
 
     async def _call(self, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
         litellm = import_litellm()
@@ -337,7 +345,7 @@ class JudgeClient:
         message = getattr(choices[0], "message", None) if isinstance(choices, list) and choices else None
         text = getattr(message, "content", None)
         if message is None or not isinstance(text, str | None):
-            raise JudgeCallError("the server's reply has no message (empty 'choices'); nothing to read")
+            raise JudgeCallError(NO_MESSAGE)
         text = text or ""
         usage = getattr(response, "usage", None)
         tokens_in = _count(getattr(usage, "prompt_tokens", 0))

@@ -193,10 +193,14 @@ def example_block(examples: Sequence[Mapping[str, Any]], sandbox: Sandbox) -> tu
         said = f"a judge scored it {_score_text(judge)}; " if judge is not None else ""
         reason = ex.get("reason") or "no reason given"
         # The reason is a person's free text, as untrusted as the output: inside the same markers.
-        parts.append(
+        part = (
             f"Example {n}:\n{sandbox.wrap('EXAMPLE', str(ex.get('output', '')))}\n"
             f"{said}a human reviewer scored it {human}, because:\n{sandbox.wrap('REASON', str(reason))}"
         )
+        corrected = ex.get("corrected")
+        if corrected:  # a person's corrected answer: their text too, inside its own markers
+            part += f"\nthe answer should have been:\n{sandbox.wrap('CORRECTED', str(corrected))}"
+        parts.append(part)
     if not parts:
         return "", ids
     head = "## Scores people gave similar outputs (follow how they apply the rubric)\n"

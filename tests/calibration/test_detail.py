@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 
+import numpy as np
 import pytest
 
-from calibration.detail import best_model, confusion, reviewer_offsets
+from calibration.detail import best_model, confusion, reliability, reviewer_offsets
 from calibration.gold import gold_accuracy
 
 
@@ -32,7 +34,19 @@ def test_confusion_counts_each_pair_at_its_nearest_levels() -> None:
 
 def test_confusion_of_nothing_is_an_empty_table() -> None:
     out = confusion([], [], [0, 1])
-    assert out == {"levels": [0, 1], "table": [[0.0, 0.0], [0.0, 0.0]], "n": 0}
+    assert out == {"levels": [0, 1], "table": [[0.0, 0.0], [0.0, 0.0]], "n": 0, "reliability": []}
+
+
+def test_reliability_is_the_peoples_mean_per_judge_level() -> None:
+    """Hand-computed: judge levels 1 (items scored 1, 2 by people), 3 (one item at 4.9 → level 5
+    with 2.2, and 3 → 3 with 3) and no item at level 2; people's scores kept as given, not rounded."""
+    out = reliability(np.array([1, 1.2, 3, 4.9]), np.array([1, 2, 3, 2.2]), [1, 2, 3, 4, 5])
+    assert [(p["level"], p["n"]) for p in out] == [(1.0, 2), (3.0, 1), (5.0, 1)]
+    assert out[0]["mean_human"] == pytest.approx(1.5)
+    half = 1.959964 * math.sqrt(0.5) / math.sqrt(2)  # z · s / √n with s = sd(1, 2) = √0.5
+    assert out[0]["ci"] == pytest.approx([1.5 - half, 1.5 + half], abs=1e-5)
+    assert out[1] == {"level": 3.0, "n": 1, "mean_human": 3.0, "ci": None}  # one item: no interval
+    assert out[2]["mean_human"] == pytest.approx(2.2)
 
 
 def test_confusion_refuses_sides_of_different_lengths() -> None:

@@ -80,6 +80,8 @@ def populate(store: Store, tmp: Path) -> dict[str, Any]:
     store.scores.add_pair_choice(pk, "lee", pk)
     store.comments.add_comment(pk, "lee", "the second paragraph cites a retracted study")
     store.scores.add_reveal(pk, "lee")
+    store.lead_reviews.accept(store.scores.add_human_score(pk, "accuracy", "sam", 4.0), "lee")
+    store.corrections.add_correction(pk, "lee", "answer b, as it should have been")
     return {"item_pk": pk, "flag": flag}
 
 

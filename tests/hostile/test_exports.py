@@ -179,7 +179,8 @@ def test_calibration_html_escapes_tags_and_controls() -> None:
     report = cast(CalibrationReport, {"rubric": "r@1", "sample": "all",
                   "dimensions": [{"dimension": "<script>alert(1)</script>", "status": "trusted",
                                   "reason": "<img src=x onerror=alert(1)>" + HOSTILE["clear_screen"]}]})
-    page = calibration_html(report, {"<b>dim</b>": {"levels": [1, 2], "table": [[1, 0], [0, 1]], "n": 2}})
+    page = calibration_html(report, {"<b>dim</b>": {"levels": [1, 2], "table": [[1, 0], [0, 1]], "n": 2,
+                                                  "reliability": [{"level": 1, "n": 1, "mean_human": 1.0, "ci": None}]}})
     assert "<script>alert" not in page and "<img" not in page and "<b>dim" not in page
     assert "&lt;script&gt;" in page and raw_controls(page) == []
 

@@ -32,6 +32,8 @@ CHANGE = {
     "item_comment": ("text", "'forged'"),
     "item_reveal": ("reviewer", "'forged'"),
     "pair_judgment": ("winner", "'b'"),
+    "lead_review": ("note", "'forged'"),
+    "item_correction": ("text", "'forged'"),
 }
 
 

@@ -112,10 +112,14 @@ class LoopbackServer:
             headers=reply.headers,
         )
 
-    async def _serve(self, port: int) -> None:
-        app = web.Application()
+    def routes(self, app: web.Application) -> None:
+        """The endpoints served (a sibling server adds its own)."""
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_post("/chat/completions", self._handle)
+
+    async def _serve(self, port: int) -> None:
+        app = web.Application()
+        self.routes(app)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port)

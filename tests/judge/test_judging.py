@@ -63,6 +63,11 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def store(db: str, tmp_path: Path) -> Any:
+    return judge_store(db, tmp_path)
+
+
+def judge_store(db: str, tmp_path: Path) -> Any:
+    """A store at ``db`` with :data:`RUBRIC` and seven items (q0–q5 and "leak", which holds an SSN)."""
     path = tmp_path / "rubric.yaml"
     path.write_text(RUBRIC)
     s = open_store(db)

@@ -95,14 +95,16 @@ def test_data_is_text_in_the_page_and_in_its_charts() -> None:
     label ``<script>`` and a band colour smuggling CSS all end up as text: no tag opens, every
     chart is well-formed SVG, and the colour falls back to grey."""
     rubric = load_rubric_text(RUBRIC)
-    conf: dict[str, Confusion] = {HOSTILE: {"levels": [1.0, 2.0, 3.0], "table": [[2, 0, 0], [0, 1, 0], [0, 0, 3]], "n": 6}}
+    conf: dict[str, Confusion] = {HOSTILE: {"levels": [1.0, 2.0, 3.0], "table": [[2, 0, 0], [0, 1, 0], [0, 0, 3]], "n": 6,
+                                            "reliability": [{"level": 1.0, "n": 2, "mean_human": 1.0, "ci": [1.0, 1.0]},
+                                                            {"level": 2.0, "n": 1, "mean_human": 2.0, "ci": None}]}}
     page = calibration_page(_report(HOSTILE), conf, rubric, [{"reviewer": HOSTILE, "n": 2, "mae": 0.5, "exact": 0.5,
                                                                "within_one": 1.0, "drift": 0.2,
                                                                "mae_by_week": {"2026-W01": 0.4, "2026-W02": 0.6}}])
     assert "<script" not in page and "evil.example" not in page
     assert "&lt;/svg&gt;&lt;script&gt;" in page and "&lt;script&gt;band" in page
     svgs = re.findall(r"<svg\b.*?</svg>", page, re.S)
-    assert len(svgs) == page.count("<svg") == page.count("</svg>") == 5
+    assert len(svgs) == page.count("<svg") == page.count("</svg>") == 6
     for svg in svgs:
         ET.fromstring(svg)  # raises on a tag the data opened
     assert any(HOSTILE in "".join(ET.fromstring(s).itertext()) for s in svgs)  # the name drawn, as text
@@ -147,3 +149,33 @@ def test_the_report_page_leads_with_the_rubric_headline(demo: Path) -> None:
     lead = page.index("Treatment parity: 0.912")
     assert lead < page.index("<h2>Dimensions") and "lowest frame-03 0.610" in page[lead:]
     assert "background:#9e9e9e" in page[lead:page.index("<h2>Dimensions")]  # High's colour here is not a colour
+
+
+@pytest.mark.filterwarnings("ignore:Glyph 9216")  # the forged name's NUL, drawn as ␀
+def test_charts_drawn_in_workers_are_the_charts_drawn_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Proves: the page is the same bytes whether its charts are drawn in worker processes or in
+    this one, and a dimension named like a chart's placeholder stays text (it cannot pull a chart
+    into its place)."""
+    from reviewer.services.page import drawing
+
+    forged = "\x00chart:0\x00"
+    rubric = load_rubric_text(RUBRIC)
+    conf: dict[str, Confusion] = {
+        d: {"levels": [1.0, 2.0, 3.0], "table": [[2, 0, 0], [0, 1, 0], [0, 0, 3]], "n": 6,
+            "reliability": [{"level": 1.0, "n": 2, "mean_human": 1.5, "ci": [1.0, 2.0]}]}
+        for d in (forged, "b", "c", "d")}
+    report = _report(forged)
+    monkeypatch.setattr(drawing, "PARALLEL_FROM", 10**9)
+    here = calibration_page(report, conf, rubric)
+    monkeypatch.setattr(drawing, "PARALLEL_FROM", 1)
+    calls: list[int] = []
+    from concurrent.futures import ProcessPoolExecutor as real
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(drawing, "ProcessPoolExecutor", counted)
+    assert calibration_page(report, conf, rubric) == here
+    assert calls == [1]  # the second page was drawn by the workers
+    assert "\x00" not in here and here.count("<svg") == 3 + 2 * len(conf)

@@ -168,6 +168,14 @@ class Browser:
         await self.send("Input.dispatchKeyEvent", **down)
         await self.send("Input.dispatchKeyEvent", type="keyUp", key=key, windowsVirtualKeyCode=code)
 
+    async def ctrl(self, letter: str) -> None:
+        """Type ctrl and a letter together (``ctrl("s")``), as a person's keyboard sends it."""
+        await self.eval("document.querySelector('.xterm-helper-textarea')?.focus()")
+        code = ord(letter.upper())
+        for kind in ("rawKeyDown", "keyUp"):
+            await self.send("Input.dispatchKeyEvent", type=kind, key=letter, code=f"Key{letter.upper()}",
+                            windowsVirtualKeyCode=code, modifiers=2)
+
     async def screenshot(self, path: Path) -> None:
         """A PNG of the page."""
         data = await self.send("Page.captureScreenshot", format="png")

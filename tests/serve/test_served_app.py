@@ -30,7 +30,7 @@ def counts(db: Path) -> tuple[int, ...]:
     with sqlite3.connect(db) as conn:
         return tuple(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in (
             "human_score", "assignment", "item_comment", "item_reveal", "safety_flag", "safety_decision",
-            "pair_choice", "reviewer"))
+            "pair_choice", "reviewer", "lead_review"))
 
 
 async def status(session: aiohttp.ClientSession, url: str) -> int:
@@ -203,3 +203,36 @@ async def test_a_session_starts_from_the_spare_and_afresh_when_there_is_none(tmp
     finally:
         await client.close()
         store.close()
+
+
+async def test_a_correction_typed_in_the_browser_is_saved_with_ctrl_s_as_the_links_person(tmp_path: Path) -> None:
+    """``e`` opens the editor in the browser, typed text goes into it, and ``ctrl+s`` reaches the
+    app (not the browser's "save page"): the correction lands signed by the link's person."""
+    chromium = need_chromium()
+    db = tmp_path / "demo.db"
+    token = build(db)
+    with serving(db) as base:
+        browser = Browser(chromium)
+        await browser.start()
+        try:
+            await browser.open(f"{base}/l/{token}")
+            await browser.wait_text("reviewer ana")
+            await browser.key("g")
+            await browser.wait_text("esc queue")
+            await browser.key("e")
+            await browser.wait_text("should have given")
+            for ch in "Fixed":  # (letters: the helper sends a character's code as its key code, and "." is Delete's)
+                await browser.key(ch)
+            await browser.wait_text("FixedAbout")  # typed into the editor, at its start
+            await browser.ctrl("s")
+            rows: list[tuple[str, str, str, str]] = []
+            for _ in range(200):
+                with sqlite3.connect(db) as conn:
+                    rows = conn.execute("SELECT reviewer, actor, via, text FROM item_correction").fetchall()
+                if rows:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            await browser.close()
+    assert [(r[0], r[1], r[2]) for r in rows] == [("ana", "ana", "link")] and rows[0][3].startswith("FixedAbout ")
+

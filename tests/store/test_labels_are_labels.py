@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from reviewer.services.calibrate_service import calibrate
 from reviewer.services.estimates import audit_folds, corrected_leaderboard
 from reviewer.services.importing import import_file
@@ -17,6 +19,17 @@ from reviewer.store import Store
 from tests.store.conftest import DEMO
 
 REF = "general-quality@1.0.0"
+
+
+def _close(a: Any, b: Any) -> bool:
+    """``a == b``, numbers to a relative 1e-12, through dicts and lists."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and isinstance(b, float):
+        return a == pytest.approx(b, rel=1e-12, nan_ok=True)
+    return bool(a == b)
 
 
 def _import(store: Store, tmp_path: Path) -> None:
@@ -81,7 +94,9 @@ def test_a_triage_session_on_audit_items_leaves_the_labels_alone(store: Store, t
         reached += claim.item_pk in audit
         _review(store, claim, 5.0)
     after = _figures(store)
-    assert after == before
+    # the same figures (to the last few bits: PostgreSQL may hand the same rows in another order,
+    # and a float sum in another order can differ in its 15th digit)
+    assert _close(after, before)
     # triage scores still count for the all sample
     assert "bo" in store.ratings.rating_columns(REF, None, "all").reviewers
     assert "bo" not in store.ratings.rating_columns(REF, None, "audit").reviewers

@@ -109,6 +109,7 @@ def test_confusion_tables_from_columns_equal_the_per_row_tables(store: Store, tm
     """The HTML report's and the TUI's judge × human tables (now read from the columns) hold the
     counts the per-row read gives: the panel and the domain's consensus of each row."""
     from calibration.agreement import table
+    from calibration.detail import reliability
     from reviewer.domain import consensus
     from reviewer.services.calibrate_service import confusions
     from rubrics.aggregate import panel_score
@@ -123,5 +124,6 @@ def test_confusion_tables_from_columns_equal_the_per_row_tables(store: Store, tm
                  for r in rows if r["judge"].get(dim) and r["human"].get(dim)]
         levels = list(rubric.dimension(dim).scale.level_values())
         j, h = np.array(pairs).T
-        assert got[dim] == {"levels": levels, "table": table(j, h, levels).tolist(), "n": len(pairs)}
+        assert got[dim] == {"levels": levels, "table": table(j, h, levels).tolist(), "n": len(pairs),
+                            "reliability": reliability(j, h, levels)}
         assert sum(map(sum, got[dim]["table"])) == len(pairs) > 5

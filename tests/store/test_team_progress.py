@@ -78,3 +78,36 @@ def test_an_unknown_rubric_is_one_line(store: Store, capsys: pytest.CaptureFixtu
     url = store.db.engine.url.render_as_string(hide_password=False)
     code, out, err = run_cli(["queue", "progress", "--rubric", "nothing-here@1.0.0", "--db", url], capsys)
     assert code != 0 and not out and len(err.strip().splitlines()) == 1
+
+
+def test_accept_rates_per_person_and_queue_are_the_hand_counted_ones(store: Store, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """carol (the lead) reviews: ana's three triage scores — two accepted, one rejected; bob's
+    triage score rejected, then accepted (the latest verdict counts), his audit score accepted,
+    and one of his triage scores left unreviewed. In ``queue progress --format json`` and its table."""
+    _team(store, tmp_path)
+    pks = [r.item_pk for r in store.queue.queue_page("triage", rubric_ref=REF)]
+
+    def score(who: str, pk: int, sample: str) -> int:
+        return store.scores.add_human_score(pk, "clarity", who, 5.0, sample=sample)
+
+    ana = [score("ana", pks[i], "triage") for i in range(3)]
+    bob_triage, bob_audit, bob_left = score("bob", pks[3], "triage"), score("bob", pks[4], "audit"), score("bob", pks[5], "triage")
+    reviews = store.lead_reviews
+    reviews.accept(ana[0], "carol")
+    reviews.accept(ana[1], "carol")
+    reviews.reject(ana[2], "carol", 2.0, "the reason does not match the score")
+    reviews.reject(bob_triage, "carol", 3.0, "too lenient")
+    reviews.accept(bob_triage, "carol")
+    reviews.accept(bob_audit, "carol")
+    assert bob_left not in {r.score_pk for r in reviews.walk("bob", "carol") if r.verdict}
+    url = store.db.engine.url.render_as_string(hide_password=False)
+    code, out, err = run_cli(["queue", "progress", "--format", "json", "--db", url], capsys)
+    assert code == 0, err
+    got = {(r["reviewer"], r["queue"]): (r["lead_reviewed"], r["lead_accepted"]) for r in json.loads(out)}
+    assert got == {("ana", "triage"): (3, 2), ("bob", "triage"): (1, 1), ("bob", "audit"): (1, 1),
+                   ("carol", "triage"): (0, 0)}
+    code, out, _ = run_cli(["queue", "progress", "--db", url], capsys)
+    assert code == 0 and "accepted" in out
+    lines = {tuple(line.split()[1:3]): line for line in out.splitlines() if "│" in line and line.split()[1:2] != ["reviewer"]}
+    assert lines["ana", "│"].rstrip(" │").endswith("2/3") and lines["carol", "│"].rstrip(" │").endswith("—")

@@ -160,7 +160,7 @@ def test_reals_come_back_exactly(store: Store, tmp_path: Path) -> None:
         for value in ODD_REALS:  # (appended rows: the table is append-only)
             conn.execute(table_of(JudgeScore).insert().values(run_pk=run, item_pk=item, dimension="accuracy",
                                                               model="m1", score=5, normalised=value))
-    [batch] = list(store.tidy.batches(REF))
+    [batch] = list(store.tidy.tidy_batches(REF))
     got = sorted(zip(batch.judge.pk.tolist(), batch.judge.normalised.tolist(), strict=True))[-len(ODD_REALS):]
     for (_, read), value in zip(got, ODD_REALS, strict=True):
         if value is None:

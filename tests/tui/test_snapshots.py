@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, TextArea
 
 from reviewer.services.importing import import_file
 from reviewer.store import Store
@@ -28,6 +28,8 @@ async def steady(app: Any, pilot: Any) -> None:
     between showed cut columns (the calibration drill-down's, once under load): wait for that."""
     for field in app.screen.query(Input):
         field.cursor_blink = False
+    for area in app.screen.query(TextArea):  # (the correction editor's)
+        area.cursor_blink = False
     for _ in range(500):  # (at most ~5 s; DataTable keeps the flag privately)
         if not any(t._require_update_dimensions for t in app.screen.query(DataTable)):
             break
@@ -61,6 +63,12 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "pair_partners": (False, ("g", "o", "a", "e", *"fewer loaded words", "tab", "2", "enter"), PAIRWISE),
     "jump_choice": (False, ("colon", *"gq-003", "enter"), None),
     "team": (False, ("t",), None),
+    # the correction editor, a line begun at its top; then the item showing it as a diff
+    "correction": (False, ("g", "e", *"In short: "), None),
+    "item_corrected": (False, ("g", "e", *"In short: ", "ctrl+s"), None),
+    "sort_dialog": (False, ("o",), None),
+    "queue_sorted": (False, ("o", "enter", "down", "enter", "tab", "space", "ctrl+s"), None),
+    "history": (False, ("h",), None),
 }
 
 
@@ -85,6 +93,24 @@ def _twin(store: Store, tmp_path: Path) -> None:
 SETUP: dict[str, tuple[Callable[[Store, Path], None], str | None]] = {
     "pair_partners": (_trio, "trio"), "jump_choice": (_twin, None), "team": (team_work, None),
     "calibration_drift": (gold_weeks, None)}
+def _decisions(store: Store, tmp_path: Path) -> None:
+    """The session's reviewer's decisions on three items, at fixed times (a picture of the
+    history panel must not change with the clock): written as the store's rows are."""
+    from datetime import UTC, datetime
+
+    from reviewer.store.tables import HumanScore, table_of
+
+    pks = [r.item_pk for r in store.queue.queue_page("triage", limit=3)]
+    rows = [(pks[0], "accuracy", 4.0, 1), (pks[0], "clarity", 3.0, 2), (pks[1], "accuracy", 8.0, 3),
+            (pks[2], "relevance", 6.0, 4), (pks[2], "relevance", None, 5)]
+    with store.db.write() as conn:
+        conn.execute(table_of(HumanScore).insert(), [
+            dict(item_pk=pk, dimension=dim, reviewer=REVIEWER, score=score, sample="triage",
+                 kind="score" if score is not None else "undo", created_at=datetime(2026, 3, 2, 9, minute, tzinfo=UTC))
+            for pk, dim, score, minute in rows])
+
+
+SETUP["history"] = (_decisions, None)
 #: variant → (terminal size, NO_COLOR)
 VARIANTS: dict[str, tuple[tuple[int, int], bool]] = {
     "160x50": ((160, 50), False),

@@ -29,9 +29,9 @@ async def test_the_team_view_shows_the_services_figures(store: Store) -> None:
         shown = [[str(table.get_cell_at(Coordinate(r, c))) for c in range(len(COLUMNS))] for r in range(table.row_count)]
         ana = next(row for row in shown if row[:2] == ["ana", "triage"])
         assert ana[2:] == ["4", str(next(r["left"] for r in expected if r["reviewer"] == "ana"
-                                         and r["queue"] == "triage")), "7.2", "2026-03-02 09:25:00"]
+                                         and r["queue"] == "triage")), "7.2", "2026-03-02 09:25:00", "2/3"]
         tess = next(row for row in shown if row[:2] == ["tess", "triage"])
-        assert tess[2] == "1" and tess[4] == "2.0" and tess[5] == "2026-03-02 08:40:00"
+        assert tess[2] == "1" and tess[4] == "2.0" and tess[5] == "2026-03-02 08:40:00" and tess[6] == "—"
         assert len(shown) == len(expected)
         await pilot.press("escape")
         await settle(app, pilot)

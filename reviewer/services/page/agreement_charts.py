@@ -1,5 +1,5 @@
 """The calibration page's agreement charts: α against the human ceiling per dimension, the bias
-per dimension, a confusion heatmap per dimension, the reviewers' offsets and their gold accuracy
+per dimension, a confusion heatmap and a reliability view per dimension, the reviewers' offsets and their gold accuracy
 week by week. Each draws figures the calibrate service computed; none computes one."""
 
 from __future__ import annotations
@@ -101,6 +101,40 @@ def confusion_chart(dimension: str, conf: Confusion, names: dict[float, str], in
     ax.set_title(label(dimension) + (f": {conf['n']} items" if "n" in conf else ""), fontsize=9)
     ax.spines[["top", "right"]].set_visible(True)
     return to_svg(fig, f"chart-confusion-{index}")
+
+
+def reliability_chart(dimension: str, conf: Confusion, names: dict[float, str], index: int) -> str | None:
+    """One dimension's reliability view: per judge level, the people's mean score on the items the
+    judge put there (a dot; the item count under the level's name) with its interval (a bar),
+    against the diagonal where the two would agree; None when no level holds an item."""
+    points = conf.get("reliability") or []
+    if not points:
+        return None
+    levels = conf["levels"]
+    lo, hi = min(levels), max(levels)
+    pad = (hi - lo) * 0.08 or 0.5
+    side = min(2.2 + 0.18 * len(levels), 5.0)
+    fig, ax = figure(side + 0.6, side)
+    ax.plot([lo, hi], [lo, hi], color="black", linestyle="--", linewidth=0.8)
+    xs = [p["level"] for p in points]
+    ys = [p["mean_human"] for p in points]
+    # one collection for every interval (a point of one item has none): far cheaper to draw
+    # than a line per point
+    below = [y - p["ci"][0] if p["ci"] else 0.0 for p, y in zip(points, ys, strict=True)]
+    above = [p["ci"][1] - y if p["ci"] else 0.0 for p, y in zip(points, ys, strict=True)]
+    ax.errorbar(xs, ys, yerr=[below, above], fmt="o", color="black", markersize=4, elinewidth=1.4, capsize=0)
+    ax.set_xlim(lo - pad, hi + pad)
+    ax.set_ylim(lo - pad, hi + pad)
+    step = 1 if len(points) <= ANNOTATED_LEVELS else -(-len(points) // ANNOTATED_LEVELS)
+    shown = points[::step]
+    ax.set_xticks([p["level"] for p in shown],
+                  [f"{name}\nn={p['n']}" for name, p in zip(level_names([p["level"] for p in shown], names), shown,
+                                                            strict=True)],
+                  rotation=45 if names else 0, ha="right" if names else "center", fontsize=7)
+    ax.set_xlabel("judge level (n: its items)")
+    ax.set_ylabel("people's mean score")
+    ax.set_title(label(dimension), fontsize=9)
+    return to_svg(fig, f"chart-reliability-{index}")
 
 
 def reviewer_chart(dims: Sequence[DimensionEntry]) -> str | None:

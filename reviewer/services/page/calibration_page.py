@@ -1,16 +1,18 @@
 """``calibrate --format html``: the verdict per dimension first, then the charts (α against the
-human ceiling, bias, confusion heatmaps, reviewers, gold drift, corrected estimates, rankings),
+human ceiling, bias, confusion heatmaps, reliability views, reviewers, gold drift, corrected estimates, rankings),
 the terminal's lines, and every figure of the JSON."""
 
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import TYPE_CHECKING
 
 from calibration.report import TrustBounds
 from reviewer.services.page import agreement_charts as ac
 from reviewer.services.page import estimate_charts as ec
-from reviewer.services.page.document import band_chip, chart, esc, every_figure, page, status_chip
+from reviewer.services.page.document import band_chip, esc, every_figure, page, status_chip
+from reviewer.services.page.drawing import Charts
 from reviewer.services.page.svg import colour
 from reviewer.services.report_render import (
     COLUMNS,
@@ -91,24 +93,24 @@ def _level_names(rubric: Rubric | None, dim_id: str) -> dict[float, str]:
     return {v: name for v in dim.scale.level_values() if (name := dim.label_for(v))}
 
 
-def _estimates(report: CalibrationReport) -> str:
+def _estimates(report: CalibrationReport, charts: Charts) -> str:
     dims = report["dimensions"]
     p = report.get("pass_rate_estimate")
     if p is None:
         return "<p class='note'>No corrected estimates in this report (--no-estimates).</p>"
-    out = chart(ec.estimates_chart([(d["dimension"], d["estimate"]) for d in dims if "estimate" in d],
-                                   "chart-estimates", "mean score (raw points)"),
+    out = charts.add(partial(ec.estimates_chart, [(d["dimension"], d["estimate"]) for d in dims if "estimate" in d],
+                                          "chart-estimates", "mean score (raw points)"),
                 "Per dimension: the judge's mean on every item, people's mean on the audit sample, and the "
                 "corrected mean (judge on every item, people on the audit sample) with its interval.",
                 "No dimension has a corrected mean yet: the reasons are in the lines below.")
-    out += chart(ec.estimates_chart([("pass rate", p)], "chart-pass-rate", "pass rate"),
+    out += charts.add(partial(ec.estimates_chart, [("pass rate", p)], "chart-pass-rate", "pass rate"),
                  "The pass rate: judge alone, people alone, corrected.",
                  f"No corrected pass rate: {p.get('reason') or 'not enough data'}.")
     for i, d in enumerate(dims):
         ranking = (d.get("estimate") or {}).get("ranking")
         if ranking:
             out += f"<h3>{esc(d['dimension'])}: corrected means by {esc(report.get('group_by') or 'group')}</h3>"
-            out += chart(ec.leaderboard_chart(ranking, f"chart-ranking-{i}", "mean score (raw points)"),
+            out += charts.add(partial(ec.leaderboard_chart, ranking, f"chart-ranking-{i}", "mean score (raw points)"),
                          "Groups in corrected order; the rank change is against the judge's own order.",
                          "No group has a corrected mean.")
     return out
@@ -121,6 +123,7 @@ def calibration_page(report: CalibrationReport, confusion: dict[str, Confusion] 
     ``gold``: :func:`~reviewer.services.gold.gold_accuracy` for the rubric; ``rubric``: for level
     labels and band colours; ``bounds``: the ones the statuses were given by)."""
     bounds = bounds or TrustBounds()
+    charts = Charts()
     dims = report["dimensions"]
     title = f"Calibration: {report['rubric']}"
     body = f"<h1>{esc(title)}</h1><p class='note'>sample {esc(report['sample'])} · human score: " \
@@ -130,28 +133,34 @@ def calibration_page(report: CalibrationReport, confusion: dict[str, Confusion] 
         body += "<p>bands: " + " ".join(f"{band_chip(b.label, colour(b.color))} ≥ {b.min:g}"
                                         for b in rubric.bands) + "</p>"
     body += _verdict(dims) + _table(dims)
-    body += "<h2>Agreement: α against the human ceiling</h2>" + chart(
-        ac.alpha_chart(dims, bounds.tentative, bounds.trusted),
+    body += "<h2>Agreement: α against the human ceiling</h2>" + charts.add(
+        partial(ac.alpha_chart, dims, bounds.tentative, bounds.trusted),
         "α of the judge against the humans' score, with its interval; the diamond is the humans' α among "
         "themselves, the most a judge can be expected to reach. Bar colour, hatch and word: the status.",
         "No dimension has an α yet.")
-    body += "<h2>Bias: judge − human</h2>" + chart(
-        ac.bias_chart(dims), "Mean judge score minus the humans' on the same items.", "No dimension has a bias yet.")
+    body += "<h2>Bias: judge − human</h2>" + charts.add(
+        partial(ac.bias_chart, dims), "Mean judge score minus the humans' on the same items.", "No dimension has a bias yet.")
     body += ("<h2>Confusion: judge level × human level</h2><p class='note'>Rows: the judge's level (its panel "
              "score); columns: the humans' score as the report takes it; each cell's count is written in it, "
              "darker cells hold more items; on the diagonal the two agree.</p><div class='grid'>")
     for i, (dim, conf) in enumerate((confusion or {}).items()):
-        body += chart(ac.confusion_chart(dim, conf, _level_names(rubric, dim), i),
-                      "", "")
+        body += charts.add(partial(ac.confusion_chart, dim, conf, _level_names(rubric, dim), i), "", "")
     body += "</div>" if confusion else "</div><p class='note'>No dimension has items both scored.</p>"
-    body += "<h2>Reviewers</h2>" + chart(
-        ac.reviewer_chart(dims), "Each reviewer's offset against the others on the items they share.",
+    body += ("<h2>Reliability: judge level → people's mean</h2><p class='note'>Per level the judge gave: the "
+             "people's mean score on those items (dot, with its item count) and its 95 % interval (line); "
+             "on the dashed diagonal the judge's level is what people score on average.</p><div class='grid'>")
+    for i, (dim, conf) in enumerate((confusion or {}).items()):
+        body += charts.add(partial(ac.reliability_chart, dim, conf, _level_names(rubric, dim), i), "",
+                           f"{dim}: no judge level holds an item people scored.")
+    body += "</div>"
+    body += "<h2>Reviewers</h2>" + charts.add(
+        partial(ac.reviewer_chart, dims), "Each reviewer's offset against the others on the items they share.",
         "No reviewer overlaps another yet.")
-    body += "<h3>Gold accuracy week by week</h3>" + chart(
-        ac.gold_chart(gold or []), "Mean absolute error on known-answer items per week: a rising line is drift.",
+    body += "<h3>Gold accuracy week by week</h3>" + charts.add(
+        partial(ac.gold_chart, gold or []), "Mean absolute error on known-answer items per week: a rising line is drift.",
         "No reviewer has scored a gold item of this rubric yet.")
-    body += "<h2>Corrected estimates</h2>" + _estimates(report)
+    body += "<h2>Corrected estimates</h2>" + _estimates(report, charts)
     body += "<h2>In words (as the terminal prints it)</h2><div class='lines'>" \
             + esc("\n".join(terminal_lines(report))) + "</div>"
     body += "<h2>Every figure</h2>" + every_figure(json.loads(json.dumps(report, default=float)), fmt)
-    return page(title, body)
+    return page(title, charts.fill(body))

@@ -17,9 +17,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Collapsible, Static
 
 from reviewer.domain.comments import Comment
+from reviewer.domain.corrections import Correction, unchanged
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import palette
 from reviewer.tui.screens.comment import CommentDialog
+from reviewer.tui.screens.correction import CorrectionEditor, correction_text
 from reviewer.tui.screens.footer import footer, score_bindings
 from reviewer.tui.screens.scoring import (
     ScoringScreen,
@@ -62,6 +64,9 @@ class ItemScreen(ScoringScreen):
         Binding("colon", "jump", "go to id", id="item.jump"),
         Binding("w", "pair", "pair view", id="item.pair"),
         Binding("escape", "back", "queue", id="item.back"),
+        # (not in the footer: 80 columns have no room left; help and the README list it)
+        Binding("e", "correct", "correct answer", show=False, id="item.correct"),
+        Binding("h", "history", "history", show=False, id="item.history"),
     ]
 
     def __init__(self, state: ItemState) -> None:
@@ -75,12 +80,15 @@ class ItemScreen(ScoringScreen):
         self._shown_judge = self._judge_shown()
         #: the widgets every item changes, found once (a query walks the DOM): set on mount
         self._cards: list[DimensionCard] = []
+        #: the corrected answer the panel shows (a diff is drawn once per correction, not per key)
+        self._shown_correction: tuple[int, int, int, Correction | None] | None = None
 
     def on_mount(self) -> None:
         q = self.query_one
         self._cards = [q(f"#card-{i}", DimensionCard) for i in range(len(self.state.dims))]
         self._title_w, self._summary_w = q("#item-title", Static), q("#item-summary", Static)
         self._flags_w, self._comments_w = q("#item-flags", Static), q("#item-comments", Static)
+        self._correction_w = q("#item-correction", Static)
         self._input_w, self._output_w = q("#item-input", TextView), q("#item-output", TextView)
         self._left, self._right = q("#item-left", VerticalScroll), q("#item-right", VerticalScroll)
         super().on_mount()
@@ -94,6 +102,7 @@ class ItemScreen(ScoringScreen):
                 output = TextView(output_text(s, self._evidence(), self.raw), id="item-output", classes="panel")
                 output.border_title = self._mode()
                 yield output
+                yield Static(id="item-correction", classes="panel")
                 if s.context:
                     with Collapsible(title="context", collapsed=True):
                         yield Static(safe_text(s.context), classes="-source")
@@ -175,6 +184,17 @@ class ItemScreen(ScoringScreen):
         panel.display = bool(self.state.shown_comments())
         put(panel, self._comments_text())
 
+    def _show_correction(self) -> None:
+        """The newest corrected answer this reviewer may read, drawn again only when it changed."""
+        shown = self.state.shown_corrections()
+        now = (self.state.item_pk, self.state.revision, len(shown), shown[-1] if shown else None)
+        if now == self._shown_correction:
+            return
+        self._shown_correction = now
+        text = correction_text(self.state)
+        self._correction_w.display = text is not None
+        put(self._correction_w, text if text is not None else Text())
+
     def _show_flags(self) -> None:
         panel = self._flags_w
         panel.display = bool(self.state.flags)
@@ -207,6 +227,7 @@ class ItemScreen(ScoringScreen):
         put(self._summary_w, self._summary())
         self._show_flags()
         self._show_comments()
+        self._show_correction()
         if self._judge_shown() != self._shown_judge:  # a reveal: quotes and turn scores shown now
             self._show_texts()
         hidden = self.state.judge_hidden
@@ -352,3 +373,38 @@ class ItemScreen(ScoringScreen):
     def action_back(self) -> None:
         """Back to the queue list (the lease is released)."""
         self.rapp.leave_item(self.state)
+
+    @work
+    async def action_correct(self) -> None:
+        """Write the answer as it should have been, in an editor holding the output: handed to the
+        writer at once (never waited for here) and shown straight away; text identical to the
+        output or to one's own last correction stores nothing, and says so."""
+        state, me = self.state, self.rapp.session.reviewer
+        text: str | None = await self.app.push_screen_wait(
+            CorrectionEditor(state.item_id, state.output, state.revision))
+        if text is None:
+            return
+        why = unchanged(text, state.output, state.corrections, me, state.revision)
+        if why is not None:
+            self.notify(why, markup=False)
+            return
+        state.corrections.append(Correction(0, state.item_pk, me, text, state.revision))
+        self.rapp.write_correction(state, text)
+        self.notify(safe_line(f"corrected answer of {state.item_id} saved"), markup=False)
+        if state is self.state:
+            self._refresh_all()
+            # what was saved is shown where the reviewer looks (80 columns: below the output)
+            self.call_after_refresh(self._correction_w.scroll_visible, animate=False, top=True)
+
+    def action_history(self) -> None:
+        """One's own last decisions on this queue; enter there goes to that item (this one's
+        lease is given back, as for ``:``)."""
+        from reviewer.tui.screens.history import HistoryScreen
+
+        state = self.state
+
+        def done(item_pk: int | None) -> None:
+            if item_pk is not None and item_pk != state.item_pk:
+                self.rapp.go_to(item_pk, state)
+
+        self.app.push_screen(HistoryScreen(), done)

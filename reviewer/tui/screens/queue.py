@@ -7,6 +7,9 @@ one page (``page_size`` rows) and ``]``/``[`` fetch the next or previous page by
 panel's models disagreeing, text; the store applies it in SQL, still a page at a time), ``/`` sets
 the text alone and ``x`` clears the filter; the line under the title says what is filtered and how
 many items match. A blind session has no band or disagreement filter (each would show the judge).
+
+``o`` sorts the list (the store's ORDER BY, still a page at a time: :mod:`reviewer.store.queue_order`),
+said in the title; ``h`` lists the reviewer's own last decisions on the queue.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Input, Static
 
 from reviewer.safetext import safe_line, safe_text
+from reviewer.store.sorting import QueueOrder
 from reviewer.store.views import QueueFilter
 from reviewer.tui import adapter, palette
 from reviewer.tui.gateway import reads
@@ -55,6 +59,8 @@ class QueueScreen(AppKeysFirst):
         Binding("c", "calibration", "calibration", id="queue.calibration"),
         Binding("t", "team", "team view", show=False, id="queue.team"),  # (leads; README, `?`)
         Binding("q", "app.quit", "quit", show=False, id="queue.quit"),  # the footer has ^q already
+        Binding("o", "sort", "sort", show=False, id="queue.sort"),
+        Binding("h", "history", "history", show=False, id="queue.history"),
     ]
 
     def __init__(self) -> None:
@@ -67,6 +73,8 @@ class QueueScreen(AppKeysFirst):
         #: how many items the filter keeps (None without a filter)
         self.matching: int | None = None
         self._head = Text()
+        #: how the list is sorted (by the store)
+        self.order = QueueOrder()
 
     @property
     def rapp(self) -> ReviewHost:
@@ -91,7 +99,7 @@ class QueueScreen(AppKeysFirst):
     def load_page(self) -> None:
         """Fetch the current page (and the count) from the store."""
         s, app = self.rapp.session, self.rapp
-        first = self.page_starts[-1] is None and not self.filt.active
+        first = self.page_starts[-1] is None and not self.filt.active and not self.order.active
         if first and app.gateway.opening and app.first_page is not None:
             lite = app.first_page.result()  # read while the app was still starting
             app.first_page = None
@@ -99,21 +107,23 @@ class QueueScreen(AppKeysFirst):
                 self.post_message(PageLoaded(adapter.lines(lite[0]), lite[1]))
                 return
             app.first_page_shown.set()  # nothing to paint without the store: load it now
-        filt, after, size = self.filt, self.page_starts[-1], app.settings.page_size
+        filt, order, after, size = self.filt, self.order, self.page_starts[-1], app.settings.page_size
         rows, total, matching = app.gateway.read(lambda store: adapter.queue_page(
-            store, s.queue, s.rubric_ref, s.dataset, after, size, filt, s.blind))
-        self.post_message(PageLoaded(rows, total, matching, filt))
+            store, s.queue, s.rubric_ref, s.dataset, after, size, filt, s.blind, order))
+        self.post_message(PageLoaded(rows, total, matching, filt, order))
 
     def on_page_loaded(self, message: PageLoaded) -> None:
         # Filled from the app's queue, not this screen's: the table measures new rows when it is
         # next idle, and the screen, idle right after its own message, would paint first (the
         # first frame's ids cut to the width of the column's label).
-        self.app.call_next(self._fill, message.rows, message.total, message.matching, message.filt)
+        self.app.call_next(self._fill, message.rows, message.total, message.matching, message.filt, message.order)
 
     def _fill(self, rows: list[adapter.QueueLine], total: int | None, matching: int | None = None,
-              filt: QueueFilter | None = None) -> None:
+              filt: QueueFilter | None = None, order: QueueOrder | None = None) -> None:
         if filt is not None and filt != self.filt:
             return  # the filter changed while this page was read: its own page follows
+        if (order or QueueOrder()) != self.order:
+            return  # so did the order
         self.rows = rows
         if total is not None:  # counted with the first page; kept while paging on
             self.total, self.matching = total, matching
@@ -136,6 +146,9 @@ class QueueScreen(AppKeysFirst):
                                f"{'blind ' if s.blind else ''}page {page}"), style="dim")
         if self.total is not None:
             title.append(f"  {self.total} items", style="dim")
+        if self.order.active:
+            title.append("  sorted: ", style="dim")
+            title.append(safe_line(self.order.describe()), style="bold")
         self._head = title
         self.show_progress()
         self._show_filter()
@@ -323,3 +336,29 @@ class QueueScreen(AppKeysFirst):
         from reviewer.tui.screens.safety import SafetyScreen
 
         self.app.push_screen(SafetyScreen())
+
+    def action_sort(self) -> None:
+        """Open the sort dialog: the order the store reads the list in."""
+        from reviewer.tui.screens.sort import SortDialog
+
+        def done(order: QueueOrder | None) -> None:
+            if order is not None:
+                self.set_order(order)
+
+        self.app.push_screen(SortDialog(self.order, self.rapp.session.blind), done)
+
+    def set_order(self, order: QueueOrder) -> None:
+        """Sort the list in ``order`` (from its first page; the filter stays)."""
+        self.order = order
+        self.page_starts = [None]
+        self.load_page()
+
+    def action_history(self) -> None:
+        """The reviewer's own last decisions on this queue; enter opens one."""
+        from reviewer.tui.screens.history import HistoryScreen
+
+        def done(item_pk: int | None) -> None:
+            if item_pk is not None:
+                self.rapp.open_item(item_pk)
+
+        self.app.push_screen(HistoryScreen(), done)

@@ -1,5 +1,6 @@
 """The team view (leads, ``t`` on the queue): per person and queue, items done, items left for
-them, pace over their last active stretch and when they were last active — the figures of
+them, pace over their last active stretch, when they were last active and how many of their
+scores a lead accepted of those reviewed — the figures of
 ``rubricate queue progress`` (:mod:`reviewer.services.team`), read in a worker."""
 
 from __future__ import annotations
@@ -12,16 +13,18 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from reviewer.safetext import safe_line, safe_text
+from reviewer.services.team import accepted_cell
 from reviewer.tui import adapter
 from reviewer.tui.gateway import reads
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.messages import TeamLoaded
 from reviewer.tui.screens.footer import AppKeysFirst, footer
+from reviewer.tui.widgets.tables import fill_fitted
 
 if TYPE_CHECKING:
     from reviewer.services.reports import TeamRow
 
-COLUMNS = ("reviewer", "queue", "done", "left", "pace (items/h)", "last active (UTC)")
+COLUMNS = ("reviewer", "queue", "done", "left", "pace (items/h)", "last active (UTC)", "accepted")
 
 
 def cells(row: TeamRow) -> tuple[Text, ...]:
@@ -31,7 +34,8 @@ def cells(row: TeamRow) -> tuple[Text, ...]:
     return (safe_text(row["reviewer"], newlines=False), safe_text(row["queue"], newlines=False), Text(str(row["done"]), justify="right"),
             Text(str(row["left"]), justify="right"),
             Text("—" if pace is None else f"{pace:.1f}", justify="right"),
-            Text("—" if last is None else last.replace("T", " ").rstrip("Z")))
+            Text("—" if last is None else last.replace("T", " ").rstrip("Z")),
+            Text(accepted_cell(row), justify="right"))
 
 
 class TeamScreen(AppKeysFirst):
@@ -58,7 +62,8 @@ class TeamScreen(AppKeysFirst):
         table: DataTable[Any] = DataTable(id="team-table", cursor_type="row", zebra_stripes=True)
         table.add_columns(*COLUMNS)
         yield table
-        yield Static(Text("pace: items/h over the last stretch of work (finishes ≤ 30 min apart)", style="dim"),
+        yield Static(Text("pace: items/h over the last stretch (gaps ≤ 30 min) · accepted/lead-reviewed",
+                          style="dim"),
                      id="team-note")
         yield footer()
 
@@ -77,15 +82,7 @@ class TeamScreen(AppKeysFirst):
 
     def on_team_loaded(self, message: TeamLoaded) -> None:
         self.rows = message.rows
-        table = self.query_one(DataTable)
-        table.clear(columns=True)
-        rows = [cells(row) for row in self.rows]
-        # each column as wide as its widest cell, set here: a width left to the table's next idle
-        # sizing was pictured either way (header-wide, cutting "triage", or full)
-        for n, label in enumerate(COLUMNS):
-            table.add_column(label, width=max([len(label), *(r[n].cell_len for r in rows)]))
-        for i, row_cells in enumerate(rows):
-            table.add_row(*row_cells, key=str(i))
+        fill_fitted(self.query_one(DataTable), COLUMNS, [cells(row) for row in self.rows])
         people = len({r["reviewer"] for r in self.rows})
         ref = self.rapp.session.rubric_ref
         title = Text(" team ", style="bold reverse")
