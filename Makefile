@@ -17,7 +17,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0
-	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[semantic,dev]'
+	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[semantic,dev,notebook]'
 	@touch $(STAMP)
 
 lint: $(STAMP)

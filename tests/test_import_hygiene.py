@@ -34,7 +34,7 @@ def test_the_product_never_imports_scipy() -> None:
     """Importing scipy.stats costs ``calibrate`` about a second of CPU at a million ratings
     (benchmarks/bench_calibrate_scale.py); calibration/ranks.py computes the correlations instead
     and the tests compare them with scipy's."""
-    for package in ("rubrics", "calibration", "reviewer"):
+    for package in ("rubrics", "calibration", "reviewer", "rubricate"):
         assert forbidden_imports(ROOT / package, ("scipy", "sklearn")) == []
 
 
@@ -54,8 +54,8 @@ def _modules_after(code: str) -> set[str]:
 def test_help_imports_no_litellm_torch_or_textual() -> None:
     mods = _modules_after("import sys\nsys.argv=['rubricate','--help']\nfrom reviewer.cli import main\n"
                           "try:\n    main()\nexcept SystemExit:\n    pass")
-    # pyarrow: only `export --format parquet` loads it
-    assert not [m for m in mods if m.split(".")[0] in (*HEAVY, "textual", "pyarrow")]
+    # pyarrow: only `export --format parquet` loads it; pandas: only the Python API's scores()
+    assert not [m for m in mods if m.split(".")[0] in (*HEAVY, "textual", "pyarrow", "pandas")]
     assert "typer" in mods  # the check can see what was imported
 
 
@@ -63,7 +63,7 @@ def test_the_tui_imports_no_litellm_or_torch() -> None:
     mods = _modules_after("from reviewer.tui.app import make_app\nimport reviewer.tui.screens.safety\n"
                           "import reviewer.store")
     assert "textual" in mods
-    assert not [m for m in mods if m.split(".")[0] in HEAVY]
+    assert not [m for m in mods if m.split(".")[0] in (*HEAVY, "pandas")]
 
 
 def test_the_program_freezes_what_is_left_before_it_exits() -> None:

@@ -37,6 +37,10 @@ WRONG = [
      "the front ends reach calibration only through the services"),
     ("reviewer/cli/data_cmds.py", "from reviewer.tui.app import make_app",
      "the CLI imports the TUI only to start it"),
+    ("reviewer/services/gold.py", "import rubricate",
+     "layers: rubricate (the Python API) over reviewer"),
+    ("reviewer/services/team.py", "import pandas",
+     "only the Python API imports pandas"),
 ]
 
 
@@ -48,7 +52,7 @@ def _lint(root: Path) -> subprocess.CompletedProcess[str]:
 
 def _copy(tmp_path: Path) -> Path:
     dest = tmp_path / "tree"
-    for pkg in ("rubrics", "calibration", "reviewer"):
+    for pkg in ("rubrics", "calibration", "reviewer", "rubricate"):
         shutil.copytree(ROOT / pkg, dest / pkg, ignore=shutil.ignore_patterns("__pycache__", "*.jsonl", "*.db"))
     shutil.copy(ROOT / "pyproject.toml", dest / "pyproject.toml")
     return dest

@@ -15,7 +15,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("rubrics", "calibration", "reviewer", "tests", "benchmarks")
+PACKAGES = ("rubrics", "calibration", "reviewer", "rubricate", "tests", "benchmarks")
 #: A comment that mypy reads as an ignore (it starts with ``type: ignore``), its codes (if any),
 #: then the rest of the comment.
 IGNORE = re.compile(r"^#\s*type:\s*ignore(?P<codes>\[[^\]]*\])?(?P<rest>.*)")

@@ -5,35 +5,30 @@ rows too, so every reader of "the scores, one per row" reads this one rule.
 
 Which scores stand is the fold's rule (:mod:`reviewer.domain`), as in the JSON Lines export: per
 judge model its latest item-level score on the item's current content revision; per person
-their standing scores (:func:`reviewer.domain.provenance.human_records`: the current revision's
-votes and a lead's adjudication, then each earlier revision's).
+their standing scores (the current revision's votes and a lead's adjudication, then each earlier
+revision's). The table is built as columns, a batch of items at a time
+(:mod:`reviewer.services.tidy_build`): a million scores take seconds, not a Python object each.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypedDict
-
-from reviewer.domain import NO_MODEL
-from reviewer.domain.marks import Mark, mark_records
-from reviewer.domain.provenance import as_utc, human_records
+from typing import TYPE_CHECKING, TypedDict, cast
 
 if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
-    from reviewer.domain.item import ItemFold
+    import pyarrow as pa
+
     from reviewer.store import Store
-    from reviewer.store.judge_details import JudgeDetail
-    from rubrics.schema import Rubric
 
 #: The item metadata key that names the item's trace in a tracing tool (Langfuse, LangSmith):
 #: ``import --from langfuse`` writes it; any item file may carry it.
 TRACE_KEY = "trace_id"
 
-#: Items folded per batch: their judge details are read in one query per batch.
-BATCH = 2000
+#: Items per batch: their rows are read and built into one Arrow table at a time.
+BATCH = 20_000
 
 #: The columns, in order: (name, Arrow type, meaning). docs/formats.md ("Tidy export") lists them.
 TIDY_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -61,16 +56,6 @@ TIDY_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("marks", "string", "human: the person's span marks on the dimension on that revision, as JSON text "
                         "(a list of {start, end, text, dimension, author, revision, ...}); `[]` for the judge"),
 )
-
-
-class StoredItem(Protocol):
-    """The item columns the tidy rows read (an item row of :meth:`Store.items.item_folds`)."""
-
-    pk: int
-    item_id: str
-    dataset: str
-    rubric_ref: str
-    meta: object
 
 
 class TidyRow(TypedDict):
@@ -105,62 +90,35 @@ def trace_id(meta: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def tidy_schema() -> pa.Schema:
+    """The Arrow schema of :data:`TIDY_COLUMNS`."""
+    import pyarrow as pa
+
+    types = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(),
+             "list<string>": pa.list_(pa.string()), "timestamp[us, UTC]": pa.timestamp("us", tz="UTC")}
+    return pa.schema([pa.field(name, types[kind]) for name, kind, _ in TIDY_COLUMNS])
+
+
+def tidy_tables(store: Store, rubric_ref: str | None = None, dataset: str | None = None) -> Iterator[pa.Table]:
+    """The tidy table of a rubric's items (every rubric's without one; ``dataset``: only its
+    items) as Arrow tables, one per batch of :data:`BATCH` items, in the order of
+    :mod:`reviewer.services.tidy_build`. pyarrow is imported here, when the table is asked for."""
+    from reviewer.services.tidy_build import batch_table
+
+    schema = tidy_schema()
+    for batch in store.tidy.tidy_batches(rubric_ref, dataset, BATCH):
+        yield batch_table(batch, store.rubrics.get_rubric, schema, store.marks.marks(batch.items.pk.tolist()))
+
+
 def tidy_rows(store: Store, rubric_ref: str | None = None, dataset: str | None = None) -> Iterator[TidyRow]:
-    """The tidy rows of a rubric's items (every rubric's without one; ``dataset``: only its
-    items), item by item in key order, each item's dimensions in the rubric's order."""
-    batch: list[tuple[StoredItem, ItemFold]] = []
-    for pair in store.items.item_folds(rubric_ref, dataset):
-        batch.append(pair)
-        if len(batch) >= BATCH:
-            yield from _batch_rows(store, batch)
-            batch = []
-    yield from _batch_rows(store, batch)
+    """The tidy table's rows one by one (what a row-by-row reader such as the Langfuse export
+    takes), from :func:`tidy_tables`."""
+    for table in tidy_tables(store, rubric_ref, dataset):
+        for row in table.to_pylist():
+            yield cast(TidyRow, row)
 
 
-def _batch_rows(store: Store, batch: list[tuple[StoredItem, ItemFold]]) -> Iterator[TidyRow]:
-    details = store.runs.judge_details(r.pk for _, fold in batch for f in fold.dims.values()
-                                  for r in f.judge.models.values())
-    marks = store.marks.marks(it.pk for it, _ in batch)
-    for it, fold in batch:
-        yield from item_rows(it, fold, store.rubrics.get_rubric(it.rubric_ref), details, marks.get(it.pk, []))
-
-
-def item_rows(it: StoredItem, fold: ItemFold, rubric: Rubric, details: dict[int, JudgeDetail],
-              marks: list[Mark] | None = None) -> Iterator[TidyRow]:
-    """One item's tidy rows (``it``: its stored row; ``details``: judge scores' provenance by key;
-    ``marks``: its span marks, each on the row of its author, dimension and revision)."""
-    meta = it.meta or {}
-    records = mark_records(marks or [], fold.revision)
-    trace, meta_text = trace_id(meta), json.dumps(meta, ensure_ascii=False, sort_keys=True)
-    for dim in rubric.dimensions:
-        f = fold.dims.get(dim.id)
-        if f is None:
-            continue
-        scale = dim.judge_scale or dim.scale
-        for model, j in sorted(f.judge.models.items()):
-            d = details.get(j.pk)
-            norm = j.normalised if j.normalised is not None else (
-                scale.normalise(j.score) if j.score is not None else None)
-            yield TidyRow(rubric=it.rubric_ref, dataset=it.dataset, item_id=it.item_id, revision=fold.revision, current_revision=True, dimension=dim.id,
-                          scorer_type="judge", scorer=model or NO_MODEL, kind=d.source if d else "judge",
-                          score=j.score, normalised=norm, reason=(d.rationale or None) if d else None,
-                          error=j.error, not_applicable=j.not_applicable, tags=[], blind=None,
-                          run=d.run if d else None, created_at=as_utc(d.created_at) if d else None,
-                          trace_id=trace, metadata=meta_text, marks="[]")
-        for h in human_records(fold, dim.id):
-            own = [m for m in records if m["author"] == h["reviewer"] and m["dimension"] == dim.id
-                   and m["revision"] == h["revision"]]
-            score = h["score"]
-            yield TidyRow(rubric=it.rubric_ref, dataset=it.dataset, item_id=it.item_id, revision=h["revision"], current_revision=h["current_revision"],
-                          dimension=dim.id, scorer_type="human", scorer=h["reviewer"], kind=h["kind"],
-                          score=score, normalised=dim.scale.normalise(score) if score is not None else None,
-                          reason=h["reason"], error=None, not_applicable=False, tags=list(h["tags"]),
-                          blind=h["blind"], run=None,
-                          created_at=datetime.fromisoformat(h["created_at"]) if h["created_at"] else None,
-                          trace_id=trace, metadata=meta_text, marks=json.dumps(own, ensure_ascii=False))
-
-
-#: Rows per Parquet row group (and per Arrow table built in memory at a time).
+#: Rows per Parquet row group.
 ROW_GROUP = 50_000
 
 
@@ -168,25 +126,18 @@ def write_parquet(store: Store, out: Path, rubric_ref: str | None = None, datase
     """Write the tidy rows to ``out`` as Parquet (the column types of :data:`TIDY_COLUMNS`);
     the number of rows. The file appears whole or not at all: written beside ``out`` first,
     then renamed over it. pyarrow is imported here, only when Parquet is asked for."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    types = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(),
-             "list<string>": pa.list_(pa.string()), "timestamp[us, UTC]": pa.timestamp("us", tz="UTC")}
-    schema = pa.schema([pa.field(name, types[kind]) for name, kind, _ in TIDY_COLUMNS])
+    schema = tidy_schema()
     part = out.with_name(f".{out.name}.{os.getpid()}.part")
     n = 0
     try:
         with pq.ParquetWriter(part, schema) as writer:
-            chunk: list[TidyRow] = []
-            for row in tidy_rows(store, rubric_ref, dataset):
-                chunk.append(row)
-                if len(chunk) >= ROW_GROUP:
-                    writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
-                    n += len(chunk)
-                    chunk = []
-            writer.write_table(pa.Table.from_pylist(chunk, schema=schema))  # (an empty table: the schema alone)
-            n += len(chunk)
+            for table in tidy_tables(store, rubric_ref, dataset):
+                writer.write_table(table, row_group_size=ROW_GROUP)
+                n += table.num_rows
+            if not n:
+                writer.write_table(schema.empty_table())  # (the schema alone: no item)
         part.replace(out)
     finally:
         part.unlink(missing_ok=True)

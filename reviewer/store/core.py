@@ -31,6 +31,7 @@ from reviewer.store.roles import Roles
 from reviewer.store.rubric_versions import Rubrics
 from reviewer.store.safety import Safety
 from reviewer.store.tables import SchemaMigration, table_of
+from reviewer.store.tidy_read import Tidy
 
 
 class Store:
@@ -61,6 +62,7 @@ class Store:
         self.corrections = Corrections(self.db, self.roles)
         self.history = History(self.db)
         self.marks = Marks(self.db, self.rubrics, self.roles)
+        self.tidy = Tidy(self.db, self.rubrics)
 
     def close(self) -> None:
         """Dispose of the database's connections."""

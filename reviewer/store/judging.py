@@ -14,7 +14,6 @@ from reviewer.errors import UserError
 from reviewer.store.base import inserted_pk, records
 from reviewer.store.corrections import latest_on_current
 from reviewer.store.db import Db
-from reviewer.store.judge_details import JudgeDetail, judge_details
 from reviewer.store.queue import refresh_triage_keys
 from reviewer.store.rubric_versions import Rubrics
 from reviewer.store.tables import (
@@ -284,12 +283,6 @@ class Runs:
             yield {"pk": it.pk, "id": it.item_id, "dataset": it.dataset, "output": it.output, "input": it.input,
                    "context": it.context, "reference": it.reference, "conversation": it.conversation or (),
                    "group": it.grp, "variant": it.variant, "metadata": it.meta or {}}
-
-    def judge_details(self, score_pks: Iterable[int]) -> dict[int, JudgeDetail]:
-        """Per judge score key (``JudgeRow.pk`` in a fold), its run, the run's source, the
-        rationale and the time it was written (:mod:`reviewer.store.judge_details`)."""
-        with self.db.read() as conn:
-            return judge_details(conn, score_pks)
 
     def judge_run_report(self, run_id: int) -> JudgeRunReport:
         """Per-dimension counts, errors, cost and tokens of a run."""

@@ -11,7 +11,7 @@ from reviewer.store.core import Store
 from reviewer.store.db import Db
 
 DOORS = ("db", "rubrics", "roles", "items", "scores", "queue", "safety", "ratings", "comments", "runs",
-         "pair_verdicts", "links", "align", "activity", "lead_reviews", "batches", "corrections", "history", "marks")
+         "pair_verdicts", "links", "align", "activity", "lead_reviews", "batches", "corrections", "history", "marks", "tidy")
 
 
 def _doors(store: Store) -> dict[str, type]:
