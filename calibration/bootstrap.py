@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from queue import Empty, Queue
 
@@ -52,7 +52,7 @@ class Draws:
         """Draws per chunk: ``CHUNK``, fewer when that many rows of floats would pass ``CHUNK_BYTES``."""
         return max(1, min(CHUNK, CHUNK_BYTES // (8 * max(1, self.n_units))))
 
-    def chunks(self) -> Iterator[Array]:
+    def chunks(self) -> Generator[Array, None, None]:
         """The weights, a chunk of draws at a time, as float (draws × units).
 
         The seed's units are drawn on a thread of its own (the generator lets go of the GIL), one
