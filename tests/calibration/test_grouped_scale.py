@@ -151,3 +151,44 @@ def test_a_range_past_sqlites_string_limit_is_read_in_halves(store: Store, tmp_p
         finally:
             raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, before)
         assert got.per_item() == keys and len(got.values) == 7
+
+
+def test_the_ranking_by_group_on_an_audit_sample_is_the_whole_reads(store: Store, tmp_path: Path) -> None:  # noqa: F811
+    """On the audit sample (the default), calibrate ranks groups from every item's judge side read
+    alone, beside the figures: the ranking is the one the whole read of every item gives
+    (``--sample all``), and each group's corrected mean is PPI's on its own items."""
+    from calibration import ppi
+    from reviewer.services.calibrate_service import calibrate
+
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text(RUBRIC)
+    store.rubrics.add_rubric(load_rubric_file(rubric), RUBRIC)
+    rng = np.random.default_rng(11)
+    truth: dict[str, dict[str, list[float]]] = {m: {"y": [], "yhat": [], "yu": []} for m in ("a", "b", "c")}
+    lines = []
+    for i in range(240):
+        model = "abc"[i % 3]
+        true = float(np.clip(np.rint(rng.normal(2.5 + i % 3 * 0.5, 1.0)), 1, 5))
+        judge = float(np.clip(np.rint(true + (1.0 if model == "a" else 0.0) + rng.normal(0, 0.6)), 1, 5))
+        item: dict[str, Any] = {"id": f"q{i}", "input": "q", "output": "x", "metadata": {"model": model},
+                                "judge": {"model": "j", "scores": {"accuracy": judge}}}
+        if i < 90:
+            item["audit"] = True
+            item["human"] = [{"reviewer": "ana", "scores": {"accuracy": true}}]
+            truth[model]["y"].append(true)
+            truth[model]["yhat"].append(judge)
+        else:
+            truth[model]["yu"].append(judge)
+        lines.append(json.dumps(item))
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join(lines) + "\n")
+    import_file(store, str(items), "judge-test@1.0.0")
+    audit = calibrate(store, "judge-test@1.0.0", group_by="metadata.model", draws=50)
+    whole = calibrate(store, "judge-test@1.0.0", group_by="metadata.model", draws=50, sample="all")
+    assert audit["sample"] == "audit" and audit["dimensions"][0]["n"] == 90
+    ranking = audit["dimensions"][0]["estimate"]["ranking"]
+    assert ranking == whole["dimensions"][0]["estimate"]["ranking"]
+    by_group = {r["group"]: r for r in ranking}
+    assert sorted(by_group) == ["a", "b", "c"]
+    for m, t in truth.items():
+        assert by_group[m]["ppi"] == pytest.approx(ppi.ppi_mean(t["y"], t["yhat"], t["yu"]), abs=1e-9)
