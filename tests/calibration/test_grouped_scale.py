@@ -21,7 +21,7 @@ from reviewer.store.core import Store
 from reviewer.store.group_keys import group_values
 from reviewer.store.tables import Item
 from rubrics.loader import load_rubric_file
-from tests.calibration.grouped_case import grouped_inputs
+from tests.calibration.grouped_case import grouped_inputs, ranked_items
 from tests.judge.test_judging import RUBRIC
 from tests.store.conftest import db_url, store  # noqa: F401  (fixtures)
 
@@ -163,23 +163,8 @@ def test_the_ranking_by_group_on_an_audit_sample_is_the_whole_reads(store: Store
     rubric = tmp_path / "rubric.yaml"
     rubric.write_text(RUBRIC)
     store.rubrics.add_rubric(load_rubric_file(rubric), RUBRIC)
-    rng = np.random.default_rng(11)
-    truth: dict[str, dict[str, list[float]]] = {m: {"y": [], "yhat": [], "yu": []} for m in ("a", "b", "c")}
-    lines = []
-    for i in range(240):
-        model = "abc"[i % 3]
-        true = float(np.clip(np.rint(rng.normal(2.5 + i % 3 * 0.5, 1.0)), 1, 5))
-        judge = float(np.clip(np.rint(true + (1.0 if model == "a" else 0.0) + rng.normal(0, 0.6)), 1, 5))
-        item: dict[str, Any] = {"id": f"q{i}", "input": "q", "output": "x", "metadata": {"model": model},
-                                "judge": {"model": "j", "scores": {"accuracy": judge}}}
-        if i < 90:
-            item["audit"] = True
-            item["human"] = [{"reviewer": "ana", "scores": {"accuracy": true}}]
-            truth[model]["y"].append(true)
-            truth[model]["yhat"].append(judge)
-        else:
-            truth[model]["yu"].append(judge)
-        lines.append(json.dumps(item))
+    lines, truth = ranked_items(240, 90, "abc", ("accuracy",), lambda i: 2.5 + i % 3 * 0.5, spread=1.0, flatter=1.0,
+                                noise=0.6, top=5, seed=11)
     items = tmp_path / "items.jsonl"
     items.write_text("\n".join(lines) + "\n")
     import_file(store, str(items), "judge-test@1.0.0")
