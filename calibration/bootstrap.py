@@ -14,9 +14,11 @@ before: the metric is fixed, the units are resampled).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import contextlib
+import threading
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any
+from queue import Empty, Queue
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,8 +40,9 @@ class Draws:
     """Resampling weights over ``n_units`` units for ``draws`` draws, from ``seed``.
 
     The weights are streamed: each pass over :meth:`chunks` draws them again from the seed, a few
-    rows at a time (the same rows every pass, whatever the chunk size), so a pass holds at most
-    :data:`CHUNK_BYTES` of them, never the whole ``draws × n_units`` matrix."""
+    rows at a time (the same rows every pass, whatever the chunk size), so a pass holds a chunk
+    of at most :data:`CHUNK_BYTES` of them (and the next chunk's units, drawn ahead), never the
+    whole ``draws × n_units`` matrix."""
 
     def __init__(self, n_units: int, draws: int, seed: int) -> None:
         self.n_units, self.draws, self.seed = n_units, draws, seed
@@ -49,30 +52,44 @@ class Draws:
         """Draws per chunk: ``CHUNK``, fewer when that many rows of floats would pass ``CHUNK_BYTES``."""
         return max(1, min(CHUNK, CHUNK_BYTES // (8 * max(1, self.n_units))))
 
-    def chunks(self) -> Iterator[Array]:
-        """The weights, a chunk of draws at a time, as float (draws × units)."""
-        rng = np.random.default_rng(self.seed)
-        n, rows = self.n_units, self.rows
-        for start in range(0, self.draws, rows):
-            k = min(rows, self.draws - start)
-            chunk: NDArray[np.unsignedinteger[Any]] = np.empty((k, n), dtype=np.uint8)
-            for row in range(k):
-                chunk = put_counts(chunk, row, np.bincount(rng.integers(0, n, size=n, dtype=np.int32), minlength=n))
-            yield chunk.astype(np.float64)
+    def chunks(self) -> Generator[Array, None, None]:
+        """The weights, a chunk of draws at a time, as float (draws × units).
 
+        The seed's units are drawn on a thread of its own (the generator lets go of the GIL), one
+        chunk ahead, while this thread counts them and the caller works on the chunk before:
+        the same rows in the same order as drawing them here (one stream, read in order)."""
+        ahead: Queue[NDArray[np.int32] | BaseException | None] = Queue(maxsize=1)
+        stop = threading.Event()
 
-def put_counts(chunk: NDArray[np.unsignedinteger[Any]], row: int,
-               counts: NDArray[np.intp]) -> NDArray[np.unsignedinteger[Any]]:
-    """``chunk`` with ``counts`` (how often each of n units was drawn in n draws) as its row
-    ``row``: the chunk is one byte per count, as a unit drawn more than 255 times in n draws is
-    all but impossible; when one is, the chunk is widened first rather than the count wrapped.
-    No count exceeds n, so only a chunk narrower than n is looked at."""
-    if counts.size > np.iinfo(chunk.dtype).max:
-        top = int(counts.max())
-        if top > np.iinfo(chunk.dtype).max:
-            chunk = chunk.astype(np.min_scalar_type(top))
-    chunk[row] = counts
-    return chunk
+        def draw() -> None:
+            try:
+                rng = np.random.default_rng(self.seed)
+                n, rows = self.n_units, self.rows
+                for start in range(0, self.draws, rows):
+                    if stop.is_set():
+                        return
+                    # one call for k rows reads the stream as k calls of one row each do
+                    ahead.put(rng.integers(0, n, size=(min(rows, self.draws - start), n), dtype=np.int32))
+                ahead.put(None)
+            except BaseException as e:  # handed to the reader, raised there
+                ahead.put(e)
+
+        drawer = threading.Thread(target=draw, name="bootstrap-draws", daemon=True)
+        drawer.start()
+        try:
+            while (units := ahead.get()) is not None:
+                if isinstance(units, BaseException):
+                    raise units
+                chunk = np.empty(units.shape, dtype=np.float64)
+                for row, picked in enumerate(units):  # how often each unit was drawn (exact: ≤ n)
+                    chunk[row] = np.bincount(picked, minlength=self.n_units)
+                yield chunk
+        finally:  # the reader stopped (done, or left early): let the drawer see it and end
+            stop.set()
+            while drawer.is_alive():
+                with contextlib.suppress(Empty):
+                    ahead.get(timeout=0.05)
+            drawer.join()
 
 
 @dataclass

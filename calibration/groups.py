@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,9 +30,25 @@ def group_names(groups: Sequence[object]) -> tuple[list[str], Codes]:
     return [str(seen[i]) for i in order], (rank[first] if len(names) else first)
 
 
-def group_codes(groups: Sequence[object]) -> Codes:
+def group_codes(groups: Sequence[object] | Keys) -> Codes:
     """Each item's group number: its key's rank among the distinct names ``str(key)``."""
-    return group_names(groups)[1]
+    return groups.codes if isinstance(groups, Keys) else group_names(groups)[1]
+
+
+@dataclass(frozen=True)
+class Keys:
+    """Group keys already coded (:func:`group_names`' names and numbers), for keys that came
+    coded: named once per distinct key, never once per item."""
+
+    names: list[str]
+    codes: Codes
+
+    @classmethod
+    def of(cls, distinct: Sequence[object], index: NDArray[np.integer[Any]]) -> Keys:
+        """The keys of items given as the distinct keys and each item's index among them (two
+        distinct keys of one name, such as ``1`` and ``"1"``, are one group, as per item)."""
+        names, rank = group_names(distinct)
+        return cls(names, rank[index] if index.size else np.zeros(0, dtype=np.intp))
 
 
 def members(codes: Codes, n_groups: int) -> list[NDArray[np.intp]]:

@@ -254,4 +254,5 @@ def rank_groups(groups: Mapping[str, tuple[Array, Array, Array | Moments]], conf
         order = np.argsort(-sim, axis=1, kind="stable")
         for i, g in enumerate(ok):
             probs[g] = float(np.mean(order[:, i] == i))
-    return [RankedGroup(g, est[g], r + 1, by_judge.index(g) + 1, probs[g]) for r, g in enumerate(ok + rest)]
+    judge_rank = {g: r + 1 for r, g in enumerate(by_judge)}  # (a lookup, not a scan per group)
+    return [RankedGroup(g, est[g], r + 1, judge_rank[g], probs[g]) for r, g in enumerate(ok + rest)]

@@ -20,7 +20,7 @@ from calibration import agreement as ag
 from calibration import bootstrap as bs
 from calibration.alpha import Level, krippendorff_alpha, why_undefined
 from calibration.consensus import Aggregate, aggregate, snap
-from calibration.groups import Codes, Grouped, group_codes
+from calibration.groups import Codes, Grouped, Keys, group_codes
 from calibration.ranks import average_ranks
 
 Array = NDArray[np.float64]
@@ -53,7 +53,8 @@ class DimensionInput:
     level: Level = "ordinal"
     #: False when the judge scores on another scale than the humans: no alpha or kappa then.
     comparable: bool = True
-    groups: Sequence[object] | None = None
+    #: Each item's group key, or the keys coded already (:class:`calibration.groups.Keys`).
+    groups: Sequence[object] | Keys | None = None
     #: mean, median or majority (nominal dimensions always use majority: see consensus).
     human_aggregate: Aggregate = "mean"
 

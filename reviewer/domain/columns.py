@@ -62,7 +62,20 @@ class RawColumns:
     j_std: Array
     j_current: NDArray[np.bool_]
     #: ``group`` or ``metadata.KEY`` value per item, when asked for.
-    groups: list[object] | None = None
+    groups: GroupKeys | None = None
+
+
+@dataclass(frozen=True)
+class GroupKeys:
+    """Each item's group value (``calibrate --group-by``), coded once: the distinct values in the
+    order first met, and per item the index of its value among them."""
+
+    values: list[object]
+    codes: NDArray[np.intp]
+
+    def per_item(self) -> list[object]:
+        """Each item's value (a list as long as the items; for a small case or a test)."""
+        return [self.values[c] for c in self.codes.tolist()]
 
 
 @dataclass
@@ -89,7 +102,7 @@ class RatingColumns:
     reviewers: list[str]
     models: list[str]
     dims: dict[str, DimColumns]
-    groups: list[object] | None = None
+    groups: GroupKeys | None = None
 
 
 def _runs_of_keys(keys: Ints) -> tuple[Ints, Ints, NDArray[np.bool_]]:

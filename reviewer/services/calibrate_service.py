@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from calibration.alpha import LEVELS, Level
 from calibration.consensus import AGGREGATES
 from calibration.detail import best_model, confusion, reviewer_offsets
+from calibration.groups import Keys
 from calibration.report import DimensionInput, TrustBounds, dimension_report, dimension_reports
 from calibration.reviewers import adjudicated, anchoring, judge_spread, per_reviewer, z_normalise
 from calibration.routing import DimSignal, item_priority
@@ -54,8 +55,9 @@ if TYPE_CHECKING:  # (types alone: importing the store's class loads SQLAlchemy)
 
     #: (items with a complete judge verdict, how many pass) and the audit items' judge verdicts.
     PassCounts = tuple[tuple[int, int], tuple[NDArray[np.int64], NDArray[np.bool_]]]
-    #: The two counts :func:`_count_in_background` starts.
-    Counts = tuple[Future[ScoreTotals], Future[PassCounts]]
+    #: The two reads :func:`_count_in_background` starts: what the estimates need of every item
+    #: (the database's totals, or every item's judge column to rank groups) and the pass counts.
+    Counts = tuple[Future[ScoreTotals | RatingColumns], Future[PassCounts]]
 
 SAMPLES = ("all", "audit", "blind")
 #: Bootstrap draws for every interval: ``calibrate``, the TUI's calibration screen and its
@@ -127,8 +129,12 @@ def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample:
         columns.append(cols)
     # the estimates' counts run in the database while the figures below are computed here
     # (started earlier they would compete with the read for the CPUs)
-    counts = _count_in_background(store, rubric.ref, dataset) if estimates else None
-    if group_by and group_by.startswith("metadata.") and cols.groups and all(g is None for g in cols.groups):
+    # (the all sample's columns already hold every item's judge score and group)
+    counts = _count_in_background(store, rubric.ref, dataset, group_by if sample != "all" else None) \
+        if estimates else None
+    keys = cols.groups if group_by else None
+    if (keys is not None and group_by and group_by.startswith("metadata.") and keys.codes.size
+            and all(v is None for v in keys.values)):
         raise UserError(f"--group-by {group_by}: no item has metadata key {group_by.split('.', 1)[1]!r}")
     models, reviewers = cols.models, cols.reviewers
     out: CalibrationReport = {"rubric": rubric.ref, "dataset": dataset, "sample": sample, "group_by": group_by,
@@ -138,6 +144,8 @@ def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample:
     learned = store.scores.correction_scores(rubric.ref) if rubric.judge.correction_examples > 0 else None
     inputs: list[DimensionInput] = []
     prepared = []
+    # every dimension's figures group the same items: their keys named once, not once per item
+    grouping = Keys.of(keys.values, keys.codes) if keys is not None else None
     for dim in rubric.dimensions:
         if dim.is_pair:
             continue
@@ -151,7 +159,7 @@ def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample:
                               levels=list(dim.scale.level_values()), threshold_raw=dim.threshold_raw,
                               level=level or dim.measurement_level,
                               comparable=dim.judge_scale is None,
-                              groups=cols.groups if group_by else None,
+                              groups=grouping,
                               human_aggregate=human_aggregate)
         first = len(inputs)
         inputs.append(base)
@@ -196,19 +204,26 @@ def calibrate(store: Store, rubric_ref: str, dataset: str | None = None, sample:
     return out
 
 
-def _count_in_background(store: Store, ref: str, dataset: str | None) -> Counts:
+def _count_in_background(store: Store, ref: str, dataset: str | None, group_by: str | None = None) -> Counts:
     """The corrected estimates' two counts over every item (:meth:`judge_score_totals`;
     :meth:`judge_pass_totals` with the audit items' verdicts, :meth:`audit_judge_verdicts`),
     started on their own connections: the database counts (the driver lets go of the GIL) while
-    the figures are computed here — a million items cost ~max, not sum."""
+    the figures are computed here — a million items cost ~max, not sum. With ``group_by`` the
+    ranking by group needs every item's judge score and group, not the totals: those columns
+    are read instead (the judge's side alone)."""
     from concurrent.futures import ThreadPoolExecutor
+
+    def every_item() -> ScoreTotals | RatingColumns:
+        if group_by:
+            return store.ratings.rating_columns(ref, dataset, "all", group_by, humans=False)
+        return store.ratings.judge_score_totals(ref, dataset)
 
     def passes() -> PassCounts:
         return store.ratings.judge_pass_totals(ref, dataset), store.ratings.audit_judge_verdicts(ref)
 
     pool = ThreadPoolExecutor(2)
     try:
-        return pool.submit(store.ratings.judge_score_totals, ref, dataset), pool.submit(passes)
+        return pool.submit(every_item), pool.submit(passes)
     finally:
         pool.shutdown(wait=False)  # the two run to the end; nothing more is submitted
 
@@ -223,9 +238,11 @@ def _add_estimates(store: Store, rubric: Rubric, out: CalibrationReport, cols: R
     them); ``counts``: :func:`_count_in_background`'s, when started already."""
     from reviewer.services import estimates
 
-    scores, verdicts = counts or _count_in_background(store, rubric.ref, dataset)
+    scores, verdicts = counts or _count_in_background(store, rubric.ref, dataset, group_by if cols is None else None)
     folds = _audit_labels(store, rubric, dataset, how, own)
     counted, (passes, judged) = scores.result(), verdicts.result()
+    if isinstance(counted, RatingColumns):  # every item's judge column, read for the ranking by group
+        cols, counted = counted, None
     found = estimates.dimension_estimates(store, rubric, dataset, folds, confidence, target_width, cols,
                                           group_by=group_by, counted=counted)
     for entry in out["dimensions"]:

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration import ppi
-from calibration.groups import group_names, members
+from calibration.groups import Keys, members
 from reviewer.services.estimate_labels import Labels, labels_of_folds
 from reviewer.services.reports import CorrectedBoard, Estimate, RankedEstimate
 
@@ -180,7 +180,8 @@ def dimension_estimates(store: Store, rubric: Rubric, dataset: str | None,
     else:  # ``counted``: :meth:`judge_score_totals` already asked (on another thread)
         totals = store.ratings.judge_score_totals(rubric.ref, dataset) if isinstance(counted, EllipsisType) else counted
     if totals is None and (cols is None or (group_by and cols.groups is None)):
-        cols = store.ratings.rating_columns(rubric.ref, dataset, "all", group_by)
+        # the judge's side alone: the labels come from ``labels``, never from these columns
+        cols = store.ratings.rating_columns(rubric.ref, dataset, "all", group_by, humans=False)
     out: dict[str, Estimate] = {}
     for d in dims:
         empty = np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
@@ -208,12 +209,14 @@ def _ranking(cols: RatingColumns, dim_id: str, how: str, pks: list[int], y: NDAr
              yhat: NDArray[np.float64], confidence: float) -> list[RankedEstimate]:
     """Corrected means per group of ``cols.groups`` (labelled items by key, the rest from the
     columns) and the corrected ranking."""
-    from reviewer.domain.columns import panel_of
+    from reviewer.domain.columns import GroupKeys, panel_of
 
     panel = panel_of(cols.dims[dim_id].judge, how)
-    groups = cols.groups if cols.groups is not None else [None] * int(cols.item_pk.size)
-    # every key coded once: each group's items are a slice, never a scan of every item's key
-    names, item_code = group_names(["unknown" if g is None else str(g) for g in groups])
+    n = int(cols.item_pk.size)
+    keys = cols.groups if cols.groups is not None else GroupKeys([None] * min(n, 1), np.zeros(n, dtype=np.intp))
+    # every key named once: each group's items are a slice, never a scan of every item's key
+    named = Keys.of(["unknown" if v is None else str(v) for v in keys.values], keys.codes)
+    names, item_code = named.names, named.codes
     labelled = np.asarray(pks, dtype=np.int64)
     is_labelled = np.isin(cols.item_pk, labelled)
     at = np.minimum(np.searchsorted(cols.item_pk, labelled), max(int(cols.item_pk.size) - 1, 0))

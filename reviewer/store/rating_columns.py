@@ -22,7 +22,7 @@ import numpy as np
 from sqlalchemy import BigInteger, ColumnElement, Integer, case, cast, func, literal, select
 from sqlmodel import col
 
-from reviewer.domain.columns import KIND_CODES, OTHER_KIND
+from reviewer.domain.columns import KIND_CODES, OTHER_KIND, GroupKeys
 from reviewer.errors import UserError
 from reviewer.store.group_keys import group_values
 from reviewer.store.numeric_read import read_numeric
@@ -109,7 +109,7 @@ class Layout:
         return self.field(key, self.who_bits, self.dim_bits)
 
 
-def _items(conn: Any, where: list[ColumnElement[bool]], group_by: str | None) -> tuple[np.ndarray, list[object] | None]:
+def _items(conn: Any, where: list[ColumnElement[bool]], group_by: str | None) -> tuple[np.ndarray, GroupKeys | None]:
     """The keys of the items in scope, in order, and each one's group value when ``group_by``
     (``group``, ``variant`` or ``metadata.KEY``) is given."""
     if not group_by:

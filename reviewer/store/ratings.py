@@ -141,12 +141,15 @@ class Ratings:
             return {d: (int(n), float(s or 0.0), float(ss or 0.0)) for d, n, s, ss in conn.execute(q)}
 
     def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
-                       group_by: str | None = None, all_revisions: bool = False) -> RatingColumns:
+                       group_by: str | None = None, all_revisions: bool = False,
+                       humans: bool = True) -> RatingColumns:
         """The folded human and judge scores of every item of a rubric version (``sample``
         audit: the audit sample only, people's labels only, :func:`label_rows`; blind: first blind
         scores), with each item's group value
         when ``group_by`` (``group``, ``variant`` or ``metadata.KEY``) is given. Rows of an item's earlier
         content revisions count only with ``all_revisions`` (``calibrate --all-revisions``).
+        ``humans`` False: the judge's side alone (no human row is read; every human cell is
+        empty), for a caller that reads nothing else (the corrected estimates' unlabelled side).
         On SQLite the judge rows and the two halves of the human rows are read at once, each on a
         connection of its own (see :meth:`_beside`)."""
         rubric = self.rubrics.get_rubric(rubric_ref)
@@ -185,8 +188,13 @@ class Ratings:
                                             all_revisions=every)
 
             beside = self._beside(stamp, judge_side) if stamp is not None else None
-            reviewers, human, (item_pk, groups) = self._human_side(
-                conn, stamp, scope, people, dims, every, last_item, lambda: _items(conn, where, group_by))
+            if humans:
+                reviewers, human, (item_pk, groups) = self._human_side(
+                    conn, stamp, scope, people, dims, every, last_item, lambda: _items(conn, where, group_by))
+            else:
+                reviewers, human = [], {"item": np.zeros(0, np.int64), "key": np.zeros(0, np.int64),
+                                        "score": np.zeros(0)}
+                item_pk, groups = _items(conn, where, group_by)
             got = beside.result() if beside is not None else None
             models, judge = got if got is not None else judge_side(conn)
         h = _unpack(human, item_pk, Layout.of(len(dims), len(reviewers), last_item))

@@ -1,23 +1,36 @@
-"""The bootstrap keeps how often each unit was drawn in one byte per count: a count past 255 (all
-but impossible in n draws of n units, but not impossible) widens the chunk instead of wrapping."""
+"""The bootstrap's weights: how often each unit was drawn, counted exactly (as floats, no narrower
+type to wrap), from units drawn on a thread of their own one chunk ahead of the reader."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
+import pytest
 
-from calibration.bootstrap import Draws, put_counts
+from calibration.bootstrap import Draws
 
 
-def test_a_count_past_a_byte_widens_the_chunk() -> None:
-    chunk = np.zeros((2, 300), dtype=np.uint8)
-    counts = np.zeros(300, dtype=np.intp)
-    counts[7], counts[8] = 256, 44  # 300 draws of 300 units: unit 7 drawn 256 times
-    chunk = put_counts(chunk, 1, counts)
-    assert chunk[1, 7] == 256 and chunk[1, 8] == 44 and chunk.dtype.itemsize >= 2
-    small = np.ones(300, dtype=np.intp)
-    assert put_counts(np.zeros((1, 300), dtype=np.uint8), 0, small).dtype == np.uint8  # no wider than needed
+def _drawers() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "bootstrap-draws"]
 
 
 def test_the_draws_are_the_seeded_resamples() -> None:
     weights = np.concatenate(list(Draws(400, 120, seed=5).chunks()))
     assert weights.shape == (120, 400) and (weights.sum(axis=1) == 400).all()
+
+
+def test_the_units_are_drawn_ahead_on_their_own_thread_which_ends_when_the_reader_leaves() -> None:
+    draws = Draws(200_000, 200, seed=1)  # 40 rows a chunk: five chunks
+    chunks = draws.chunks()
+    first = next(chunks)
+    assert first.shape == (draws.rows, 200_000) and first.dtype == np.float64
+    assert len(_drawers()) == 1  # the next chunk's units are being drawn meanwhile
+    chunks.close()  # the reader leaves early (an interval that needs no more draws)
+    assert _drawers() == []
+
+
+def test_a_failure_while_drawing_is_the_readers_and_leaves_no_thread() -> None:
+    with pytest.raises(ValueError):
+        list(Draws(-1, 3, seed=0).chunks())  # no units to draw from
+    assert _drawers() == []

@@ -21,7 +21,7 @@ from reviewer.store.core import Store
 from reviewer.store.group_keys import group_values
 from reviewer.store.tables import Item
 from rubrics.loader import load_rubric_file
-from tests.calibration.grouped_case import grouped_inputs
+from tests.calibration.grouped_case import grouped_inputs, ranked_items
 from tests.judge.test_judging import RUBRIC
 from tests.store.conftest import db_url, store  # noqa: F401  (fixtures)
 
@@ -90,18 +90,90 @@ def test_group_key_read_in_sql_is_the_decoded_metadata_value(store: Store, tmp_p
     with store.db.read() as conn:
         rows = conn.execute(select(col(Item.pk), col(Item.meta)).order_by(col(Item.pk))).all()
         for key in ("k", "a.b", "missing"):
-            pks, values = group_values(conn, [], f"metadata.{key}")
+            pks, keys = group_values(conn, [], f"metadata.{key}")
+            values = keys.per_item()
             assert list(pks) == [r[0] for r in rows]
             want = [(r[1] or {}).get(key) for r in rows]
             assert values == want and [type(v) for v in values] == [type(v) for v in want]
-        assert [str(v) for v in group_values(conn, [], "metadata.k")[1]][:4] == ["sys-a", "100000.0",
+            # coded once: each distinct value once (decoded once), each item a number
+            assert keys.codes.dtype == np.intp and sorted(map(repr, keys.values)) == sorted(set(map(repr, want)))
+        assert [str(v) for v in group_values(conn, [], "metadata.k")[1].per_item()][:4] == ["sys-a", "100000.0",
                                                                                 "0.30000000000000004", "True"]
 
 
 def test_a_key_sqlite_cannot_name_is_one_clear_line(store: Store) -> None:  # noqa: F811
     with store.db.read() as conn:
         if conn.dialect.name != "sqlite":
-            assert group_values(conn, [], 'metadata.a"b')[1] == []  # PostgreSQL reads any key
+            assert group_values(conn, [], 'metadata.a"b')[1].per_item() == []  # PostgreSQL reads any key
             return
         with pytest.raises(UserError, match='metadata.a"b: a key with a double quote cannot be read'):
             group_values(conn, [], 'metadata.a"b')
+
+
+def test_group_and_variant_are_coded_like_metadata(store: Store, tmp_path: Path) -> None:  # noqa: F811
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text(RUBRIC)
+    store.rubrics.add_rubric(load_rubric_file(rubric), RUBRIC)
+    groups = ["b", "a", None, "b", "line\nbreak", "a", ""]
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"id": f"i{n}", "input": "q", "output": "a", "variant": g,
+                                         **({"group": g} if g is not None else {})}) + "\n"
+                             for n, g in enumerate(groups)))
+    import_file(store, str(items), "judge-test@1.0.0")
+    with store.db.read() as conn:
+        for field in ("group", "variant"):
+            pks, keys = group_values(conn, [], field)
+            assert pks.tolist() == sorted(pks.tolist()) and len(pks) == len(groups)
+            assert keys.per_item() == groups and len(keys.values) == 5
+
+
+def test_a_range_past_sqlites_string_limit_is_read_in_halves(store: Store, tmp_path: Path) -> None:  # noqa: F811
+    """The items' JSON texts travel as one text per range of keys; where that text would pass
+    SQLite's string limit, the range is read again in halves, never cut short or refused."""
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text(RUBRIC)
+    store.rubrics.add_rubric(load_rubric_file(rubric), RUBRIC)
+    keys = [f"source-{n % 7}-" + "x" * 300 for n in range(40)]
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"id": f"i{n}", "input": "q", "output": "a", "metadata": {"doc": k}}) + "\n"
+                             for n, k in enumerate(keys)))
+    import_file(store, str(items), "judge-test@1.0.0")
+    with store.db.read() as conn:
+        if conn.dialect.name != "sqlite":
+            return  # (rows through the driver: no aggregated text)
+        import sqlite3
+
+        raw = conn.connection.driver_connection
+        assert isinstance(raw, sqlite3.Connection)
+        before = raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 2_000)  # 40 texts of ~310 bytes: past it
+        try:
+            _, got = group_values(conn, [], "metadata.doc")
+        finally:
+            raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, before)
+        assert got.per_item() == keys and len(got.values) == 7
+
+
+def test_the_ranking_by_group_on_an_audit_sample_is_the_whole_reads(store: Store, tmp_path: Path) -> None:  # noqa: F811
+    """On the audit sample (the default), calibrate ranks groups from every item's judge side read
+    alone, beside the figures: the ranking is the one the whole read of every item gives
+    (``--sample all``), and each group's corrected mean is PPI's on its own items."""
+    from calibration import ppi
+    from reviewer.services.calibrate_service import calibrate
+
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text(RUBRIC)
+    store.rubrics.add_rubric(load_rubric_file(rubric), RUBRIC)
+    lines, truth = ranked_items(240, 90, "abc", ("accuracy",), lambda i: 2.5 + i % 3 * 0.5, spread=1.0, flatter=1.0,
+                                noise=0.6, top=5, seed=11)
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join(lines) + "\n")
+    import_file(store, str(items), "judge-test@1.0.0")
+    audit = calibrate(store, "judge-test@1.0.0", group_by="metadata.model", draws=50)
+    whole = calibrate(store, "judge-test@1.0.0", group_by="metadata.model", draws=50, sample="all")
+    assert audit["sample"] == "audit" and audit["dimensions"][0]["n"] == 90
+    ranking = audit["dimensions"][0]["estimate"]["ranking"]
+    assert ranking == whole["dimensions"][0]["estimate"]["ranking"]
+    by_group = {r["group"]: r for r in ranking}
+    assert sorted(by_group) == ["a", "b", "c"]
+    for m, t in truth.items():
+        assert by_group[m]["ppi"] == pytest.approx(ppi.ppi_mean(t["y"], t["yhat"], t["yu"]), abs=1e-9)

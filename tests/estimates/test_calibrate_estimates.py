@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from calibration import ppi
+from tests.calibration.grouped_case import ranked_items
 from tests.cli import run_cli
 
 DIMS = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
@@ -213,23 +214,8 @@ def test_report_leaderboard_corrected_where_the_judge_favours_one_model(
 
 
 def test_calibrate_group_by_ranks_corrected_means(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rng = np.random.default_rng(9)
-    lines: list[str] = []
-    truth: dict[str, dict[str, list[float]]] = {m: {"y": [], "yhat": [], "yu": []} for m in "ab"}
-    for i in range(600):
-        model = "ab"[i % 2]
-        true = float(np.clip(np.rint(rng.normal(6.0 if model == "a" else 7.0, 1.2)), 1, 10))
-        judge = float(np.clip(np.rint(true + (2.0 if model == "a" else 0.0) + rng.normal(0, 0.8)), 1, 10))
-        item: dict[str, Any] = {"id": f"q{i}", "output": "x", "metadata": {"model": model}, "variant": model,
-                                "judge": {"model": "j", "scores": {d: judge for d in DIMS}}}
-        if i < 200:
-            item["audit"] = True
-            item["human"] = [{"reviewer": "ana", "scores": {d: true for d in DIMS}}]
-            truth[model]["y"].append(true)
-            truth[model]["yhat"].append(judge)
-        else:
-            truth[model]["yu"].append(judge)
-        lines.append(json.dumps(item))
+    lines, truth = ranked_items(600, 200, "ab", DIMS, lambda i: 6.0 if i % 2 == 0 else 7.0, spread=1.2, flatter=2.0,
+                                noise=0.8, top=10, seed=9)
     path = tmp_path / "items.jsonl"
     path.write_text("\n".join(lines) + "\n")
     db = str(tmp_path / "s.db")

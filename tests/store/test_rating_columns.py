@@ -127,3 +127,21 @@ def test_confusion_tables_from_columns_equal_the_per_row_tables(store: Store, tm
         assert got[dim] == {"levels": levels, "table": table(j, h, levels).tolist(), "n": len(pairs),
                             "reliability": reliability(j, h, levels)}
         assert sum(map(sum, got[dim]["table"])) == len(pairs) > 5
+
+
+def test_the_judge_side_alone_is_the_judge_side_of_the_whole_read(store: Store, tmp_path: Path) -> None:
+    """``rating_columns(humans=False)`` (what the corrected estimates' ranking by group reads of
+    every item) holds the same items, groups, judge scores and spreads as the whole read, and no
+    human row."""
+    _history(store, tmp_path, seed=4)
+    whole = store.ratings.rating_columns(REF, "cols", "all", "metadata.k")
+    judge = store.ratings.rating_columns(REF, "cols", "all", "metadata.k", humans=False)
+    assert whole.reviewers and judge.reviewers == []
+    assert judge.item_pk.tolist() == whole.item_pk.tolist() and judge.models == whole.models == ["m1", "m2"]
+    assert judge.groups is not None and whole.groups is not None
+    assert judge.groups.per_item() == whole.groups.per_item() == [None] * 25
+    for dim in DIMS:
+        a, b = whole.dims[dim], judge.dims[dim]
+        assert np.array_equal(a.judge, b.judge, equal_nan=True) and np.array_equal(a.judge_std, b.judge_std, equal_nan=True)
+        assert b.humans.shape == (25, 0) and np.isnan(b.adjudicated).all()
+        assert (~np.isnan(a.judge)).sum() > 20
