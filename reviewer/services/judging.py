@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING
 
 from reviewer.errors import UserError
 from reviewer.services import judge_pending
-from rubrics.judge.client import ClientSettings, CostMeter, JudgeClient, release_litellm
+from rubrics.judge.client import (
+    ClientSettings,
+    CostMeter,
+    JudgeClient,
+    import_litellm,
+    release_litellm,
+)
 from rubrics.judge.limits import Limits
 from rubrics.judge.plan import DryRun, dry_run
 from rubrics.judge.runner import JudgeRunner, Progress, Totals
@@ -277,6 +283,8 @@ def run(
     work = {model: _items(store, options, model) for model in models}
     if options.refuse_empty and not any(work.values()):
         raise UserError(nothing_to_do(store, options))
+    if any(models):  # litellm loads (seconds) before the first run starts, not inside its time
+        import_litellm()
     summaries: list[RunSummary] = []
     for index, model in enumerate(models):
         items = work[model]

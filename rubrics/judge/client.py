@@ -97,14 +97,29 @@ async def release_litellm() -> None:
     if task is None or task.get_loop() is not asyncio.get_running_loop():
         worker._worker_task, worker._queue = None, None
         return
-    # Let queued log callbacks finish first: a cancel that lands while the worker awaits one is
-    # swallowed by wait_for and leaves the task hanging.
+    # The queued log callbacks only build litellm's own logging records (rubricate registers no
+    # callback and counts cost itself): drop them unrun. At a high call rate the worker, which runs
+    # one at a time, falls thousands behind, and draining them held a run's end for seconds.
+    _drop_queued(worker._queue)
+    # Let the callback in progress finish first: a cancel that lands while the worker awaits one
+    # is swallowed by wait_for and leaves the task hanging.
     if worker._queue is not None:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(worker._queue.join(), timeout=5)
     task.cancel()
     await asyncio.wait({task}, timeout=2)
     worker._worker_task, worker._queue = None, None
+
+
+def _drop_queued(queue: asyncio.Queue[Any] | None) -> None:
+    """Empty litellm's logging queue without running its callbacks: each is closed unrun (no
+    "never awaited" warning) and marked done, so a join waits only for the one in progress."""
+    while queue is not None and not queue.empty():
+        entry = queue.get_nowait()
+        coroutine = entry.get("coroutine") if isinstance(entry, dict) else None
+        if asyncio.iscoroutine(coroutine):
+            coroutine.close()
+        queue.task_done()
 
 
 class JudgeCallError(Exception):
@@ -308,13 +323,12 @@ class JudgeClient:
             except LimitTooSmall as exc:
                 raise JudgeCallError(str(exc)) from None
             try:
-                response = await asyncio.wait_for(
-                    litellm.acompletion(
+                # (a deadline on this task, not wait_for's second task and callbacks per call)
+                async with asyncio.timeout(s.timeout):
+                    response = await litellm.acompletion(
                         model=s.model, messages=messages, api_base=s.api_base,
                         api_key=s.api_key, timeout=s.timeout, max_retries=0, **params,
-                    ),
-                    timeout=s.timeout,
-                )
+                    )
             except BaseException as exc:
                 if not isinstance(exc, Exception):  # cancelled, Ctrl-C: the slot is free again
                     self.limits.release(start, answered=False)

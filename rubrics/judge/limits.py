@@ -79,6 +79,9 @@ class Limits:
         self._waited = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Event | None = None
+        #: calls waiting for a slot alone (no cap holds them), woken one per freed slot in turn:
+        #: woken all at once on every call's end, hundreds of waiters each took a loop turn per call
+        self._line: deque[asyncio.Future[None]] = deque()
 
     @property
     def waited_s(self) -> float:
@@ -96,6 +99,22 @@ class Limits:
         if self._changed is not None:
             self._changed.set()
             self._changed = asyncio.Event()
+        free = self.limit - self.in_flight  # at least the slots free now (a woken call re-checks)
+        while free > 0 and self._line:
+            waiter = self._line.popleft()
+            if not waiter.done():  # (a cancelled waiter left the line)
+                waiter.set_result(None)
+                free -= 1
+
+    async def _wait_in_line(self) -> None:
+        """Wait until a call's end frees a slot for this one."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._line.append(waiter)
+        try:
+            await waiter
+        finally:
+            if not waiter.done():
+                waiter.cancel()
 
     def _prune(self, now: float) -> None:
         while self._starts and self._starts[0].at <= now - self.window:
@@ -145,6 +164,9 @@ class Limits:
                     if self._held == 1:
                         self._held_since = now
                 changed = self._event()
+                if delay == math.inf and not limited:
+                    await self._wait_in_line()
+                    continue
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(changed.wait(), None if delay == math.inf else delay)
         finally:

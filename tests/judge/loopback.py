@@ -7,13 +7,17 @@ a message without content), and ``raw`` sends bytes that are not JSON at all.
 Every request body is recorded, so tests assert on the prompt litellm actually sent.
 
 Runs in a background thread (``LoopbackServer().start()``) or as a process for benchmarks:
-``python -m tests.judge.loopback`` prints its port and serves until killed.
+``python -m tests.judge.loopback [--delay SECONDS]`` prints its port and serves until killed, each
+reply held for the delay (a model's latency). Every connection has TCP_NODELAY set, so a reply's
+last segment is never held back waiting for an ACK (Nagle): the latency measured is the delay's.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -83,6 +87,7 @@ class LoopbackServer:
             self.default = default or Reply()
 
     async def _handle(self, request: web.Request) -> web.Response:
+        _no_delay(request)
         body = await request.json()
         with self._lock:
             self.requests.append(body)
@@ -153,9 +158,19 @@ class LoopbackServer:
             self._thread.join(5)
 
 
+def _no_delay(request: web.Request) -> None:
+    """TCP_NODELAY on the request's connection (aiohttp sets it too; here it is not left to that)."""
+    sock = request.transport.get_extra_info("socket") if request.transport is not None else None
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 def main() -> None:
     """Serve in this process (for benchmarks): print the port, then serve forever."""
+    parser = argparse.ArgumentParser(description="A loopback OpenAI-compatible judge server.")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds each reply is held (latency)")
     server = LoopbackServer()
+    server.default = Reply(delay=parser.parse_args().delay)
 
     async def serve() -> None:
         await server._serve(0)

@@ -125,3 +125,35 @@ def test_run_reports_the_time_waited_for_limits(store: Any, tmp_path: Path, db: 
         assert "limit_wait_s:" in table.output
     finally:
         server.stop()
+
+
+async def test_a_freed_slot_wakes_one_waiting_call_not_every_one() -> None:
+    """Calls held only by ``--concurrency`` wait in line: a call's end wakes the next one alone,
+    so a 64-wide run with hundreds of waiting calls does not re-check every one on every reply."""
+    limits = Limits(2)
+    held = [await limits.acquire(1), await limits.acquire(1)]
+    checks = 0
+    delay = limits._delay
+
+    def counted(now: float, tokens: int) -> tuple[float, bool]:
+        nonlocal checks
+        checks += 1
+        return delay(now, tokens)
+
+    setattr(limits, "_delay", counted)  # noqa: B010  (counting the re-checks, nothing else)
+    started: list[int] = []
+
+    async def call(i: int) -> None:
+        held.append(await limits.acquire(1))
+        started.append(i)
+
+    waiting = [asyncio.create_task(call(i)) for i in range(20)]
+    await asyncio.sleep(0.01)
+    checks = 0
+    limits.release(held.pop(0))
+    await asyncio.sleep(0.01)
+    assert started == [0]  # the first in line, and only it
+    assert checks == 1
+    for task in waiting:
+        task.cancel()
+    await asyncio.gather(*waiting, return_exceptions=True)
