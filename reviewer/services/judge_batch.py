@@ -40,7 +40,7 @@ from rubrics.judge.batch import (
 from rubrics.judge.client import (
     ClientSettings,
     CostMeter,
-    _describe,
+    describe_failure,
     import_litellm,
     release_litellm,
 )
@@ -101,7 +101,7 @@ def start(store: Store, options: JudgeOptions, interval: float, wait: bool,
             raise UserError(f"{flag} is for live runs: a batch is priced and paced by its provider "
                             "(see its price first with --dry-run --batch)")
     _provider(model)
-    if options.refuse_empty and not judging._items(store, options, model):
+    if options.refuse_empty and not judging.judge_items(store, options, model):
         raise UserError(judging.nothing_to_do(store, options))
     params = {"batch": True, "samples": options.samples, "concurrency": options.concurrency,
               "api_base": options.api_base, "timeout": options.timeout, "retries": options.retries,
@@ -187,7 +187,7 @@ def _pipeline(store: Store, options: JudgeOptions, rubric: Rubric, answers: Mapp
                               temperature=rubric.judge.temperature)
     client = BatchClient(settings, answers, price, cache=cache, meter=CostMeter())
     runner = JudgeRunner(rubric, client=client, embedder=Embedder(cache=cache),
-                         examples=judging._examples(store, rubric), samples=options.samples,
+                         examples=judging.judge_examples(store, rubric), samples=options.samples,
                          concurrency=options.concurrency)
     return runner, client
 
@@ -195,7 +195,7 @@ def _pipeline(store: Store, options: JudgeOptions, rubric: Rubric, answers: Mapp
 def _items(store: Store, run_id: int, options: JudgeOptions) -> list[JudgeItem]:
     """The run's items not stored yet (all of them, but after a store that stopped half-way)."""
     stored = store.batches.stored_items(run_id)
-    return [i for i in judging._items(store, options, options.models[0]) if i.key not in stored]
+    return [i for i in judging.judge_items(store, options, options.models[0]) if i.key not in stored]
 
 
 def _collect(store: Store, options: JudgeOptions, rubric: Rubric, answers: Mapping[str, Answer],
@@ -206,7 +206,7 @@ def _collect(store: Store, options: JudgeOptions, rubric: Rubric, answers: Mappi
     def discard(results: list[ScoreResult], hits: list[SafetyHit]) -> None:
         """A round's results are not the run's: its calls not answered yet failed."""
 
-    _io(runner.run(judging._items(store, options, options.models[0]), discard))
+    _io(runner.run(judging.judge_items(store, options, options.models[0]), discard))
     return client.wanted
 
 
@@ -217,9 +217,9 @@ def _store(store: Store, run_id: int, options: JudgeOptions, rubric: Rubric, ans
     pass that stops leaves the run open: what it wrote stays, and the next pass stores the rest."""
     cache = StoreCache(store)
     runner, _ = _pipeline(store, options, rubric, answers, price, cache)
-    writer = judging._Writer(store, run_id, keep_hits=True, cache=cache)
+    writer = judging.ResultWriter(store, run_id, keep_hits=True, cache=cache)
     try:
-        totals = asyncio.run(judging._run(runner, _items(store, run_id, options), writer))
+        totals = asyncio.run(judging.run_pipeline(runner, _items(store, run_id, options), writer))
         writer.flush()
     except BaseException:
         with contextlib.suppress(Exception):
@@ -256,7 +256,7 @@ def _provider_io(run_id: int, work: Coroutine[object, object, None]) -> None:
     except UserError:
         raise
     except Exception as exc:
-        raise UserError(f"judge run {run_id}: the provider's batch API failed ({_describe(exc)}); what was "
+        raise UserError(f"judge run {run_id}: the provider's batch API failed ({describe_failure(exc)}); what was "
                         f"sent and read is kept: go on with rubricate judge --batch-status {run_id}") from exc
 
 

@@ -169,7 +169,7 @@ def models_for(rubric: Rubric, options: JudgeOptions) -> list[str | None]:
     return [None]
 
 
-def _examples(store: Store, rubric: Rubric) -> dict[str, list[dict[str, object]]]:
+def judge_examples(store: Store, rubric: Rubric) -> dict[str, list[dict[str, object]]]:
     k = rubric.judge.correction_examples
     if k <= 0:
         return {}
@@ -177,7 +177,7 @@ def _examples(store: Store, rubric: Rubric) -> dict[str, list[dict[str, object]]
             for d in rubric.dimensions if d.method == "llm_judge"}
 
 
-def _items(store: Store, options: JudgeOptions, model: str | None) -> list[JudgeItem]:
+def judge_items(store: Store, options: JudgeOptions, model: str | None) -> list[JudgeItem]:
     records = store.runs.items_for_judging(
         options.rubric_ref, dataset=options.dataset,
         only_missing_for_model=(model or "") if options.only_missing else None,
@@ -198,12 +198,12 @@ def nothing_to_do(store: Store, options: JudgeOptions) -> str:
 def plan(store: Store, options: JudgeOptions) -> dict[str, DryRun]:
     """``--dry-run``: per model, the calls, tokens and cost a run would spend."""
     rubric = store.rubrics.get_rubric(options.rubric_ref)
-    examples = _examples(store, rubric)
-    return {str(m): dry_run(rubric, _items(store, options, m), m, options.samples, examples)
+    examples = judge_examples(store, rubric)
+    return {str(m): dry_run(rubric, judge_items(store, options, m), m, options.samples, examples)
             for m in models_for(rubric, options)}
 
 
-class _Writer:
+class ResultWriter:
     """Buffers results, hits and cache entries, writing them to the store in batches on one
     background thread (in order), so the event loop keeps every judge call moving while SQLite
     commits; :meth:`flush` writes the rest and waits, raising any write's error."""
@@ -275,12 +275,12 @@ def run(
     rubric = store.rubrics.get_rubric(options.rubric_ref)
     models = models_for(rubric, options)
     judge_pending.restore(store)  # an earlier run's kept replies go into the cache first
-    examples = _examples(store, rubric)
+    examples = judge_examples(store, rubric)
     cache = StoreCache(store)
     meter = CostMeter(cap=options.max_cost)
     embedder = Embedder(cache=cache)
     limits = Limits(options.concurrency, options.rpm, options.tpm, options.limit_window)
-    work = {model: _items(store, options, model) for model in models}
+    work = {model: judge_items(store, options, model) for model in models}
     if options.refuse_empty and not any(work.values()):
         raise UserError(nothing_to_do(store, options))
     if any(models):  # litellm loads (seconds) before the first run starts, not inside its time
@@ -304,9 +304,9 @@ def run(
         runner = JudgeRunner(rubric, client=client, embedder=embedder, examples=examples,
                              samples=options.samples, concurrency=options.concurrency,
                              on_progress=on_progress)
-        writer = _Writer(store, run_id, keep_hits=index == 0, cache=cache)
+        writer = ResultWriter(store, run_id, keep_hits=index == 0, cache=cache)
         try:
-            totals = asyncio.run(_run(runner, items, writer))
+            totals = asyncio.run(run_pipeline(runner, items, writer))
             writer.flush()  # inside: a write that fails only now still ends the run as failed
         except KeyboardInterrupt:
             runner.totals.status = "interrupted"
@@ -325,7 +325,7 @@ def run(
     return summaries
 
 
-def _end(store: Store, run_id: int, runner: JudgeRunner, writer: _Writer, cache: StoreCache) -> int | None:
+def _end(store: Store, run_id: int, runner: JudgeRunner, writer: ResultWriter, cache: StoreCache) -> int | None:
     """End a run stopped from outside (Ctrl-C, the store failing) with its status, keeping what
     it can: what is buffered is written, and the run closed; what the store still refuses (judge
     replies not yet in its cache, the run left open) is kept in a file that the next run stores
@@ -347,7 +347,9 @@ def _end(store: Store, run_id: int, runner: JudgeRunner, writer: _Writer, cache:
     return judge_pending.replies(entries)
 
 
-async def _run(runner: JudgeRunner, items: Iterable[JudgeItem], writer: _Writer) -> Totals:
+async def run_pipeline(runner: JudgeRunner, items: Iterable[JudgeItem], writer: ResultWriter) -> Totals:
+    """Judge ``items`` through ``runner``, each result handed to ``writer`` as it comes (a live run,
+    and each store pass of a ``judge --batch`` run)."""
     try:
         return await runner.run(items, writer, total=len(items) if isinstance(items, list) else None)
     finally:

@@ -221,7 +221,9 @@ def _retryable(exc: Exception) -> bool:
     return int(status) == 429 or int(status) >= 500
 
 
-def _describe(exc: Exception) -> str:
+def describe_failure(exc: Exception) -> str:
+    """A failed provider call in one line: its HTTP status or kind, its first line, its root cause
+    (a judge call's recorded error, and the batch API's failure in ``judge --batch``)."""
     status = getattr(exc, "status_code", None)
     kind = "timeout" if isinstance(exc, asyncio.TimeoutError) else type(exc).__name__
     text = str(exc).splitlines()[0][:200] if str(exc) else ""
@@ -342,7 +344,7 @@ class JudgeClient:
                 throttled += limited
                 failed += not limited
                 if not _retryable(exc) or failed > max(0, s.retries) or throttled > RATE_LIMITED_RETRIES:
-                    raise JudgeCallError(f"{_describe(exc)} (after {failed + throttled} attempts)") from exc
+                    raise JudgeCallError(f"{describe_failure(exc)} (after {failed + throttled} attempts)") from exc
                 if not limited:  # a 429's pause is the limits' to hold, for every call
                     await asyncio.sleep(wait)
                 continue
