@@ -170,6 +170,7 @@ def models_for(rubric: Rubric, options: JudgeOptions) -> list[str | None]:
 
 
 def judge_examples(store: Store, rubric: Rubric) -> dict[str, list[dict[str, object]]]:
+    """Per judge dimension, people's corrections to put into its prompt (``judge.correction_examples``)."""
     k = rubric.judge.correction_examples
     if k <= 0:
         return {}
@@ -178,6 +179,7 @@ def judge_examples(store: Store, rubric: Rubric) -> dict[str, list[dict[str, obj
 
 
 def judge_items(store: Store, options: JudgeOptions, model: str | None) -> list[JudgeItem]:
+    """The items a run judges with ``model``, as the judge pipeline takes them."""
     records = store.runs.items_for_judging(
         options.rubric_ref, dataset=options.dataset,
         only_missing_for_model=(model or "") if options.only_missing else None,
