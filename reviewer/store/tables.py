@@ -492,6 +492,11 @@ class LeadReview(SQLModel, table=True):
     adjudication_pk: int | None = None
     #: A reject's reason (the adjudication's note too).
     note: str | None = None
+    #: Who wrote the row: the database login (PostgreSQL, set by a trigger) or the OS user.
+    actor: str | None = None
+    #: ``link`` when written by a session served through a link (``rubricate serve``), else NULL.
+    via: str | None = None
+    created_at: datetime = Field(default_factory=now)
 
 
 class SpanMark(SQLModel, table=True):

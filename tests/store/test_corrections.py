@@ -132,7 +132,7 @@ def test_the_csv_export_has_a_corrections_column(tmp_path: Path, capsys: pytest.
     code, out, _ = run_cli(["export", "--format", "csv", "--db", db], capsys)
     assert code == 0
     header = next(csv.reader(io.StringIO(out)))
-    assert header[17:] == ["revision", "human_scores", "comments", "corrections"]
+    assert header[17:] == ["revision", "human_scores", "comments", "corrections", "marks"]
     rows = list(csv.DictReader(io.StringIO(out)))
     assert rows and all(json.loads(r["corrections"])[0]["text"] == "=1+1 is not the answer" for r in rows)
 

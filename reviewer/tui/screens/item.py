@@ -415,6 +415,7 @@ class ItemScreen(ScoringScreen):
 
         self.app.push_screen(HistoryScreen(), done)
 
+    @work
     async def action_mark(self) -> None:
         """Mark a span of the output beside the focused dimension (mark mode: :mod:`mark`). The
         mark is handed to the writer the moment it ends (after the dimension's score, so it
