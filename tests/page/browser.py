@@ -75,7 +75,7 @@ class _Session:
 async def _render(exe: str, url: str, width: int, height: int) -> Rendered:
     import aiohttp
 
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:  # (chromium's helpers may still write the profile as it is removed)
         proc = subprocess.Popen(
             [exe, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
              f"--user-data-dir={profile}", "--no-first-run", "--disable-background-networking",

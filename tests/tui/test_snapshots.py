@@ -56,7 +56,8 @@ SCREENS: dict[str, tuple[bool, tuple[str, ...], str | None]] = {
     "calibration": (False, ("c",), None),
     "calibration_dimension": (False, ("c", "enter"), None),
     "calibration_drift": (False, ("c",), None),
-    "adjudication_dialog": (False, ("c", "enter", *["down"] * 6, "8", *"ben misread it"), None),
+    # relevance (the ambiguous dimension: people disagree), its largest disagreement
+    "adjudication_dialog": (False, ("c", "down", "enter", "down", "8", *"ben misread it"), None),
     "filter_dialog": (False, ("f",), None),
     "queue_filtered": (False, ("f", "shift+tab", "shift+tab", "shift+tab", "shift+tab", "enter", *["down"] * 4, "enter",
                                "ctrl+s"), None),

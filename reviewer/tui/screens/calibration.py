@@ -31,6 +31,7 @@ from reviewer.tui.screens.confirm import AdjudicationDialog
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.screens.scoring import digit_to_score
 from reviewer.tui.widgets.charts import CEILING, POINT, SPAN, alpha_bar, confusion_table
+from reviewer.tui.widgets.tables import fill_fitted
 
 if TYPE_CHECKING:
     from reviewer.services.reports import DimensionDetail, Disagreement, GoldAccuracy
@@ -56,6 +57,10 @@ def _pass_rates(rows: list[dict[str, Any]]) -> Text:
 
 def _num(x: Any, fmt: str = ".2f") -> str:
     return "—" if x is None else format(x, fmt)
+
+
+#: The drill-down's table of disagreements.
+DETAIL_COLUMNS = ("item", "judge", "humans", "human spread", "gap", "adjudicated")
 
 
 def _score(x: float) -> str:
@@ -220,7 +225,7 @@ class DimensionDetailScreen(AppKeysFirst):
         yield Static(self._head(), id="detail-head")
         yield Static("loading…", id="detail-matrix")
         table: DataTable[Any] = DataTable(id="detail-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns("item", "judge", "humans", "human spread", "gap", "adjudicated")
+        table.add_columns(*DETAIL_COLUMNS)
         yield table
         yield footer()
 
@@ -259,13 +264,13 @@ class DimensionDetailScreen(AppKeysFirst):
         from rich.columns import Columns
 
         self.query_one("#detail-matrix", Static).update(Columns([matrix, bias], padding=(0, 4)))
-        table = self.query_one("#detail-table", DataTable)
-        table.clear()
-        for i, d in enumerate(self.items):
-            humans = safe_text(", ".join(f"{k} {v:g}" for k, v in sorted(d["humans"].items())), newlines=False)
-            spread = Text(f"{d['human_spread']:g}", style="bold yellow" if d["human_spread"] >= 2 else "")
-            table.add_row(safe_text(d["item_id"], newlines=False), _score(d["judge"]), humans, spread, f"{d['gap']:.1f}",
-                          _num(d["adjudicated"], "g"), key=str(i))
+        rows = [[safe_text(d["item_id"], newlines=False), Text(_score(d["judge"])),
+                 safe_text(", ".join(f"{k} {v:g}" for k, v in sorted(d["humans"].items())), newlines=False),
+                 Text(f"{d['human_spread']:g}", style="bold yellow" if d["human_spread"] >= 2 else ""),
+                 Text(f"{d['gap']:.1f}"), Text(_num(d["adjudicated"], "g"))] for d in self.items]
+        # each column as wide as its widest cell, set here (left to the table's idle sizing, rows
+        # drawn before it were pictured cut: "gq-0" for "gq-028")
+        fill_fitted(self.query_one("#detail-table", DataTable), DETAIL_COLUMNS, rows)
 
     def _current(self) -> Disagreement | None:
         table = self.query_one("#detail-table", DataTable)
