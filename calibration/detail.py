@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.agreement import nearest_levels, table
-from calibration.ppi import z_of
+from calibration.ppi import classical_interval
 
 #: The confidence of a reliability point's interval.
 RELIABILITY_CONFIDENCE = 0.95
@@ -53,17 +53,12 @@ def reliability(judge: NDArray[np.float64], human: NDArray[np.float64], levels: 
         return []
     at = nearest_levels(judge, levels)
     out: list[dict[str, Any]] = []
-    z = z_of(RELIABILITY_CONFIDENCE)
     for k, level in enumerate(levels):
         h = human[at == k]
         if not h.size:
             continue
-        mean = float(h.mean())
-        ci = None
-        if h.size >= 2:
-            half = z * float(h.std(ddof=1)) / math.sqrt(h.size)
-            ci = [mean - half, mean + half]
-        out.append({"level": float(level), "n": int(h.size), "mean_human": mean, "ci": ci})
+        ci = list(classical_interval(h, RELIABILITY_CONFIDENCE, ddof=1)) if h.size >= 2 else None
+        out.append({"level": float(level), "n": int(h.size), "mean_human": float(h.mean()), "ci": ci})
     return out
 
 

@@ -153,10 +153,11 @@ def ppi_mean_interval(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: Unlabelled
     return mid - half, mid + half
 
 
-def classical_interval(y: ArrayLike, confidence: float = 0.95) -> tuple[float, float]:
-    """The humans-only normal interval (population standard deviation, as ``ppi-python``)."""
+def classical_interval(y: ArrayLike, confidence: float = 0.95, ddof: int = 0) -> tuple[float, float]:
+    """The normal interval of a mean, mean ± z·s/√n (``ddof`` 0: the population standard deviation,
+    as ``ppi-python`` for the humans-only estimate; 1: the sample's)."""
     y = _vec(y)
-    half = z_of(confidence) * float(np.std(y)) / math.sqrt(y.size)
+    half = z_of(confidence) * float(np.std(y, ddof=ddof)) / math.sqrt(y.size)
     mid = float(np.mean(y))
     return mid - half, mid + half
 

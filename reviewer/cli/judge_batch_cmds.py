@@ -50,11 +50,12 @@ class _Say:
 
     def end(self, state: BatchState) -> None:
         from reviewer.cli.judge_cmds import print_totals
+        from reviewer.services.judge_batch import OPEN
 
         self(state)
         if state.totals is not None:
             print_totals(self.console, state.run_id, state.model, state.totals.as_dict())
-        elif state.status == "batch":
+        elif state.status == OPEN:
             self.console.print(f"run {state.run_id}: the batches are at the provider; go on with "
                                f"rubricate judge --batch-status {state.run_id}")
         else:

@@ -56,8 +56,6 @@ if TYPE_CHECKING:  # (the store's classes, for their types alone: importing them
 
 T = TypeVar("T")
 
-#: The statuses after which a batch changes no more (OpenAI's batch lifecycle).
-SETTLED = ("completed", "failed", "expired", "cancelled")
 #: A run's status while its batches are at the provider.
 OPEN = "batch"
 #: Rounds one run may take. The pipeline's own steps bound them (a re-ask, a claim's check, each
@@ -70,6 +68,9 @@ UNANSWERED = {
     "expired": "the batch expired (24 h) before answering this request",
     "cancelled": "the batch was cancelled before answering this request",
 }
+#: The statuses after which a batch changes no more (OpenAI's batch lifecycle): each has its
+#: unanswered request's error above.
+SETTLED = tuple(UNANSWERED)
 
 
 @dataclass

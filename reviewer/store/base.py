@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Connection, CursorResult, select
+from sqlalchemy import ColumnElement, Connection, CursorResult, Row, Table, select
 from sqlmodel import col
 
 from reviewer.errors import UserError
@@ -50,3 +51,22 @@ def inserted_pk(result: CursorResult[Any]) -> int:
     return int(key[0])
 
 
+
+
+#: Item keys one ``IN`` list asks for at a time (well under SQLite's bound on parameters).
+IN_CHUNK = 5000
+
+
+def rows_by_item(conn: Connection, table: Table, columns: Sequence[ColumnElement[Any]],
+                 item_pks: Iterable[int]) -> dict[int, list[Row[Any]]]:
+    """Per item key asked for (``[]`` when it has none), the rows of a person's history ``table``
+    (one with ``item_pk`` and ``pk``: comments, corrections, marks) in ``columns``, oldest first;
+    the keys asked :data:`IN_CHUNK` at a time."""
+    pks = sorted(set(item_pks))
+    out: dict[int, list[Row[Any]]] = {pk: [] for pk in pks}
+    for i in range(0, len(pks), IN_CHUNK):
+        q = (select(table.c.item_pk, *columns).where(table.c.item_pk.in_(pks[i:i + IN_CHUNK]))
+             .order_by(table.c.pk))
+        for row in conn.execute(q):
+            out[row[0]].append(row)
+    return out

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import Connection, select
-from sqlmodel import col
+from sqlalchemy import Connection
 
 from reviewer.domain.comments import Comment
 from reviewer.domain.itemlimits import comment_problem
+from reviewer.domain.rows import revision_of
 from reviewer.errors import UserError
-from reviewer.store.base import current_revision, inserted_pk
+from reviewer.store.base import current_revision, inserted_pk, rows_by_item
 from reviewer.store.db import Db
 from reviewer.store.roles import Roles
 from reviewer.store.tables import ItemComment, table_of
@@ -20,15 +20,10 @@ from reviewer.store.tables import ItemComment, table_of
 
 def comment_rows(conn: Connection, item_pks: Iterable[int]) -> dict[int, list[Comment]]:
     """Per item key, its comments oldest first (every revision's)."""
-    pks = sorted(set(item_pks))
-    out: dict[int, list[Comment]] = {pk: [] for pk in pks}
-    for i in range(0, len(pks), 5000):
-        q = (select(col(ItemComment.pk), col(ItemComment.item_pk), col(ItemComment.reviewer), col(ItemComment.text),
-                    col(ItemComment.revision), col(ItemComment.created_at))
-             .where(col(ItemComment.item_pk).in_(pks[i:i + 5000])).order_by(col(ItemComment.pk)))
-        for pk, item_pk, who, text, rev, at in conn.execute(q):
-            out[item_pk].append(Comment(pk, item_pk, who, text, int(rev or 1), at))
-    return out
+    t = table_of(ItemComment)
+    rows = rows_by_item(conn, t, (t.c.pk, t.c.reviewer, t.c.text, t.c.revision, t.c.created_at), item_pks)
+    return {item_pk: [Comment(r.pk, item_pk, r.reviewer, r.text, revision_of(r), r.created_at) for r in found]
+            for item_pk, found in rows.items()}
 
 
 class Comments:

@@ -11,27 +11,20 @@ from sqlalchemy import Connection, select
 from sqlmodel import col
 
 from reviewer.domain.corrections import Correction, correction_problem, unchanged
+from reviewer.domain.rows import revision_of
 from reviewer.errors import UserError
-from reviewer.store.base import inserted_pk
+from reviewer.store.base import IN_CHUNK, inserted_pk, rows_by_item
 from reviewer.store.db import Db
 from reviewer.store.roles import Roles
 from reviewer.store.tables import Item, ItemCorrection, table_of
 
-#: Items read at once.
-_CHUNK = 5000
-
 
 def correction_rows(conn: Connection, item_pks: Iterable[int]) -> dict[int, list[Correction]]:
     """Per item key, its corrections oldest first (of every revision: each says which)."""
-    pks = sorted(set(item_pks))
-    out: dict[int, list[Correction]] = {pk: [] for pk in pks}
-    for i in range(0, len(pks), _CHUNK):
-        q = (select(col(ItemCorrection.pk), col(ItemCorrection.item_pk), col(ItemCorrection.reviewer),
-                    col(ItemCorrection.text), col(ItemCorrection.revision), col(ItemCorrection.created_at))
-             .where(col(ItemCorrection.item_pk).in_(pks[i:i + _CHUNK])).order_by(col(ItemCorrection.pk)))
-        for pk, item_pk, who, text, rev, at in conn.execute(q):
-            out[item_pk].append(Correction(pk, item_pk, who, text, int(rev or 1), at))
-    return out
+    t = table_of(ItemCorrection)
+    rows = rows_by_item(conn, t, (t.c.pk, t.c.reviewer, t.c.text, t.c.revision, t.c.created_at), item_pks)
+    return {item_pk: [Correction(r.pk, item_pk, r.reviewer, r.text, revision_of(r), r.created_at) for r in found]
+            for item_pk, found in rows.items()}
 
 
 def latest_on_current(conn: Connection, item_pks: Iterable[int]) -> dict[int, str]:
@@ -39,11 +32,11 @@ def latest_on_current(conn: Connection, item_pks: Iterable[int]) -> dict[int, st
     left out): a correction of earlier content is never paired with the output as it is now."""
     pks = sorted(set(item_pks))
     out: dict[int, str] = {}
-    for i in range(0, len(pks), _CHUNK):
+    for i in range(0, len(pks), IN_CHUNK):
         q = (select(col(ItemCorrection.item_pk), col(ItemCorrection.text))
              .join(Item, (col(Item.pk) == col(ItemCorrection.item_pk))
                    & (col(Item.revision) == col(ItemCorrection.revision)))
-             .where(col(ItemCorrection.item_pk).in_(pks[i:i + _CHUNK])).order_by(col(ItemCorrection.pk)))
+             .where(col(ItemCorrection.item_pk).in_(pks[i:i + IN_CHUNK])).order_by(col(ItemCorrection.pk)))
         out.update((int(pk), str(text)) for pk, text in conn.execute(q))
     return out
 

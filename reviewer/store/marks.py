@@ -12,9 +12,10 @@ from sqlalchemy import Connection, select
 from sqlmodel import col
 
 from reviewer.domain.marks import Mark, marked_source, span_problem
+from reviewer.domain.rows import revision_of
 from reviewer.errors import UserError
 from reviewer.safetext import safe_line
-from reviewer.store.base import inserted_pk
+from reviewer.store.base import inserted_pk, rows_by_item
 from reviewer.store.db import Db
 from reviewer.store.roles import Roles
 from reviewer.store.rubric_versions import Rubrics
@@ -23,16 +24,12 @@ from reviewer.store.tables import HumanScore, Item, SpanMark, table_of
 
 def mark_rows(conn: Connection, item_pks: Iterable[int]) -> dict[int, list[Mark]]:
     """Per item key, its marks oldest first (every revision's)."""
-    pks = sorted(set(item_pks))
-    out: dict[int, list[Mark]] = {pk: [] for pk in pks}
-    for i in range(0, len(pks), 5000):
-        q = (select(col(SpanMark.pk), col(SpanMark.item_pk), col(SpanMark.revision), col(SpanMark.dimension),
-                    col(SpanMark.reviewer), col(SpanMark.start), col(SpanMark.end), col(SpanMark.quote),
-                    col(SpanMark.score_pk), col(SpanMark.created_at))
-             .where(col(SpanMark.item_pk).in_(pks[i:i + 5000])).order_by(col(SpanMark.pk)))
-        for pk, item_pk, rev, dim, who, start, end, quote, score_pk, at in conn.execute(q):
-            out[item_pk].append(Mark(pk, item_pk, int(rev or 1), dim, who, int(start), int(end), quote, score_pk, at))
-    return out
+    t = table_of(SpanMark)
+    rows = rows_by_item(conn, t, (t.c.pk, t.c.revision, t.c.dimension, t.c.reviewer, t.c.start, t.c.end, t.c.quote,
+                                  t.c.score_pk, t.c.created_at), item_pks)
+    return {item_pk: [Mark(r.pk, item_pk, revision_of(r), r.dimension, r.reviewer, int(r.start), int(r.end), r.quote,
+                           r.score_pk, r.created_at) for r in found]
+            for item_pk, found in rows.items()}
 
 
 class Marks:
