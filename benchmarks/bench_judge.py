@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,16 +30,12 @@ from rubrics.judge.runner import JudgeRunner  # noqa: E402
 from rubrics.methods.base import JudgeItem  # noqa: E402
 from rubrics.schema import Anchor, Dimension, Rubric, Scale  # noqa: E402
 
+# the loopback server and the real command, as the wire bench starts and times them
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_judge_wire import prepared_store, rubricate, start_server  # noqa: E402
+
 CONCURRENCY = 32
 MODEL = "openai/judge-x"
-
-
-def start_server() -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "tests.judge.loopback"], cwd=ROOT,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    port = int(proc.stdout.readline())
-    return proc, f"http://127.0.0.1:{port}/v1"
 
 
 async def bare(url: str, n: int) -> float:
@@ -80,43 +75,18 @@ async def pipeline(url: str, n: int) -> tuple[float, int]:
 
 def through_cli(url: str, n: int) -> tuple[float, float, int]:
     """``rubricate judge`` as a user runs it: the bundled general-quality rubric (five judge
-    dimensions), n / 5 items imported into a fresh SQLite file. (run rate, command rate, calls)."""
-    import json
-    import sqlite3
+    dimensions), n / 5 items imported into a fresh SQLite file. (run rate, command rate, calls)"""
     import tempfile
-    from datetime import datetime
 
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     with tempfile.TemporaryDirectory() as tmp:
-        db = str(Path(tmp) / "bench.db")
-        items = Path(tmp) / "items.jsonl"
-        rows = ({"id": f"q{i}", "input": f"Question {i}?", "output": f"Answer number {i}."} for i in range(n // 5))
-        items.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        rubricate = [sys.executable, "-m", "reviewer"]
-        subprocess.run([*rubricate, "import", str(items), "--rubric", "general-quality@1.0.0", "--db", db],
-                       check=True, env=env, capture_output=True)
-        started = time.perf_counter()
-        done = subprocess.run([*rubricate, "judge", "--rubric", "general-quality@1.0.0", "--model", MODEL,
-                               "--api-base", url, "--api-key", "sk-bench", "--concurrency", str(CONCURRENCY),
-                               "--db", db], env=env, capture_output=True, text=True)
-        wall = time.perf_counter() - started
-        if done.returncode != 0:
-            raise SystemExit(f"rubricate judge failed ({done.returncode}): {done.stderr[-2000:]}")
-        with sqlite3.connect(db) as conn:
-            began, ended, totals = conn.execute(
-                "SELECT started_at, finished_at, totals FROM judge_run ORDER BY pk DESC LIMIT 1").fetchone()
-        totals = json.loads(totals) if isinstance(totals, str) else totals
-        calls = int(totals["results"])
-        assert totals["errors"] == 0, totals
-        run = (datetime.fromisoformat(str(ended)) - datetime.fromisoformat(str(began))).total_seconds()
-        return calls / run, calls / wall, calls
+        return rubricate(url, prepared_store(Path(tmp), n // 5), CONCURRENCY)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
     n = parser.parse_args().calls
-    proc, url = start_server()
+    proc, url = start_server(0.0)
     try:
         asyncio.run(bare(url, 64))  # warm up imports and connection pools
         bare_rate = asyncio.run(bare(url, n))
