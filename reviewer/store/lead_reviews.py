@@ -30,7 +30,7 @@ from reviewer.domain.provenance import as_utc
 from reviewer.errors import UserError
 from reviewer.store.base import inserted_pk
 from reviewer.store.db import Db
-from reviewer.store.guards import LEAD_REVIEWS, _holds, _pg, signed_history
+from reviewer.store.guards import LEAD_REVIEWS, _holds, _pg, grant_to_scorers, signed_history
 from reviewer.store.people import Scores
 from reviewer.store.roles import Roles
 from reviewer.store.rubric_versions import Rubrics
@@ -244,10 +244,4 @@ def lead_review_guards(conn: Connection) -> None:
     conn.exec_driver_sql("DROP TRIGGER IF EXISTS lead_review_checked ON lead_review")
     conn.exec_driver_sql("CREATE TRIGGER lead_review_checked BEFORE INSERT ON lead_review "
                          "FOR EACH ROW EXECUTE FUNCTION rubricate_lead_review_check()")
-    conn.exec_driver_sql(
-        "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.table_privileges"
-        " WHERE table_schema = current_schema() AND table_name = 'human_score' AND privilege_type = 'INSERT'"
-        " AND grantee <> current_user LOOP"
-        " EXECUTE 'GRANT SELECT, INSERT ON lead_review TO ' || quote_ident(r.grantee);"
-        " EXECUTE 'GRANT USAGE, SELECT ON SEQUENCE lead_review_pk_seq TO ' || quote_ident(r.grantee);"
-        " END LOOP; END $$")
+    grant_to_scorers(conn, "lead_review")
