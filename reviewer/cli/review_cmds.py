@@ -65,18 +65,23 @@ def parse_since(text: str) -> datetime:
     line otherwise."""
     from datetime import UTC, timedelta
 
+    from reviewer.domain.provenance import as_utc
     from reviewer.errors import UserError
 
     m = re.fullmatch(r"([1-9][0-9]{0,5})([mhd])", text.strip())
     if m is not None:
         unit = {"m": "minutes", "h": "hours", "d": "days"}[m.group(2)]
-        return datetime.now(UTC) - timedelta(**{unit: int(m.group(1))})
+        try:
+            return datetime.now(UTC) - timedelta(**{unit: int(m.group(1))})
+        except OverflowError:
+            raise UserError(f"--since {text!r}: that reaches back before the year 1; give a shorter span "
+                            "or a UTC date") from None
     try:
         at = datetime.fromisoformat(text.strip())
     except ValueError:
         raise UserError(f"--since {text!r}: give a span back from now (7d, 12h, 30m) or a UTC date or time "
                         "(2026-03-01, 2026-03-01T09:00)") from None
-    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+    return as_utc(at)
 
 
 def check_review_of(db: str | None, lead: str, person: str, named: bool) -> None:

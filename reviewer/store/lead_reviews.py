@@ -1,9 +1,10 @@
 """A lead's review of a person's scores (``rubricate review --review-of NAME``; table
 ``lead_review``, migration ``0013v_lead_reviews``).
 
-- The walk: the person's current scores (their latest row per item and dimension, given in a
-  review screen and not undone), newest first, a page at a time by key, each with the item, the
-  judge's score on that content revision and this lead's verdict on it so far.
+- The walk: the person's current scores (their standing vote on each item's current revision by
+  the fold's rule, :func:`reviewer.domain.human.fold_human`: an undo withdraws, an adjudication
+  is not a vote; given in a review screen), newest first, a page at a time by key, each with the
+  item, the judge panel's score on that revision and this lead's verdict on it so far.
 - A verdict is ``accept``, or ``reject`` with a reason and the lead's own score: the score is
   written as the lead's adjudication (the one adjudication path,
   :meth:`reviewer.store.people.Scores.score_in`) with the reason as its note, in the same
@@ -20,29 +21,40 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
-from sqlalchemy import Connection, exists, func, select
+from sqlalchemy import Connection, func, select
 from sqlalchemy.orm import aliased
 from sqlmodel import col
 
+from reviewer.domain.human import HumanDim
+from reviewer.domain.item import sides
 from reviewer.domain.provenance import as_utc
 from reviewer.errors import UserError
 from reviewer.store.base import inserted_pk
 from reviewer.store.db import Db
-from reviewer.store.guards import LEAD_REVIEWS, _holds, _pg, signed_history
+from reviewer.store.fold import item_rows
+from reviewer.store.guards import LEAD_REVIEWS, _holds, _pg, grant_to_scorers, signed_history
 from reviewer.store.people import Scores
 from reviewer.store.roles import Roles
 from reviewer.store.rubric_versions import Rubrics
-from reviewer.store.tables import HumanScore, Item, JudgeScore, LeadReview, table_of
+from reviewer.store.tables import HumanScore, Item, LeadReview, table_of
 
 #: The kinds of score a person gives in the review screens: what a lead reviews.
 REVIEWABLE = ("score", "agree", "revision")
 VERDICTS = ("accept", "reject")
+#: The most of an item's input one walk row carries (the rest is counted, and shown on the item).
+INPUT_CHARS = 600
 #: The most of an item's output one walk row carries (the rest is counted, and shown on the item).
 OUTPUT_CHARS = 4000
 #: The longest page the walk reads at once.
 MAX_PAGE = 500
+
+
+#: A walk candidate's columns: score key, item key, item id, rubric, dimension, score, reason, queue,
+#: when, input's head and length, output's head and length, the item's revision.
+_Candidate = tuple[int, int, str, str, str, float | None, str | None, str | None, datetime, str | None, int | None,
+                   str | None, int | None, int]
 
 
 class ReviewedScore(NamedTuple):
@@ -58,11 +70,13 @@ class ReviewedScore(NamedTuple):
     #: The queue the score was given in.
     sample: str | None
     created_at: datetime
+    #: The item's input, its first :data:`INPUT_CHARS` characters; ``input_chars`` its length.
     input: str
+    input_chars: int
     #: The item's output, its first :data:`OUTPUT_CHARS` characters; ``output_chars`` its length.
     output: str
     output_chars: int
-    #: The judge's latest score of the dimension on the revision the person scored.
+    #: The judge panel's score of the dimension on the item's current revision (the fold's panel).
     judge: float | None
     scale_min: float
     scale_max: float
@@ -89,35 +103,45 @@ class LeadReviews:
         at most ``limit``; each with ``lead``'s verdict so far."""
         if not 0 < limit <= MAX_PAGE:
             raise UserError(f"a page of the walk holds 1 to {MAX_PAGE} scores, not {limit}")
-        h, later = aliased(HumanScore), aliased(HumanScore)
-        judge = (select(col(JudgeScore.score)).where(
-            col(JudgeScore.item_pk) == col(h.item_pk), col(JudgeScore.dimension) == col(h.dimension),
-            col(JudgeScore.revision) == col(h.revision), col(JudgeScore.score).is_not(None), col(JudgeScore.turn).is_(None))
-            .order_by(col(JudgeScore.pk).desc()).limit(1).scalar_subquery())
+        h = aliased(HumanScore)
+        # candidates: the person's scores on each item's current revision; the fold decides which stand
         q = (select(col(h.pk), col(h.item_pk), col(Item.item_id), col(Item.rubric_ref), col(h.dimension), col(h.score), col(h.reason), col(h.sample),
-                    col(h.created_at), col(Item.input), func.substr(col(Item.output), 1, OUTPUT_CHARS),
-                    func.length(col(Item.output)), judge)
+                    col(h.created_at), func.substr(col(Item.input), 1, INPUT_CHARS), func.length(col(Item.input)),
+                    func.substr(col(Item.output), 1, OUTPUT_CHARS), func.length(col(Item.output)), col(Item.revision))
              .join(Item, col(Item.pk) == col(h.item_pk))
              .where(col(h.reviewer) == reviewed, col(h.kind).in_(REVIEWABLE), col(h.score).is_not(None),
-                    ~exists().where(col(later.item_pk) == col(h.item_pk), col(later.dimension) == col(h.dimension),
-                                    col(later.reviewer) == col(h.reviewer), col(later.pk) > col(h.pk))))
+                    col(h.revision) == col(Item.revision)))
         if queue is not None:
             q = q.where(col(h.sample) == queue)
         if since is not None:
             q = q.where(col(h.created_at) >= since)
-        if before is not None:
-            q = q.where(col(h.pk) < before)
+        panels: dict[tuple[int, str], float | None] = {}
         with self.db.read() as conn:
-            rows = conn.execute(q.order_by(col(h.pk).desc()).limit(limit)).all()
+            rows: list[_Candidate] = []
+            below = before
+            while len(rows) < limit:  # (a page of candidates may hold scores that no longer stand)
+                got = conn.execute((q.where(col(h.pk) < below) if below is not None else q)
+                                   .order_by(col(h.pk).desc()).limit(limit)).all()
+                if not got:
+                    break
+                below = int(got[-1][0])
+                folded = item_rows(conn, sorted({(int(r[1]), int(r[13] or 1)) for r in got}), flags=False)
+                for r in got:
+                    humans, judges = sides(self.rubrics.get_rubric(r[3]), folded[int(r[1])])
+                    vote = humans.get(r[4], HumanDim()).votes.get(reviewed)
+                    if vote is not None and vote.pk == int(r[0]) and len(rows) < limit:
+                        rows.append(cast(_Candidate, tuple(r)))
+                        panels[(int(r[1]), str(r[4]))] = judges[r[4]].panel if r[4] in judges else None
             verdicts = _verdicts(conn, [int(r[0]) for r in rows], lead)
         out = []
-        for pk, item_pk, item_id, ref, dim, score, reason, sample, at, inp, output, n, js in rows:
+        for pk, item_pk, item_id, ref, dim, score, reason, sample, at, inp, inp_n, output, n, _rev in rows:
+            js = panels[(int(item_pk), str(dim))]
             scale = self.rubrics.get_rubric(ref).dimension(dim).scale
             verdict, note, lead_score = verdicts.get(int(pk), (None, None, None))
             if score is None:  # (the query reads scored rows only)
                 raise ValueError(f"score {pk} has no value")
             out.append(ReviewedScore(int(pk), int(item_pk), str(item_id), str(ref), str(dim), float(score), reason,
-                                     sample, as_utc(at), inp or "", output or "", int(n or 0),
+                                     sample, as_utc(at), inp or "", int(inp_n or 0), output or "", int(n or 0),
                                      None if js is None else float(js), scale.min, scale.max, verdict, note, lead_score))
         return out
 
@@ -159,16 +183,18 @@ class LeadReviews:
 
     def accept_rates(self, rubric_ref: str | None = None) -> dict[tuple[str, str], tuple[int, int]]:
         """Per (person, queue the score was given in): the person's scores a lead has reviewed
-        and how many of them were accepted, each score by its latest verdict (any lead's)."""
+        and how many of them were accepted, each score by its latest verdict (any lead's). A score
+        given in no queue (``sample`` NULL) has no queue to count under and is left out."""
         q = (select(col(LeadReview.score_pk), col(LeadReview.verdict), col(HumanScore.reviewer), col(HumanScore.sample))
-             .join(HumanScore, col(HumanScore.pk) == col(LeadReview.score_pk)))
+             .join(HumanScore, col(HumanScore.pk) == col(LeadReview.score_pk))
+             .where(col(HumanScore.sample).is_not(None)))
         if rubric_ref:
             q = q.join(Item, col(Item.pk) == col(HumanScore.item_pk)).where(
                 col(Item.rubric_ref) == self.rubrics.get_rubric(rubric_ref).ref)
         latest: dict[int, tuple[str, str, str]] = {}
         with self.db.read() as conn:
             for pk, verdict, who, sample in conn.execute(q.order_by(col(LeadReview.pk))):
-                latest[int(pk)] = (str(who), str(sample or ""), str(verdict))
+                latest[int(pk)] = (str(who), str(sample), str(verdict))
         out: dict[tuple[str, str], tuple[int, int]] = {}
         for who, sample, verdict in latest.values():
             n, accepted = out.get((who, sample), (0, 0))
@@ -244,10 +270,4 @@ def lead_review_guards(conn: Connection) -> None:
     conn.exec_driver_sql("DROP TRIGGER IF EXISTS lead_review_checked ON lead_review")
     conn.exec_driver_sql("CREATE TRIGGER lead_review_checked BEFORE INSERT ON lead_review "
                          "FOR EACH ROW EXECUTE FUNCTION rubricate_lead_review_check()")
-    conn.exec_driver_sql(
-        "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.table_privileges"
-        " WHERE table_schema = current_schema() AND table_name = 'human_score' AND privilege_type = 'INSERT'"
-        " AND grantee <> current_user LOOP"
-        " EXECUTE 'GRANT SELECT, INSERT ON lead_review TO ' || quote_ident(r.grantee);"
-        " EXECUTE 'GRANT USAGE, SELECT ON SEQUENCE lead_review_pk_seq TO ' || quote_ident(r.grantee);"
-        " END LOOP; END $$")
+    grant_to_scorers(conn, "lead_review")

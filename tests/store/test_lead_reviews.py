@@ -168,3 +168,26 @@ def test_a_lead_served_through_a_link_signs_the_review_as_written_through_it(
         adj = conn.execute(text(f"SELECT reviewer, kind, via FROM human_score WHERE pk = {adjudication}")).one()
     assert [tuple(r) for r in reviews] == [("lin", "accept", "link"), ("lin", "reject", "link")]
     assert tuple(adj) == ("lin", "adjudication", "link")
+
+
+def test_the_walk_is_the_folds_standing_votes_on_the_current_revision(demo_store: Store) -> None:
+    """A vote on an earlier revision is not walked, nor one undone; a lead's adjudication after
+    their own vote is not their vote (the vote still stands and is walked), as the fold says."""
+    from reviewer.store.tables import HumanScore, table_of
+
+    lead = "lea"
+    demo_store.roles.add_reviewer(lead, "lead", login=demo_store.roles.login)
+    demo_store.roles.add_reviewer("bo", "lead")
+    pks = [r.item_pk for r in demo_store.queue.queue_page("triage", rubric_ref=REF)][:3]
+    with demo_store.db.write() as conn:  # written as an import of an earlier revision's history would be
+        old = conn.execute(table_of(HumanScore).insert().values(
+            item_pk=pks[0], revision=0, dimension="accuracy", reviewer="bo", score=4.0, tags=[], kind="score",
+            sample="triage")).inserted_primary_key
+        assert old is not None
+    demo_store.scores.add_human_score(pks[1], "accuracy", "bo", 5.0, sample="triage")
+    demo_store.scores.add_human_score(pks[1], "accuracy", "bo", None, kind="undo", sample="triage")
+    vote = demo_store.scores.add_human_score(pks[2], "accuracy", "bo", 6.0, sample="triage")
+    with demo_store.db.write() as conn:
+        demo_store.scores.score_in(conn, pks[2], "accuracy", "bo", 7.0, reason="settled", kind="adjudication")
+    walked = [r.score_pk for r in demo_store.lead_reviews.walk("bo", lead)]
+    assert walked == [vote] and old[0] not in walked

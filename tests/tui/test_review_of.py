@@ -168,6 +168,7 @@ def test_bad_names_and_times_are_one_line(store: Store, capsys: pytest.CaptureFi
     db = str(store.db.engine.url.database)
     for argv, says in ((["--review-of", "nobody-here"], "nobody-here"), (["--review-of", LEAD], "their own"),
                        (["--review-of", PERSON, "--since", "last week"], "--since"),
+                       (["--review-of", PERSON, "--since", "999999d"], "before the year 1"),
                        (["--review-of", PERSON, "--reviewer", "ben"], "lead role"),
                        (["--since", "7d"], "--review-of")):
         signer = [] if "--reviewer" in argv else ["--reviewer", LEAD]

@@ -34,8 +34,6 @@ COLUMNS = ("given (UTC)", "item", "dimension", "score", "judge", "verdict")
 PAGE = 50
 #: The next page is read once the cursor is this close to the last row read.
 AHEAD = 10
-#: The most of the input the detail shows (the item screen, ``enter``, shows it all).
-INPUT_CHARS = 600
 
 
 def _num(x: float | None) -> str:
@@ -237,9 +235,9 @@ class ReviewOfScreen(AppKeysFirst, AnswersWrites):
             t.append(safe_text(r.note, "italic", newlines=False))
         if r.input:
             t.append("\n\ninput\n", style="bold")
-            t.append(safe_text(r.input[:INPUT_CHARS]))
-            if len(r.input) > INPUT_CHARS:
-                t.append(f" … {len(r.input) - INPUT_CHARS} more characters (enter opens the item)", style="dim")
+            t.append(safe_text(r.input))
+            if r.input_chars > len(r.input):
+                t.append(f" … {r.input_chars - len(r.input)} more characters (enter opens the item)", style="dim")
         t.append("\n\noutput\n", style="bold")
         t.append(safe_text(r.output))
         if r.output_chars > len(r.output):
