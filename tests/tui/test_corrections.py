@@ -247,3 +247,18 @@ async def test_a_line_left_as_it_was_is_unchanged_in_the_diff_though_it_holds_a_
         assert shown and "+ third line" in text
         assert "  first ␛[31mred␛[0m line" in text and "- first" not in text and "+ first" not in text
         assert raw_controls(text) == [] and not app.write_errors
+
+
+async def test_a_line_drawn_with_placeholders_keeps_the_editors_width(store: Store) -> None:
+    """A placeholder is wider than the character it stands for: a line of pasted controls is still
+    drawn exactly as wide as the editor (never past its edge)."""
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        screen.state.output = "ok"
+        editor = await _edit(app, pilot)
+        area = editor.query_one(SafeTextArea)
+        area.insert("\u202e\u2066\u200b" * 40)  # each drawn as a many-cell placeholder
+        await pilot.pause()
+        widths = {area.render_line(y).cell_length for y in range(3)}
+        assert widths == {area.size.width}

@@ -36,7 +36,9 @@ class SafeTextArea(TextArea):
         segments = list(strip)
         if all(safe_line(s.text) == s.text for s in segments):
             return strip
-        return Strip([Segment(safe_line(s.text), s.style, s.control) for s in segments])
+        # a placeholder is wider than the character it stands for: cut back to the widget's width
+        return Strip([Segment(safe_line(s.text), s.style, s.control) for s in segments]).crop_extend(
+            0, self.size.width, None)
 
 
 class CorrectionEditor(ModalScreen[str | None]):
