@@ -11,7 +11,12 @@ The app says which at start (:func:`use_color`, from Textual's own reading of ``
 
 from __future__ import annotations
 
+from rich.color import Color, ColorParseError
+
 _color = True
+
+#: The colour a label stands on when its rubric names none, or names something that is not a colour.
+DEFAULT_LABEL = "white"
 
 
 def use_color(on: bool) -> None:
@@ -35,11 +40,29 @@ def alarm_text() -> str:
     return "bold white on red" if _color else "bold reverse"
 
 
+def _is_color(name: str) -> bool:
+    """Whether Rich reads ``name`` as one colour (and nothing else: no link, no attribute)."""
+    try:
+        Color.parse(name.strip())
+    except ColorParseError:
+        return False
+    return True
+
+
 def label(color: str) -> str:
-    """A band's or status's label, on its colour (black on it, or ``white`` on a dark one)."""
+    """A band's or status's label, on its colour (black on it, or ``white`` on a dark one).
+
+    The colour comes from a rubric file, so it is made a style only when it is a colour
+    (``X on Y``: both sides): anything else — ``white on red link https://…`` would make the
+    label a hyperlink — stands on :data:`DEFAULT_LABEL` instead."""
     if not _color:
         return "reverse"
-    return color if " on " in color else f"black on {color}"
+    fore, on, back = color.partition(" on ")
+    if on and _is_color(fore) and _is_color(back):
+        return f"{fore.strip()} on {back.strip()}"
+    if not on and _is_color(color):
+        return f"black on {color.strip()}"
+    return f"black on {DEFAULT_LABEL}"
 
 
 def added() -> str:

@@ -328,3 +328,26 @@ def test_a_live_judge_run_with_a_markup_model_name(tmp_path: Path, capsys: pytes
     assert raw_controls(out + err) == []
     stored = [r for r in open_store(db).items.item_view(1, "x").judge.get("accuracy", []) if r.rationale]
     assert stored and "\x1b" in stored[-1].rationale  # kept as written: the guard is at display time
+
+
+@pytest.mark.parametrize("colour", ["white on red link https://evil.example", "link https://evil.example",
+                                    "red on link https://evil.example", "bold blink red"])
+def test_a_band_colour_that_is_not_a_colour_is_never_a_style(colour: str) -> None:
+    """Proves: a rubric's band colour becomes the label's style only when it is a colour (both
+    sides of ``X on Y``); ``white on red link …`` would otherwise make the band's label a
+    hyperlink to wherever the rubric's author wanted. It stands on the default colour instead."""
+    from reviewer.tui import palette
+
+    style = palette.label(colour)
+    assert style == f"black on {palette.DEFAULT_LABEL}"
+    out = _terminal_bytes(Text(" Low ", style=style))
+    assert "\x1b]8;" not in out and "evil" not in out and "\x1b[5" not in out  # no link, no blink
+
+
+def test_a_band_colour_that_is_a_colour_is_kept() -> None:
+    """Proves: the guard keeps every colour a rubric may name (a name, hex, ``X on Y``)."""
+    from reviewer.tui import palette
+
+    assert palette.label("red") == "black on red"
+    assert palette.label("#ff8800") == "black on #ff8800"
+    assert palette.label("white on dark_red") == "white on dark_red"

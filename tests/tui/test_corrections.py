@@ -230,3 +230,35 @@ async def test_a_correction_of_earlier_content_is_shown_as_written_not_diffed_ag
         assert shown and "(of earlier content: as written)" in text and "the first text, corrected" in text
         assert "- an entirely new answer" not in text and "+ " not in text
 
+
+
+async def test_a_line_left_as_it_was_is_unchanged_in_the_diff_though_it_holds_a_control_character(
+        store: Store) -> None:
+    """The editor opens with the output's unsafe characters as placeholders, so a line kept as it
+    was holds the placeholder, not the raw character: the diff compares the output as shown."""
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        screen.state.output = "first \x1b[31mred\x1b[0m line\nsecond line"
+        await _edit(app, pilot, "enter", *"third line")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        shown, text = _panel(screen)
+        assert shown and "+ third line" in text
+        assert "  first ␛[31mred␛[0m line" in text and "- first" not in text and "+ first" not in text
+        assert raw_controls(text) == [] and not app.write_errors
+
+
+async def test_a_line_drawn_with_placeholders_keeps_the_editors_width(store: Store) -> None:
+    """A placeholder is wider than the character it stands for: a line of pasted controls is still
+    drawn exactly as wide as the editor (never past its edge)."""
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(app, pilot)
+        screen.state.output = "ok"
+        editor = await _edit(app, pilot)
+        area = editor.query_one(SafeTextArea)
+        area.insert("\u202e\u2066\u200b" * 40)  # each drawn as a many-cell placeholder
+        await pilot.pause()
+        widths = {area.render_line(y).cell_length for y in range(3)}
+        assert widths == {area.size.width}

@@ -75,6 +75,7 @@ async def test_keys_make_a_mark_stored_at_its_offsets_and_drawn(store: Store) ->
         await settle(app, pilot)
         assert app.screen is screen  # the dimension is not scored: no reason dialog
         assert not app.write_errors
+        assert screen._marking == {}  # landed: its ticket is let go (kept only while it may be refused)
         [m] = store.marks.marks([state.item_pk])[state.item_pk]
         assert (m.start, m.end, m.dimension, m.reviewer, m.revision) == (w[1][0], w[3][1], dim, REVIEWER, 1)
         assert m.text == source[m.start:m.end] and m.score_pk is None

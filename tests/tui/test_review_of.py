@@ -216,3 +216,41 @@ def test_pictures(keys: tuple[str, ...], variant: str, snap_compare: Any, store:
         await steady(app, pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
+
+
+async def test_a_refused_verdict_after_a_reload_rolls_back_its_own_row_only(store: Store) -> None:
+    """A verdict refused after a reload moved its row (a newer score came first) rolls back that
+    score's row, found by its key, and never the row that now stands where it stood."""
+    import threading
+
+    keys = scores_by_rui(store, 3)
+    gate = threading.Event()
+
+    def refused(*args: Any, **kwargs: Any) -> int:
+        assert gate.wait(10)
+        raise RuntimeError("the database went away")
+
+    store.lead_reviews.accept = refused  # type: ignore[method-assign]  # held, then refused
+    app = make_app(store, LEAD, review_of=ReviewOf(PERSON))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewOfScreen)
+        await pilot.press("a")  # the newest score, at row 0: accepted on screen, its write held
+        await pilot.pause()
+        assert screen.rows[0].verdict == "accept" and app.gateway.pending == 1
+        item_pk = store.queue.queue_page("triage", rubric_ref=REF, limit=4)[3].item_pk
+        newer = store.scores.add_human_score(item_pk, "accuracy", PERSON, 2.0, reason="newer", sample="triage")
+        await pilot.press("r")  # the newer score now stands at row 0, the accepted one at row 1
+        await pilot.pause()
+        await app.workers.wait_for_complete([w for w in app.workers if w.group == "review-of"])
+        await pilot.pause()
+        assert [r.score_pk for r in screen.rows] == [newer, *sorted(keys, reverse=True)]
+        gate.set()
+        await settle(app, pilot)
+        assert app.write_errors
+        assert screen.rows == store.lead_reviews.walk(PERSON, LEAD)
+        table = screen.query_one(DataTable)
+        assert [str(table.get_cell_at(Coordinate(r, 1))) for r in range(2)] == [
+            screen.rows[0].item_id, screen.rows[1].item_id]
+        assert screen.rows[0].score_pk == newer

@@ -36,7 +36,9 @@ class SafeTextArea(TextArea):
         segments = list(strip)
         if all(safe_line(s.text) == s.text for s in segments):
             return strip
-        return Strip([Segment(safe_line(s.text), s.style, s.control) for s in segments])
+        # a placeholder is wider than the character it stands for: cut back to the widget's width
+        return Strip([Segment(safe_line(s.text), s.style, s.control) for s in segments]).crop_extend(
+            0, self.size.width, None)
 
 
 class CorrectionEditor(ModalScreen[str | None]):
@@ -80,7 +82,7 @@ class CorrectionEditor(ModalScreen[str | None]):
 
 def correction_text(state: ItemState) -> Text | None:
     """The item's newest corrected answer this reviewer may read (None: none), with its author and
-    time: as a line diff against the output when it corrects the current content (``-`` the
+    time: as a line diff against the output (both as shown) when it corrects the current content (``-`` the
     output's lines, ``+`` the correction's, both kept in order), else as written, saying why (it
     corrects earlier content, or a text is too long to compare here). Every line from data goes
     through :func:`safe`."""
@@ -93,7 +95,9 @@ def correction_text(state: ItemState) -> Text | None:
     t.append(f"corrected answer ({len(shown)})", style="bold")
     t.append(safe_line(f" {c.reviewer}"), style="bold cyan")
     t.append(f" · {when}", style="dim")
-    diff = line_diff(state.output, c.text) if c.revision == state.revision else None
+    # compared as both are shown (and as the editor was prefilled: unsafe characters as their
+    # placeholders), so a line left as it was never reads as changed for holding a control character
+    diff = line_diff(safe(state.output), safe(c.text)) if c.revision == state.revision else None
     if diff is None:
         why = ("of earlier content" if c.revision != state.revision
                else f"more than {MAX_DIFF_LINES} lines to compare")

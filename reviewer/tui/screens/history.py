@@ -21,6 +21,7 @@ from reviewer.tui.gateway import reads
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.messages import HistoryLoaded
 from reviewer.tui.screens.footer import AppKeysFirst, footer
+from reviewer.tui.widgets.tables import fill_fitted
 
 if TYPE_CHECKING:
     from reviewer.store.history import Decision
@@ -30,7 +31,7 @@ PAGE = 50
 COLUMNS = ("when (UTC)", "item", "dataset", "your scores")
 
 
-def score_text(scores: tuple[tuple[str, float | None], ...]) -> Text:
+def decision_scores(scores: tuple[tuple[str, float | None], ...]) -> Text:
     """``accuracy 7 · clarity undone``: the dimension names are the rubric's, drawn as plain text."""
     t = Text()
     for i, (dim, score) in enumerate(scores):
@@ -59,8 +60,6 @@ class HistoryScreen(AppKeysFirst):
         #: decisions before this page (newest first)
         self.skipped = 0
         self.rows: list[Decision] = []
-        #: whether a page has been read (before then the panel says it is reading)
-        self.loaded = False
 
     @property
     def rapp(self) -> ReviewHost:
@@ -87,15 +86,10 @@ class HistoryScreen(AppKeysFirst):
     def on_history_loaded(self, message: HistoryLoaded) -> None:
         if message.offset != self.skipped:
             return  # another page was asked for meanwhile
-        self.rows, self.loaded = message.rows, True
-        table = self.query_one(DataTable)
-        table.clear(columns=True)
-        cells = [(Text(f"{as_utc(r.at):%Y-%m-%d %H:%M:%S}"), safe_text(r.item_id, newlines=False),
-                  safe_text(r.dataset or "", newlines=False), score_text(r.scores)) for r in self.rows]
-        for n, label in enumerate(COLUMNS):  # each column as wide as its widest cell
-            table.add_column(label, width=max([len(label), *(c[n].cell_len for c in cells)]))
-        for r, row_cells in zip(self.rows, cells, strict=True):
-            table.add_row(*row_cells, key=str(r.item_pk))
+        self.rows = message.rows
+        fill_fitted(self.query_one(DataTable), COLUMNS, [
+            (Text(f"{as_utc(r.at):%Y-%m-%d %H:%M:%S}"), safe_text(r.item_id, newlines=False),
+             safe_text(r.dataset or "", newlines=False), decision_scores(r.scores)) for r in self.rows])
         s = self.rapp.session
         page = self.skipped // PAGE + 1
         title = Text()

@@ -21,7 +21,7 @@ from reviewer.domain.corrections import Correction, unchanged
 from reviewer.domain.marks import Mark, current_marks, marked_source
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import palette
-from reviewer.tui.messages import WriteFailed
+from reviewer.tui.messages import WriteFailed, Written
 from reviewer.tui.screens.comment import CommentDialog
 from reviewer.tui.screens.correction import CorrectionEditor, correction_text
 from reviewer.tui.screens.footer import footer, score_bindings
@@ -441,6 +441,12 @@ class ItemScreen(ScoringScreen):
                 self.action_reason()
             else:
                 self.notify(safe_line(f"score {d.dim.id}, then r gives the reason for the mark"), markup=False)
+
+    def written(self, message: Written) -> None:
+        """A span mark landed: its ticket is let go (nothing left to take off); anything else as
+        every scoring screen."""
+        if self._marking.pop(message.ticket, None) is None:
+            super().written(message)
 
     def write_failed(self, message: WriteFailed) -> None:
         """A refused span mark is taken off the output; anything else as every scoring screen."""

@@ -138,8 +138,9 @@ class ReviewOfScreen(AppKeysFirst, AnswersWrites):
         #: another page may follow the rows read (the last page read was full)
         self.more = False
         self._reading = False
-        #: writes on screen, by ticket: the row's index and what it showed before
-        self.pending: dict[int, tuple[int, ReviewedScore]] = {}
+        #: writes on screen, by ticket: what the row showed before (found again by its score_pk,
+        #: since a reload between the write and its failure may have moved or dropped the row)
+        self.pending: dict[int, ReviewedScore] = {}
 
     @property
     def rapp(self) -> ReviewHost:
@@ -269,7 +270,7 @@ class ReviewOfScreen(AppKeysFirst, AnswersWrites):
             return
         row = self.rows[index]
         ticket = self.rapp.gateway.accept_score(row.score_pk, f"{row.item_id}/{row.dimension}", self.rapp.session.reviewer)
-        self.pending[ticket.number] = (index, row)
+        self.pending[ticket.number] = row
         self._set(index, row._replace(verdict="accept", note=None, lead_score=None))
 
     @work
@@ -285,7 +286,7 @@ class ReviewOfScreen(AppKeysFirst, AnswersWrites):
             return
         ticket = self.rapp.gateway.reject_score(row.score_pk, f"{row.item_id}/{row.dimension}",
                                                 self.rapp.session.reviewer, got.value, got.note)
-        self.pending[ticket.number] = (index, row)
+        self.pending[ticket.number] = row
         self._set(index, row._replace(verdict="reject", note=got.note, lead_score=got.value))
 
     def written(self, message: Written) -> None:
@@ -294,11 +295,17 @@ class ReviewOfScreen(AppKeysFirst, AnswersWrites):
 
     def write_failed(self, message: WriteFailed) -> None:
         """A refused verdict: the row shows what it showed before."""
-        found = self.pending.pop(message.ticket, None)
-        if found is not None:
-            index, before = found
+        before = self.pending.pop(message.ticket, None)
+        if before is None:
+            return
+        index = self._index_of(before.score_pk)
+        if index is not None:  # (gone since a reload: nothing on screen to roll back)
             self._set(index, before)
             message.undone.append(f"{before.item_id}/{before.dimension} verdict")
+
+    def _index_of(self, score_pk: int) -> int | None:
+        """Where the score with ``score_pk`` stands among the rows read now (None: not read)."""
+        return next((i for i, r in enumerate(self.rows) if r.score_pk == score_pk), None)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """``enter`` on a row (the table takes the key before the screen's binding)."""
