@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -38,12 +37,12 @@ async def test_release_drops_litellms_logging_backlog_unrun(server: LoopbackServ
     for i in range(20):  # ten seconds of callbacks, as a backlog behind the real ones
         GLOBAL_LOGGING_WORKER.ensure_initialized_and_enqueue(slow_callback(i))
     await asyncio.sleep(0)  # the worker takes the first
-    started = time.monotonic()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         await release_litellm()
         gc.collect()
-    assert time.monotonic() - started < 2.0
+    # Waiting the backlog out would run all twenty; the count says so without a clock, which a
+    # loaded machine stretches (2.7 s once at load 9 for a release that ran none of them).
     assert len(ran) <= 1  # at most the one the worker had begun
     assert not [w for w in caught if "never awaited" in str(w.message)]
     assert GLOBAL_LOGGING_WORKER._worker_task is None
