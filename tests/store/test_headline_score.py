@@ -105,3 +105,30 @@ def test_a_database_from_before_gets_its_headlines(db_url: str, tmp_path: Path) 
         assert want["tilted-b"] == (0.5, "Potential bias")
     finally:
         again.close()
+
+
+def _without_headline(tmp_path: Path) -> Path:
+    """The pairs, and one item whose judge gave no headline score (no treatment parity)."""
+    path = pairs_file(tmp_path)
+    lone = {"id": "lone", "input": "Describe it.", "output": "It is.",
+            "judge": {"model": "j", "scores": {c: 5 for c in CRITERIA}}}
+    path.write_text(path.read_text() + json.dumps(lone) + "\n")
+    return path
+
+
+def test_an_item_without_a_headline_keeps_no_band_of_its_overall(db_url: str, tmp_path: Path) -> None:
+    """A store that had ``0012h`` as first released: its backfill left an item without a headline
+    score with the overall's band; ``0014h`` writes what a judge run writes (no headline, no band)."""
+    store = open_store(db_url)
+    import_file(store, _without_headline(tmp_path), REF)
+    want = {k: (r.headline, r.band) for k, r in _rows(store, REF).items()}
+    assert want["lone"] == (None, None) and want["tilted-b"] == (0.5, "Potential bias")
+    with store.db.engine.begin() as conn:  # what 0012h left: the overall's band on the lone item
+        conn.execute(text("UPDATE item SET judge_band = 'High' WHERE item_id = 'lone'"))
+        conn.execute(text("DELETE FROM schema_migrations WHERE name = '0014h_headline_bands'"))
+    store.close()
+    again = open_store(db_url)
+    try:
+        assert {k: (r.headline, r.band) for k, r in _rows(again, REF).items()} == want
+    finally:
+        again.close()
