@@ -23,7 +23,9 @@ Input columns come from :meth:`reviewer.store.ratings.Ratings.rating_columns`
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -221,3 +223,14 @@ def panel_of(by_model: NDArray[np.float64], how: str) -> NDArray[np.float64]:
     if some.any():
         out[some] = (np.nanmedian if how == "median" else np.nanmean)(by_model[some], axis=1)
     return out
+
+
+def score_sums(values: Array, counts: NDArray[np.integer[Any]]) -> tuple[int, float, float]:
+    """(count, sum, sum of squares) of scores given as their distinct ``values`` and how many
+    times each comes: each sum the correctly rounded sum of every score (or square) one by one
+    (:func:`math.fsum`, exact whatever the order), so the same scores give the same figures
+    however they are read (a database's ``SUM`` adds in its own order, and SQLite and PostgreSQL
+    round differently), counted by the database or folded from columns."""
+    pairs = list(zip(values.tolist(), counts.tolist(), strict=True))
+    return (int(counts.sum()), math.fsum(chain.from_iterable(repeat(v, c) for v, c in pairs)),
+            math.fsum(chain.from_iterable(repeat(v * v, c) for v, c in pairs)))

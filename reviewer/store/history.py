@@ -64,10 +64,10 @@ class History:
                                 .where(col(HumanScore.reviewer) == reviewer, col(HumanScore.item_pk).in_(pks),
                                        col(HumanScore.revision) == col(Item.revision))
                                 .order_by(col(HumanScore.pk))).all()
-        mine: dict[int, list[HumanRow]] = {pk: [] for pk in pks}
+        theirs: dict[int, list[HumanRow]] = {pk: [] for pk in pks}
         for pk, hpk, dim, score, kind in rows:
-            mine[pk].append(HumanRow(hpk, dim, reviewer, score, kind))
-        return [Decision(pk, *names[pk], at, _standing_votes(mine[pk], reviewer)) for pk, _, at in items
+            theirs[pk].append(HumanRow(hpk, dim, reviewer, score, kind))
+        return [Decision(pk, *names[pk], at, _standing_votes(theirs[pk], reviewer)) for pk, _, at in items
                 if pk in names]
 
 
