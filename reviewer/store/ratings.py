@@ -142,6 +142,8 @@ class Ratings:
                  .group_by(col(JudgeScore.dimension), score))
             seen: dict[str, tuple[list[float], list[int]]] = {}
             for d, value, n in conn.execute(q):
+                if value is None:  # (the query leaves none: for the type)
+                    continue
                 values, counts = seen.setdefault(d, ([], []))
                 values.append(float(value))
                 counts.append(int(n))
