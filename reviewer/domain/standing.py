@@ -80,8 +80,8 @@ def standing(key: Ints, names: int, pk: Ints, adjudication: Bools, withdraw: Boo
     docstring). ``key``: each row's key, ``cell * names + name`` (the caller packs it and checks
     its bound); ``pk``: its row key; ``adjudication``: the row is a lead's adjudication;
     ``withdraw``: the row is an undo or carries no score; ``blind``: the row was given blind."""
-    if key.size and key.size >= _EXACT:
-        raise ValueError(f"{key.size} rows are more than the fold numbers exactly")
+    if key.size >= _EXACT:
+        raise ValueError(f"{key.size} rows are more than the fold numbers exactly (under 2**53)")
     blind = np.zeros(key.size, dtype=bool) if blind is None else blind
     order = _by_key(key, pk)
     k = key[order]
