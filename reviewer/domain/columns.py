@@ -225,12 +225,14 @@ def panel_of(by_model: NDArray[np.float64], how: str) -> NDArray[np.float64]:
     return out
 
 
-def score_sums(values: Array, counts: NDArray[np.integer[Any]]) -> tuple[int, float, float]:
-    """(count, sum, sum of squares) of scores given as their distinct ``values`` and how many
-    times each comes: each sum the correctly rounded sum of every score (or square) one by one
-    (:func:`math.fsum`, exact whatever the order), so the same scores give the same figures
-    however they are read (a database's ``SUM`` adds in its own order, and SQLite and PostgreSQL
-    round differently), counted by the database or folded from columns."""
+def score_sums(values: Array, counts: NDArray[np.integer[Any]] | None = None) -> tuple[int, float, float]:
+    """(count, sum, sum of squares) of scores — ``values`` one per score, or with ``counts`` the
+    distinct values and how many times each comes — each sum the correctly rounded sum of every
+    score (or square) one by one (:func:`math.fsum`, exact whatever the order), so the same scores
+    give the same figures however they are read (a database's ``SUM`` adds in its own order, and
+    SQLite and PostgreSQL round differently), counted by the database or folded from columns."""
+    if counts is None:
+        return values.size, math.fsum(values.tolist()), math.fsum((values * values).tolist())
     pairs = list(zip(values.tolist(), counts.tolist(), strict=True))
     return (int(counts.sum()), math.fsum(chain.from_iterable(repeat(v, c) for v, c in pairs)),
             math.fsum(chain.from_iterable(repeat(v * v, c) for v, c in pairs)))

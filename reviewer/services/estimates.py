@@ -192,7 +192,7 @@ def dimension_estimates(store: Store, rubric: Rubric, dataset: str | None,
             assert cols is not None  # read above whenever the database does not count
             panel = panel_of(cols.dims[d.id].judge, rubric.judge.panel_aggregate)
             scored = panel[~np.isnan(panel)]
-            n, s, ss = score_sums(*np.unique(scored, return_counts=True))
+            n, s, ss = score_sums(scored)
         if labels is None:
             out[d.id] = refused(s / n if n else None, n, rubric.ref, confidence)
             continue
