@@ -90,7 +90,11 @@ def test_the_leaderboard_is_ordered_by_the_headline(store: Store, tmp_path: Path
     assert [b["mean_overall"] for b in plain] == sorted((b["mean_overall"] or 0 for b in plain), reverse=True)
 
 
-def _headlines_before_and_after(db_url: str, items: Path, *older: str) -> tuple[dict[str, tuple[object, object]], ...]:
+#: Each item's (headline, band) by item id.
+Headlines = dict[str, tuple[float | None, str | None]]
+
+
+def _headlines_before_and_after(db_url: str, items: Path, *older: str) -> tuple[Headlines, Headlines]:
     """Each item's (headline, band) as imported, and again after the SQL ``older`` (what an older
     release left) and the store opened again (its migrations run)."""
     store = open_store(db_url)
