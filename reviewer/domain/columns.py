@@ -13,9 +13,9 @@ the rules) for the figures calibration needs, on numpy columns instead of per-ro
 - judge scores (:mod:`reviewer.domain.judge`): per (item, dimension, model) the latest top-level
   row (no turn) — a later failed call leaves that model without a score — with its sample spread.
 
-Keys with no undo are folded with array operations alone; the few keys that hold an undo are
-handed to :func:`reviewer.domain.human.fold_human` itself (the order of what an undo withdraws
-is the per-item rule, so it is not written twice).
+Which rows stand is :func:`reviewer.domain.standing.standing` and
+:func:`~reviewer.domain.standing.latest_per_key` (the per-item rule over columns, written once,
+read by the tidy table too); this module lays what stands out as matrices.
 
 Input columns come from :meth:`reviewer.store.ratings.Ratings.rating_columns`
 (codes for dimensions, reviewers, models and kinds; rows in insertion order).
@@ -23,12 +23,15 @@ Input columns come from :meth:`reviewer.store.ratings.Ratings.rating_columns`
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from reviewer.domain.standing import latest_per_key, standing
 from reviewer.errors import UserError
 
 Array = NDArray[np.float64]
@@ -105,97 +108,6 @@ class RatingColumns:
     groups: GroupKeys | None = None
 
 
-def _runs_of_keys(keys: Ints) -> tuple[Ints, Ints, NDArray[np.bool_]]:
-    """(order, keys in that order, where each run of equal keys starts): a stable sort, so equal
-    keys keep their rows' insertion order (rows mostly come in key order: the sort is quick)."""
-    order = np.argsort(keys, kind="stable")
-    ordered = keys[order]
-    starts = np.ones(ordered.size, dtype=bool)
-    starts[1:] = ordered[1:] != ordered[:-1]
-    return order, ordered, starts
-
-
-def _last_per_key(keys: Ints, rows: Ints) -> tuple[Ints, Ints]:
-    """(unique keys, the last of ``rows`` with each key) for rows in insertion order."""
-    order, ordered, starts = _runs_of_keys(keys)
-    ends = np.ones(ordered.size, dtype=bool)  # the last of each run: the latest row with that key
-    ends[:-1] = starts[1:]
-    return ordered[ends], rows[order[ends]]
-
-
-def _first_per_key(keys: Ints, rows: Ints) -> tuple[Ints, Ints]:
-    order, ordered, starts = _runs_of_keys(keys)
-    return ordered[starts], rows[order[starts]]
-
-
-@dataclass
-class _Standing:
-    """Per (item, dimension, reviewer) key: the standing vote and adjudication after the fold."""
-
-    vote_key: Ints
-    vote_score: Array
-    vote_kind: Codes
-    first_blind: Array
-    adj_key: Ints
-    adj_pos: Ints
-    adj_score: Array
-
-
-def _standing_simple(raw: RawColumns, rows: Ints, key: Ints) -> _Standing:
-    """Keys with no undo: the last vote, the first blind vote's score, the last adjudication."""
-    adj = raw.h_kind[rows] == KIND_CODES["adjudication"]
-    votes, adjs = rows[~adj], rows[adj]
-    vk, v_last = _last_per_key(key[~adj], votes)
-    blind = votes[raw.h_blind[votes]]
-    bk, b_first = _first_per_key(key[~adj][raw.h_blind[votes]], blind)
-    first_blind = np.full(vk.size, np.nan)
-    where = np.searchsorted(vk, bk)
-    first_blind[where] = raw.h_score[b_first]
-    ak, a_last = _last_per_key(key[adj], adjs)
-    return _Standing(vk, raw.h_score[v_last], raw.h_kind[v_last], first_blind, ak, a_last, raw.h_score[a_last])
-
-
-def _standing_with_undo(raw: RawColumns, rows: Ints, key: Ints) -> _Standing:
-    """Keys with an undo: the per-item fold itself (:func:`reviewer.domain.human.fold_human`)
-    over just their rows — an undo withdraws the latest standing vote *or* adjudication, which
-    depends on the order of everything before it."""
-    from reviewer.domain.human import fold_human
-    from reviewer.domain.rows import HumanRow
-
-    names = {v: k for k, v in KIND_CODES.items()}
-    out: dict[str, list[float]] = {k: [] for k in ("vk", "vs", "vkind", "fb", "ak", "apos", "as")}
-    order = np.argsort(key, kind="stable")
-    bounds = np.flatnonzero(np.diff(key[order])) + 1
-    for group in np.split(order, bounds):
-        if not group.size:
-            continue
-        k = int(key[group[0]])
-        hrows = [HumanRow(int(rows[g]), "d", "w", None if np.isnan(raw.h_score[rows[g]]) else float(raw.h_score[rows[g]]),
-                          names.get(int(raw.h_kind[rows[g]]), "score"), bool(raw.h_blind[rows[g]]))
-                 for g in group]
-        dim = fold_human(hrows).get("d")
-        if dim is None:
-            continue
-        vote = dim.votes.get("w")
-        if vote is not None:
-            out["vk"].append(k)
-            out["vs"].append(vote.score)
-            out["vkind"].append(KIND_CODES.get(vote.kind, OTHER_KIND))
-            out["fb"].append(np.nan if vote.first_blind is None else vote.first_blind)
-        if dim.adjudication is not None:
-            out["ak"].append(k)
-            out["apos"].append(dim.adjudication.pk)
-            out["as"].append(dim.adjudication.score)
-
-    def ints(name: str) -> Ints:
-        return np.asarray(out[name], dtype=np.int64)
-
-    def floats(name: str) -> Array:
-        return np.asarray(out[name], dtype=np.float64)
-
-    return _Standing(ints("vk"), floats("vs"), ints("vkind"), floats("fb"), ints("ak"), ints("apos"), floats("as"))
-
-
 def _fits_a_key(*sizes: int) -> None:
     """The fold numbers each (item, dimension, reviewer or model) as one int64 key: refuse in one
     line when the product of the counts does not fit, rather than let a key wrap onto another."""
@@ -216,16 +128,13 @@ def fold(raw: RawColumns, sample: str = "all") -> RatingColumns:
     # --- humans: the standing vote and adjudication per (item, dimension, reviewer) ----------
     rows = np.flatnonzero(raw.h_current & (raw.h_dim >= 0) & (raw.h_who >= 0))
     key = (raw.h_item[rows] * d_n + raw.h_dim[rows]) * r_n + raw.h_who[rows]
-    undo = (raw.h_kind[rows] == KIND_CODES["undo"]) | np.isnan(raw.h_score[rows])
-    hard = np.isin(key, np.unique(key[undo])) if undo.any() else np.zeros(key.size, dtype=bool)
-    easy = _standing_simple(raw, rows[~hard], key[~hard])
-    other = _standing_with_undo(raw, rows[hard], key[hard])
-    vk = np.concatenate([easy.vote_key, other.vote_key])
-    score = np.concatenate([easy.vote_score, other.vote_score])
-    kind = np.concatenate([easy.vote_kind, other.vote_kind])
-    first_blind = np.concatenate([easy.first_blind, other.first_blind])
-    who, rest = vk % r_n, vk // r_n
-    dim, item = rest % d_n, rest // d_n
+    st = standing(key, r_n, rows, raw.h_kind[rows] == KIND_CODES["adjudication"],
+                  (raw.h_kind[rows] == KIND_CODES["undo"]) | np.isnan(raw.h_score[rows]), raw.h_blind[rows])
+    del key
+    vote = rows[st.votes]
+    score, kind = raw.h_score[vote], raw.h_kind[vote]
+    first_blind = np.where(st.first_blind >= 0, raw.h_score[rows[st.first_blind]], np.nan)
+    who, dim, item = raw.h_who[vote], raw.h_dim[vote], raw.h_item[vote]
     shown = first_blind if sample == "blind" else score
     keep = ~np.isnan(shown)
     # reviewers with a current score, in name order; each dimension's items × reviewers matrix
@@ -242,20 +151,16 @@ def fold(raw: RawColumns, sample: str = "all") -> RatingColumns:
         m = np.full((n, len(keep_who)), np.nan)
         m[item[mine], column[who[mine]]] = shown[mine]
         humans.append(m)
-    del vk, score, kind, first_blind, who, rest, dim, item, shown, keep
+    del vote, score, kind, first_blind, who, dim, item, shown, keep
     # the latest standing adjudication of any lead settles the dimension
-    ak = np.concatenate([easy.adj_key, other.adj_key]) // r_n
-    apos = np.concatenate([easy.adj_pos, other.adj_pos])
-    ascore = np.concatenate([easy.adj_score, other.adj_score])
-    order = np.argsort(apos, kind="stable")
-    cell, last = _last_per_key(ak[order], order)
+    settle = rows[st.settled]
     settled = np.full((d_n, n), np.nan)
-    settled[cell % d_n, cell // d_n] = ascore[last]
+    settled[raw.h_dim[settle], raw.h_item[settle]] = raw.h_score[settle]
     # --- judge: the latest row per (item, dimension, model), a failed call included ---------
     m_n = len(raw.models)
     j_rows = np.flatnonzero(raw.j_current & (raw.j_dim >= 0) & (raw.j_model >= 0))
-    _, j_last = _last_per_key((raw.j_item[j_rows] * d_n + raw.j_dim[j_rows]) * max(m_n, 1) + raw.j_model[j_rows],
-                              j_rows)
+    j_last = j_rows[latest_per_key((raw.j_item[j_rows] * d_n + raw.j_dim[j_rows]) * max(m_n, 1)
+                                   + raw.j_model[j_rows], j_rows)]
     j_last = j_last[~np.isnan(raw.j_score[j_last])]  # the latest answer failed: no score from that model
     judge = np.full((d_n, n, m_n), np.nan)
     std = np.full((d_n, n, m_n), np.nan)
@@ -318,3 +223,16 @@ def panel_of(by_model: NDArray[np.float64], how: str) -> NDArray[np.float64]:
     if some.any():
         out[some] = (np.nanmedian if how == "median" else np.nanmean)(by_model[some], axis=1)
     return out
+
+
+def score_sums(values: Array, counts: NDArray[np.integer[Any]] | None = None) -> tuple[int, float, float]:
+    """(count, sum, sum of squares) of scores — ``values`` one per score, or with ``counts`` the
+    distinct values and how many times each comes — each sum the correctly rounded sum of every
+    score (or square) one by one (:func:`math.fsum`, exact whatever the order), so the same scores
+    give the same figures however they are read (a database's ``SUM`` adds in its own order, and
+    SQLite and PostgreSQL round differently), counted by the database or folded from columns."""
+    if counts is None:
+        return values.size, math.fsum(values.tolist()), math.fsum((values * values).tolist())
+    pairs = list(zip(values.tolist(), counts.tolist(), strict=True))
+    return (int(counts.sum()), math.fsum(chain.from_iterable(repeat(v, c) for v, c in pairs)),
+            math.fsum(chain.from_iterable(repeat(v * v, c) for v, c in pairs)))

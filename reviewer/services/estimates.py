@@ -171,7 +171,7 @@ def dimension_estimates(store: Store, rubric: Rubric, dataset: str | None,
     the consensus), the judge's is the panel — and the unlabelled side is every other item's panel score: counted by
     the database when it can be (:meth:`judge_score_totals`), else folded from the columns
     ``cols`` (``rating_columns`` of every item; read here when not given)."""
-    from reviewer.domain.columns import panel_of
+    from reviewer.domain.columns import panel_of, score_sums
 
     dims = [d for d in rubric.dimensions if not d.is_pair and d.measurement_level != "nominal"]
     labels = folds if isinstance(folds, Labels) or folds is None else labels_of_folds(rubric, folds)
@@ -192,7 +192,7 @@ def dimension_estimates(store: Store, rubric: Rubric, dataset: str | None,
             assert cols is not None  # read above whenever the database does not count
             panel = panel_of(cols.dims[d.id].judge, rubric.judge.panel_aggregate)
             scored = panel[~np.isnan(panel)]
-            n, s, ss = int(scored.size), float(scored.sum()), float((scored * scored).sum())
+            n, s, ss = score_sums(scored)
         if labels is None:
             out[d.id] = refused(s / n if n else None, n, rubric.ref, confidence)
             continue

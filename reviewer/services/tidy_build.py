@@ -4,8 +4,9 @@ and no object per score.
 
 Which scores stand is the fold's rule: per judge model its latest item-level row on the item's
 current content revision (:func:`reviewer.domain.judge.fold_judge`); per person and content
-revision their standing vote and a lead's standing adjudication
-(:func:`reviewer.domain.standing.standing`, the rule of :func:`reviewer.domain.human.fold_human`).
+revision their standing vote and the settling adjudication of a lead
+(:func:`reviewer.domain.standing.standing`, the rule of :func:`reviewer.domain.human.fold_human`
+over columns, which calibrate's columns read too).
 The rows come in the order the per-item reading gives them
 (:func:`reviewer.domain.provenance.human_records`): item by item in key order, each item's
 dimensions in the rubric's order; per dimension the judge models by name, then the current
@@ -171,10 +172,9 @@ def batch_table(batch: TidyBatch, rubric_of: Callable[[str], Rubric], schema: pa
     _fits(items.pk.size, n_rev, len(dims.name), len(who_names))
     cell = (h_item[inside] * n_rev + h.revision[inside]) * len(dims.name) + h_dim[inside]
     hkey = cell * max(len(who_names), 1) + who[inside]
-    votes, adjs = standing(hkey, h.pk[inside], kind[inside] == "adjudication",
-                           (kind[inside] == "undo") | np.isnan(h.score[inside]))
-    # of the leads' standing adjudications, the latest settles the (item, revision, dimension)
-    adjs = adjs[latest_per_key(cell[adjs], h.pk[inside][adjs])]
+    st = standing(hkey, max(len(who_names), 1), h.pk[inside], kind[inside] == "adjudication",
+                  (kind[inside] == "undo") | np.isnan(h.score[inside]))
+    votes, adjs = st.votes, st.settled
     hr = inside[np.concatenate([votes, adjs])]
     is_adj = np.zeros(hr.size, dtype=bool)
     is_adj[votes.size:] = True

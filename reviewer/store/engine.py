@@ -267,6 +267,14 @@ def _judge_headline(conn: Connection) -> None:
     backfill_headlines(conn)
 
 
+def _headline_bands(conn: Connection) -> None:
+    """The judge's headline and band again on every item of a headline rubric: ``0012h`` left an
+    item without a headline score with the band of its overall, where a judge run writes none."""
+    from reviewer.store.human_gap import backfill_headlines
+
+    backfill_headlines(conn)
+
+
 def _links(conn: Connection) -> None:
     """Links to the served review app, and the ``via`` mark (:func:`reviewer.store.links.link_tables`)."""
     from reviewer.store.links import link_tables
@@ -360,6 +368,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0013c_corrections", _corrections),
     ("0013o_queue_sort", _queue_sort),
     ("0013m_span_marks", mark_guards),
+    ("0014h_headline_bands", _headline_bands),
 ]
 
 

@@ -50,8 +50,9 @@ def backfill_gaps(conn: Any) -> int:
 
 def backfill_headlines(conn: Any) -> int:
     """Every item's ``judge_headline`` (its judge-only fold's headline score) and ``judge_band``
-    (that score's band) in the rubrics that name a headline, a chunk of items at a time, by key (a migration step). Returns how many items
-    were folded."""
+    (that score's band; both None where the item has no headline score, as a judge run writes
+    them) in the rubrics that name a headline, a chunk of items at a time, by key (a migration
+    step). Returns how many items were folded."""
     from reviewer.domain import judge_only
     from rubrics.loader import load_rubric_text
 
@@ -68,8 +69,9 @@ def backfill_headlines(conn: Any) -> int:
         rows = item_rows(conn, [(pk, rev) for pk, rev, _ in items], flags=False)
         for pk, _, ref in items:
             agg = judge_only(named[ref], fold_item(named[ref], rows[pk]))
-            if agg.headline is not None:
-                conn.execute(update(Item).where(col(Item.pk) == pk).values(
-                    judge_headline=agg.headline, judge_band=agg.item_band.label if agg.item_band else None))
+            # written when None too: a live judge run writes no headline and no band then, and
+            # the band left from before would be the overall's
+            conn.execute(update(Item).where(col(Item.pk) == pk).values(
+                judge_headline=agg.headline, judge_band=agg.item_band.label if agg.item_band else None))
         last, n = items[-1][0], n + len(items)
     return n

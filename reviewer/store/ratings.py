@@ -20,7 +20,7 @@ from sqlalchemy import (
 )
 from sqlmodel import col
 
-from reviewer.domain.columns import RatingColumns, RawColumns, fold
+from reviewer.domain.columns import RatingColumns, RawColumns, fold, score_sums
 from reviewer.store import rating_columns as rc
 from reviewer.store.base import any_item_revised
 from reviewer.store.db import Db
@@ -134,11 +134,20 @@ class Ratings:
                 return None
             if any_item_revised(conn, ref):
                 return None
+            # how many of each distinct score, not the database's SUM: summed here by score_sums,
+            # the figures do not depend on the order the database adds in
             score = col(JudgeScore.score)
-            q = (select(col(JudgeScore.dimension), func.count(score), func.sum(score), func.sum(score * score))
+            q = (select(col(JudgeScore.dimension), score, func.count())
                  .where(col(JudgeScore.run_pk) == runs[0][0], col(JudgeScore.turn).is_(None), score.is_not(None))
-                 .group_by(col(JudgeScore.dimension)))
-            return {d: (int(n), float(s or 0.0), float(ss or 0.0)) for d, n, s, ss in conn.execute(q)}
+                 .group_by(col(JudgeScore.dimension), score))
+            seen: dict[str, tuple[list[float], list[int]]] = {}
+            for d, value, n in conn.execute(q):
+                if value is None:  # (the query leaves none: for the type)
+                    continue
+                values, counts = seen.setdefault(d, ([], []))
+                values.append(float(value))
+                counts.append(int(n))
+        return {d: score_sums(np.array(v, dtype=np.float64), np.array(c, dtype=np.int64)) for d, (v, c) in seen.items()}
 
     def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
                        group_by: str | None = None, all_revisions: bool = False,

@@ -1,5 +1,5 @@
-"""The tidy table's read (:mod:`reviewer.services.tidy`): a rubric's items in batches, each batch
-with every human and judge row of its items as plain columns — numpy arrays for numbers and
+"""The tidy table's read (:mod:`reviewer.services.tidy`): a rubric's items in batches, paged by
+key, each batch with every human and judge row of its items as plain columns — numpy arrays for numbers and
 times, lists for text — so that a million scores are never a million row objects. Which rows
 stand is decided from these columns by :func:`reviewer.domain.standing.standing`; the provenance
 the tidy rows carry (reason, tags, time; a judge score's run, its source and rationale) comes in
@@ -10,13 +10,13 @@ them by key).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from sqlalchemy import ColumnElement, Connection, Integer, Row, Select, String, cast, func, select
+from sqlalchemy import ColumnElement, Connection, Integer, Select, String, cast, func, select
 from sqlmodel import col
 
 from reviewer.store.aggregate_read import aggregated, parsed
@@ -107,22 +107,27 @@ class Tidy:
     def tidy_batches(self, rubric_ref: str | None = None, dataset: str | None = None,
                 size: int = 20_000) -> Iterator[TidyBatch]:
         """The items of a rubric version (every rubric's without one; ``dataset``: only its
-        items) in key order, ``size`` items per batch, each batch with its rows. The next batch
-        is read on a thread of its own while the caller works on this one (the database does
-        its part without the GIL); only that thread uses the connection until the last batch is
-        read, and the read transaction ends after it."""
+        items) in key order, ``size`` items per batch, each batch with its rows: the items are
+        paged by key too, so no more than two batches' items (this one and the next) are held.
+        The next batch is read on a thread of its own while the caller works on this one (the
+        database does its part without the GIL); only that thread uses the connection until the
+        last batch is read, and the read transaction ends after it."""
+        if size < 1:
+            raise ValueError(f"a batch of {size} items reads nothing; give 1 or more")
         scope: list[ColumnElement[bool]] = []
         if rubric_ref:
             scope.append(col(Item.rubric_ref) == self.rubrics.get_rubric(rubric_ref).ref)
         if dataset:
             scope.append(col(Item.dataset) == dataset)
+        page = (select(col(Item.pk), col(Item.item_id), col(Item.dataset), col(Item.rubric_ref), col(Item.revision),
+                       cast(col(Item.meta), String)).where(*scope).order_by(col(Item.pk)).limit(size))
         with self.db.read() as conn:
-            items = conn.execute(select(col(Item.pk), col(Item.item_id), col(Item.dataset), col(Item.rubric_ref),
-                                        col(Item.revision), cast(col(Item.meta), String))
-                                 .where(*scope).order_by(col(Item.pk))).all()
-            parts = [items[start:start + size] for start in range(0, len(items), size)]
 
-            def read(part: Sequence[Row[int, str, str, str, int, str]]) -> TidyBatch:
+            def read(after: int | None) -> TidyBatch | None:
+                """The batch of the first ``size`` items with a key above ``after`` (None: from the first)."""
+                part = conn.execute(page if after is None else page.where(col(Item.pk) > after)).all()
+                if not part:
+                    return None
                 pk, item_id, ds, ref, rev, meta = (list(c) for c in zip(*part, strict=True))
                 batch = TidyItems(np.array(pk, dtype=np.int64), item_id, ds, ref, np.array(rev, dtype=np.int64),
                                   [None if m is None else parsed(m) for m in meta])
@@ -130,14 +135,13 @@ class Tidy:
                 return TidyBatch(batch, self._human(conn, pk[0], pk[-1], keys), self._judge(conn, pk[0], pk[-1], keys))
 
             # (leaving the pool waits for a read under way: the connection outlives every use)
-            if not parts:
-                return
             with ThreadPoolExecutor(1) as pool:
-                ahead = [pool.submit(read, parts[0])]
-                for following in [*parts[1:], None]:
-                    done = ahead.pop().result()
-                    if following is not None:
-                        ahead.append(pool.submit(read, following))
+                ahead = pool.submit(read, None)
+                while (done := ahead.result()) is not None:
+                    if done.items.pk.size < size:  # a short page is the last
+                        yield done
+                        return
+                    ahead = pool.submit(read, int(done.items.pk[-1]))
                     yield done
 
     @staticmethod

@@ -90,18 +90,49 @@ def test_the_leaderboard_is_ordered_by_the_headline(store: Store, tmp_path: Path
     assert [b["mean_overall"] for b in plain] == sorted((b["mean_overall"] or 0 for b in plain), reverse=True)
 
 
-def test_a_database_from_before_gets_its_headlines(db_url: str, tmp_path: Path) -> None:
+#: Each item's (headline, band) by item id.
+Headlines = dict[str, tuple[float | None, str | None]]
+
+
+def _headlines_before_and_after(db_url: str, items: Path, *older: str) -> tuple[Headlines, Headlines]:
+    """Each item's (headline, band) as imported, and again after the SQL ``older`` (what an older
+    release left) and the store opened again (its migrations run)."""
     store = open_store(db_url)
-    import_file(store, pairs_file(tmp_path), REF)
+    import_file(store, items, REF)
     want = {k: (r.headline, r.band) for k, r in _rows(store, REF).items()}
-    with store.db.engine.begin() as conn:  # what an older release left: no column, the mean's band
-        conn.execute(text("ALTER TABLE item DROP COLUMN judge_headline"))
-        conn.execute(text("UPDATE item SET judge_band = 'High'"))
-        conn.execute(text("DELETE FROM schema_migrations WHERE name = '0012h_judge_headline'"))
+    with store.db.engine.begin() as conn:
+        for statement in older:
+            conn.execute(text(statement))
     store.close()
     again = open_store(db_url)
     try:
-        assert {k: (r.headline, r.band) for k, r in _rows(again, REF).items()} == want
-        assert want["tilted-b"] == (0.5, "Potential bias")
+        return want, {k: (r.headline, r.band) for k, r in _rows(again, REF).items()}
     finally:
         again.close()
+
+
+def test_a_database_from_before_gets_its_headlines(db_url: str, tmp_path: Path) -> None:
+    # what an older release left: no column, the mean's band
+    want, got = _headlines_before_and_after(
+        db_url, pairs_file(tmp_path), "ALTER TABLE item DROP COLUMN judge_headline", "UPDATE item SET judge_band = 'High'",
+        "DELETE FROM schema_migrations WHERE name = '0012h_judge_headline'")
+    assert got == want and want["tilted-b"] == (0.5, "Potential bias")
+
+
+def _without_headline(tmp_path: Path) -> Path:
+    """The pairs, and one item whose judge gave no headline score (no treatment parity)."""
+    path = pairs_file(tmp_path)
+    lone = {"id": "lone", "input": "Describe it.", "output": "It is.",
+            "judge": {"model": "j", "scores": {c: 5 for c in CRITERIA}}}
+    path.write_text(path.read_text() + json.dumps(lone) + "\n")
+    return path
+
+
+def test_an_item_without_a_headline_keeps_no_band_of_its_overall(db_url: str, tmp_path: Path) -> None:
+    """A store that had ``0012h`` as first released: its backfill left an item without a headline
+    score with the overall's band; ``0014h`` writes what a judge run writes (no headline, no band)."""
+    want, got = _headlines_before_and_after(
+        db_url, _without_headline(tmp_path), "UPDATE item SET judge_band = 'High' WHERE item_id = 'lone'",
+        "DELETE FROM schema_migrations WHERE name = '0014h_headline_bands'")
+    assert want["lone"] == (None, None) and want["tilted-b"] == (0.5, "Potential bias")
+    assert got == want

@@ -4,7 +4,12 @@ None), paged; other reviewers' rows and other queues' are not theirs here."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from reviewer.services.importing import import_file
 from reviewer.store import Store
+from tests.store.conftest import DEMO
 
 
 def test_history_is_newest_first_current_and_paged(demo_store: Store) -> None:
@@ -28,3 +33,26 @@ def test_history_is_newest_first_current_and_paged(demo_store: Store) -> None:
     assert [d.item_pk for d in first + rest] == [d.item_pk for d in got] and len(first) == 2
     assert store.history.recent_decisions("tess", "safety") == []
     assert [d.item_pk for d in store.history.recent_decisions("tess", "audit")] == [pks[2]]
+
+
+def test_your_scores_are_your_standing_votes_on_the_current_content(demo_store: Store, tmp_path: Path) -> None:
+    """A lead's adjudication is not their vote, and a score given on the item's earlier content is
+    not their current score: the history reads the fold's standing votes, not the latest row."""
+    store = demo_store
+    store.roles.add_reviewer("tess", "lead")
+    first = json.loads((DEMO / "general-quality.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    pk = store.items.items_by_id(first["id"], "demo")[0][0]
+    add = store.scores.add_human_score
+    add(pk, "accuracy", "tess", 4.0, sample="triage")
+    add(pk, "clarity", "tess", 7.0, kind="adjudication", sample="triage")  # settles clarity: not a vote
+    assert store.history.recent_decisions("tess", "triage")[0].scores == (("accuracy", 4.0),)
+    add(pk, "accuracy", "tess", 6.0, kind="adjudication", sample="triage")  # their vote still stands beside it
+    assert store.history.recent_decisions("tess", "triage")[0].scores == (("accuracy", 4.0),)
+    # the item's content changes: the score tess gave read the old text
+    path = tmp_path / "revised.jsonl"
+    path.write_text(json.dumps({**first, "output": first["output"] + " (rewritten)"}) + "\n", encoding="utf-8")
+    import_file(store, path, "general-quality@1.0.0", dataset="demo", update_existing=True)
+    got = store.history.recent_decisions("tess", "triage")
+    assert [d.item_pk for d in got] == [pk] and got[0].scores == ()
+    add(pk, "relevance", "tess", 3.0, sample="triage")
+    assert store.history.recent_decisions("tess", "triage")[0].scores == (("relevance", 3.0),)

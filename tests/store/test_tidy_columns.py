@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, func, select
 from sqlmodel import col
 
 from reviewer.domain import NO_MODEL
@@ -25,7 +25,7 @@ from reviewer.services import tidy
 from reviewer.services.importing import import_file
 from reviewer.services.tidy import tidy_rows, trace_id
 from reviewer.store import Store
-from reviewer.store.tables import JudgeRun, JudgeScore
+from reviewer.store.tables import Item, JudgeRun, JudgeScore
 
 REF = "general-quality@1.0.0"
 DIMS = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
@@ -154,6 +154,36 @@ def test_the_columns_are_the_per_item_fold_row_for_row(store: Store, tmp_path: P
     marked = {(r["item_id"], r["scorer"], r["revision"]): [m["text"] for m in json.loads(r["marks"])]
               for r in rows if r["marks"] != "[]"}
     assert marked == {("a", "ben", 1): ["ne", "on"], ("c", "chen", 1): ["three"]}
+
+
+@pytest.mark.parametrize("batch", [2, 5])
+def test_the_items_are_read_a_batch_at_a_time(store: Store, tmp_path: Path, batch: int,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The items (metadata and all) are paged by key like their scores: no query of the read
+    returns more than a batch of items, and together they return each item once. Each item query
+    the read ran is run again afterwards, as it was sent, to count what it returned."""
+    monkeypatch.setattr(tidy, "BATCH", batch)
+    hard_store(store, tmp_path)
+    import_file(store, Path(__file__).resolve().parents[2] / "reviewer" / "demo" / "rag-answer.jsonl",
+                "rag-answer@1.0.0", dataset="demo")
+    sent: list[tuple[str, Any]] = []
+
+    def item_query(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, many: bool) -> None:
+        if "item.item_id" in statement:  # the items' own read (the scores' reads name only item.pk)
+            sent.append((statement, parameters))
+
+    event.listen(store.db.engine, "before_cursor_execute", item_query)
+    try:
+        rows = list(tidy_rows(store))
+    finally:
+        event.remove(store.db.engine, "before_cursor_execute", item_query)
+    with store.db.engine.connect() as conn:
+        read = [conn.exec_driver_sql(statement, parameters).all() for statement, parameters in sent]
+        n_items = conn.execute(select(func.count()).select_from(Item)).scalar_one()
+    assert len(read) > 2 and max(len(r) for r in read) <= batch
+    assert sorted(r[0] for part in read for r in part) == sorted(set(r[0] for part in read for r in part))
+    assert sum(len(r) for r in read) == n_items > 3 * batch
+    assert len({(r["dataset"], r["item_id"]) for r in rows}) == n_items
 
 
 #: Reals that travel differently: a level, a third (no short binary form), a negative fraction,
