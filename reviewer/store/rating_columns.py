@@ -139,6 +139,23 @@ def _stamp(conn: Any, ref: str) -> tuple[Any, ...] | None:
     return (ref, *conn.execute(select(*last)).one(), *conn.execute(audit).one())
 
 
+def reviewers_in_scope(conn: Any, scope: Any, rows: list[ColumnElement[bool]]) -> list[str]:
+    """The reviewers with a human score row on an item in ``scope`` that meets ``rows``, sorted.
+
+    Asked per distinct reviewer rather than per row: the reviewers are walked through the
+    ``(reviewer, sample, pk)`` index one step each (a skip scan: the next name above the last),
+    and each is kept when one of their rows is in scope — never a DISTINCT over every row in
+    scope (a million rows sorted to find twenty names)."""
+    name = col(HumanScore.reviewer)
+    walk = select(func.min(name).label("name")).cte("reviewers", recursive=True)
+    step = select(select(func.min(name)).where(name > walk.c.name).scalar_subquery()).where(walk.c.name.is_not(None))
+    walk = walk.union_all(step)
+    # ``item_pk + 0``: each reviewer's rows through the reviewer index, the scope tested per row
+    mine = select(literal(1)).where(name == walk.c.name, (col(HumanScore.item_pk) + 0).in_(scope), *rows)
+    found = select(walk.c.name).where(walk.c.name.is_not(None), mine.exists())
+    return sorted(str(n) for n in conn.execute(found).scalars())
+
+
 def _unknown_names(rows: dict[str, np.ndarray], lay: Layout) -> bool:
     """Whether a packed row's reviewer or model was not among the names it was coded with."""
     return bool((lay.who(rows["key"]) < 0).any())
