@@ -9,7 +9,7 @@ import json
 import random
 from pathlib import Path
 
-from sqlalchemy import ColumnElement
+from sqlalchemy import ColumnElement, ScalarSelect
 from sqlmodel import col, select
 
 from reviewer.services.importing import import_file
@@ -24,7 +24,7 @@ REF = "general-quality@1.0.0"
 POOL = ["ana", "Ana", "bo", "bob", "é", "e", "z z", "Zoë", "lee", "名前"]
 
 
-def _distinct(s: Store, scope: object, rows: list[ColumnElement[bool]]) -> list[str]:
+def _distinct(s: Store, scope: ScalarSelect[int], rows: list[ColumnElement[bool]]) -> list[str]:
     """The rule as a DISTINCT over every row in scope (what the walk must equal)."""
     with s.db.read() as conn:
         return sorted(conn.execute(select(col(HumanScore.reviewer)).distinct().where(
@@ -51,10 +51,11 @@ def test_the_walk_finds_the_reviewers_the_distinct_finds(store: Store, tmp_path:
     assert audit_items
     for name in ("kim", "Ωmega"):  # (names of their own: an imported name is bound to no login)
         store.scores.add_human_score(rng.choice(audit_items), "clarity", name, 3.0)
-    for dataset, sample in (("a", "all"), ("b", "all"), ("b", "audit"), (None, "all"), ("nothing", "all")):
+    cases: list[tuple[str | None, str]] = [("a", "all"), ("b", "all"), ("b", "audit"), (None, "all"), ("nothing", "all")]
+    for subset, sample in cases:
         where: list[ColumnElement[bool]] = [col(Item.rubric_ref) == REF]
-        if dataset:
-            where.append(col(Item.dataset) == dataset)
+        if subset:
+            where.append(col(Item.dataset) == subset)
         rows: list[ColumnElement[bool]] = []
         if sample == "audit":
             where.append(col(Item.pk).in_(select(col(AuditSample.item_pk))))
@@ -62,5 +63,5 @@ def test_the_walk_finds_the_reviewers_the_distinct_finds(store: Store, tmp_path:
         scope = select(col(Item.pk)).where(*where).scalar_subquery()
         want = _distinct(store, scope, rows)
         with store.db.read() as conn:
-            assert reviewers_in_scope(conn, scope, rows) == want, (dataset, sample)
-        assert (dataset, sample) == ("nothing", "all") or want  # (the cases are not all empty)
+            assert reviewers_in_scope(conn, scope, rows) == want, (subset, sample)
+        assert (subset, sample) == ("nothing", "all") or want  # (the cases are not all empty)
