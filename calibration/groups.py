@@ -1,10 +1,13 @@
-"""Group keys coded once and items sorted by group, for per-group figures at any size.
+"""The one coding of keys, and items sorted by group, for per-group figures at any size.
 
-A group is named by ``str(key)``; groups are numbered in the sorted order of those names (as
-``np.unique`` sorts them), so a figure averaged over groups adds them up in the same order however
-the keys came. :class:`Grouped` holds a selection of items sorted by group (stable: within a group,
-items keep their order) and where each group starts, so each group is a slice, never a scan of
-every key.
+A key is named ``str(key)`` (so ``1`` and ``"1"`` are one group) and numbered by its name's place
+among the distinct names in code-point order (Python's string order): :func:`group_names` is that
+rule, and every coding of keys reads it — calibrate's groups (:class:`Keys`, from the store's
+values read once each), the corrected ranking's groups and the tidy table's names — so a number's
+order is its name's order, and a figure averaged over groups adds them up in the same order
+however the keys came. :class:`Grouped` holds a selection of items sorted by group (stable: within
+a group, items keep their order) and where each group starts, so each group is a slice, never a
+scan of every key.
 """
 
 from __future__ import annotations
@@ -20,14 +23,14 @@ Codes = NDArray[np.intp]
 
 
 def group_names(groups: Sequence[object]) -> tuple[list[str], Codes]:
-    """The distinct names ``str(key)``, sorted, and each item's group number (its name's index)."""
-    names: dict[str, int] = {}
-    first = np.fromiter((names.setdefault(str(g), len(names)) for g in groups), dtype=np.intp, count=len(groups))
-    seen = np.array(list(names), dtype=str)
-    order = np.argsort(seen, kind="stable")
+    """The distinct names ``str(key)`` in code-point order, and each key's number (its name's
+    index among them)."""
+    seen: dict[str, int] = {}
+    first = np.fromiter((seen.setdefault(str(g), len(seen)) for g in groups), dtype=np.intp, count=len(groups))
+    names = sorted(seen)  # (Python's order: numpy's string sort ignores a trailing NUL)
     rank = np.empty(len(names), dtype=np.intp)
-    rank[order] = np.arange(len(names))
-    return [str(seen[i]) for i in order], (rank[first] if len(names) else first)
+    rank[np.fromiter((seen[n] for n in names), dtype=np.intp, count=len(names))] = np.arange(len(names))
+    return names, (rank[first] if names else first)
 
 
 def group_codes(groups: Sequence[object] | Keys) -> Codes:

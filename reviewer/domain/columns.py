@@ -24,6 +24,7 @@ Input columns come from :meth:`reviewer.store.ratings.Ratings.rating_columns`
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain, repeat
 from typing import Any
@@ -70,11 +71,21 @@ class RawColumns:
 
 @dataclass(frozen=True)
 class GroupKeys:
-    """Each item's group value (``calibrate --group-by``), coded once: the distinct values in the
-    order first met, and per item the index of its value among them."""
+    """Each item's group value (``calibrate --group-by``) as read: each distinct value once (in
+    the order first met) and per item the index of its value among them. Not yet named or
+    numbered as groups: the services code these values once by the one rule of keys
+    (:func:`calibration.groups.group_names`, through ``calibration.groups.Keys.of``)."""
 
     values: list[object]
     codes: NDArray[np.intp]
+
+    @classmethod
+    def of(cls, read: list[Any], decode: Callable[[Any], object] | None = None) -> GroupKeys:
+        """The values ``read`` per item, each distinct one kept once (decoded once by ``decode``:
+        a JSON text is parsed once however many items hold it)."""
+        index = {v: i for i, v in enumerate(dict.fromkeys(read))}
+        codes = np.fromiter(map(index.__getitem__, read), dtype=np.intp, count=len(read))
+        return cls([decode(v) if decode else v for v in index], codes)
 
     def per_item(self) -> list[object]:
         """Each item's value (a list as long as the items; for a small case or a test)."""

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.groups import group_names
 from reviewer.domain import NO_MODEL
 from reviewer.domain.marks import Mark, mark_records
 from reviewer.domain.standing import latest_per_key, standing
@@ -41,19 +42,11 @@ _NO_TAGS: list[str] = []
 
 
 def _codes(names: Sequence[str | None]) -> tuple[Ints, list[str]]:
-    """Each name's code and the names by code (None coded too, as the empty name's code is not)."""
-    import pyarrow as pa
-
-    coded = pa.array(names, pa.string()).dictionary_encode(null_encoding="encode")
-    return (coded.indices.to_numpy(zero_copy_only=False).astype(np.int64),
-            [str(n) if n is not None else "" for n in coded.dictionary.to_pylist()])
-
-
-def _ranks(names: list[str]) -> Ints:
-    """Each coded name's place in name order."""
-    out = np.empty(len(names), dtype=np.int64)
-    out[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
-    return out
+    """Each name's code and the names by code, by the one coding of keys
+    (:func:`calibration.groups.group_names`: a code's order is its name's order); None is the
+    empty name."""
+    found, codes = group_names(["" if n is None else n for n in names])
+    return codes.astype(np.int64, copy=False), found
 
 
 def _fits(*sizes: int) -> None:
@@ -185,7 +178,7 @@ def batch_table(batch: TidyBatch, rubric_of: Callable[[str], Rubric], schema: pa
     human[jr.size:] = True
     revision = np.concatenate([items.revision[j_item[jr]], h.revision[hr]])
     current = revision == items.revision[item]
-    rank = np.concatenate([_ranks(model_names)[models[jr]], np.where(is_adj, 0, _ranks(who_names)[who[hr]])])
+    rank = np.concatenate([models[jr], np.where(is_adj, 0, who[hr])])  # (codes in name order)
     sub = np.concatenate([np.zeros(jr.size, dtype=np.int64), is_adj.astype(np.int64)])
     order = np.lexsort((rank, sub, -revision, ~current, human, np.array(dims.position)[dim] if dim.size else dim,
                         item))

@@ -9,14 +9,13 @@ each. The values are the ones decoding the whole metadata would give (a missing 
 On SQLite the JSON texts of many items travel as one text per range of keys (``group_concat``,
 one line per item: JSON text never holds a raw line break, as a line break inside a string is
 written ``\\n``), so the driver makes no row objects and SQLite does the work with the GIL let go;
-the values come back coded (:class:`~reviewer.domain.columns.GroupKeys`), never as one Python
+the values come back each distinct one once (:class:`~reviewer.domain.columns.GroupKeys`), never as one Python
 object per item.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -56,7 +55,7 @@ def group_values(conn: Any, where: list[ColumnElement[bool]],
         column = col(Item.grp) if group_by == "group" else col(Item.variant)
         rows = conn.execute(select(col(Item.pk), column).where(*where).order_by(col(Item.pk))).all()
         item_pk = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        return _in_key_order(item_pk, _coded([r[1] for r in rows], None))
+        return _in_key_order(item_pk, GroupKeys.of([r[1] for r in rows]))
     # a missing key is JSON null: both decode to None, and no item's text is NULL in the aggregate
     value = func.coalesce(_metadata_value(conn, group_by.split(".", 1)[1]), literal("null"))
     if conn.dialect.name == "sqlite":
@@ -65,14 +64,7 @@ def group_values(conn: Any, where: list[ColumnElement[bool]],
         rows = conn.execute(select(col(Item.pk), value).where(*where).order_by(col(Item.pk))).all()
         item_pk = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         texts = [r[1] for r in rows]
-    return _in_key_order(item_pk, _coded(texts, json.loads))
-
-
-def _coded(values: list[Any], decode: Callable[[Any], object] | None) -> GroupKeys:
-    """``values`` coded: each distinct one once (decoded by ``decode``), each item its index."""
-    index = {v: i for i, v in enumerate(dict.fromkeys(values))}
-    codes = np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values))
-    return GroupKeys([decode(v) if decode else v for v in index], codes)
+    return _in_key_order(item_pk, GroupKeys.of(texts, json.loads))
 
 
 def _in_key_order(item_pk: NDArray[np.int64], keys: GroupKeys) -> tuple[NDArray[np.int64], GroupKeys]:

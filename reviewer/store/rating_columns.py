@@ -139,6 +139,36 @@ def _stamp(conn: Any, ref: str) -> tuple[Any, ...] | None:
     return (ref, *conn.execute(select(*last)).one(), *conn.execute(audit).one())
 
 
+#: A scope of at most this share of the items finds its reviewers by a DISTINCT over its rows.
+DISTINCT_SHARE = 0.1
+
+
+def reviewers_in_scope(conn: Any, scope: Any, rows: list[ColumnElement[bool]], walk: bool | None = None) -> list[str]:
+    """The reviewers with a human score row on an item in ``scope`` that meets ``rows``, sorted.
+
+    Two ways to the same names, by what each costs. A DISTINCT over the rows in scope costs what
+    those rows do (a million rows sorted to find twenty names). The walk asks per distinct
+    reviewer: the reviewers are stepped through the ``(reviewer, sample, pk)`` index (a skip scan:
+    the next name above the last), each kept when one of their rows is in scope — a step per
+    reviewer, plus the rows of a reviewer who scored nothing in scope (looked through for one).
+    A scope of at most :data:`DISTINCT_SHARE` of the items takes the DISTINCT, a larger one the
+    walk (``walk`` forces one)."""
+    name = col(HumanScore.reviewer)
+    if walk is None:
+        inside = conn.execute(select(func.count()).select_from(scope.element.subquery())).scalar_one()
+        every = conn.execute(select(func.count()).select_from(Item)).scalar_one()
+        walk = inside > DISTINCT_SHARE * every
+    if not walk:
+        return sorted(conn.execute(select(name).distinct().where(col(HumanScore.item_pk).in_(scope), *rows)).scalars())
+    names = select(func.min(name).label("name")).cte("reviewers", recursive=True)
+    step = select(select(func.min(name)).where(name > names.c.name).scalar_subquery()).where(names.c.name.is_not(None))
+    names = names.union_all(step)
+    # ``item_pk + 0``: each reviewer's rows through the reviewer index, the scope tested per row
+    mine = select(literal(1)).where(name == names.c.name, (col(HumanScore.item_pk) + 0).in_(scope), *rows)
+    found = select(names.c.name).where(names.c.name.is_not(None), mine.exists())
+    return sorted(str(n) for n in conn.execute(found).scalars())
+
+
 def _unknown_names(rows: dict[str, np.ndarray], lay: Layout) -> bool:
     """Whether a packed row's reviewer or model was not among the names it was coded with."""
     return bool((lay.who(rows["key"]) < 0).any())

@@ -27,7 +27,16 @@ from reviewer.store.db import Db
 from reviewer.store.fold import label_rows
 from reviewer.store.items import Items
 from reviewer.store.numeric_read import joined, key_range, read_numeric, split_range
-from reviewer.store.rating_columns import Layout, Packed, T, _items, _thread, _unpack, packed
+from reviewer.store.rating_columns import (
+    Layout,
+    Packed,
+    T,
+    _items,
+    _thread,
+    _unpack,
+    packed,
+    reviewers_in_scope,
+)
 from reviewer.store.rubric_versions import Rubrics
 from reviewer.store.tables import AuditSample, HumanScore, Item, JudgeRun, JudgeScore
 from reviewer.store.views import DimensionCost, Record
@@ -223,8 +232,7 @@ class Ratings:
         second half on a connection of its own (:meth:`_beside`), which first looks up the names
         both halves are coded with while this connection does ``meanwhile``."""
         def names(c: Connection) -> list[str]:
-            return sorted(c.execute(select(col(HumanScore.reviewer)).distinct().where(
-                col(HumanScore.item_pk).in_(scope), *people)).scalars())
+            return reviewers_in_scope(c, scope, people)
 
         def part(c: Connection, found: list[str], keys: tuple[int, int] | None) -> Packed:
             return packed(c, HumanScore, scope, dims, col(HumanScore.reviewer), found, last_item, human=True,
