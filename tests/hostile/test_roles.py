@@ -470,3 +470,39 @@ def test_review_reviewer_for_someone_else_is_a_leads_act(tmp_path: Path, capsys:
     boss.roles.add_reviewer("me", "lead", login=os_login())  # now this OS user is a lead: it may act for ana
     boss.close()
     assert run_cli(["review", "--reviewer", "ana", "--db", db], capsys)[0] == 0 and opened == ["ana"]
+
+
+def _insert_pair_choice(pk: int, reviewer: str, kind: str) -> str:
+    return ("INSERT INTO pair_choice (grp, rubric_ref, reviewer, winner_item_pk, item_a_pk, item_b_pk, revision, "
+            f"kind, created_at) VALUES ('g1', '{REF}', '{reviewer}', {pk}, {pk}, {pk}, 1, '{kind}', CURRENT_TIMESTAMP)")
+
+
+
+def test_postgres_only_an_import_writes_rows_of_kind_import(tmp_path: Path) -> None:
+    """A person's own login may choose in a pair and score, but not write a pair choice or a
+    score of kind ``import`` (which says an item file carried it): the database refuses it and
+    nothing is written; the owner's import still writes both."""
+    with ExitStack() as stack:
+        t, info = _make("postgres", tmp_path, stack)
+        pk = info["pk"]
+        assert _raw_ok(t, "ana", _insert_pair_choice(pk, "ana", "choice"))
+        assert _raw_ok(t, "ana", _insert_score(t, pk, "'ana'"))
+        for sql, table in ((_insert_pair_choice(pk, "ana", "import"), "pair_choice"),
+                           (_insert_score(t, pk, "'ana'", "import"), "human_score")):
+            raw = t.raw("ana")
+            try:
+                with pytest.raises(refused(t.backend), match=f"may not write a {table} row of kind import"):
+                    raw.run(sql)
+            finally:
+                raw.close()
+        with t.owner.db.read() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM pair_choice WHERE kind = 'import'").scalar() == 0
+        src = tmp_path / "pairs.jsonl"
+        rows = [{"id": f"pp-{v}", "output": f"answer {v}", "group": "gp", "variant": v,
+                 "human": [{"reviewer": "ana", "scores": {"accuracy": 6}}]} for v in "ab"]
+        verdict = {"pair": {"a": "pp-a", "b": "pp-b"}, "human": [{"reviewer": "ana", "winner": "a"}]}
+        src.write_text("".join(json.dumps(r) + "\n" for r in [*rows, verdict]))
+        summary = import_file(t.owner, src, REF)
+        assert summary.pair_choices == 1 and summary.human_scores == 2
+        with t.owner.db.read() as conn:
+            assert conn.exec_driver_sql("SELECT reviewer FROM pair_choice WHERE kind = 'import'").scalars().all() == ["ana"]
