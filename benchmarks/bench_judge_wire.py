@@ -1,7 +1,7 @@
 """The judge at the wire's limit: ``rubricate judge`` beside a bare litellm script, at concurrency
 8, 32 and 64, against a loopback server that holds every reply 200 ms.
 
-The server (:mod:`tests.judge.loopback`, TCP_NODELAY on its sockets) runs in its own process. For
+The server (:mod:`tests.judge.loopback`; aiohttp sets TCP_NODELAY on its sockets) runs in its own process. For
 each concurrency, in one run: a bare litellm script (``litellm.acompletion`` under a semaphore of
 that concurrency, in its own process; its rate from its first call to its last, imports left out) and ``rubricate
 judge`` (the real command on a fresh SQLite store, in its own process, the bundled

@@ -63,15 +63,14 @@ class Store:
         """The calibration report of a rubric version: the figures of ``rubricate calibrate
         --rubric RUBRIC --format json`` with the same options (``bootstrap``: the draws for the
         intervals, 0 skips them), as the same plain values (dicts, lists, numbers, None)."""
-        from reviewer.cli.calibrate_cmds import _number
-        from reviewer.cli.output import report_json
+        from reviewer.cli.output import calibration_number, report_json
         from reviewer.services.calibrate_service import calibrate
 
         report = calibrate(self._store, rubric, dataset, sample, group_by, human_aggregate, level, seed,
                            draws=bootstrap, normalise=normalise, confidence=confidence,
                            target_width=target_width, estimates=estimates, all_revisions=all_revisions)
         # the JSON the command writes, read back: the same values, with numpy's numbers as floats
-        return cast(CalibrationReport, json.loads(report_json(report, None, _number)))
+        return cast(CalibrationReport, json.loads(report_json(report, None, calibration_number)))
 
     def close(self) -> None:
         """Close the database's connections."""

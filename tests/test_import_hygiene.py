@@ -45,6 +45,35 @@ def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
     assert forbidden_imports(pkg, ("textual",)) == ["fakepkg/mod.py: textual.app"]
 
 
+def private_imports(package: Path) -> list[str]:
+    """Every name starting with one underscore that ``package`` imports from a module of the
+    project (``from reviewer.x import _name``, at any depth)."""
+    found = []
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in PROJECT:
+                found += [f"{path.relative_to(package.parent)}: {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+PROJECT = ("rubrics", "calibration", "reviewer", "rubricate")
+
+
+def test_the_python_api_and_the_judge_read_only_public_names() -> None:
+    """The Python API is the product's public face, and the judge's live and batch clients share
+    their rules: neither reaches into another module's private names."""
+    assert private_imports(ROOT / "rubricate") == []
+    assert private_imports(ROOT / "rubrics") == []
+
+
+def test_the_checker_sees_a_private_import(tmp_path: Path) -> None:
+    pkg = tmp_path / "fakepkg"
+    pkg.mkdir()
+    (pkg / "mod.py").write_text("def f():\n    from reviewer.cli.data_cmds import _store, open_store\n")
+    assert private_imports(pkg) == ["fakepkg/mod.py: reviewer.cli.data_cmds._store"]
+
+
 def _modules_after(code: str) -> set[str]:
     out = subprocess.run([sys.executable, "-c", code + "\nimport sys\nprint(' '.join(sys.modules))"],
                          capture_output=True, text=True, check=True, cwd=ROOT)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, SupportsFloat, cast
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from reviewer.cli import DbOption, app
-from reviewer.cli.output import report_json
+from reviewer.cli.output import calibration_number, report_json
 from reviewer.safetext import md_cell, safe, safe_line, safe_text
 
 if TYPE_CHECKING:  # (types alone: the commands import what they run when they run)
@@ -20,11 +20,6 @@ if TYPE_CHECKING:  # (types alone: the commands import what they run when they r
     from reviewer.store import Store
 
 FORMATS = ("table", "json", "markdown", "html")
-
-
-def _number(value: object) -> float:
-    """A value JSON has no form for in a calibration report: a numpy number."""
-    return float(cast(SupportsFloat, value))
 
 
 def _emit(text: str, out: Path | None) -> None:
@@ -105,7 +100,7 @@ def calibrate(
         if top < 1:
             raise UserError(f"--top {top}: give at least 1")
         pack = disagreement_pack(store, rubric, top)
-        disagreements.write_text("".join(report_json(p, None, _number) + "\n" for p in pack), encoding="utf-8")
+        disagreements.write_text("".join(report_json(p, None, calibration_number) + "\n" for p in pack), encoding="utf-8")
         typer.echo(safe_line(f"wrote {len(pack)} disagreements to {disagreements}"), err=True)
     if route:
         typer.echo(f"routed {write_routes(store, rubric, report)} items", err=True)
@@ -128,7 +123,7 @@ def _emit_side_by_side(both: SideBySide[ReportT], fmt: str, out: Path | None, ma
     """Two versions' reports (:func:`~reviewer.services.calibrate_service.side_by_side`): the
     "not like for like" banner and the change list first, then each report as ``fmt`` renders it."""
     if fmt == "json":
-        _emit(report_json(both, 1, _number), out)
+        _emit(report_json(both, 1, calibration_number), out)
     elif fmt == "markdown":
         head = (f"**{md_cell(both['banner'])}**\n\n" + "".join(f"- {md_cell(c)}\n" for c in both["changes"]) + "\n"
                 if both["banner"] else "")
@@ -158,7 +153,7 @@ def _render(report: CalibrationReport, fmt: str, out: Path | None, store: Store,
     from reviewer.services.calibrate_service import confusions
 
     if fmt == "json":
-        _emit(report_json(report, 1, _number), out)
+        _emit(report_json(report, 1, calibration_number), out)
     elif fmt == "markdown":
         _emit(rr.calibration_markdown(report), out)
     elif fmt == "html":
@@ -223,7 +218,7 @@ def report(
         return
     rep = run_report(store, rubric, dataset, group_by, confidence)
     if fmt == "json":
-        _emit(report_json(rep, 1, _number), out)
+        _emit(report_json(rep, 1, calibration_number), out)
     elif fmt == "html":
         from reviewer.services.page.report_page import report_page
 

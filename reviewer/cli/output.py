@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, SupportsFloat, cast
 
 import typer
 
@@ -39,6 +39,13 @@ def report_json(data: object, indent: int | None = 1, other: Callable[[object], 
         return other(value)
 
     return json.dumps(data, indent=indent, ensure_ascii=True, default=fallback)
+
+
+def calibration_number(value: object) -> float:
+    """What a calibration report's JSON writes for a value JSON has no form for (its only such
+    values are numpy numbers): a float. ``rubricate calibrate --format json`` and the Python API's
+    ``Store.calibrate`` both write through it."""
+    return float(cast(SupportsFloat, value))
 
 
 def emit_json(data: object) -> None:

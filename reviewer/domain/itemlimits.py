@@ -7,7 +7,9 @@ either (more brackets than the depth limit; a ``\\ud8..``-``\\udf..`` escape).
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 #: How deeply JSON values may nest in one row (metadata, judge evidence, ...).
@@ -131,3 +133,28 @@ def _kind(value: Any) -> str:
     if isinstance(value, (int, float)):
         return "a number"
     return "null" if value is None else type(value).__name__
+
+
+#: Why PostgreSQL refuses a row: its text columns cannot hold NUL, nor its JSON columns ``\u0000``.
+NUL_PROBLEM = ("holds a NUL character (\\u0000), which a PostgreSQL database cannot store; remove it from "
+               "the text (a SQLite database keeps it)")
+
+
+def nul_field(fields: Mapping[str, Any]) -> str | None:
+    """The first of ``fields`` (a row's, by name) holding a NUL character anywhere in its text,
+    its keys or its nested values; None when none does."""
+    for name, value in fields.items():
+        stack: list[Any] = [value]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, str):
+                if "\x00" in v:
+                    return name
+            elif isinstance(v, Mapping):
+                stack.extend(v.keys())
+                stack.extend(v.values())
+            elif isinstance(v, Sequence):
+                stack.extend(v)
+            elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+                stack.extend(getattr(v, f.name) for f in dataclasses.fields(v))
+    return None

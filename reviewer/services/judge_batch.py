@@ -21,7 +21,7 @@ import contextlib
 import gc
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypeVar
 
 from reviewer.errors import UserError
@@ -104,10 +104,8 @@ def start(store: Store, options: JudgeOptions, interval: float, wait: bool,
     _provider(model)
     if options.refuse_empty and not judging.judge_items(store, options, model):
         raise UserError(judging.nothing_to_do(store, options))
-    params = {"batch": True, "samples": options.samples, "concurrency": options.concurrency,
-              "api_base": options.api_base, "timeout": options.timeout, "retries": options.retries,
-              "temperature": rubric.judge.temperature, "mode": rubric.judge.mode,
-              "only_missing": options.only_missing, "panel": [model]}
+    params = {**judging.run_params(options, rubric, [model]), "batch": True,
+              "timeout": options.timeout, "retries": options.retries}
     run_id = store.runs.create_judge_run(options.rubric_ref, model, params, options.dataset)
     store.batches.set_run_status(run_id, OPEN)
     return advance(store, run_id, options.api_key, interval, wait, on_status)
@@ -128,6 +126,9 @@ def advance(store: Store, run_id: int, api_key: str | None, interval: float, wai
     _provider(model)
     rubric = store.rubrics.get_rubric(run.rubric_ref)
     price = batch_price(model)
+    # (one cache and one embedder for every round: a round's replies and vectors stay for the next)
+    cache = StoreCache(store)
+    embedder = Embedder(cache=cache)
     while True:
         pending = [b for b in store.batches.batches(run_id) if b.status != "stored"]
         if pending:
@@ -142,7 +143,7 @@ def advance(store: Store, run_id: int, api_key: str | None, interval: float, wai
             time.sleep(interval)
             continue
         answers = {k: Answer(body, error) for k, (body, error) in store.batches.answers(run_id).items()}
-        wanted = _collect(store, options, rubric, answers, price)
+        wanted = _collect(store, options, _pipeline(store, options, rubric, answers, price, cache, embedder), cache)
         if wanted:
             round_no = store.batches.last_round(run_id) + 1
             if round_no > MAX_ROUNDS:
@@ -150,7 +151,8 @@ def advance(store: Store, run_id: int, api_key: str | None, interval: float, wai
                                 "it is left open: judge these items live (without --batch)")
             _provider_io(run_id, _submit(store, run_id, round_no, wanted, options))
             continue
-        totals = _store(store, run_id, options, rubric, answers, price)
+        runner, _ = _pipeline(store, options, rubric, answers, price, cache, embedder)  # (its own totals)
+        totals = _store(store, run_id, options, runner, cache, embedder.encoded)
         return BatchState(run_id, model, totals.status, store.batches.batches(run_id), totals)
 
 
@@ -163,9 +165,12 @@ def _provider(model: str) -> None:
 
 def _options(rubric_ref: str, model: str | None, dataset: str | None, params: Mapping[str, object],
              api_key: str | None) -> JudgeOptions:
-    """The run's options as it was started (the API key, never stored, is this process's)."""
+    """The run's options as it was started (``start`` records them with :func:`judging.run_params`;
+    what a run does not hold is ``JudgeOptions``' default; the API key, never stored, is this
+    process's)."""
     if not model:
         raise UserError("this batch run names no judge model; start a new one with --batch --model")
+    made = JudgeOptions(rubric_ref=rubric_ref, models=[model], api_key=api_key, dataset=dataset)
 
     def number(name: str, default: float) -> float:
         value = params.get(name)
@@ -173,21 +178,21 @@ def _options(rubric_ref: str, model: str | None, dataset: str | None, params: Ma
 
     samples = params.get("samples")
     api_base = params.get("api_base")
-    return JudgeOptions(rubric_ref=rubric_ref, models=[model], api_base=api_base if isinstance(api_base, str) else None,
-                        api_key=api_key, dataset=dataset,
-                        samples=samples if isinstance(samples, int) and not isinstance(samples, bool) else None,
-                        concurrency=int(number("concurrency", 8)), only_missing=params.get("only_missing") is True,
-                        timeout=number("timeout", 60.0), retries=int(number("retries", 2)))
+    return replace(made, api_base=api_base if isinstance(api_base, str) else made.api_base,
+                   samples=samples if isinstance(samples, int) and not isinstance(samples, bool) else made.samples,
+                   concurrency=int(number("concurrency", made.concurrency)),
+                   only_missing=params.get("only_missing") is True,
+                   timeout=number("timeout", made.timeout), retries=int(number("retries", made.retries)))
 
 
 def _pipeline(store: Store, options: JudgeOptions, rubric: Rubric, answers: Mapping[str, Answer],
-              price: BatchPrice | None, cache: StoreCache) -> tuple[JudgeRunner, BatchClient]:
+              price: BatchPrice | None, cache: StoreCache, embedder: Embedder) -> tuple[JudgeRunner, BatchClient]:
     """The live run's pipeline with a client answering from the batches."""
     settings = ClientSettings(model=options.models[0], api_base=options.api_base, api_key=options.api_key,
                               timeout=options.timeout, retries=options.retries,
                               temperature=rubric.judge.temperature)
     client = BatchClient(settings, answers, price, cache=cache, meter=CostMeter())
-    runner = JudgeRunner(rubric, client=client, embedder=Embedder(cache=cache),
+    runner = JudgeRunner(rubric, client=client, embedder=embedder,
                          examples=judging.judge_examples(store, rubric), samples=options.samples,
                          concurrency=options.concurrency)
     return runner, client
@@ -199,25 +204,28 @@ def _items(store: Store, run_id: int, options: JudgeOptions) -> list[JudgeItem]:
     return [i for i in judging.judge_items(store, options, options.models[0]) if i.key not in stored]
 
 
-def _collect(store: Store, options: JudgeOptions, rubric: Rubric, answers: Mapping[str, Answer],
-             price: BatchPrice | None) -> dict[str, bytes]:
+def _collect(store: Store, options: JudgeOptions, pipeline: tuple[JudgeRunner, BatchClient],
+             cache: StoreCache) -> dict[str, bytes]:
     """A round: the pipeline over every item, storing nothing; the requests it wants sent."""
-    runner, client = _pipeline(store, options, rubric, answers, price, StoreCache(store))
+    runner, client = pipeline
 
     def discard(results: list[ScoreResult], hits: list[SafetyHit]) -> None:
         """A round's results are not the run's: its calls not answered yet failed."""
 
     _io(runner.run(judging.judge_items(store, options, options.models[0]), discard))
+    # The replies the round put in the cache are the batches': the last pass answers them from
+    # there again, at their price (from the cache they would be free). Its vectors stay, stored then.
+    for key in client.answers:
+        cache.pending.pop(key, None)
     return client.wanted
 
 
-def _store(store: Store, run_id: int, options: JudgeOptions, rubric: Rubric, answers: Mapping[str, Answer],
-           price: BatchPrice | None) -> Totals:
+def _store(store: Store, run_id: int, options: JudgeOptions, runner: JudgeRunner, cache: StoreCache,
+           encoded: int) -> Totals:
     """The last pass: the pipeline again, every reply from the batches, through the live run's
-    writer (results, safety hits, the replies into the judge cache); then the run is closed. A
-    pass that stops leaves the run open: what it wrote stays, and the next pass stores the rest."""
-    cache = StoreCache(store)
-    runner, _ = _pipeline(store, options, rubric, answers, price, cache)
+    writer (results, safety hits, the replies and vectors the rounds kept into the store's
+    cache); then the run is closed, counting the ``encoded`` texts its rounds embedded. A pass
+    that stops leaves the run open: what it wrote stays, and the next pass stores the rest."""
     writer = judging.ResultWriter(store, run_id, keep_hits=True, cache=cache)
     try:
         totals = asyncio.run(judging.run_pipeline(runner, _items(store, run_id, options), writer))
@@ -226,6 +234,7 @@ def _store(store: Store, run_id: int, options: JudgeOptions, rubric: Rubric, ans
         with contextlib.suppress(Exception):
             writer.flush()
         raise
+    totals.embedded += encoded
     store.runs.finish_judge_run(run_id, totals.status, totals.as_dict())
     return totals
 

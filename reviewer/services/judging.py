@@ -169,6 +169,14 @@ def models_for(rubric: Rubric, options: JudgeOptions) -> list[str | None]:
     return [None]
 
 
+def run_params(options: JudgeOptions, rubric: Rubric, panel: list[str]) -> dict[str, object]:
+    """What a judge run records of how it was made (its ``params``; never the API key)."""
+    return {"samples": options.samples, "concurrency": options.concurrency,
+            "max_cost": options.max_cost, "rpm": options.rpm, "tpm": options.tpm, "api_base": options.api_base,
+            "temperature": rubric.judge.temperature, "mode": rubric.judge.mode,
+            "only_missing": options.only_missing, "panel": panel}
+
+
 def judge_examples(store: Store, rubric: Rubric) -> dict[str, list[dict[str, object]]]:
     """Per judge dimension, people's corrections to put into its prompt (``judge.correction_examples``)."""
     k = rubric.judge.correction_examples
@@ -292,10 +300,7 @@ def run(
         items = work[model]
         if on_start:
             on_start(model, len(items))
-        params = {"samples": options.samples, "concurrency": options.concurrency,
-                  "max_cost": options.max_cost, "rpm": options.rpm, "tpm": options.tpm, "api_base": options.api_base,
-                  "temperature": rubric.judge.temperature, "mode": rubric.judge.mode,
-                  "only_missing": options.only_missing, "panel": [m for m in models if m]}
+        params = run_params(options, rubric, [m for m in models if m])
         run_id = store.runs.create_judge_run(options.rubric_ref, model, params, options.dataset)
         client = None
         if model is not None:

@@ -19,6 +19,7 @@ from reviewer.store import tables
 from reviewer.store.guards import (
     comment_guards,
     history_guards,
+    import_kind_guard,
     mark_guards,
     people_guards,
     reveal_guards,
@@ -369,6 +370,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0013o_queue_sort", _queue_sort),
     ("0013m_span_marks", mark_guards),
     ("0014h_headline_bands", _headline_bands),
+    ("0014m_import_kind", import_kind_guard),
 ]
 
 

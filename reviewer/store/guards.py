@@ -294,6 +294,23 @@ def people_guards(conn: Connection) -> None:
         _pg_people(conn)
 
 
+def import_kind_guard(conn: Connection) -> None:
+    """``0014m_import_kind``: ``rubricate_signed`` made again as :data:`_PG_PEOPLE` now reads it,
+    where a human score or a pair choice of kind ``import`` is an import's (the owner's login or
+    a lead's), never a person's own login's; with the links of ``0011s_links`` where it extends
+    the function. SQLite: nothing (who writes its file is decided by the file's permissions)."""
+    if conn.dialect.name != "postgresql" or conn.exec_driver_sql(
+            "SELECT to_regproc('rubricate_signed')").scalar() is None:
+        return
+    if conn.exec_driver_sql("SELECT to_regproc('rubricate_link_for')").scalar() is not None:
+        from reviewer.store.links import link_functions
+
+        link_functions(conn)  # (rubricate_signed with links, made from _PG_PEOPLE)
+        return
+    [stmt] = [s for s in _PG_PEOPLE.split("\n\n") if "FUNCTION rubricate_signed()" in s]
+    _pg(conn, stmt.replace("{max_name}", str(MAX_NAME_CHARS)).replace("{bad_class}", _pg_bad_class()))
+
+
 def _sqlite_people(conn: Connection) -> None:
     def trig(name: str, when: str, msg: str, table: str, op: str = "INSERT") -> None:
         conn.exec_driver_sql(f"CREATE TRIGGER IF NOT EXISTS {name} BEFORE {op} ON {table} WHEN {when} "
@@ -338,8 +355,13 @@ BEGIN
     IF NEW.kind = 'adjudication' AND NOT rubricate_holds(NEW.reviewer, 'lead') THEN
       RAISE EXCEPTION 'an adjudication needs a reviewer with the lead role (% does not hold it)', NEW.reviewer;
     END IF;
+  END IF;
+  IF TG_TABLE_NAME IN ('human_score', 'pair_choice') THEN
     IF NEW.kind = 'import' AND rubricate_login_is_lead() THEN
       RETURN NEW;
+    END IF;
+    IF NEW.kind = 'import' AND NOT rubricate_admin(TG_RELID) THEN
+      RAISE EXCEPTION 'the login % may not write a % row of kind import: an import (the owner''s or a lead''s) does', current_user, TG_TABLE_NAME;
     END IF;
   END IF;
   IF TG_TABLE_NAME = 'safety_decision' THEN

@@ -17,10 +17,12 @@ import multiprocessing
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import count, repeat
+from itertools import chain, count, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Protocol
 
+from reviewer.domain.itemlimits import NUL_PROBLEM, nul_field
 from reviewer.domain.records import PlainHuman, PlainJudge, Row
 from reviewer.store.bulk import json_text
 from reviewer.store.import_values import GAP_CACHE, Overall, item_values
@@ -243,10 +245,11 @@ def _stdev(xs: list[float]) -> float | None:
 
 def build_batches(source: ItemSource, rubric: Rubric, errs: list[str], reserve: Reserve,
                   lookup: Lookup | None = None, update_existing: bool = False,
-                  stored: Stored | None = None) -> Iterator[Batch]:
+                  stored: Stored | None = None, refuse_nul: bool = False) -> Iterator[Batch]:
     """Batches of the source's rows; after the first bad line only checks (``errs`` collects).
     A row of a stored item whose hash differs but whose content (``stored``) is the same gives
-    scores to the item's current revision: only other content makes a revision."""
+    scores to the item's current revision: only other content makes a revision. ``refuse_nul``
+    (PostgreSQL, which cannot store it): a row holding a NUL character is a bad line."""
     overall, dims = Overall(rubric), Dims(rubric)
     pending: list[Row] = []
     path = source.path
@@ -288,7 +291,44 @@ def build_batches(source: ItemSource, rubric: Rubric, errs: list[str], reserve: 
                 values = dict(zip(ITEM_COLUMNS[1:], item_values(r, pk, overall, as_text=False)[1:], strict=True))
                 batch.changed.append((pk, revision, old_hash, values))
                 add_scores(batch, dims, r, pk, revision + 1)
+        if refuse_nul and _may_hold_nul(batch):
+            errs.extend(nul_lines(pending, path))
         yield batch
+
+
+def _texts(columns: tuple[str, ...], *names: str) -> itemgetter[tuple[Any, ...]]:
+    return itemgetter(*(columns.index(n) for n in names))
+
+
+#: The columns of a batch's rows that hold text (JSON columns as their text), None or a string.
+_ITEM_TEXTS = _texts(ITEM_COLUMNS, "item_id", "input", "output", "context", "reference", "conversation", "grp",
+                     "variant", "metadata", "gold")
+_JUDGE_TEXTS = _texts(JUDGE_COLUMNS, "rationale", "evidence", "error", "raw_reply")
+_HUMAN_TEXTS = _texts(HUMAN_COLUMNS, "reviewer", "reason", "tags")
+
+
+def _may_hold_nul(batch: Batch) -> bool:
+    """Whether any text the batch writes may hold a NUL character: as itself in a text column, as
+    ``\\u0000`` in a JSON column's text. Its text columns are joined and searched at C speed; a
+    hit (or a batch that changes stored items, seldom) is read exactly, row by row, by
+    :func:`nul_lines`."""
+    if batch.changed or batch.judge_revised or batch.human_revised:
+        return True
+    texts = chain(chain.from_iterable(map(_ITEM_TEXTS, batch.items)),
+                  *(chain.from_iterable(map(_JUDGE_TEXTS, rows)) for rows in batch.judge_full.values()),
+                  chain.from_iterable(map(_HUMAN_TEXTS, batch.human)))
+    joined = "\x01".join(filter(None, texts))
+    return "\x00" in joined or "\\u0000" in joined
+
+
+def nul_lines(rows: list[Row], path: Path | str) -> list[str]:
+    """Each of ``rows`` holding a NUL character anywhere, as ``FILE:LINE: item ID: what``."""
+    found = []
+    for r in rows:
+        name = nul_field({**r.data, "judge": r.judge, "human": r.human})
+        if name is not None:
+            found.append(f"{path}:{r.line}: item {r.item_id}: {name} {NUL_PROBLEM}")
+    return found
 
 
 def _content(values: tuple[Any, ...], stored_order: bool = False) -> str:

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, func, select
 from sqlmodel import col
 
 from reviewer.domain import ItemFold, fold_item, revision_of
-from reviewer.domain.itemlimits import name_problem
+from reviewer.domain.itemlimits import NUL_PROBLEM, name_problem, nul_field
 from reviewer.domain.pairs import PairLines
 from reviewer.errors import FileErrors, UserError
 from reviewer.store.base import records
@@ -206,6 +206,8 @@ class Items:
             try:
                 with self.db.write() as conn:
                     self._stream(conn, source, rubric, dataset or "", update_existing, progress, errs, summary)
+                    if pairs and pairs.records and not errs and self.db.dialect != "sqlite":
+                        errs.extend(_nul_pairs(pairs, str(source.path)))
                     if pairs and pairs.records and not errs:
                         summary.pair_choices, summary.pair_judgments = write_pairs(
                             conn, rubric.ref, dataset or "", pairs.records, pairs.source or str(source.path), errs)
@@ -249,7 +251,8 @@ class Items:
             batches = batches_in_child(source, rubric, errs, next_pk[0])
             summary.reader = "child"
         else:
-            batches = build_batches(source, rubric, errs, reserve, None if fresh else lookup, update_existing, stored)
+            batches = build_batches(source, rubric, errs, reserve, None if fresh else lookup, update_existing, stored,
+                                    refuse_nul=not sqlite)
         writer = RowWriter(conn, rubric, ds)
         # a large file: SQLite's per-row insert guards checked as a set over the rows written instead,
         # batch by batch (while the next batch is being read) and once more at the end
@@ -345,3 +348,14 @@ class Items:
                     if revision == revisions[pk] and value is not None:
                         out.setdefault(pk, {})[model or NO_MODEL] = float(value)
         return out
+
+
+def _nul_pairs(pairs: PairLines, path: str) -> list[str]:
+    """Each pair record holding a NUL character (which PostgreSQL cannot store), as ``FILE:LINE: what``."""
+    found = []
+    for rec in pairs.records:
+        name = nul_field({"human": rec.human, "judge": rec.judge})
+        if name is not None:
+            found.append(f"{pairs.source or path}:{rec.line}: the pair of {rec.a} and {rec.b}: its {name} "
+                         f"verdict {NUL_PROBLEM}")
+    return found

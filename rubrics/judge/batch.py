@@ -20,14 +20,13 @@ from typing import Any
 
 from rubrics.judge.cache import KeyValueCache
 from rubrics.judge.client import (
-    NO_MESSAGE,
     ClientSettings,
     Completion,
     CostMeter,
     JudgeCallError,
     JudgeClient,
-    _count,
     import_litellm,
+    read_completion,
 )
 
 #: Providers whose batch API takes OpenAI's JSONL (an OpenAI-compatible ``--api-base`` is "openai"),
@@ -185,22 +184,6 @@ def _answer(line: Mapping[str, Any]) -> Answer:
     return Answer(body=body)
 
 
-def completion_of(body: Mapping[str, Any], price: BatchPrice | None) -> Completion:
-    """A batch reply's body as the completion a live call gives (text, tokens, the batch's
-    cost); a body with no message is the call's error, as it is live."""
-    choices = body.get("choices")
-    first = choices[0] if isinstance(choices, list) and choices else None
-    message = first.get("message") if isinstance(first, Mapping) else None
-    text = message.get("content") if isinstance(message, Mapping) else None
-    if not isinstance(message, Mapping) or not isinstance(text, str | None):
-        raise JudgeCallError(NO_MESSAGE)
-    usage = body.get("usage")
-    usage = usage if isinstance(usage, Mapping) else {}
-    tokens_in, tokens_out = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
-    cost = price.cost(tokens_in, tokens_out) if price is not None else 0.0
-    return Completion(text or "", cost, tokens_in, tokens_out)
-
-
 class BatchClient(JudgeClient):
     """A judge client whose replies come from a run's batches: every request neither the cache
     nor an earlier batch answers is kept in :attr:`wanted` (its batch line, by cache key) and its
@@ -224,7 +207,4 @@ class BatchClient(JudgeClient):
             raise JudgeCallError(found.error)
         if found.body is None:  # sent, its batch not read yet
             raise JudgeCallError(NOT_YET)
-        completion = completion_of(found.body, self.price)
-        self.meter.spent += completion.cost_usd
-        self.meter.calls += 1
-        return completion
+        return read_completion(found.body, self.meter, self.price.cost if self.price is not None else None)

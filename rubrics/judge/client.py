@@ -16,7 +16,7 @@ import os
 import random
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -245,6 +245,34 @@ def _root(exc: BaseException) -> BaseException:
     return exc
 
 
+def read_completion(reply: Any, meter: CostMeter, price: Callable[[int, int], Any] | None) -> Completion:
+    """A reply as the run's completion: its message text, its tokens, and what it cost by
+    ``price(tokens_in, tokens_out)`` (a price that fails or is unknown costs 0), counted on
+    ``meter``. The reply is litellm's response to a live call, or a batch reply's JSON body
+    (its fields read as keys); a reply with no message is the call's error.
+    """
+    choices = _field(reply, "choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = _field(first, "message")
+    text = _field(message, "content")
+    if not (isinstance(message, Mapping) or hasattr(message, "content")) or not isinstance(text, str | None):
+        raise JudgeCallError(NO_MESSAGE)
+    usage = _field(reply, "usage")
+    tokens_in, tokens_out = _count(_field(usage, "prompt_tokens")), _count(_field(usage, "completion_tokens"))
+    try:
+        cost = float(price(tokens_in, tokens_out) or 0.0) if price is not None else 0.0
+    except Exception:  # a model without a known price costs what we cannot know: 0
+        cost = 0.0
+    meter.spent += cost
+    meter.calls += 1
+    return Completion(text or "", cost, tokens_in, tokens_out)
+
+
+def _field(value: Any, name: str) -> Any:
+    """A field of a reply's part: a key of a JSON object, else an attribute of litellm's object."""
+    return value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
+
+
 class JudgeClient:
     """Calls one judge model through litellm; shared by every method of a run."""
 
@@ -357,22 +385,8 @@ class JudgeClient:
             return completion
 
     def _completion(self, litellm: Any, response: Any) -> Completion:
-        choices = getattr(response, "choices", None)
-        message = getattr(choices[0], "message", None) if isinstance(choices, list) and choices else None
-        text = getattr(message, "content", None)
-        if message is None or not isinstance(text, str | None):
-            raise JudgeCallError(NO_MESSAGE)
-        text = text or ""
-        usage = getattr(response, "usage", None)
-        tokens_in = _count(getattr(usage, "prompt_tokens", 0))
-        tokens_out = _count(getattr(usage, "completion_tokens", 0))
-        try:
-            cost = float(litellm.completion_cost(completion_response=response) or 0.0)
-        except Exception:  # a model without a known price costs what we cannot know: 0
-            cost = 0.0
-        self.meter.spent += cost
-        self.meter.calls += 1
-        return Completion(text, cost, tokens_in, tokens_out)
+        return read_completion(response, self.meter,
+                               lambda _in, _out: litellm.completion_cost(completion_response=response))
 
     async def judge(
         self, prompt: BuiltPrompt, validate: Callable[[dict[str, Any]], T], sample: int = 0,

@@ -7,6 +7,11 @@ dimension will encode (the methods' own ``*_texts`` functions, so the rule of wh
 written once) are gathered per embedding model, duplicates dropped, and encoded in one call. Each
 item's scoring then finds its vectors in the embedder's memory (or the store's cache on a rerun).
 
+A chunk holds at most half as many texts per model as that model's embedder keeps in memory, so
+its vectors stay there while it is scored, beside the previous chunk's last items still in
+flight (encoded, then evicted and encoded again one by one, they would cost the batching's gain);
+a single item needing more widens that memory for itself.
+
 A chunk that fails to encode (a model that cannot load) is left alone: each item's own scoring
 meets the same failure and records it as that item's error.
 """
@@ -14,7 +19,8 @@ meets the same failure and records it as that item's error.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar
 
 from rubrics.methods.base import JudgeItem, turn_views
 from rubrics.methods.claims import claims_texts
@@ -22,11 +28,13 @@ from rubrics.methods.pairs import pair_texts
 from rubrics.methods.semantic import DEFAULT_MODEL, Embedder, semantic_texts
 from rubrics.schema import Dimension
 
-#: Items per chunk: their texts (a few per item and dimension) must stay within the embedder's
-#: in-memory LRU (20,000 vectors) until the chunk is scored.
+#: Items per chunk at most (fewer where their texts would pass the embedders' memory).
 CHUNK_ITEMS = 1024
-#: Pairs per chunk, for the same reason (two or three texts per pair and dimension).
+#: Pairs per chunk at most, likewise.
 CHUNK_PAIRS = 2048
+
+U = TypeVar("U")
+Texts = dict[str, list[str]]
 
 
 def model_of(dim: Dimension) -> str:
@@ -70,12 +78,40 @@ class Prefetch:
                 wanted.setdefault(model_of(dim), {}).update(dict.fromkeys(pair_texts(dim, a, b)))
         return {name: list(t) for name, t in wanted.items()}
 
-    async def encode(self, texts: dict[str, list[str]]) -> None:
+    def chunks(self, units: Iterable[U], texts_of: Callable[[U], Texts], most: int) -> Iterator[tuple[list[U], Texts]]:
+        """``units`` (items, or pairs) in chunks of at most ``most``, each with the distinct texts
+        its scoring encodes (``texts_of`` one unit): a chunk ends before a unit whose texts would
+        take a model's past half what its embedder holds in memory."""
+        chunk: list[U] = []
+        wanted: dict[str, dict[str, None]] = {}
+        for unit in units:
+            mine = texts_of(unit)
+            if chunk and (len(chunk) >= most or not self._fits(wanted, mine)):
+                yield chunk, {name: list(t) for name, t in wanted.items()}
+                chunk, wanted = [], {}
+            chunk.append(unit)
+            for name, t in mine.items():
+                wanted.setdefault(name, {}).update(dict.fromkeys(t))
+        if chunk:
+            yield chunk, {name: list(t) for name, t in wanted.items()}
+
+    def _fits(self, wanted: dict[str, dict[str, None]], more: Texts) -> bool:
+        """Whether ``more`` texts join the chunk's within half of each model's embedder memory."""
+        for name, texts in more.items():
+            have = wanted.get(name, {})
+            new = sum(1 for t in dict.fromkeys(texts) if t not in have)
+            if len(have) + new > self._embedder(name).lru_size // 2:
+                return False
+        return True
+
+    async def encode(self, texts: Texts) -> None:
         """Encode the texts, one call per embedding model, off the event loop one at a time."""
         for name, some in texts.items():
             if not some:
                 continue
+            embedder = self._embedder(name)
+            embedder.make_room(2 * len(some))  # (a chunk of one unit with more texts than half the memory)
             try:
-                await asyncio.to_thread(self._embedder(name).encode, some)
+                await asyncio.to_thread(embedder.encode, some)
             except Exception:  # each item's scoring meets it again and records it
                 continue

@@ -21,7 +21,6 @@ import asyncio
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any, TypeVar
 
 from rubrics.judge.client import CostCapReached, JudgeClient
@@ -322,10 +321,10 @@ class JudgeRunner:
         out: list[ScoreResult] = []
         groups = [(key, sorted(members, key=lambda s: (s.item.variant or "", s.item.id)))
                   for (_, key), members in sorted(self._groups.items()) if len(members) > 1]
-        for start in range(0, len(groups), CHUNK_PAIRS):
-            chunk = groups[start:start + CHUNK_PAIRS]
-            await self._prefetch.encode(self._prefetch.pair_texts(
-                (o[0].item, o[1].item) for _, o in chunk if len(o) == 2))
+        for chunk, texts in self._prefetch.chunks(
+                groups, lambda g: self._prefetch.pair_texts([(g[1][0].item, g[1][1].item)] if len(g[1]) == 2 else []),
+                CHUNK_PAIRS):
+            await self._prefetch.encode(texts)
             for key, ordered in chunk:
                 out += await self._score_group(key, ordered)
         return out
@@ -393,13 +392,15 @@ class JudgeRunner:
         ready: deque[JudgeItem] = deque()
         refill = asyncio.Lock()
 
+        chunks = self._prefetch.chunks(source, lambda item: self._prefetch.item_texts([item]), CHUNK_ITEMS)
+
         async def take() -> JudgeItem | None:
             if not self._prefetch.dims:
                 return next(source, None)
             async with refill:  # one worker encodes the next chunk; the others wait for it
                 if not ready:
-                    chunk = list(islice(source, CHUNK_ITEMS))
-                    await self._prefetch.encode(self._prefetch.item_texts(chunk))
+                    chunk, texts = next(chunks, ([], {}))
+                    await self._prefetch.encode(texts)
                     ready.extend(chunk)
                 return ready.popleft() if ready else None
 

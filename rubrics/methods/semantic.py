@@ -77,7 +77,8 @@ class Embedder:
         self.cache = cache
         self.batch_size = batch_size
         self._lru: OrderedDict[str, Vector] = OrderedDict()
-        self._lru_size = lru_size
+        #: How many vectors the memory holds (a run's chunks are bounded by it: :mod:`rubrics.judge.prefetch`).
+        self.lru_size = lru_size
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()
         #: Texts encoded by the model (cache misses), and the calls that encoded them.
@@ -92,8 +93,12 @@ class Embedder:
         with self._lock:
             self._lru[key] = vector
             self._lru.move_to_end(key)
-            while len(self._lru) > self._lru_size:
+            while len(self._lru) > self.lru_size:
                 self._lru.popitem(last=False)
+
+    def make_room(self, vectors: int) -> None:
+        """Widen the memory to hold at least ``vectors`` at once (never narrowed)."""
+        self.lru_size = max(self.lru_size, vectors)
 
     def holds(self, texts: Sequence[str]) -> bool:
         """Whether every text's vector is in memory (so encoding them needs no model, no I/O)."""

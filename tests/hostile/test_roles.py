@@ -17,7 +17,6 @@ role connects and takes it with ``role=``; every role made here is dropped after
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -28,118 +27,17 @@ import pytest
 from reviewer.errors import UserError
 from reviewer.locations import os_login
 from reviewer.services.importing import import_file
-from reviewer.store import Store, open_store
+from reviewer.store import open_store
 from tests.cli import run_cli
-from tests.hostile.dbs import REF, Raw, open_without, pg_schema, pg_url, plain_pg, refused
-
-PEOPLE = ("ana", "mal", "sam", "sue")
-TWO = "two-signoffs@1.0.0"
-
-
-class Team:
-    """A store with a lead (the owner: the OS user, or the tables' owner on PostgreSQL) and the
-    people of :data:`PEOPLE`, each a login of their own."""
-
-    def __init__(self, backend: str, target: str, logins: dict[str, str], owner: Store) -> None:
-        self.backend, self.target, self.logins, self.owner = backend, target, logins, owner
-        self.stores: list[Store] = [owner]
-
-    def url(self, role: str | None = None) -> str:
-        if self.backend == "sqlite":
-            return self.target
-        url = pg_url(self.target)
-        return url + (f"%20-crole%3D{role}" if role else "")
-
-    def as_(self, person: str) -> Store:
-        """The store as ``person``'s login."""
-        if self.backend == "sqlite":
-            store = open_store(self.target, login=self.logins[person])
-        else:
-            store = open_store(self.url(self.logins[person]))
-        self.stores.append(store)
-        return store
-
-    def raw(self, person: str | None = None) -> Raw:
-        raw = Raw(self.backend, self.target)
-        if person and self.backend == "postgres":
-            raw.conn.execute(f"SET ROLE {self.logins[person]}")
-        return raw
-
-
-def _items(store: Store, tmp: Path, ref: str = REF) -> int:
-    src = tmp / f"i-{uuid.uuid4().hex[:6]}.jsonl"
-    src.write_text(json.dumps({"id": "r-1", "output": "an answer", "human": [
-        {"reviewer": "ana", "scores": {"accuracy": 6}}]}) + "\n")
-    import_file(store, src, ref)
-    return int(store.queue.queue_page("triage", rubric_ref=ref)[0].item_pk)
-
-
-def _two_signoffs(store: Store) -> None:
-    from rubrics.library import bundled_paths
-    from rubrics.loader import load_rubric_text
-
-    text = next(p for p in bundled_paths() if p.stem == "general-quality").read_text()
-    text = text.replace("id: general-quality", "id: two-signoffs").replace(
-        "  reason_margin: 2", "  reason_margin: 2\n  safety_signoffs: 2")
-    store.rubrics.add_rubric(load_rubric_text(text, "two.yaml"), text)
-
-
-def _setup(owner: Store, logins: dict[str, str], tmp: Path) -> dict[str, Any]:
-    owner.roles.add_reviewer("lee", "lead")  # the first lead: bound to the owner's login
-    owner.roles.add_reviewer("ana", "reviewer", login=logins["ana"])
-    owner.roles.add_reviewer("mal", "reviewer", login=logins["mal"])
-    for name, who in (("sam1", "sam"), ("sam2", "sam"), ("sue", "sue")):
-        owner.roles.add_reviewer(name, "safety", login=logins[who])
-    pk = _items(owner, tmp)
-    _two_signoffs(owner)
-    return {"pk": pk, "two_pk": _items(owner, tmp, TWO)}
-
-
-def _pg_people(stack: ExitStack, tag: str) -> dict[str, str]:
-    """A login per person, members of an application role with ``db roles``' grants (applied
-    by the owner), taken by the test role with ``SET ROLE``; all dropped afterwards."""
-    import psycopg
-
-    plain = plain_pg()
-    logins = {p: f"g_{p}_{tag}" for p in PEOPLE}
-    admin = psycopg.connect(plain, autocommit=True)
-    for login in logins.values():
-        admin.execute(f"CREATE ROLE {login} LOGIN")
-        admin.execute(f"GRANT {login} TO CURRENT_USER")
-
-    def drop() -> None:
-        for role in [*logins.values(), f"g_app_{tag}"]:
-            admin.execute(f"DROP ROLE IF EXISTS {role}")  # its grants went with the schema
-        admin.close()
-
-    stack.callback(drop)
-    return logins
-
-
-def _make(backend: str, tmp: Path, stack: ExitStack, skip: tuple[str, ...] = ()) -> tuple[Team, dict[str, Any]]:
-    name = f"t{uuid.uuid4().hex[:6]}"
-    if backend == "sqlite":
-        logins = {p: f"{p}-login" for p in PEOPLE}
-        target = str(tmp / f"{name}.db")
-        owner = open_without(target, skip)
-    else:
-        logins = _pg_people(stack, name)
-        target = stack.enter_context(pg_schema())
-        owner = open_without(pg_url(target), skip)
-        owner.roles.apply_team_roles(owner.roles.team_roles(f"g_app_{name}", list(logins.values())))
-    t = Team(backend, target, logins, owner)
-    def close_stores() -> None:
-        for s in t.stores:
-            s.close()
-    stack.callback(close_stores)
-    return t, _setup(owner, logins, tmp)
+from tests.hostile.dbs import REF, Raw, open_without, pg_schema, pg_url, refused
+from tests.hostile.team import Team, make_team, raw_ok
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def team(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Team, dict[str, Any]]]:
     """The team on a store with every migration."""
     with ExitStack() as stack:
-        yield _make(request.param, tmp_path, stack)
+        yield make_team(request.param, tmp_path, stack)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -147,20 +45,8 @@ def teams(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[tuple
     """The team on a database migrated without ``0007g_roles`` (where a raw statement is
     accepted) and on one with it (where it is refused): [(team, accepted?), ...]."""
     with ExitStack() as stack:
-        yield [(_make(request.param, tmp_path, stack, ("0007g_roles",)), True),
-               (_make(request.param, tmp_path, stack), False)]
-
-
-def _raw_ok(t: Team, person: str | None, sql: str) -> bool:
-    """Whether ``sql`` as ``person`` (PostgreSQL: their login) is accepted."""
-    raw = t.raw(person)
-    try:
-        raw.run(sql)
-        return True
-    except refused(t.backend):
-        return False
-    finally:
-        raw.close()
+        yield [(make_team(request.param, tmp_path, stack, ("0007g_roles",)), True),
+               (make_team(request.param, tmp_path, stack), False)]
 
 
 # --- the first lead, grants ---------------------------------------------------------------
@@ -224,7 +110,7 @@ def _insert_score(t: Team, pk: int, reviewer_sql: str, kind: str = "score") -> s
 
 def test_the_database_refuses_an_adjudication_by_a_non_lead(teams: list[Any]) -> None:
     for (t, info), accepted in teams:
-        assert _raw_ok(t, None, _insert_score(t, info["pk"], "'ana'", "adjudication")) is accepted
+        assert raw_ok(t, None, _insert_score(t, info["pk"], "'ana'", "adjudication")) is accepted
 
 
 def test_the_database_refuses_a_safety_decision_without_the_role(teams: list[Any]) -> None:
@@ -232,7 +118,7 @@ def test_the_database_refuses_a_safety_decision_without_the_role(teams: list[Any
         flag = t.owner.safety.flag_item(info["pk"], "lee")
         sql = ("INSERT INTO safety_decision (flag_pk, reviewer, decision, reason, created_at) "
                f"VALUES ({flag}, 'ana', 'clear', 'looks fine', CURRENT_TIMESTAMP)")
-        assert _raw_ok(t, None, sql) is accepted
+        assert raw_ok(t, None, sql) is accepted
 
 
 # --- names --------------------------------------------------------------------------------
@@ -259,7 +145,7 @@ RAW_NAMES = {"empty": "''", "spaces": "'  '", "newline": "'ana' || {chr}(10)", "
 def test_a_bad_name_is_refused_by_the_database(teams: list[Any], case: str) -> None:
     for (t, info), accepted in teams:
         name = RAW_NAMES[case].format(chr="char" if t.backend == "sqlite" else "chr", long="x" * 201)
-        assert _raw_ok(t, None, _insert_score(t, info["pk"], name)) is accepted
+        assert raw_ok(t, None, _insert_score(t, info["pk"], name)) is accepted
 
 
 # --- who signs ------------------------------------------------------------------------------
@@ -300,10 +186,10 @@ def test_postgres_binds_a_name_to_its_login(teams: list[Any]) -> None:
     """A raw INSERT as mal's login signed 'ana' is refused by the database; as ana's login it is
     accepted and the row records her login as its actor, whatever the statement says."""
     for (t, info), accepted in teams:
-        assert _raw_ok(t, "mal", _insert_score(t, info["pk"], "'ana'")) is accepted
+        assert raw_ok(t, "mal", _insert_score(t, info["pk"], "'ana'")) is accepted
         comment = (f"INSERT INTO item_comment (item_pk, revision, reviewer, text, created_at) "
                    f"VALUES ({info['pk']}, 1, 'ana', 'signed as ana by mal', CURRENT_TIMESTAMP)")
-        assert _raw_ok(t, "mal", comment) is accepted
+        assert raw_ok(t, "mal", comment) is accepted
     t, info = teams[1][0]
     raw = t.raw("ana")
     try:
@@ -317,10 +203,10 @@ def test_postgres_binds_a_name_to_its_login(teams: list[Any]) -> None:
 @pytest.mark.parametrize("teams", ["postgres"], indirect=True)
 def test_postgres_a_login_cannot_make_itself_lead_in_sql(teams: list[Any]) -> None:
     for (t, _), accepted in teams:
-        assert _raw_ok(t, "mal", "UPDATE reviewer SET roles = 'lead,reviewer' WHERE name = 'mal'") is accepted
+        assert raw_ok(t, "mal", "UPDATE reviewer SET roles = 'lead,reviewer' WHERE name = 'mal'") is accepted
         sql = (f"INSERT INTO reviewer (name, roles, login, created_at) "
                f"VALUES ('mal2', 'lead', '{t.logins['mal']}', CURRENT_TIMESTAMP)")
-        assert _raw_ok(t, "mal", sql) is accepted
+        assert raw_ok(t, "mal", sql) is accepted
 
 
 # --- the application role -------------------------------------------------------------------
@@ -470,3 +356,39 @@ def test_review_reviewer_for_someone_else_is_a_leads_act(tmp_path: Path, capsys:
     boss.roles.add_reviewer("me", "lead", login=os_login())  # now this OS user is a lead: it may act for ana
     boss.close()
     assert run_cli(["review", "--reviewer", "ana", "--db", db], capsys)[0] == 0 and opened == ["ana"]
+
+
+def _insert_pair_choice(pk: int, reviewer: str, kind: str) -> str:
+    return ("INSERT INTO pair_choice (grp, rubric_ref, reviewer, winner_item_pk, item_a_pk, item_b_pk, revision, "
+            f"kind, created_at) VALUES ('g1', '{REF}', '{reviewer}', {pk}, {pk}, {pk}, 1, '{kind}', CURRENT_TIMESTAMP)")
+
+
+
+def test_postgres_only_an_import_writes_rows_of_kind_import(tmp_path: Path) -> None:
+    """A person's own login may choose in a pair and score, but not write a pair choice or a
+    score of kind ``import`` (which says an item file carried it): the database refuses it and
+    nothing is written; the owner's import still writes both."""
+    with ExitStack() as stack:
+        t, info = make_team("postgres", tmp_path, stack)
+        pk = info["pk"]
+        assert raw_ok(t, "ana", _insert_pair_choice(pk, "ana", "choice"))
+        assert raw_ok(t, "ana", _insert_score(t, pk, "'ana'"))
+        for sql, table in ((_insert_pair_choice(pk, "ana", "import"), "pair_choice"),
+                           (_insert_score(t, pk, "'ana'", "import"), "human_score")):
+            raw = t.raw("ana")
+            try:
+                with pytest.raises(refused(t.backend), match=f"may not write a {table} row of kind import"):
+                    raw.run(sql)
+            finally:
+                raw.close()
+        with t.owner.db.read() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM pair_choice WHERE kind = 'import'").scalar() == 0
+        src = tmp_path / "pairs.jsonl"
+        rows = [{"id": f"pp-{v}", "output": f"answer {v}", "group": "gp", "variant": v,
+                 "human": [{"reviewer": "ana", "scores": {"accuracy": 6}}]} for v in "ab"]
+        verdict = {"pair": {"a": "pp-a", "b": "pp-b"}, "human": [{"reviewer": "ana", "winner": "a"}]}
+        src.write_text("".join(json.dumps(r) + "\n" for r in [*rows, verdict]))
+        summary = import_file(t.owner, src, REF)
+        assert summary.pair_choices == 1 and summary.human_scores == 2
+        with t.owner.db.read() as conn:
+            assert conn.exec_driver_sql("SELECT reviewer FROM pair_choice WHERE kind = 'import'").scalars().all() == ["ana"]

@@ -32,7 +32,7 @@ from reviewer.store import open_store
 from reviewer.store.guards import ALL_HISTORY
 from tests.cli import run_cli
 from tests.hostile.dbs import REF, Raw, open_without, pg_schema, pg_url, refused
-from tests.hostile.test_roles import Team, _pg_people, _setup
+from tests.hostile.team import Team, pg_people, setup_team
 
 NEW = "0010e_team_writes"
 #: The earlier release's ``db roles`` grants (``{app}``, ``{history}``, ``{item_columns}``).
@@ -51,7 +51,7 @@ CONTENT = {"pk", "item_id", "dataset", "rubric_ref", "content_hash", "revision",
 def _state(t: Team, tmp: Path) -> dict[str, Any]:
     """What the attacks aim at: an item with an open flag, mal's live claim and active
     assignment, a cached judge reply, a queue setting, and a name that came with an import."""
-    info = _setup(t.owner, t.logins, tmp)
+    info = setup_team(t.owner, t.logins, tmp)
     src = tmp / f"ivy-{uuid.uuid4().hex[:6]}.jsonl"
     src.write_text(json.dumps({"id": "ivy-1", "output": "an answer ivy scored elsewhere",
                                "judge": {"model": "m", "scores": {"accuracy": 7}},
@@ -87,7 +87,7 @@ def _person(t: Team, who: str) -> Any:
 def _earlier_team(tmp: Path, stack: ExitStack) -> tuple[Team, dict[str, Any], str]:
     """A PostgreSQL team as the earlier release left it; returns it, its state and app role."""
     name = f"w{uuid.uuid4().hex[:6]}"
-    logins = _pg_people(stack, name)
+    logins = pg_people(stack, name)
     schema = stack.enter_context(pg_schema())
     owner = open_without(pg_url(schema), (NEW,))
     app = f"g_app_{name}"
@@ -233,7 +233,7 @@ def test_postgres_the_triage_key_is_derived_by_the_database(
 
 def _fresh_team(tmp: Path, stack: ExitStack) -> tuple[Team, dict[str, Any]]:
     name = f"f{uuid.uuid4().hex[:6]}"
-    logins = _pg_people(stack, name)
+    logins = pg_people(stack, name)
     schema = stack.enter_context(pg_schema())
     owner = open_store(pg_url(schema))
     owner.roles.apply_team_roles(owner.roles.team_roles(f"g_app_{name}", list(logins.values())))
@@ -325,15 +325,15 @@ def test_the_acting_login_is_the_uid_not_the_environment(tmp_path: Path, monkeyp
 
 
 def test_one_os_account_under_two_lognames_is_not_two_signoffs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.hostile.test_roles import TWO, _items, _two_signoffs
+    from tests.hostile.team import TWO, import_item, two_signoffs
 
     db = str(tmp_path / "two.db")
     lead = open_store(db, login="lee-login")
     lead.roles.add_reviewer("lee", "lead")
     lead.roles.add_reviewer("s1", "safety", login="boss1")
     lead.roles.add_reviewer("s2", "safety", login="boss2")
-    _two_signoffs(lead)
-    pk = _items(lead, tmp_path, TWO)
+    two_signoffs(lead)
+    pk = import_item(lead, tmp_path, TWO)
     flag = lead.safety.flag_item(pk, "lee")
     lead.close()
     for name, login in (("s1", "boss1"), ("s2", "boss2")):

@@ -8,8 +8,9 @@ Every request body is recorded, so tests assert on the prompt litellm actually s
 
 Runs in a background thread (``LoopbackServer().start()``) or as a process for benchmarks:
 ``python -m tests.judge.loopback [--delay SECONDS]`` prints its port and serves until killed, each
-reply held for the delay (a model's latency). Every connection has TCP_NODELAY set, so a reply's
-last segment is never held back waiting for an ACK (Nagle): the latency measured is the delay's.
+reply held for the delay (a model's latency). Every connection has TCP_NODELAY (aiohttp sets it on
+each accepted socket: ``tests/judge/test_loopback.py`` reads it), so a reply's last segment is never
+held back waiting for an ACK (Nagle): the latency measured is the delay's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import socket
 import threading
 import time
 from collections import deque
@@ -87,7 +87,6 @@ class LoopbackServer:
             self.default = default or Reply()
 
     async def _handle(self, request: web.Request) -> web.Response:
-        _no_delay(request)
         body = await request.json()
         with self._lock:
             self.requests.append(body)
@@ -156,13 +155,6 @@ class LoopbackServer:
             asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(5)
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(5)
-
-
-def _no_delay(request: web.Request) -> None:
-    """TCP_NODELAY on the request's connection (aiohttp sets it too; here it is not left to that)."""
-    sock = request.transport.get_extra_info("socket") if request.transport is not None else None
-    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def main() -> None:

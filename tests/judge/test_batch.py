@@ -20,13 +20,17 @@ from typer.testing import CliRunner
 from reviewer.cli import _register, app
 from reviewer.errors import UserError
 from reviewer.services import judge_batch, judging
+from reviewer.services.importing import import_file
+from reviewer.store import open_store
 from rubrics.judge.batch import input_files, read_output, request_line
 from rubrics.judge.client import NO_MESSAGE
+from rubrics.loader import load_rubric_file
+from rubrics.methods.semantic import load_model
 from tests.cli import run_cli
 from tests.judge.batchserver import BatchServer
 from tests.judge.helpers import answer
 from tests.judge.loopback import Reply, user_prompt
-from tests.judge.test_judging import judge_store
+from tests.judge.test_judging import RUBRIC, judge_store
 from tests.store.conftest import pg_schema_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,6 +151,45 @@ def test_a_batch_costs_the_batch_price_and_sends_only_what_the_cache_lacks(serve
     assert [(b.round, b.requests) for b in again.batches] == [(1, 1)] and server.count == 1
     assert "Answer 4." in user_prompt(server.requests[0])
     assert again.totals is not None and again.totals.cached == 6 and again.totals.cost_usd == 0.0
+
+
+SEMANTIC_RUBRIC = RUBRIC.replace("description: Two judge dimensions and a rule.", "description: A judge, a rule, a cosine.") + """\
+  - {id: sim, name: Similarity, description: Close to the reference., method: semantic_similarity,
+     weight: 0, threshold: 60, anchors: [{range: [1, 2], label: Far, description: Far.},
+                                         {range: [3, 5], label: Near, description: Near.}]}
+"""
+
+
+@pytest.mark.slow
+def test_a_batch_run_encodes_each_text_once_over_its_rounds(server: BatchServer, dbs: list[str], tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "rubric.yaml"
+    path.write_text(SEMANTIC_RUBRIC)
+    store = open_store(dbs[0])
+    store.rubrics.add_rubric(load_rubric_file(path), SEMANTIC_RUBRIC)
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"id": f"q{i}", "input": f"Question {i}?", "output": f"Answer {i}.",
+                                         "reference": f"The answer is {i}."}) + "\n" for i in range(6)))
+    import_file(store, str(items), REF)
+    model = load_model()
+    encode = model.encode
+    seen: list[str] = []
+
+    def counted(texts: list[str], **kw: Any) -> Any:
+        seen.extend(texts)
+        return encode(texts, **kw)
+
+    monkeypatch.setattr(model, "encode", counted)
+    state = judge_batch.start(store, _options(server), interval=0.01, wait=True)
+    # two rounds (q2's re-ask in the second) and the storing pass: the twelve texts encoded once
+    assert state.status == "done" and state.totals is not None and len(state.batches) == 2
+    assert sorted(seen) == sorted({*(f"Answer {i}." for i in range(6)), *(f"The answer is {i}." for i in range(6))})
+    assert state.totals.embedded == 12
+    assert len([r for r in _stored(store) if r[1] == "sim" and r[2] is not None]) == 6
+    seen.clear()
+    server.reset(default=SCRIPT)
+    [again] = judging.run(store, _options(server))  # the vectors were stored: a rerun encodes nothing
+    assert seen == [] and again.totals.embedded == 0
 
 
 def test_batch_refuses_what_it_cannot_honour_in_one_line(server: BatchServer, dbs: list[str], tmp_path: Path,

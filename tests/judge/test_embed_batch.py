@@ -15,7 +15,7 @@ from reviewer.store import Store
 from rubrics.judge.cache import MemoryCache
 from rubrics.judge.runner import JudgeRunner
 from rubrics.loader import load_rubric_file
-from rubrics.methods.semantic import Embedder, score_semantic
+from rubrics.methods.semantic import Embedder, load_model, score_semantic
 from rubrics.results import ScoreResult
 from tests.judge.helpers import dim, item, rubric
 from tests.store.conftest import db_url, store  # noqa: F401  (the store on SQLite and PostgreSQL)
@@ -103,3 +103,32 @@ def test_cached_vectors_come_back_exactly_and_older_lists_still_read() -> None:
     older = Embedder(cache=cache)
     [vector] = older.encode(["an older run's text"])
     assert older.encoded == 0 and vector.tolist() == pytest.approx([0.6, 0.8])
+
+
+async def test_a_chunk_never_outgrows_the_embedders_memory() -> None:
+    """Forty items' eighty texts against a memory of 16 vectors and no cache behind it: the chunks
+    are cut to fit it, so each text reaches the model once (a chunk past the memory evicted its
+    own vectors, and each item then encoded its texts again, one by one)."""
+    r = rubric(dim("sim", "semantic_similarity", weight=1, params={"range": [0.3, 0.9]}))
+    items = [item(id=f"i{i}", output=f"Answer {i}: opened items come back within {i} days.",
+                  reference=f"Reference {i}: returns within {i + 1} weeks.") for i in range(40)]
+    embedder = Embedder(lru_size=16)
+    model = load_model()
+    seen: list[str] = []
+    encode = model.encode
+
+    def counted(texts: list[str], **kw: Any) -> Any:
+        seen.extend(texts)
+        return encode(texts, **kw)
+
+    model.encode = counted
+    try:
+        got: list[ScoreResult] = []
+        totals = await JudgeRunner(r, client=None, embedder=embedder, concurrency=4).run(
+            items, lambda rs, hs: got.extend(rs))
+    finally:
+        del model.encode
+    assert totals.status == "done" and totals.errors == 0
+    assert len(seen) == len(set(seen)) == 80 == embedder.encoded  # every output and reference, once
+    assert embedder.lru_size == 16 and embedder.model_calls > 1  # in several chunks, the memory as it was
+    assert len(got) == 40 and all(x.score is not None for x in got)

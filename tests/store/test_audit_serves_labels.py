@@ -17,7 +17,7 @@ from sqlalchemy import text
 from reviewer.store import Store, open_store
 from reviewer.store.lite import first_page, sqlite_path
 from reviewer.store.views import QueueFilter
-from tests.hostile.test_roles import Team, _make
+from tests.hostile.team import Team, make_team
 from tests.store.test_labels_are_labels import REF, _import, _review
 
 SAMPLE = 6
@@ -128,7 +128,7 @@ def test_a_database_from_before_gets_its_label_counts(db_url: str, tmp_path: Pat
 def pg_team(tmp_path: Path) -> Iterator[tuple[Team, dict[str, Any]]]:
     """The role tests' team on PostgreSQL (logins granted by ``db roles``)."""
     with ExitStack() as stack:
-        yield _make("postgres", tmp_path, stack)
+        yield make_team("postgres", tmp_path, stack)
 
 
 def test_postgres_logins_granted_before_the_count_may_score(pg_team: tuple[Team, dict[str, Any]]) -> None:

@@ -13,10 +13,10 @@ import pytest
 
 from reviewer.domain.itemlimits import MAX_COMMENT_CHARS
 from reviewer.errors import UserError
-from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
 from tests.hostile.dbs import Raw, refused
 from tests.hostile.harness import unguarded_true
+from tests.store.helpers import CAPITAL, cap_item
 
 REF = "general-quality@1.0.0"
 DIMS = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
@@ -27,11 +27,8 @@ def _write(path: Path, *rows: dict[str, Any]) -> Path:
     return path
 
 
-def _item(store: Store, tmp_path: Path, output: str = "Paris is the capital of France.", update: bool = False) -> int:
-    row = {"id": "cap", "input": "Capital of France?", "output": output,
-           "judge": {"model": "j", "scores": dict.fromkeys(DIMS, 8)}}
-    import_file(store, _write(tmp_path / f"items-{len(output)}.jsonl", row), REF, update_existing=update)
-    return int(next(r.item_pk for r in store.queue.queue_page("triage") if r.item_id == "cap"))
+def _item(store: Store, tmp_path: Path, output: str = CAPITAL, update: bool = False) -> int:
+    return cap_item(store, tmp_path, output, update, judge=dict.fromkeys(DIMS, 8))
 
 
 def _target(db_url: str) -> tuple[str, str]:

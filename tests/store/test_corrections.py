@@ -21,20 +21,17 @@ from sqlalchemy import text as sql
 
 from reviewer.domain.corrections import MAX_CORRECTION_CHARS
 from reviewer.errors import UserError
-from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
 from tests.cli import run_cli
-from tests.hostile.test_roles import _make
+from tests.hostile.team import make_team
+from tests.store.helpers import cap_item
 
 REF = "general-quality@1.0.0"
 OUTPUT = "Paris is the capital of France."
 
 
 def _item(store: Store, tmp_path: Path, output: str = OUTPUT, update: bool = False) -> int:
-    path = tmp_path / f"items-{len(output)}.jsonl"
-    path.write_text(json.dumps({"id": "cap", "input": "Capital of France?", "output": output}) + "\n")
-    import_file(store, path, REF, update_existing=update)
-    return int(next(r.item_pk for r in store.queue.queue_page("triage") if r.item_id == "cap"))
+    return cap_item(store, tmp_path, output, update)
 
 
 def test_a_correction_is_stored_with_author_revision_and_time(store: Store, tmp_path: Path) -> None:
@@ -189,7 +186,7 @@ def pg_team(tmp_path: Path) -> Iterator[tuple[Any, dict[str, Any]]]:
     """People with logins of their own on PostgreSQL, their roles granted (``db roles``) before
     this migration existed; the owner then opens the database and migrates it."""
     with ExitStack() as stack:
-        t, info = _make("postgres", tmp_path, stack, skip=("0013c_corrections",))
+        t, info = make_team("postgres", tmp_path, stack, skip=("0013c_corrections",))
         with t.owner.db.write() as conn:  # the grants of a ``db roles`` run before the table existed
             for role in conn.execute(sql(
                     "SELECT DISTINCT grantee FROM information_schema.table_privileges WHERE table_schema = "

@@ -16,7 +16,7 @@ from sqlalchemy import text
 
 from reviewer.errors import MissingRole, UserError
 from reviewer.store import Store
-from tests.hostile.test_roles import Team, _make, _raw_ok
+from tests.hostile.team import Team, make_team, raw_ok
 
 REF = "general-quality@1.0.0"
 
@@ -109,7 +109,7 @@ def test_what_a_review_refuses(demo_store: Store) -> None:
 def team(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Team, dict[str, Any]]]:
     """The role tests' team (the owner's lead lee, people with logins of their own); sue made a lead."""
     with ExitStack() as stack:
-        t, info = _make(request.param, tmp_path, stack)
+        t, info = make_team(request.param, tmp_path, stack)
         t.owner.roles.add_reviewer("sue", "lead")
         yield t, info
 
@@ -136,13 +136,13 @@ def test_a_review_is_signed_by_the_leads_login_and_checked_by_the_database(team:
         return (f"INSERT INTO lead_review (score_pk, reviewed, reviewer, verdict, created_at) "
                 f"VALUES ({score_pk}, '{reviewed}', '{reviewer}', 'accept', CURRENT_TIMESTAMP)")
 
-    assert _raw_ok(t, "sue", forged("sue", "mal"))  # (rolled back) the well-formed row passes
-    assert not _raw_ok(t, "mal", forged("mal", "mal"))  # no lead role (and one's own score)
-    assert not _raw_ok(t, "ana", forged("ana", "mal"))  # no lead role
-    assert not _raw_ok(t, "sue", forged("sue", "ana"))  # not ana's score
-    assert not _raw_ok(t, "sue", forged("sue", "mal").replace("'accept'", "'reject'"))  # a reject names its adjudication
+    assert raw_ok(t, "sue", forged("sue", "mal"))  # (rolled back) the well-formed row passes
+    assert not raw_ok(t, "mal", forged("mal", "mal"))  # no lead role (and one's own score)
+    assert not raw_ok(t, "ana", forged("ana", "mal"))  # no lead role
+    assert not raw_ok(t, "sue", forged("sue", "ana"))  # not ana's score
+    assert not raw_ok(t, "sue", forged("sue", "mal").replace("'accept'", "'reject'"))  # a reject names its adjudication
     if t.backend == "postgres":
-        assert not _raw_ok(t, "mal", forged("sue", "mal"))  # the name is bound to sue's login
+        assert not raw_ok(t, "mal", forged("sue", "mal"))  # the name is bound to sue's login
 
 
 def test_a_lead_served_through_a_link_signs_the_review_as_written_through_it(

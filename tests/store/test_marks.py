@@ -19,8 +19,8 @@ from reviewer.domain.marks import current_marks, shown_span
 from reviewer.errors import UserError
 from reviewer.safetext import safe
 from reviewer.store import Store, open_store
-from tests.hostile.test_roles import Team, _make, _raw_ok
-from tests.store.test_reveals import _item as reveal_item
+from tests.hostile.team import Team, make_team, raw_ok
+from tests.store.helpers import cap_item
 
 REF = "general-quality@1.0.0"
 OUTPUT = "Paris is the capital of France. It has 2 million people."
@@ -30,11 +30,11 @@ OUTPUT = "Paris is the capital of France. It has 2 million people."
 def team(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Team, dict[str, Any]]]:
     """The role tests' team (a lead owning the store, people with logins of their own)."""
     with ExitStack() as stack:
-        yield _make(request.param, tmp_path, stack)
+        yield make_team(request.param, tmp_path, stack)
 
 
 def _item(store: Store, tmp_path: Path, output: str = OUTPUT, update: bool = False) -> int:
-    return reveal_item(store, tmp_path, output, update)
+    return cap_item(store, tmp_path, output, update, judge={"accuracy": 8})
 
 
 def test_a_mark_keeps_its_offsets_text_and_score_row(store: Store, tmp_path: Path) -> None:
@@ -121,8 +121,8 @@ def test_a_mark_is_signed_like_a_score(team: tuple[Team, dict[str, Any]]) -> Non
     if t.backend == "postgres":
         forged = ('INSERT INTO span_mark (item_pk, revision, dimension, reviewer, start, "end", quote, created_at) '
                   f"VALUES ({pk}, 1, 'accuracy', 'ana', 0, 2, 'an', CURRENT_TIMESTAMP)")
-        assert not _raw_ok(t, "mal", forged)
-        assert _raw_ok(t, "ana", forged)
+        assert not raw_ok(t, "mal", forged)
+        assert raw_ok(t, "ana", forged)
 
 
 def test_a_link_session_marks_through_the_link(demo_store: Store, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,7 +4,6 @@ SQLite and PostgreSQL; the PostgreSQL logins' grants too."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -13,9 +12,9 @@ from typing import Any
 import pytest
 
 from reviewer.errors import UserError
-from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
-from tests.hostile.test_roles import Team, _make, _raw_ok
+from tests.hostile.team import Team, make_team, raw_ok
+from tests.store.helpers import CAPITAL, cap_item
 
 REF = "general-quality@1.0.0"
 
@@ -24,15 +23,11 @@ REF = "general-quality@1.0.0"
 def team(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Team, dict[str, Any]]]:
     """The role tests' team (a lead owning the store, people with logins of their own)."""
     with ExitStack() as stack:
-        yield _make(request.param, tmp_path, stack)
+        yield make_team(request.param, tmp_path, stack)
 
 
-def _item(store: Store, tmp_path: Path, output: str = "Paris is the capital of France.", update: bool = False) -> int:
-    path = tmp_path / f"items-{len(output)}.jsonl"
-    path.write_text(json.dumps({"id": "cap", "input": "Capital of France?", "output": output,
-                                "judge": {"model": "j", "scores": {"accuracy": 8}}}) + "\n")
-    import_file(store, path, REF, update_existing=update)
-    return int(next(r.item_pk for r in store.queue.queue_page("triage") if r.item_id == "cap"))
+def _item(store: Store, tmp_path: Path, output: str = CAPITAL, update: bool = False) -> int:
+    return cap_item(store, tmp_path, output, update, judge={"accuracy": 8})
 
 
 def test_a_reveal_is_the_persons_on_the_items_revision(store: Store, tmp_path: Path) -> None:
@@ -69,8 +64,8 @@ def test_a_reveal_is_signed_like_a_score(team: tuple[Team, dict[str, Any]]) -> N
     if t.backend == "postgres":
         forged = (f"INSERT INTO item_reveal (item_pk, revision, reviewer, created_at) "
                   f"VALUES ({pk}, 1, 'ana', CURRENT_TIMESTAMP)")
-        assert not _raw_ok(t, "mal", forged)
-        assert _raw_ok(t, "ana", forged)
+        assert not raw_ok(t, "mal", forged)
+        assert raw_ok(t, "ana", forged)
 
 
 @pytest.mark.parametrize("team", ["postgres"], indirect=True)

@@ -19,7 +19,7 @@ from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
 from reviewer.store.links import parse_expires, token_hash
 from reviewer.store.tables import now
-from tests.hostile.test_roles import Team, _make
+from tests.hostile.team import Team, make_team
 
 
 @pytest.fixture
@@ -111,7 +111,7 @@ def test_a_link_session_signs_as_its_person_through_the_link(team: Store, db_url
 def pg_team(tmp_path: Path) -> Iterator[tuple[Team, dict[str, Any]]]:
     """The role tests' team on PostgreSQL: each person a login of their own (``db roles``)."""
     with ExitStack() as stack:
-        yield _make("postgres", tmp_path, stack)
+        yield make_team("postgres", tmp_path, stack)
 
 
 def test_postgres_a_leads_login_serves_its_links_within_their_roles(

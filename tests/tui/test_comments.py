@@ -19,15 +19,8 @@ from reviewer.tui.screens.comment import CommentDialog
 from reviewer.tui.screens.help import HelpScreen
 from tests.hostile.harness import EVERYTHING, raw_controls
 from tests.tui.conftest import REVIEWER
+from tests.tui.helpers import next_pk
 from tests.tui.test_review_flow import SIZE, settle, start
-
-
-def _next_pk(store: Store) -> int:
-    """The item ``g`` will serve the reviewer (claimed and given back)."""
-    claim = store.queue.claim_next("triage", REVIEWER)
-    assert claim is not None
-    store.queue.release(claim)
-    return int(claim.item_pk)
 
 
 def _panel(screen: Any) -> tuple[bool, str]:
@@ -70,7 +63,7 @@ async def test_escape_writes_nothing(store: Store) -> None:
 
 
 async def test_a_later_reviewer_sees_the_comment_with_author_and_time_hostile_text_made_safe(store: Store) -> None:
-    pk = _next_pk(store)
+    pk = next_pk(store)
     store.comments.add_comment(pk, "ana", "source is a blog " + EVERYTHING)
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
@@ -84,7 +77,7 @@ async def test_a_later_reviewer_sees_the_comment_with_author_and_time_hostile_te
 
 async def test_a_blind_session_hides_others_comments_until_the_judge_is_shown(store: Store) -> None:
     """A comment can carry an opinion of the judge's scores: blind means blind."""
-    pk = _next_pk(store)
+    pk = next_pk(store)
     store.comments.add_comment(pk, "ana", "the judge is far too lenient on accuracy")
     app = make_app(store, REVIEWER, blind=True)
     async with app.run_test(size=SIZE) as pilot:

@@ -20,7 +20,7 @@ from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.item import ItemScreen
 from tests.hostile.harness import EVERYTHING, raw_controls
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_comments import _next_pk
+from tests.tui.helpers import next_pk
 from tests.tui.test_review_flow import SIZE, settle, start
 
 
@@ -111,7 +111,7 @@ async def test_escape_writes_nothing(store: Store) -> None:
 
 
 async def test_a_later_reviewer_sees_it_blind_sessions_only_their_own_hostile_text_made_safe(store: Store) -> None:
-    pk = _next_pk(store)
+    pk = next_pk(store)
     with store.db.read() as conn:
         from sqlalchemy import text as sql
 
@@ -133,7 +133,7 @@ async def test_a_later_reviewer_sees_it_blind_sessions_only_their_own_hostile_te
 async def test_the_editor_never_hands_the_terminal_a_control_character(store: Store) -> None:
     """The output under review is hostile: the editor holds it with its unsafe characters as
     placeholders, and draws what is typed or pasted through the same rule."""
-    pk = _next_pk(store)
+    pk = next_pk(store)
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(app, pilot)
@@ -208,7 +208,7 @@ async def test_a_correction_of_earlier_content_is_shown_as_written_not_diffed_ag
 
     from reviewer.services.importing import import_file
 
-    pk = _next_pk(store)
+    pk = next_pk(store)
     with store.db.read() as conn:
         from sqlalchemy import text as sql
 

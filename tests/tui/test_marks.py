@@ -25,7 +25,7 @@ from reviewer.tui.screens.reason import ReasonDialog
 from reviewer.tui.widgets.markdown import MARK_STYLE
 from reviewer.tui.widgets.textview import TextView
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_comments import _next_pk
+from tests.tui.helpers import next_pk
 from tests.tui.test_render import _open as open_item
 from tests.tui.test_review_flow import SIZE, focus, settle, start
 
@@ -155,7 +155,7 @@ async def test_the_mouse_drags_a_span(store: Store) -> None:
 async def test_a_revised_item_shows_only_the_current_revisions_marks(store: Store, tmp_path: Path) -> None:
     """A mark on revision 1 stays in the store as history; the revised text shows none of it,
     and a new mark is made on (and drawn on) revision 2."""
-    pk = _next_pk(store)
+    pk = next_pk(store)
     view = store.items.item_view(pk)
     store.marks.add_mark(pk, store.rubrics.get_rubric(view.rubric_ref).dimensions[0].id, REVIEWER, 0,
                          len(view.output.split()[0]))

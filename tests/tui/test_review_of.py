@@ -150,10 +150,10 @@ def test_a_login_without_the_lead_role_is_refused_on_postgres(tmp_path: Path, ca
 
     from reviewer.cli.review_cmds import check_review_of
     from reviewer.errors import UserError
-    from tests.hostile.test_roles import _make
+    from tests.hostile.team import make_team
 
     with ExitStack() as stack:
-        t, _ = _make("postgres", tmp_path, stack)
+        t, _ = make_team("postgres", tmp_path, stack)
         t.owner.roles.add_reviewer("sue", "lead")
         code, out, err = run_cli(["review", "--db", t.url(t.logins["mal"]), "--review-of", "ana", "--reviewer", "mal"],
                                  capsys)
