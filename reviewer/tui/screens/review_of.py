@@ -18,13 +18,14 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Static
 
+from reviewer.domain.wording import score_text
 from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter, palette
 from reviewer.tui.gateway import reads
 from reviewer.tui.host import AnswersWrites, ReviewHost, ReviewOf, host_of
 from reviewer.tui.messages import ReviewPageLoaded, WriteFailed, Written
 from reviewer.tui.screens.footer import AppKeysFirst, footer
-from reviewer.tui.widgets.tables import fill_fitted
+from reviewer.tui.widgets.tables import add_fitted, fill_fitted
 
 if TYPE_CHECKING:
     from reviewer.store.lead_reviews import ReviewedScore
@@ -36,24 +37,20 @@ PAGE = 50
 AHEAD = 10
 
 
-def _num(x: float | None) -> str:
-    return "—" if x is None else f"{x:g}"
-
-
 def verdict_text(row: ReviewedScore) -> Text:
     """The lead's verdict on a score as its cell: accepted, rejected with the lead's score, or none yet."""
     if row.verdict == "accept":
         return Text("accepted", style="green")
     if row.verdict == "reject":
-        return Text(f"rejected → {_num(row.lead_score)}", style=palette.fail())
+        return Text(f"rejected → {score_text(row.lead_score)}", style=palette.fail())
     return Text("—", style="dim")
 
 
 def cells(row: ReviewedScore) -> tuple[Text, ...]:
     """One score as the table's cells (every text from the data through safe_text: never markup)."""
     return (Text(row.created_at.strftime("%Y-%m-%d %H:%M")), safe_text(row.item_id, newlines=False),
-            safe_text(row.dimension, newlines=False), Text(_num(row.score), justify="right"),
-            Text(_num(row.judge), justify="right"), verdict_text(row))
+            safe_text(row.dimension, newlines=False), Text(score_text(row.score), justify="right"),
+            Text(score_text(row.judge), justify="right"), verdict_text(row))
 
 
 @dataclass(frozen=True)
@@ -74,9 +71,9 @@ class RejectDialog(ModalScreen[Rejection | None]):
         super().__init__()
         self.row = row
         self.prompt = Text.assemble(
-            "Reject ", safe_text(person, "bold", newlines=False), "'s ", (_num(row.score), "bold"), " on ",
+            "Reject ", safe_text(person, "bold", newlines=False), "'s ", (score_text(row.score), "bold"), " on ",
             safe_text(row.item_id, "bold", newlines=False), " · ", safe_text(row.dimension, "bold", newlines=False),
-            (f"  (judge {_num(row.judge)})", "dim"),
+            (f"  (judge {score_text(row.judge)})", "dim"),
             f"\nYour score ({row.scale_min:g}–{row.scale_max:g}), stored as your adjudication, and why (required):")
 
     def compose(self) -> ComposeResult:
@@ -192,15 +189,16 @@ class ReviewOfScreen(AppKeysFirst, AnswersWrites):
         table = self.query_one(DataTable)
         if message.before is None:
             self.rows = []
-            table.clear()
         elif not self.rows or self.rows[-1].score_pk != message.before:
             return  # a reload began meanwhile: its own first page follows
-        start, at = len(self.rows), table.cursor_row
+        start = len(self.rows)
         self.rows += message.rows
         self.more = len(message.rows) == PAGE
-        fill_fitted(table, COLUMNS, [cells(row) for row in self.rows])  # (every row read: a later page may be wider)
-        if start:
-            table.move_cursor(row=at, animate=False)
+        page = [cells(row) for row in message.rows]
+        if start:  # the page after the rows on screen, added below them (a wider cell widens its column)
+            add_fitted(table, page)
+        else:
+            fill_fitted(table, COLUMNS, page)
         self.query_one("#review-of-title", Static).update(self._title())
         if not self.rows:
             self.query_one("#review-of-score", Static).update(Text(
@@ -224,11 +222,11 @@ class ReviewOfScreen(AppKeysFirst, AnswersWrites):
                            f" · {r.sample or 'no queue'}"), style="dim")
         t.append("\n")
         t.append(safe_line(f"{self.of.person}: "), style="bold")
-        t.append(_num(r.score), style="bold")
+        t.append(score_text(r.score), style="bold")
         t.append("  ")
         t.append(safe_text(r.reason or "(no reason given)", newlines=False))
         t.append("\njudge: ", style="bold")
-        t.append(_num(r.judge))
+        t.append(score_text(r.judge))
         t.append("   your verdict: ", style="bold")
         t.append(verdict_text(r))
         if r.note:
