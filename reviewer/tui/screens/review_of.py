@@ -7,6 +7,7 @@ A verdict shows at once and is rolled back on screen if the store refuses it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,9 +15,9 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label, Static
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import DataTable, Input, Static
 
 from reviewer.domain.wording import score_text
 from reviewer.safetext import safe_line, safe_text
@@ -24,6 +25,7 @@ from reviewer.tui import adapter, palette
 from reviewer.tui.gateway import reads
 from reviewer.tui.host import AnswersWrites, ReviewHost, ReviewOf, host_of
 from reviewer.tui.messages import ReviewPageLoaded, WriteFailed, Written
+from reviewer.tui.screens.confirm import Decision
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.widgets.tables import add_fitted, fill_fitted
 
@@ -61,27 +63,26 @@ class Rejection:
     note: str
 
 
-class RejectDialog(ModalScreen[Rejection | None]):
+class RejectDialog(Decision[Rejection]):
     """Ask for the lead's own score and the reason; enter on the score moves to the reason,
     enter on the reason rejects; escape writes nothing."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel", id="reject.cancel")]
+    REASON_ID = "reject-reason"
+    REASON_PLACEHOLDER = "why it is wrong (enter rejects, escape cancels)"
 
     def __init__(self, row: ReviewedScore, person: str) -> None:
-        super().__init__()
-        self.row = row
-        self.prompt = Text.assemble(
+        super().__init__(Text.assemble(
             "Reject ", safe_text(person, "bold", newlines=False), "'s ", (score_text(row.score), "bold"), " on ",
             safe_text(row.item_id, "bold", newlines=False), " · ", safe_text(row.dimension, "bold", newlines=False),
             (f"  (judge {score_text(row.judge)})", "dim"),
-            f"\nYour score ({row.scale_min:g}–{row.scale_max:g}), stored as your adjudication, and why (required):")
+            f"\nYour score ({row.scale_min:g}–{row.scale_max:g}), stored as your adjudication, and why (required):"))
+        self.row = row
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="decision-box"):
-            yield Label(self.prompt)
-            yield Input(placeholder=f"your score, {self.row.scale_min:g}–{self.row.scale_max:g} (enter: on to the reason)",
-                        id="reject-score")
-            yield Input(placeholder="why it is wrong (enter rejects, escape cancels)", id="reject-reason")
+    def fields(self) -> Iterator[Widget]:
+        """The lead's own score, before the reason."""
+        yield Input(placeholder=f"your score, {self.row.scale_min:g}–{self.row.scale_max:g} (enter: on to the reason)",
+                    id="reject-score")
 
     def _value(self) -> float | None:
         """The score typed, if it is a number on the dimension's scale (else a warning, None)."""
@@ -96,23 +97,20 @@ class RejectDialog(ModalScreen[Rejection | None]):
             return None
         return value
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        value = self._value()
-        if value is None:
+    def ready(self, submitted: Input) -> bool:
+        """A score on the scale first (else back to it); enter on the score moves to the reason."""
+        if self._value() is None:
             self.query_one("#reject-score", Input).focus()
-            return
-        if event.input.id == "reject-score":
-            self.query_one("#reject-reason", Input).focus()
-            return
-        note = event.value.strip()
-        if not note:
-            self.notify("a reason is required (escape cancels)", severity="warning")
-            return
-        self.dismiss(Rejection(value, note))
+            return False
+        if submitted.id == "reject-score":
+            self.query_one(f"#{self.REASON_ID}", Input).focus()
+            return False
+        return True
 
-    def action_cancel(self) -> None:
-        """Close without writing anything."""
-        self.dismiss(None)
+    def decided(self, reason: str) -> Rejection | None:
+        """The lead's score (checked in :meth:`ready`) and the reason."""
+        value = self._value()
+        return None if value is None else Rejection(value, reason)
 
 
 class ReviewOfScreen(AppKeysFirst, AnswersWrites):
