@@ -236,8 +236,8 @@ async def test_marks_of_one_two_and_three_characters_are_drawn_where_they_were_m
     pk = store.queue.queue_page("triage", search="short-1")[0].item_pk
     dim = store.rubrics.get_rubric("general-quality@1.0.0").dimensions[0].id
     spans = [(6, 7), (output.index("is", 10), output.index("is", 10) + 2), (output.index("not"), output.index("not") + 3)]
-    for start, end in spans:
-        store.marks.add_mark(pk, dim, REVIEWER, start, end)
+    for a, b in spans:
+        store.marks.add_mark(pk, dim, REVIEWER, a, b)
     expected = "".join(c if any(a <= i < b for a, b in spans) else " " for i, c in enumerate(output)).rstrip()
     assert expected.split() == ["a", "is", "not"]
     app = make_app(store, REVIEWER)
