@@ -23,9 +23,9 @@ from reviewer.domain.corrections import Correction, unchanged
 from reviewer.domain.marks import Mark, current_marks, marked_source
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import palette
-from reviewer.tui.messages import WriteFailed, Written
+from reviewer.tui.messages import CorrectionDrawn, WriteFailed, Written
 from reviewer.tui.screens.comment import CommentDialog
-from reviewer.tui.screens.correction import CorrectionEditor, correction_text
+from reviewer.tui.screens.correction import CorrectionEditor, correction_head, correction_text
 from reviewer.tui.screens.footer import footer, score_bindings
 from reviewer.tui.screens.mark import MarkScreen
 from reviewer.tui.screens.scoring import (
@@ -199,9 +199,25 @@ class ItemScreen(ScoringScreen):
         if now == self._shown_correction:
             return
         self._shown_correction = now
-        text = correction_text(self.state)
-        self._correction_w.display = text is not None
-        put(self._correction_w, text if text is not None else Text())
+        self._correction_w.display = bool(shown)
+        if not shown:
+            put(self._correction_w, Text())
+            return
+        placeholder = correction_head(shown)
+        placeholder.append("\ncomparing it with the output…", style="dim")
+        put(self._correction_w, placeholder)
+        self._draw_correction(now, shown, self.state.output, self.state.revision)
+
+    @work(thread=True, exclusive=True, group="correction-diff")
+    def _draw_correction(self, key: tuple[Any, ...], shown: list[Correction], output: str, revision: int) -> None:
+        """The corrected answer's panel, its diff computed here, off the UI thread (pure)."""
+        self.post_message(CorrectionDrawn(key, correction_text(shown, output, revision)))
+
+    def on_correction_drawn(self, message: CorrectionDrawn) -> None:
+        if message.key != self._shown_correction:
+            return  # another item or correction is shown since: its own panel follows
+        self._correction_w.display = message.text is not None
+        put(self._correction_w, message.text if message.text is not None else Text())
 
     def _show_flags(self) -> None:
         panel = self._flags_w
