@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.serve.cdp import Browser, chromium_path
+from tests.devtools import Browser, chromium_path
 from tests.serve.served import build, serving
 
 #: In the page: the time of each key event and of each change of the terminal's rows.

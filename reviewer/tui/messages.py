@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual.message import Message
 
 if TYPE_CHECKING:
@@ -189,3 +190,22 @@ class HistoryLoaded(Message):
 
     rows: list[Decision]
     offset: int
+
+
+# --- computations off the UI thread ------------------------------------------------------------
+@dataclass
+class CorrectionDrawn(Message):
+    """The corrected answer's panel was drawn in a worker (a diff of up to 2,000 lines a side):
+    ``key`` says which item, revision and correction it shows; ``text`` None: no correction."""
+
+    key: tuple[Any, ...]
+    text: Text | None
+
+
+@dataclass
+class MarkTextReady(Message):
+    """Mark mode's text was prepared in a worker: the source offsets mapped to the text as shown
+    (``shown``) and that text with the earlier marks drawn (``text``)."""
+
+    shown: list[int]
+    text: Text

@@ -16,8 +16,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tests.page.browser import chromium as need_chromium
-from tests.serve.cdp import Browser
+from tests.devtools import Browser
+from tests.devtools import chromium as need_chromium
 from tests.serve.served import ROOT, build, serving
 
 #: Where the screenshot of the served item screen is kept for a person to look at (else the

@@ -209,3 +209,43 @@ async def test_a_mark_on_text_changed_meanwhile_is_refused_and_taken_off(store: 
         assert "\n" not in app.write_errors[0]
         assert state.marks == [] and _marked_text(screen) == ""
     assert store.marks.marks([state.item_pk])[state.item_pk] == []
+
+
+def _mask(screen: ItemScreen) -> str:
+    """The output panel's first painted line with every character not drawn in the mark's style
+    blanked: what is highlighted, and where."""
+    view = screen.query_one("#item-output", TextView)
+    out = []
+    for seg in view.render_line(0):
+        style = seg.style
+        marked = style is not None and style.underline and style.bgcolor == MARKED.bgcolor
+        out.append(seg.text if marked else " " * len(seg.text))
+    return "".join(out).rstrip()
+
+
+async def test_marks_of_one_two_and_three_characters_are_drawn_where_they_were_made(
+        store: Store, tmp_path: Path) -> None:
+    """A one-, two- and three-character mark shows highlighted on the rendered output and on the
+    output as written — and where it was made only: ``a`` and ``is`` occur elsewhere in the text,
+    left plain. (Before, the rendered view looked marks up by their text with the evidence's rule,
+    which skips anything under four characters: none of the three was drawn.)"""
+    output = "It is a city. Canberra is not Sydney."
+    src = tmp_path / "short.jsonl"
+    src.write_text(json.dumps({"id": "short-1", "input": "q", "output": output}) + "\n")
+    import_file(store, src, "general-quality@1.0.0", dataset="short")
+    pk = store.queue.queue_page("triage", search="short-1")[0].item_pk
+    dim = store.rubrics.get_rubric("general-quality@1.0.0").dimensions[0].id
+    spans = [(6, 7), (output.index("is", 10), output.index("is", 10) + 2), (output.index("not"), output.index("not") + 3)]
+    for a, b in spans:
+        store.marks.add_mark(pk, dim, REVIEWER, a, b)
+    expected = "".join(c if any(a <= i < b for a, b in spans) else " " for i, c in enumerate(output)).rstrip()
+    assert expected.split() == ["a", "is", "not"]
+    app = make_app(store, REVIEWER)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_item(app, pilot, pk)
+        assert _mask(screen).strip() == expected.strip()  # rendered markdown
+        offset = _mask(screen).index("a") - 6
+        assert _mask(screen) == " " * offset + expected  # in place: the second "is", not the first
+        await pilot.press("m")  # as written
+        await settle(app, pilot)
+        assert _mask(screen) == " " * offset + expected

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 from textual.coordinate import Coordinate
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from reviewer.locations import os_login
 from reviewer.services.importing import import_file
@@ -254,3 +254,40 @@ async def test_a_refused_verdict_after_a_reload_rolls_back_its_own_row_only(stor
         assert [str(table.get_cell_at(Coordinate(r, 1))) for r in range(2)] == [
             screen.rows[0].item_id, screen.rows[1].item_id]
         assert screen.rows[0].score_pk == newer
+
+
+async def test_a_page_is_added_below_the_rows_on_screen(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next page is appended: the rows already on screen stay the table's own (never cleared
+    and added again, which made reading the walk quadratic), a wider cell widens its column, and
+    the judge panel's mean reads as every screen writes a score (two places: 4.33, never 4.3333)."""
+    from reviewer.domain.wording import score_text
+
+    monkeypatch.setattr(review_of, "PAGE", 4)
+    monkeypatch.setattr(review_of, "AHEAD", 1)
+    scores_by_rui(store, 9)
+    app = make_app(store, LEAD, review_of=ReviewOf(PERSON, queue="triage"))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewOfScreen)
+        table = screen.query_one(DataTable)
+        first = list(table.rows.values())
+        assert len(first) == 4
+        for _ in range(3):
+            await pilot.press("down")
+            await settle(app, pilot)
+        assert table.row_count == 8 and list(table.rows.values())[:4] == first
+        assert all(a is b for a, b in zip(table.rows.values(), first, strict=False))  # the same rows, kept
+        assert table.cursor_row == 3
+        judges = [r.judge for r in screen.rows if r.judge is not None]
+        assert any(not float(j).is_integer() for j in judges)  # (the demo's panel means: thirds)
+        column = [str(table.get_cell_at(Coordinate(r, 4))) for r in range(table.row_count)]
+        assert column == [score_text(r.judge) for r in screen.rows]
+        assert all(len(c.split(".")[-1]) <= 2 for c in column if "." in c)
+        widest = max(len(c) for c in column)
+        assert table.ordered_columns[4].width >= widest
+        third = next(i for i, r in enumerate(screen.rows) if r.judge is not None and not float(r.judge).is_integer())
+        table.move_cursor(row=third, animate=False)
+        await settle(app, pilot)
+        detail = str(screen.query_one("#review-of-score", Static).render())
+        assert f"judge: {score_text(screen.rows[third].judge)} " in detail and "." in score_text(screen.rows[third].judge)

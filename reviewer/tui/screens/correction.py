@@ -10,6 +10,8 @@ is typed or pasted into it through the same rule (:class:`SafeTextArea`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.segment import Segment
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,11 +21,16 @@ from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widgets import Label, TextArea
 
-from reviewer.domain.corrections import MAX_DIFF_LINES, correction_problem, latest, line_diff
+from reviewer.domain.corrections import (
+    MAX_DIFF_LINES,
+    Correction,
+    correction_problem,
+    latest,
+    line_diff,
+)
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import palette
 from reviewer.tui.screens.footer import footer
-from reviewer.tui.viewmodel import ItemState
 
 
 class SafeTextArea(TextArea):
@@ -80,26 +87,35 @@ class CorrectionEditor(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def correction_text(state: ItemState) -> Text | None:
-    """The item's newest corrected answer this reviewer may read (None: none), with its author and
-    time: as a line diff against the output (both as shown) when it corrects the current content (``-`` the
-    output's lines, ``+`` the correction's, both kept in order), else as written, saying why (it
-    corrects earlier content, or a text is too long to compare here). Every line from data goes
-    through :func:`safe`."""
-    shown = state.shown_corrections()
+def correction_head(shown: Sequence[Correction]) -> Text:
+    """The corrected answer panel's first line: how many, by whom, when (``shown``: one at least)."""
     c = latest(shown)
     if c is None:
-        return None
+        raise ValueError("a corrected answer's panel needs a corrected answer")
     when = f"{c.created_at:%Y-%m-%d %H:%M} UTC" if c.created_at is not None else "just now"
     t = Text()
     t.append(f"corrected answer ({len(shown)})", style="bold")
     t.append(safe_line(f" {c.reviewer}"), style="bold cyan")
     t.append(f" · {when}", style="dim")
+    return t
+
+
+def correction_text(shown: Sequence[Correction], output: str, revision: int) -> Text | None:
+    """The newest of the corrected answers ``shown`` to this reviewer (None: none), with its author
+    and time: as a line diff against the ``output`` (both as shown) when it corrects the current
+    content, ``revision`` (``-`` the output's lines, ``+`` the correction's, both kept in order),
+    else as written, saying why (it corrects earlier content, or a text is too long to compare
+    here). Every line from data goes through :func:`safe`. Pure (the item screen draws it in a
+    worker: a diff of 2,000 lines a side is too slow for the UI thread)."""
+    c = latest(shown)
+    if c is None:
+        return None
+    t = correction_head(shown)
     # compared as both are shown (and as the editor was prefilled: unsafe characters as their
     # placeholders), so a line left as it was never reads as changed for holding a control character
-    diff = line_diff(safe(state.output), safe(c.text)) if c.revision == state.revision else None
+    diff = line_diff(safe(output), safe(c.text)) if c.revision == revision else None
     if diff is None:
-        why = ("of earlier content" if c.revision != state.revision
+        why = ("of earlier content" if c.revision != revision
                else f"more than {MAX_DIFF_LINES} lines to compare")
         t.append(f" ({why}: as written)\n", style="dim yellow")
         t.append(safe(c.text))

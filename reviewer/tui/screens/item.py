@@ -7,6 +7,7 @@ scores flip the judge's verdict.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -14,6 +15,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
 from textual.widgets import Collapsible, Static
 
 from reviewer.domain.comments import Comment
@@ -21,9 +23,9 @@ from reviewer.domain.corrections import Correction, unchanged
 from reviewer.domain.marks import Mark, current_marks, marked_source
 from reviewer.safetext import safe, safe_line, safe_text
 from reviewer.tui import palette
-from reviewer.tui.messages import WriteFailed, Written
+from reviewer.tui.messages import CorrectionDrawn, WriteFailed, Written
 from reviewer.tui.screens.comment import CommentDialog
-from reviewer.tui.screens.correction import CorrectionEditor, correction_text
+from reviewer.tui.screens.correction import CorrectionEditor, correction_head, correction_text
 from reviewer.tui.screens.footer import footer, score_bindings
 from reviewer.tui.screens.mark import MarkScreen
 from reviewer.tui.screens.scoring import (
@@ -197,9 +199,25 @@ class ItemScreen(ScoringScreen):
         if now == self._shown_correction:
             return
         self._shown_correction = now
-        text = correction_text(self.state)
-        self._correction_w.display = text is not None
-        put(self._correction_w, text if text is not None else Text())
+        self._correction_w.display = bool(shown)
+        if not shown:
+            put(self._correction_w, Text())
+            return
+        placeholder = correction_head(shown)
+        placeholder.append("\ncomparing it with the output…", style="dim")
+        put(self._correction_w, placeholder)
+        self._draw_correction(now, shown, self.state.output, self.state.revision)
+
+    @work(thread=True, exclusive=True, group="correction-diff")
+    def _draw_correction(self, key: tuple[Any, ...], shown: list[Correction], output: str, revision: int) -> None:
+        """The corrected answer's panel, its diff computed here, off the UI thread (pure)."""
+        self.post_message(CorrectionDrawn(key, correction_text(shown, output, revision)))
+
+    def on_correction_drawn(self, message: CorrectionDrawn) -> None:
+        if message.key != self._shown_correction:
+            return  # another item or correction is shown since: its own panel follows
+        self._correction_w.display = message.text is not None
+        put(self._correction_w, message.text if message.text is not None else Text())
 
     def _show_flags(self) -> None:
         panel = self._flags_w
@@ -358,19 +376,35 @@ class ItemScreen(ScoringScreen):
         if show:
             self.call_after_refresh(panels[0].scroll_visible, animate=False, top=True)
 
+    async def _edited(self, editor: ModalScreen[str | None], saved: str,
+                      keep: Callable[[ItemState, str], str | None]) -> bool:
+        """Open ``editor`` on this item; ``keep`` adds the text it gives to the item's state and
+        hands it to the writer (never waited for here), or says why nothing is stored. Said on
+        screen either way (``saved``: what was saved, e.g. "comment on"), and shown straight away
+        while the item is still on screen; True then."""
+        state = self.state
+        text: str | None = await self.app.push_screen_wait(editor)
+        if text is None:
+            return False
+        why = keep(state, text)
+        if why is not None:
+            self.notify(why, markup=False)
+            return False
+        self.notify(safe_line(f"{saved} {state.item_id} saved"), markup=False)
+        if state is not self.state:
+            return False
+        self._refresh_all()
+        return True
+
     @work
     async def action_comment(self) -> None:
         """Write a comment on the item for later reviewers: handed to the writer at once (never
         waited for here), and listed on the screen straight away."""
-        state = self.state
-        text: str | None = await self.app.push_screen_wait(CommentDialog(state.item_id))
-        if text is None:
-            return
-        state.comments.append(Comment(0, state.item_pk, self.rapp.session.reviewer, text, state.revision))
-        self.rapp.write_comment(state, text)
-        self.notify(safe_line(f"comment on {state.item_id} saved"), markup=False)
-        if state is self.state:
-            self._refresh_all()
+        def keep(state: ItemState, text: str) -> None:
+            state.comments.append(Comment(0, state.item_pk, self.rapp.session.reviewer, text, state.revision))
+            self.rapp.write_comment(state, text)
+
+        await self._edited(CommentDialog(self.state.item_id), "comment on", keep)
 
     def action_pair(self) -> None:
         """Open this item beside the other items of its group."""
@@ -385,20 +419,17 @@ class ItemScreen(ScoringScreen):
         """Write the answer as it should have been, in an editor holding the output: handed to the
         writer at once (never waited for here) and shown straight away; text identical to the
         output or to one's own last correction stores nothing, and says so."""
-        state, me = self.state, self.rapp.session.reviewer
-        text: str | None = await self.app.push_screen_wait(
-            CorrectionEditor(state.item_id, state.output, state.revision))
-        if text is None:
-            return
-        why = unchanged(text, state.output, state.corrections, me, state.revision)
-        if why is not None:
-            self.notify(why, markup=False)
-            return
-        state.corrections.append(Correction(0, state.item_pk, me, text, state.revision))
-        self.rapp.write_correction(state, text)
-        self.notify(safe_line(f"corrected answer of {state.item_id} saved"), markup=False)
-        if state is self.state:
-            self._refresh_all()
+        me = self.rapp.session.reviewer
+
+        def keep(state: ItemState, text: str) -> str | None:
+            why = unchanged(text, state.output, state.corrections, me, state.revision)
+            if why is None:
+                state.corrections.append(Correction(0, state.item_pk, me, text, state.revision))
+                self.rapp.write_correction(state, text)
+            return why
+
+        s = self.state
+        if await self._edited(CorrectionEditor(s.item_id, s.output, s.revision), "corrected answer of", keep):
             # what was saved is shown where the reviewer looks (80 columns: below the output)
             self.call_after_refresh(self._correction_w.scroll_visible, animate=False, top=True)
 

@@ -21,7 +21,7 @@ from typing import Any
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -30,9 +30,10 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from reviewer.safetext import safe, safe_line
+from reviewer.tui.messages import MarkTextReady
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.widgets.markdown import body
-from reviewer.tui.widgets.textview import TextView
+from reviewer.tui.widgets.textview import TextView, prewrap
 
 #: the span being marked, and the cursor (its last character) on top of it
 SPAN_STYLE = "reverse"
@@ -76,7 +77,14 @@ class MarkView(TextView):
         #: the span and the cursor, in offsets into the text as shown
         self.span = (0, 1)
         self.cursor = 0
+        #: whether the text is the one marked (not yet: a placeholder while it is prepared)
+        self.marking = False
         self._starts: tuple[int, list[int]] | None = None
+
+    def update(self, content: Any = "", *, layout: bool = True) -> None:
+        """Show ``content``; the line starts are found again for it."""
+        self._starts = None
+        super().update(content, layout=layout)
 
     def starts(self) -> list[int]:
         """Where each wrapped line starts, at the current width (cached per width)."""
@@ -92,7 +100,7 @@ class MarkView(TextView):
     def render_line(self, y: int) -> Strip:
         width = self.content_size.width
         lines = self.lines(width)
-        if y >= len(lines):
+        if y >= len(lines) or not self.marking:
             return super().render_line(y)
         start = self.starts()[y]
         line = lines[y].copy()
@@ -145,7 +153,8 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
         super().__init__()
         self.item_id, self.dimension, self.source = item_id, dimension, source
         self.marks = marks
-        self._shown = shown_offsets(source)
+        #: each source offset's offset into the text as shown (prepared in a worker: None till then)
+        self._shown: list[int] | None = None
         #: the span's start and the cursor, in source offsets (the cursor's character is in the span)
         self.start_at = 0
         self.cursor = 0
@@ -158,7 +167,7 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
                               ("   space starts the span at the cursor · x or enter ends it · escape cancels", "dim"))
         yield Static(title, id="mark-title")
         with MarkScroll(id="mark-scroll", classes="panel"):
-            yield MarkView(body(self.source, True, (), self.marks), id="mark-view")
+            yield MarkView(Text(f"preparing {len(self.source)} characters to mark…", style="dim"), id="mark-view")
         yield Static(id="mark-span")
         yield footer()
 
@@ -166,6 +175,21 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
         self._view = self.query_one("#mark-view", MarkView)
         self._scroll = self.query_one("#mark-scroll", MarkScroll)
         self._scroll.border_title = "output · as written"
+        self._prepare(self.source, self.marks)
+
+    @work(thread=True, exclusive=True, group="mark-text")
+    def _prepare(self, source: str, marks: tuple[tuple[int, int], ...]) -> None:
+        """The offset map and the text as shown with the earlier marks, made here, off the UI
+        thread (pure; about 50 ms at the 2,000-line bound), and wrapped ahead at the panels' widths.
+        Keys pressed meanwhile move the cursor in the source; the screen draws it once ready."""
+        text = body(source, True, (), marks)
+        prewrap(text)
+        self.post_message(MarkTextReady(shown_offsets(source), text))
+
+    def on_mark_text_ready(self, message: MarkTextReady) -> None:
+        self._shown = message.shown
+        self._view.marking = True
+        self._view.update(message.text)
         self._show()
 
     # --- the span ---------------------------------------------------------------------------
@@ -178,11 +202,12 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
         return a, min(b + 1, len(self.source))
 
     def _show(self) -> None:
-        view = self._view
         a, b = self.span
-        view.span = (self._shown[a], self._shown[b])
-        view.cursor = self._shown[self.cursor] if self.source else 0
-        view.refresh()
+        view, shown = self._view, self._shown
+        if shown is not None:  # (not yet: the span and cursor are drawn once the text is ready)
+            view.span = (shown[a], shown[b])
+            view.cursor = shown[self.cursor] if self.source else 0
+            view.refresh()
         said = self.source[a:b]
         info = Text(f"{b - a} character{'s' if b - a != 1 else ''} ({a}–{b}): ", style="dim")
         info.append(safe_line(said if len(said) <= 200 else said[:200] + "…"))
@@ -190,7 +215,7 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
         self.call_after_refresh(self._keep_in_view)
 
     def _keep_in_view(self) -> None:
-        if not self.is_mounted:
+        if not self.is_mounted or self._shown is None:
             return
         line = self._view.line_of(self._view.cursor)
         top, height = int(self._scroll.scroll_y), self._scroll.scrollable_content_region.height
@@ -223,8 +248,11 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
             self._to(begins[i - 1] if i else 0)
 
     def action_line(self, step: int) -> None:
-        """Move the cursor a line as wrapped on screen, keeping its column where the line allows."""
+        """Move the cursor a line as wrapped on screen, keeping its column where the line allows
+        (none before the text is ready: its lines are not known yet)."""
         view = self._view
+        if self._shown is None:
+            return
         starts = view.starts()
         here = view.line_of(view.cursor)
         there = min(max(here + step, 0), len(starts) - 1)
@@ -247,7 +275,8 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
         self.dismiss(None)
 
     def _source_offset(self, shown: int) -> int:
-        """The source offset of the character at ``shown`` in the text as shown."""
+        """The source offset of the character at ``shown`` in the text as shown (the text is ready)."""
+        assert self._shown is not None, "offsets in the text as shown are taken once it is shown"
         return max(bisect_right(self._shown, shown) - 1, 0)
 
     # --- the mouse --------------------------------------------------------------------------
@@ -256,6 +285,8 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
         its edge); None outside the text when ``inside``. (The screen holds the mouse while a
         span is dragged: offsets are taken from the screen's, not the receiving widget's.)"""
         view = self._view
+        if self._shown is None:
+            return None  # the text is not drawn yet: nothing under the mouse
         region = view.content_region
         if inside and not region.contains_point(event.screen_offset):
             return None

@@ -7,6 +7,7 @@ A verdict shows at once and is rolled back on screen if the store refuses it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,17 +15,19 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label, Static
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import DataTable, Input, Static
 
+from reviewer.domain.wording import score_text
 from reviewer.safetext import safe_line, safe_text
 from reviewer.tui import adapter, palette
 from reviewer.tui.gateway import reads
 from reviewer.tui.host import AnswersWrites, ReviewHost, ReviewOf, host_of
 from reviewer.tui.messages import ReviewPageLoaded, WriteFailed, Written
+from reviewer.tui.screens.confirm import Decision
 from reviewer.tui.screens.footer import AppKeysFirst, footer
-from reviewer.tui.widgets.tables import fill_fitted
+from reviewer.tui.widgets.tables import add_fitted, fill_fitted
 
 if TYPE_CHECKING:
     from reviewer.store.lead_reviews import ReviewedScore
@@ -36,24 +39,20 @@ PAGE = 50
 AHEAD = 10
 
 
-def _num(x: float | None) -> str:
-    return "—" if x is None else f"{x:g}"
-
-
 def verdict_text(row: ReviewedScore) -> Text:
     """The lead's verdict on a score as its cell: accepted, rejected with the lead's score, or none yet."""
     if row.verdict == "accept":
         return Text("accepted", style="green")
     if row.verdict == "reject":
-        return Text(f"rejected → {_num(row.lead_score)}", style=palette.fail())
+        return Text(f"rejected → {score_text(row.lead_score)}", style=palette.fail())
     return Text("—", style="dim")
 
 
 def cells(row: ReviewedScore) -> tuple[Text, ...]:
     """One score as the table's cells (every text from the data through safe_text: never markup)."""
     return (Text(row.created_at.strftime("%Y-%m-%d %H:%M")), safe_text(row.item_id, newlines=False),
-            safe_text(row.dimension, newlines=False), Text(_num(row.score), justify="right"),
-            Text(_num(row.judge), justify="right"), verdict_text(row))
+            safe_text(row.dimension, newlines=False), Text(score_text(row.score), justify="right"),
+            Text(score_text(row.judge), justify="right"), verdict_text(row))
 
 
 @dataclass(frozen=True)
@@ -64,27 +63,26 @@ class Rejection:
     note: str
 
 
-class RejectDialog(ModalScreen[Rejection | None]):
+class RejectDialog(Decision[Rejection]):
     """Ask for the lead's own score and the reason; enter on the score moves to the reason,
     enter on the reason rejects; escape writes nothing."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel", id="reject.cancel")]
+    REASON_ID = "reject-reason"
+    REASON_PLACEHOLDER = "why it is wrong (enter rejects, escape cancels)"
 
     def __init__(self, row: ReviewedScore, person: str) -> None:
-        super().__init__()
-        self.row = row
-        self.prompt = Text.assemble(
-            "Reject ", safe_text(person, "bold", newlines=False), "'s ", (_num(row.score), "bold"), " on ",
+        super().__init__(Text.assemble(
+            "Reject ", safe_text(person, "bold", newlines=False), "'s ", (score_text(row.score), "bold"), " on ",
             safe_text(row.item_id, "bold", newlines=False), " · ", safe_text(row.dimension, "bold", newlines=False),
-            (f"  (judge {_num(row.judge)})", "dim"),
-            f"\nYour score ({row.scale_min:g}–{row.scale_max:g}), stored as your adjudication, and why (required):")
+            (f"  (judge {score_text(row.judge)})", "dim"),
+            f"\nYour score ({row.scale_min:g}–{row.scale_max:g}), stored as your adjudication, and why (required):"))
+        self.row = row
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="decision-box"):
-            yield Label(self.prompt)
-            yield Input(placeholder=f"your score, {self.row.scale_min:g}–{self.row.scale_max:g} (enter: on to the reason)",
-                        id="reject-score")
-            yield Input(placeholder="why it is wrong (enter rejects, escape cancels)", id="reject-reason")
+    def fields(self) -> Iterator[Widget]:
+        """The lead's own score, before the reason."""
+        yield Input(placeholder=f"your score, {self.row.scale_min:g}–{self.row.scale_max:g} (enter: on to the reason)",
+                    id="reject-score")
 
     def _value(self) -> float | None:
         """The score typed, if it is a number on the dimension's scale (else a warning, None)."""
@@ -99,23 +97,20 @@ class RejectDialog(ModalScreen[Rejection | None]):
             return None
         return value
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        value = self._value()
-        if value is None:
+    def ready(self, submitted: Input) -> bool:
+        """A score on the scale first (else back to it); enter on the score moves to the reason."""
+        if self._value() is None:
             self.query_one("#reject-score", Input).focus()
-            return
-        if event.input.id == "reject-score":
-            self.query_one("#reject-reason", Input).focus()
-            return
-        note = event.value.strip()
-        if not note:
-            self.notify("a reason is required (escape cancels)", severity="warning")
-            return
-        self.dismiss(Rejection(value, note))
+            return False
+        if submitted.id == "reject-score":
+            self.query_one(f"#{self.REASON_ID}", Input).focus()
+            return False
+        return True
 
-    def action_cancel(self) -> None:
-        """Close without writing anything."""
-        self.dismiss(None)
+    def decided(self, reason: str) -> Rejection | None:
+        """The lead's score (checked in :meth:`ready`) and the reason."""
+        value = self._value()
+        return None if value is None else Rejection(value, reason)
 
 
 class ReviewOfScreen(AppKeysFirst, AnswersWrites):
@@ -192,15 +187,16 @@ class ReviewOfScreen(AppKeysFirst, AnswersWrites):
         table = self.query_one(DataTable)
         if message.before is None:
             self.rows = []
-            table.clear()
         elif not self.rows or self.rows[-1].score_pk != message.before:
             return  # a reload began meanwhile: its own first page follows
-        start, at = len(self.rows), table.cursor_row
+        start = len(self.rows)
         self.rows += message.rows
         self.more = len(message.rows) == PAGE
-        fill_fitted(table, COLUMNS, [cells(row) for row in self.rows])  # (every row read: a later page may be wider)
-        if start:
-            table.move_cursor(row=at, animate=False)
+        page = [cells(row) for row in message.rows]
+        if start:  # the page after the rows on screen, added below them (a wider cell widens its column)
+            add_fitted(table, page)
+        else:
+            fill_fitted(table, COLUMNS, page)
         self.query_one("#review-of-title", Static).update(self._title())
         if not self.rows:
             self.query_one("#review-of-score", Static).update(Text(
@@ -224,11 +220,11 @@ class ReviewOfScreen(AppKeysFirst, AnswersWrites):
                            f" · {r.sample or 'no queue'}"), style="dim")
         t.append("\n")
         t.append(safe_line(f"{self.of.person}: "), style="bold")
-        t.append(_num(r.score), style="bold")
+        t.append(score_text(r.score), style="bold")
         t.append("  ")
         t.append(safe_text(r.reason or "(no reason given)", newlines=False))
         t.append("\njudge: ", style="bold")
-        t.append(_num(r.judge))
+        t.append(score_text(r.judge))
         t.append("   your verdict: ", style="bold")
         t.append(verdict_text(r))
         if r.note:

@@ -78,12 +78,41 @@ def body(source: str, raw: bool, quotes: tuple[str, ...], marks: tuple[tuple[int
     into the source do not hold, by their text as the evidence is. Cached and shared: never
     change the result."""
     text = highlight(shown(source, raw), list(quotes), raw)
-    if raw:
-        for start, end in marks:
+    for start, end in marks:
+        if raw:
             text.stylize(MARK_STYLE, *shown_span(source, start, end))
-    elif marks:
-        highlight(text, [source[start:end] for start, end in marks], raw, MARK_STYLE)
+        else:
+            mark_rendered(text, source, start, end)
     return text
+
+
+def _pattern(form: str) -> str | None:
+    """A regex finding ``form`` across any run of whitespace (None: nothing but whitespace)."""
+    words = form.split()
+    return r"\s+".join(re.escape(w) for w in words) if words else None
+
+
+def mark_rendered(text: Text, source: str, start: int, end: int) -> None:
+    """Draw the mark ``[start, end)`` of ``source`` on ``text``, its rendered markdown (changed in
+    place). Offsets into the source do not hold there, so the mark is found by its text (as written,
+    or as it renders: ``**Canberra**`` reads ``Canberra``), of any length: the occurrence that is
+    the mark's in the source (the k-th, counted from the start). When the rendering does not keep
+    every occurrence the source has, which one is the mark's is unknown: all are drawn."""
+    said = source[start:end]
+    at = shown_span(source, start, end)[0]
+    plain = text.plain
+    for form in dict.fromkeys((safe(said).strip(), render_markdown(said).plain.strip())):
+        pattern = _pattern(form)
+        if pattern is None:
+            continue
+        there = [m.span() for m in re.finditer(pattern, plain)]
+        if not there:
+            continue
+        before = [m.start() for m in re.finditer(pattern, safe(source))]
+        k = sum(s < at for s in before)
+        for a, b in [there[k]] if len(there) == len(before) and k < len(there) else there:
+            text.stylize(MARK_STYLE, a, b)
+        return
 
 
 def highlight(text: Text, quotes: list[str], raw: bool = True, style: str = EVIDENCE_STYLE) -> Text:

@@ -1,6 +1,8 @@
-"""A headless Chromium driven over the DevTools protocol (an aiohttp websocket): open a page,
-read what the served terminal shows, type keys, take a screenshot. Used by the served-app tests
-and ``benchmarks/bench_serve.py``.
+"""The tests' one DevTools client: a headless Chromium driven over the DevTools protocol (an
+aiohttp websocket): open a page, evaluate JavaScript in it, read what a served terminal shows,
+type keys, take a screenshot, and record every request, response status, console error and
+uncaught exception. Used by the page tests (:mod:`tests.page.browser`), the served-app tests and
+``benchmarks/bench_serve.py``.
 
 The terminal's text is read from xterm.js's DOM rows: WebGL is turned off (``--disable-3d-apis``),
 so xterm draws with its DOM renderer. A hook installed before the page loads records the time of
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 #: Installed before any script of the page runs: wraps WebSocket to time what the server sends.
 HOOK = """
@@ -43,9 +46,21 @@ SCREEN_TEXT = "Array.from(document.querySelectorAll('.xterm-rows > div')).map(r 
 
 def chromium_path() -> str | None:
     """``$RUBRICATE_TEST_CHROMIUM``, else ``chromium`` on the PATH; None when neither is there
-    (the one lookup: :func:`tests.page.browser.chromium` fails or skips on None)."""
+    (the one lookup: :func:`chromium` fails or skips on None)."""
     path = os.environ.get("RUBRICATE_TEST_CHROMIUM") or shutil.which("chromium")
     return path if path and Path(path).exists() else None
+
+
+def chromium() -> str:
+    """Chromium's path (``RUBRICATE_TEST_CHROMIUM``, else ``chromium`` on PATH). Missing: the
+    test fails under CI (``CI=true``) and is skipped, with that reason, elsewhere."""
+    path = chromium_path()
+    if path is None:
+        why = "Chromium not found: set RUBRICATE_TEST_CHROMIUM or install Debian's chromium package"
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+    return path
 
 
 class Browser:
@@ -63,6 +78,8 @@ class Browser:
         self.requests: list[str] = []
         #: the HTTP status of each URL's last response
         self.statuses: dict[str, int] = {}
+        #: console errors and assertions, uncaught exceptions and error log entries, as they came
+        self.errors: list[str] = []
 
     async def start(self, width: int = 1280, height: int = 800) -> None:
         """Launch the browser and attach to its page."""
@@ -88,9 +105,8 @@ class Browser:
         page = next(t for t in targets if t["type"] == "page")
         self.ws = await self.session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0)
         self._reader = asyncio.create_task(self._read())
-        await self.send("Page.enable")
-        await self.send("Runtime.enable")
-        await self.send("Network.enable")
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            await self.send(f"{domain}.enable")
         await self.send("Page.addScriptToEvaluateOnNewDocument", source=HOOK)
 
     async def _read(self) -> None:
@@ -103,6 +119,17 @@ class Browser:
                 self.requests.append(data["params"]["request"]["url"])
             elif data.get("method") == "Network.responseReceived":
                 self.statuses[data["params"]["response"]["url"]] = data["params"]["response"]["status"]
+            else:
+                self._error(data.get("method"), data.get("params", {}))
+
+    def _error(self, method: str | None, p: dict[str, Any]) -> None:
+        """Record an event that says something went wrong in the page."""
+        if method == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert"):
+            self.errors.append(" ".join(str(a.get("value", a.get("description"))) for a in p["args"]))
+        elif method == "Runtime.exceptionThrown":
+            self.errors.append(p["exceptionDetails"].get("text", "exception"))
+        elif method == "Log.entryAdded" and p["entry"]["level"] == "error":
+            self.errors.append(p["entry"]["text"])
 
     async def send(self, method: str, **params: Any) -> dict[str, Any]:
         """One DevTools command; its result (an error is raised)."""
@@ -125,6 +152,15 @@ class Browser:
     async def open(self, url: str) -> None:
         """Navigate the page to ``url``."""
         await self.send("Page.navigate", url=url)
+
+    async def viewport(self, width: int, height: int) -> None:
+        """Lay the page out at ``width`` × ``height`` CSS pixels (one device pixel each)."""
+        await self.send("Emulation.setDeviceMetricsOverride", width=width, height=height,
+                        deviceScaleFactor=1, mobile=False)
+
+    async def loaded(self, url: str, timeout: float = 30.0) -> None:
+        """Wait until the page shows ``url`` with every resource loaded."""
+        await self.wait_for(f"document.URL === {json.dumps(url)} && document.readyState === 'complete'", timeout, 0.05)
 
     async def wait_for(self, expression: str, timeout: float = 20.0, poll: float = 0.005) -> Any:
         """Poll a JavaScript expression until it is truthy; its value (AssertionError on timeout)."""
@@ -176,10 +212,14 @@ class Browser:
             await self.send("Input.dispatchKeyEvent", type=kind, key=letter, code=f"Key{letter.upper()}",
                             windowsVirtualKeyCode=code, modifiers=2)
 
+    async def png(self, whole: bool = False) -> bytes:
+        """A PNG of the page: the viewport, or (``whole``) all of the page's layout."""
+        data = await self.send("Page.captureScreenshot", format="png", captureBeyondViewport=whole)
+        return base64.b64decode(data["data"])
+
     async def screenshot(self, path: Path) -> None:
-        """A PNG of the page."""
-        data = await self.send("Page.captureScreenshot", format="png")
-        path.write_bytes(base64.b64decode(data["data"]))
+        """A PNG of the page, written to ``path``."""
+        path.write_bytes(await self.png())
 
     async def close(self) -> None:
         """Close the page's connection and end the browser."""
