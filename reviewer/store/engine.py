@@ -329,6 +329,17 @@ def _queue_sort(conn: Connection) -> None:
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_human_reviewer_sample ON human_score (reviewer, sample, pk)")
 
 
+def _queue_sort_indexes(conn: Connection) -> None:
+    """The queue list's orders read a page by seeking into an index on the order's value and the
+    item key (:mod:`reviewer.store.queue_order`): one for each fixed order, and the table that
+    lists the metadata keys' indexes (:mod:`reviewer.store.queue_sort_index`)."""
+    for name, value in (("judge", "coalesce(judge_headline, judge_overall)"), ("people", "human_gap"),
+                        ("panel", "judge_spread"), ("age", "created_at")):
+        conn.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS ix_item_sort_{name} ON item (({value}), pk)")
+    conn.exec_driver_sql("CREATE TABLE IF NOT EXISTS queue_sort_index (name VARCHAR PRIMARY KEY, "
+                         "sort_key VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL)")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -360,6 +371,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0013c_corrections", _corrections),
     ("0013o_queue_sort", _queue_sort),
     ("0013m_span_marks", mark_guards),
+    ("0014s_queue_sort", _queue_sort_indexes),
 ]
 
 
