@@ -338,6 +338,13 @@ def _queue_sort_indexes(conn: Connection) -> None:
         conn.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS ix_item_sort_{name} ON item (({value}), pk)")
     conn.exec_driver_sql("CREATE TABLE IF NOT EXISTS queue_sort_index (name VARCHAR PRIMARY KEY, "
                          "sort_key VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL)")
+    if conn.dialect.name == "postgresql":  # a person's login reads which keys have an index
+        conn.exec_driver_sql(
+            "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.table_privileges"
+            " WHERE table_schema = current_schema() AND table_name = 'human_score' AND privilege_type = 'INSERT'"
+            " AND grantee <> current_user LOOP"
+            " EXECUTE 'GRANT SELECT ON queue_sort_index TO ' || quote_ident(r.grantee);"
+            " END LOOP; END $$")
 
 
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.

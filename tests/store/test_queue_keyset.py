@@ -6,8 +6,9 @@ into the order's index (the plan says so); a metadata key's index is bounded."""
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlalchemy import text
@@ -20,6 +21,9 @@ from reviewer.store.queue_sort_index import MAX_KEY_INDEXES, index_name, use_key
 from reviewer.store.sorting import QueueCursor, QueueOrder
 from reviewer.store.views import QueueFilter
 from tests.store.test_queue_sort import _all_rows, expected
+
+if TYPE_CHECKING:
+    from tests.hostile.test_roles import Team
 
 REF = "general-quality@1.0.0"
 MISSING = object()
@@ -158,3 +162,25 @@ def test_metadata_key_indexes_are_made_once_and_bounded(store: Store, tmp_path: 
     first = [r.item_pk for r in store.queue.queue_page("triage", limit=1000, order=order)]
     assert index_name("k") in _key_indexes(store) and len(_key_indexes(store)) == MAX_KEY_INDEXES
     assert first == expected(rows, order)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_login_that_may_not_make_an_index_sorts_the_same(backend: str, tmp_path: Path) -> None:
+    """A person's PostgreSQL login (``db roles``' grants: no index on the owner's tables) sorts
+    by a metadata key in the same order, by a scan, and makes no index; the owner's store then
+    makes it."""
+    from tests.hostile.test_roles import _make
+
+    with ExitStack() as stack:
+        t, _ = _make(backend, tmp_path, stack)
+        _sorted_as_a_person(t, tmp_path)
+
+
+def _sorted_as_a_person(t: Team, tmp_path: Path) -> None:
+    _load(t.owner, tmp_path)
+    order = QueueOrder("metadata", False, "k")
+    ana = t.as_("ana")
+    theirs = sum(_pages(ana, order, 4), [])
+    assert _key_indexes(t.owner) == (set() if t.backend == "postgres" else {index_name("k")})
+    assert theirs == sum(_pages(t.owner, order, 4), []) == expected(_all_rows(t.owner), order)
+    assert index_name("k") in _key_indexes(t.owner)
