@@ -1,5 +1,5 @@
-"""The queue list's orders as SQL: one page of keys in an order, found by keyset (a seek past the
-last row's sort values and key), on both backends.
+"""The queue list's orders as SQL: one page of the list in an order, found by keyset (a seek past
+the last row's sort values and key: its :class:`QueueCursor`), on both backends.
 
 Each order is a value the item row already holds, and an index holds it beside the key (the
 ``0014s_queue_sort`` migration for the fixed orders; :mod:`reviewer.store.queue_sort_index` for a
@@ -21,9 +21,9 @@ Items without the value (no judge score, no gap, no such key) come last in eithe
 ties keep the queue's order (item key, ascending).
 
 The list is cut into *classes* read one after the other (the items with the value, then those
-without; for a metadata key: numbers, text, the rest). Within a class the first sort value is
-never NULL, so the index gives the class in order from the cursor on, and a page that ends a class
-goes on into the next.
+without; for a metadata key: numbers, text, the rest). In a class the values before its own are
+NULL and its own never is, so the index gives the class in order from the cursor on (only the ties
+of one value sorted by key), and a page that ends a class goes on into the next.
 """
 
 from __future__ import annotations
@@ -102,12 +102,9 @@ def sort_classes(order: QueueOrder, dialect: str) -> list[SortClass]:
     return [*parts, SortClass(and_(*(u.is_(None) for u in values)) if values else true(), None)]
 
 
-def class_of(order: QueueOrder, values: Sequence[SortValue]) -> int:
+def class_of(values: Sequence[SortValue]) -> int:
     """The class a row with these sort values is in (the first whose first value it has)."""
-    for i, v in enumerate(values):
-        if v is not None:
-            return i
-    return len(values) if values else 0
+    return next((i for i, v in enumerate(values) if v is not None), len(values))
 
 
 def page_rows(conn: Connection, order: QueueOrder, conds: Sequence[ColumnElement[bool]], dialect: str,
@@ -120,7 +117,7 @@ def page_rows(conn: Connection, order: QueueOrder, conds: Sequence[ColumnElement
         raise ValueError(f"a cursor of the list in {after.order.describe()} given for {order.describe()}")
     got: list[tuple[QueueCursor, Sequence[Any]]] = []
     n = len(sort_values(order, dialect))
-    start = 0 if after is None else class_of(order, after.values)
+    start = 0 if after is None else class_of(after.values)
     for k in range(start, len(sort_classes(order, dialect))):
         q = class_page(order, conds, dialect, k, after if k == start else None, limit - len(got), columns)
         got += [(QueueCursor(order, tuple(r[1:1 + n]), r[0]), r[1 + n:]) for r in conn.execute(q)]

@@ -127,7 +127,7 @@ def test_each_class_of_a_sorted_page_reads_its_index(store: Store, tmp_path: Pat
     for k in range(len(sort_classes(order, store.db.dialect))):
         if order.by == "age" and k == 1:
             continue  # no item is without its time added (NOT NULL): SQLite knows, and reads nothing
-        for after in (None, cursor) if k == class_of(order, cursor.values) else (None,):
+        for after in (None, cursor) if k == class_of(cursor.values) else (None,):
             plan = _plan(store, order, k, after)
             assert name in plan, (k, plan)
             # the whole class is never sorted: at most the ties of a value (the key after it)
