@@ -336,6 +336,10 @@ def _queue_sort_indexes(conn: Connection) -> None:
     for name, value in (("judge", "coalesce(judge_headline, judge_overall)"), ("people", "human_gap"),
                         ("panel", "judge_spread"), ("age", "created_at")):
         conn.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS ix_item_sort_{name} ON item (({value}), pk)")
+    # the judge's scores come in few values, each shared by many items: high to low, the index
+    # read backwards would give each tie's keys high to low too, and the tie would be sorted whole
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_item_sort_judge_desc ON item "
+                         "((coalesce(judge_headline, judge_overall)) DESC, pk)")
     conn.exec_driver_sql("CREATE TABLE IF NOT EXISTS queue_sort_index (name VARCHAR PRIMARY KEY, "
                          "sort_key VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL)")
     if conn.dialect.name == "postgresql":  # a person's login reads which keys have an index

@@ -112,29 +112,30 @@ def page_rows(conn: Connection, order: QueueOrder, conds: Sequence[ColumnElement
               columns: Sequence[ColumnElement[Any]]) -> list[tuple[QueueCursor, Sequence[Any]]]:
     """One page of the list sorted in ``order``: the ``limit`` rows ``conds`` keeps that come
     after ``after`` (from the first without one), each as its cursor and its ``columns``. Each
-    class is one indexed read; a page goes on into the next class when one ends."""
+    class is an indexed read (the cursor's, two: :func:`seeks`); a page goes on into the next
+    class when one ends."""
     if after is not None and after.order != order:
         raise ValueError(f"a cursor of the list in {after.order.describe()} given for {order.describe()}")
     got: list[tuple[QueueCursor, Sequence[Any]]] = []
     n = len(sort_values(order, dialect))
     start = 0 if after is None else class_of(after.values)
     for k in range(start, len(sort_classes(order, dialect))):
-        q = class_page(order, conds, dialect, k, after if k == start else None, limit - len(got), columns)
-        got += [(QueueCursor(order, tuple(r[1:1 + n]), r[0]), r[1 + n:]) for r in conn.execute(q)]
-        if len(got) >= limit:
-            break
+        for seek in seeks(order, dialect, after) if after is not None and k == start else [None]:
+            q = class_page(order, conds, dialect, k, seek, limit - len(got), columns)
+            got += [(QueueCursor(order, tuple(r[1:1 + n]), r[0]), r[1 + n:]) for r in conn.execute(q)]
+            if len(got) >= limit:
+                return got
     return got
 
 
 def class_page(order: QueueOrder, conds: Sequence[ColumnElement[bool]], dialect: str, k: int,
-               after: QueueCursor | None, limit: int, columns: Sequence[ColumnElement[Any]] = ()) -> Select[Any]:
+               seek: ColumnElement[bool] | None, limit: int,
+               columns: Sequence[ColumnElement[Any]] = ()) -> Select[Any]:
     """The statement of :func:`page_rows` for class ``k``: the key, sort values and ``columns``
-    of its first ``limit`` rows past ``after`` (a cursor in this class; from its first row
-    without one)."""
+    of its first ``limit`` rows (those ``seek`` keeps, given one: one of :func:`seeks`)."""
     values = sort_values(order, dialect)
     part = sort_classes(order, dialect)[k]
-    seek = [_after(values, part, after)] if after is not None else []
-    return (select(col(Item.pk), *values, *columns).where(part.where, *conds, *seek)
+    return (select(col(Item.pk), *values, *columns).where(part.where, *conds, *([] if seek is None else [seek]))
             .order_by(*_ways(order, values, part, dialect)).limit(limit))
 
 
@@ -158,26 +159,29 @@ def _ways(order: QueueOrder, values: Sequence[ColumnElement[Any]], part: SortCla
     return ways
 
 
-def _after(values: Sequence[ColumnElement[Any]], part: SortClass, cursor: QueueCursor) -> ColumnElement[bool]:
-    """The rows of ``part`` past ``cursor`` (whose row is in it): past its first value, or equal
-    to it and past the next, …, or equal in every value and of a later key. The class's first
-    value's bound (never NULL in the class) is said again on its own, so the index seeks to it."""
+def seeks(order: QueueOrder, dialect: str, cursor: QueueCursor) -> list[ColumnElement[bool]]:
+    """The rows of the cursor's class past ``cursor``, as the conditions of the reads that give
+    them in order: the rest of the cursor's tie (its class's first value equal, and past it in
+    the next values, …, or equal in every value and of a later key), then the rows past that
+    value. Each is a range of the order's index (read as two, the tie's rest never makes the
+    database walk the tie from its start, nor sort the rows past it)."""
+    values = sort_values(order, dialect)
+    part = sort_classes(order, dialect)[class_of(cursor.values)]
     pk = col(Item.pk)
-    descending = cursor.order.descending
     # only the queue's own order, reversed, has its keys from high to low
-    later_key = pk < cursor.pk if cursor.order.by == "queue" and descending else pk > cursor.pk
+    later_key = pk < cursor.pk if order.by == "queue" and order.descending else pk > cursor.pk
     if part.lead is None:
-        return later_key
+        return [later_key]
     either: list[ColumnElement[bool]] = []
     same: list[ColumnElement[bool]] = []
     for i, (v, c) in enumerate(zip(values, cursor.values, strict=True)):
-        if i >= part.lead:
-            either.append(and_(*same, _past(v, c, descending, i > part.lead)))
+        if i > part.lead:
+            either.append(and_(*same, _past(v, c, order.descending, True)))
         same.append(v.is_(None) if c is None else v == literal(c, v.type))
     either.append(and_(*same, later_key))
     lead = values[part.lead]
     bound = literal(cursor.values[part.lead], lead.type)
-    return and_(lead <= bound if descending else lead >= bound, or_(*either))
+    return [or_(*either), lead < bound if order.descending else lead > bound]
 
 
 def _past(e: ColumnElement[Any], c: SortValue, descending: bool, nullable: bool) -> ColumnElement[bool]:
@@ -239,4 +243,5 @@ def _metadata_expressions(key: str, dialect: str) -> tuple[ColumnElement[Any], C
     return number, case((v.op("GLOB")('"*'), unquoted))
 
 
-__all__ = ["JSON_NUMBER", "class_of", "class_page", "metadata_sql", "metadata_values", "page_rows", "sort_classes", "sort_values"]
+__all__ = ["JSON_NUMBER", "class_of", "class_page", "metadata_sql", "metadata_values", "page_rows", "seeks", "sort_classes",
+           "sort_values"]
