@@ -190,3 +190,29 @@ def _sorted_as_a_person(t: Team, tmp_path: Path) -> None:
     assert _key_indexes(t.owner) == (set() if t.backend == "postgres" else {index_name("k")})
     assert theirs == sum(_pages(t.owner, order, 4), []) == expected(_all_rows(t.owner), order)
     assert index_name("k") in _key_indexes(t.owner)
+
+
+def test_a_large_import_samples_the_item_table_on_postgres(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PostgreSQL plans the queue list's pages from its sample of the item table: an import of
+    at least ``ANALYZE_AFTER`` items takes a new one at once (here the bound is lowered to the
+    test's 25 items; one item short of it takes none)."""
+    from reviewer.store import items as items_module
+    from reviewer.store import open_store
+    from tests.store.conftest import pg_schema_url
+
+    def analyzed(store: Store) -> bool:
+        with store.db.read() as conn:
+            return conn.execute(text("SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables "
+                                     "WHERE relname = 'item' AND schemaname = current_schema()")).scalar_one()
+
+    for bound, want in ((len(TIED) + 1, False), (len(TIED), True)):
+        monkeypatch.setattr(items_module, "ANALYZE_AFTER", bound)
+        urls = pg_schema_url()
+        store = open_store(next(urls))
+        try:
+            _load(store, tmp_path)
+            assert analyzed(store) is want, bound
+        finally:
+            store.close()
+            for _ in urls:
+                pass
