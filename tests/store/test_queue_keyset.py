@@ -202,8 +202,8 @@ def test_a_large_import_samples_the_item_table_on_postgres(tmp_path: Path, monke
 
     def analyzed(store: Store) -> bool:
         with store.db.read() as conn:
-            return conn.execute(text("SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables "
-                                     "WHERE relname = 'item' AND schemaname = current_schema()")).scalar_one()
+            return bool(conn.execute(text("SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables "
+                                          "WHERE relname = 'item' AND schemaname = current_schema()")).scalar_one())
 
     for bound, want in ((len(TIED) + 1, False), (len(TIED), True)):
         monkeypatch.setattr(items_module, "ANALYZE_AFTER", bound)
