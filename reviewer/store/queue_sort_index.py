@@ -7,7 +7,9 @@ so a sorted page is a seek into it. The ``queue_sort_index`` table lists them wi
 was made; making one past the bound drops the one made first (and its row). An index is a copy
 of what the item rows hold: dropping one loses nothing, and without it the list is in the same
 order, only read by a scan of the queue (as it is where the login may not make an index: a
-PostgreSQL login that does not own the tables).
+PostgreSQL login that does not own the tables). PostgreSQL may also hold a new index back from
+transactions until every transaction older than it has ended (when the table's rows were updated
+in place): until then the same order is read by a scan.
 """
 
 from __future__ import annotations
