@@ -11,6 +11,7 @@ from pathlib import Path
 
 from reviewer.services.importing import import_file
 from reviewer.store import open_store
+from reviewer.store.sorting import QueueCursor
 
 N = 100_000
 DIMS = ("accuracy", "relevance", "completeness", "clarity")
@@ -53,11 +54,11 @@ with tempfile.TemporaryDirectory() as tmp:
     p99 = lat[int(0.99 * (len(lat) - 1))]
     print(f"claim + submit + complete: median {statistics.median(lat) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms "
           f"target p99 ≤ 10 ms: {'PASS' if p99 <= 0.010 else 'FAIL'}")
-    last = store.queue.queue_page("triage", after=N - 250, limit=200)[-1].sort_key
+    last = store.queue.queue_page("triage", after=QueueCursor.at(N - 250), limit=200)[-1].cursor.pk
     times = []
     for _ in range(50):
         t = time.perf_counter()
-        page = store.queue.queue_page("triage", after=N - 200, limit=200)
+        page = store.queue.queue_page("triage", after=QueueCursor.at(N - 200), limit=200)
         times.append(time.perf_counter() - t)
     times.sort()
     print(f"queue page of {len(page)} rows at the end of {N:,} (keyset): median {statistics.median(times) * 1000:.1f} ms, "

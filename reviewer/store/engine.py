@@ -338,6 +338,28 @@ def _queue_sort(conn: Connection) -> None:
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_human_reviewer_sample ON human_score (reviewer, sample, pk)")
 
 
+def _queue_sort_indexes(conn: Connection) -> None:
+    """The queue list's orders read a page by seeking into an index on the order's value and the
+    item key (:mod:`reviewer.store.queue_order`): one for each fixed order, and the table that
+    lists the metadata keys' indexes (:mod:`reviewer.store.queue_sort_index`)."""
+    for name, value in (("judge", "coalesce(judge_headline, judge_overall)"), ("people", "human_gap"),
+                        ("panel", "judge_spread"), ("age", "created_at")):
+        conn.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS ix_item_sort_{name} ON item (({value}), pk)")
+    # the judge's scores come in few values, each shared by many items: high to low, the index
+    # read backwards would give each tie's keys high to low too, and the tie would be sorted whole
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_item_sort_judge_desc ON item "
+                         "((coalesce(judge_headline, judge_overall)) DESC, pk)")
+    conn.exec_driver_sql("CREATE TABLE IF NOT EXISTS queue_sort_index (name VARCHAR PRIMARY KEY, "
+                         "sort_key VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL)")
+    if conn.dialect.name == "postgresql":  # a person's login reads which keys have an index
+        conn.exec_driver_sql(
+            "DO $$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.table_privileges"
+            " WHERE table_schema = current_schema() AND table_name = 'human_score' AND privilege_type = 'INSERT'"
+            " AND grantee <> current_user LOOP"
+            " EXECUTE 'GRANT SELECT ON queue_sort_index TO ' || quote_ident(r.grantee);"
+            " END LOOP; END $$")
+
+
 #: Applied in order, once each. Add new steps at the end; never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_tables", _create_tables),
@@ -371,6 +393,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0013m_span_marks", mark_guards),
     ("0014h_headline_bands", _headline_bands),
     ("0014m_import_kind", import_kind_guard),
+    ("0014s_queue_sort", _queue_sort_indexes),
 ]
 
 

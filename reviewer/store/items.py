@@ -51,6 +51,9 @@ from reviewer.store.tables import HumanScore, Item, JudgeScore
 from reviewer.store.views import HumanRecord, ImportSummary, ItemView, JudgeRecord, Record
 from rubrics.schema import Rubric
 
+#: Items an import writes past which PostgreSQL samples the item table again at once.
+ANALYZE_AFTER = 10_000
+
 
 class Items:
     """Items in and out, found by id, and read as their folds and views."""
@@ -217,6 +220,12 @@ class Items:
                 raise UserError(str(exc)) from None
             except BulkGuardError as exc:
                 raise UserError(f"import refused, nothing written: {exc}") from None
+        if self.db.dialect == "postgresql" and summary.inserted + summary.updated >= ANALYZE_AFTER:
+            # PostgreSQL plans from its last sample of the table: after a large import, one of a
+            # table a fraction of this size until autovacuum's next pass, and the queue list's
+            # filtered pages are then read by a scan (a login not the owner's is skipped, warned)
+            with self.db.write() as conn:
+                conn.exec_driver_sql("ANALYZE item")
         summary.seconds = time.perf_counter() - started
         return summary
 

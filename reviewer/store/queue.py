@@ -7,54 +7,27 @@ re-checks it; SQLite claims inside ``BEGIN IMMEDIATE`` with ``UPDATE … RETURNI
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Collection, Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import (
-    Boolean,
-    ColumnElement,
-    Connection,
-    Row,
-    ScalarSelect,
-    and_,
-    case,
-    exists,
-    false,
-    func,
-    literal_column,
-    or_,
-    select,
-    update,
-)
+from sqlalchemy import ColumnElement, Connection, Row, and_, exists, func, or_, select, update
 from sqlalchemy.orm import Mapped
 from sqlmodel import col
 
 from reviewer.errors import UserError
 from reviewer.store.db import Db
-from reviewer.store.queue_filter import filter_conditions
-from reviewer.store.queue_order import sorted_keys
-from reviewer.store.queue_settings import ANY_RUBRIC, QueueSettings
-from reviewer.store.queue_sql import ORDER_COLUMN, QUEUE_CONDITIONS, QUEUES, queue_row, row_columns
+from reviewer.store.queue_list import QueueList
+from reviewer.store.queue_setup import QueueSetup
+from reviewer.store.queue_where import needed, queue_conditions, reviews_of
 from reviewer.store.roles import Roles
 from reviewer.store.rubric_versions import Rubrics
-from reviewer.store.sorting import QueueOrder
-from reviewer.store.tables import (
-    Assignment,
-    AuditSample,
-    HumanScore,
-    Item,
-    QueueSetting,
-    now,
-    table_of,
-)
+from reviewer.store.tables import Assignment, HumanScore, Item, QueueSetting, now, table_of
+from reviewer.store.views import Claim
 
 if TYPE_CHECKING:
     from reviewer.store.items import Items
-from reviewer.store.views import REVIEW_COUNTS, Claim, QueueFilter, QueueRow
 
 #: Each reviewer an item already has moves it this far back in triage: past any urgency and priority.
 REVIEWED_STEP = 1_000_000
@@ -89,10 +62,11 @@ def refresh_triage_keys(conn: Connection, where_sql: str, params: dict[str, obje
     conn.execute(text(f"UPDATE item SET triage_key = {TRIAGE_KEY_SQL} WHERE {where_sql}"), params)
 
 
-class Queue:
-    """Claim, renew, release, skip, complete; pages of a queue by key; the queues' settings and
-    audit samples. A lease and its assignment are taken and ended with a name the acting login may
-    sign with (:meth:`Roles.sign`)."""
+class Queue(QueueList, QueueSetup):
+    """Claim, renew, release, skip, complete; routing priorities. With the list's reads
+    (:class:`QueueList`) and the queues' settings, audit samples and gold items
+    (:class:`QueueSetup`), the store's ``queue`` door. A lease and its assignment are taken and
+    ended with a name the acting login may sign with (:meth:`Roles.sign`)."""
 
     def __init__(self, db: Db, rubrics: Rubrics, roles: Roles, items: Items) -> None:
         self.db = db
@@ -102,19 +76,6 @@ class Queue:
 
     #: Distinct reviewers each item needs when no queue setting says (``rubricate queue set``).
     reviewers_per_item: int = 1
-
-    def _filters(self, queue: str, rubric_ref: str | None, dataset: str | None) -> list[ColumnElement[bool]]:
-        if queue not in QUEUES:
-            raise UserError(f"unknown queue {queue!r}; use {', '.join(QUEUES)}")
-        conds: list[ColumnElement[bool]] = []
-        if rubric_ref:
-            conds.append(col(Item.rubric_ref) == self.rubrics.get_rubric(rubric_ref).ref)
-        if dataset:
-            conds.append(col(Item.dataset) == dataset)
-        own = QUEUE_CONDITIONS[queue]
-        if own is not None:
-            conds.append(literal_column(f"({own})", Boolean()))
-        return conds
 
     def claim_next(self, queue: str, reviewer: str, rubric_ref: str | None = None,
                    dataset: str | None = None, lease_seconds: int = 900,
@@ -127,7 +88,7 @@ class Queue:
         (decided by a draw seeded with the reviewer and their claim count: reproducible, and not
         a pattern a reviewer can see). Gold items are never served otherwise.
         """
-        conds = self._filters(queue, rubric_ref, dataset)
+        conds = queue_conditions(self.rubrics, queue, rubric_ref, dataset)
         t = now()
         free = or_(col(Item.lease_until).is_(None), col(Item.lease_until) < t, col(Item.lease_reviewer) == reviewer)
         if exclude:
@@ -137,7 +98,7 @@ class Queue:
             row = None
             if queue != "safety" and self._gold_due(conn, queue, reviewer, rubric_ref):
                 seen = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.reviewer) == reviewer)
-                base = self._filters("triage", rubric_ref, dataset)
+                base = queue_conditions(self.rubrics, "triage", rubric_ref, dataset)
                 row = self._lease(conn, base + [free, col(Item.is_gold).is_(True), ~seen], [col(Item.pk)],
                                   queue, reviewer, t, lease_seconds)
             if row is None:
@@ -153,7 +114,7 @@ class Queue:
                                           col(HumanScore.kind) == "import", col(HumanScore.revision) == col(Item.revision))
                 conds += [free, ~mine, ~imported]
                 if queue != "safety":
-                    conds += [col(Item.is_gold).is_(False), reviews_of(queue) < self._needed(queue)]
+                    conds += [col(Item.is_gold).is_(False), reviews_of(queue) < needed(queue, self.reviewers_per_item)]
                 order = [col(Item.triage_key), col(Item.pk)] if queue == "triage" else [col(Item.pk)]
                 row = self._lease(conn, conds, order, queue, reviewer, t, lease_seconds)
             if row is None:
@@ -187,13 +148,6 @@ class Queue:
             .values(lease_reviewer=reviewer, lease_queue=queue, lease_until=t + timedelta(seconds=lease_seconds))
             .returning(col(Item.pk), col(Item.item_id), col(Item.is_gold), col(Item.revision))
         ).first()
-
-    def _needed(self, queue: str) -> ColumnElement[int]:
-        """Distinct reviewers an item needs: its rubric's setting, else the ``*`` one, else the default."""
-        def setting(ref: Mapped[str] | str) -> ScalarSelect[int]:
-            return (select(col(QueueSetting.reviewers_per_item))
-                    .where(col(QueueSetting.rubric_ref) == ref, col(QueueSetting.queue) == queue).scalar_subquery())
-        return func.coalesce(setting(col(Item.rubric_ref)), setting("*"), self.reviewers_per_item)
 
     def _gold_due(self, conn: Connection, queue: str, reviewer: str, rubric_ref: str | None) -> bool:
         refs = [self.rubrics.get_rubric(rubric_ref).ref, "*"] if rubric_ref else ["*"]
@@ -253,84 +207,6 @@ class Queue:
         """Back to the queue, this reviewer included."""
         self._end(claim, "released")
 
-    def queue_page(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
-                   after: int | None = None, limit: int = 200, search: str | None = None,
-                   filt: QueueFilter | None = None, order: QueueOrder | None = None) -> list[QueueRow]:
-        """One page of the queue, by key: pass the last row's ``sort_key``. ``filt`` narrows it
-        (:mod:`reviewer.store.queue_filter`); ``search`` is the same as a filter on that text
-        alone. Sorted in another ``order`` (:mod:`reviewer.store.queue_order`), a page is found by
-        OFFSET and a row's ``sort_key`` is its place in the sorted list (1 for the first)."""
-        t = now()
-        conds = self._filters(queue, rubric_ref, dataset) + self._narrow(queue, filt, search, t)
-        item = table_of(Item).c
-        columns = [item[c] for c in row_columns(queue)]
-        if order is not None and order.active:
-            skipped = after or 0
-            with self.db.read() as conn:
-                pks = list(conn.execute(sorted_keys(order, conds, self.db.dialect, limit, skipped)).scalars())
-                found = {r[0]: r for r in conn.execute(select(*columns).where(col(Item.pk).in_(pks)))} if pks else {}
-            return [replace(queue_row(found[pk], t), sort_key=skipped + i) for i, pk in enumerate(pks, 1)]
-        if after is not None:
-            conds.append(col(Item.pk) > after)
-        q = select(*columns).where(and_(*conds) if conds else ~false()).order_by(item[ORDER_COLUMN]).limit(limit)
-        with self.db.read() as conn:
-            rows = conn.execute(q).all()
-        return [queue_row(r, t) for r in rows]
-
-    def queue_count(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
-                    filt: QueueFilter | None = None) -> int:
-        """How many items the queue holds (those ``filt`` keeps, given one)."""
-        conds = self._filters(queue, rubric_ref, dataset) + self._narrow(queue, filt, None, now())
-        with self.db.read() as conn:
-            return int(conn.execute(select(func.count()).select_from(Item).where(and_(*conds) if conds else ~false())).scalar_one())
-
-    def _narrow(self, queue: str, filt: QueueFilter | None, search: str | None, t: datetime) -> list[ColumnElement[bool]]:
-        if search:
-            filt = replace(filt or QueueFilter(), text=search)
-        return filter_conditions(filt, self._needed(queue), t, self.db.dialect, reviews_of(queue))
-
-    def queue_values(self, queue: str, rubric_ref: str | None = None,
-                     dataset: str | None = None) -> tuple[list[str], list[str]]:
-        """The datasets and the judge's bands the queue's items hold, sorted (what a filter offers)."""
-        conds = self._filters(queue, rubric_ref, dataset)
-        where = and_(*conds) if conds else ~false()
-        with self.db.read() as conn:
-            datasets = conn.execute(select(col(Item.dataset)).where(where).distinct()).scalars().all()
-            bands = conn.execute(select(col(Item.judge_band)).where(where, col(Item.judge_band).is_not(None))
-                                 .distinct()).scalars().all()
-        return sorted(d for d in datasets if d is not None), sorted(b for b in bands if b is not None)
-
-    def queue_progress(self, queue: str, reviewer: str, rubric_ref: str | None = None,
-                       dataset: str | None = None) -> tuple[int, int, int]:
-        """``(total, done, left for reviewer)``: the queue's items (gold items left out), those
-        with every reviewer they need, and those still open to this reviewer (not done, and not
-        done or skipped by them) — the same rules :meth:`claim_next` serves by."""
-        conds = self._filters(queue, rubric_ref, dataset)
-        if queue != "safety":
-            conds.append(col(Item.is_gold).is_(False))
-        done_cond = reviews_of(queue) >= self._needed(queue) if queue != "safety" else false()
-        mine = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.reviewer) == reviewer,
-                              col(Assignment.queue) == queue, col(Assignment.state).in_(("done", "skipped")))
-        with self.db.read() as conn:
-            row = conn.execute(select(
-                func.count(),
-                func.coalesce(func.sum(case((done_cond, 1), else_=0)), 0),
-                func.coalesce(func.sum(case((and_(~done_cond, ~mine), 1), else_=0)), 0),
-            ).select_from(Item).where(and_(*conds) if conds else ~false())).one()
-        return int(row[0]), int(row[1]), int(row[2])
-
-    def create_audit_sample(self, rubric_ref: str, n: int, seed: int = 0) -> int:
-        """Draw a seeded uniform random sample of the rubric's items for the audit queue."""
-        ref = self.rubrics.get_rubric(rubric_ref).ref
-        with self.db.write() as conn:
-            pks = sorted(conn.execute(select(col(Item.pk)).where(col(Item.rubric_ref) == ref)).scalars())
-            have = set(conn.execute(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)).scalars())
-            chosen = random.Random(seed).sample(pks, min(n, len(pks)))
-            rows = [dict(rubric_ref=ref, item_pk=pk, seed=seed) for pk in chosen if pk not in have]
-            if rows:
-                conn.execute(table_of(AuditSample).insert(), rows)
-        return len(rows)
-
     def set_priorities(self, rubric_ref: str, priorities: dict[int, float]) -> None:
         """Routing priorities from calibration; the triage queue serves high ones first. Each
         lies in [0, :data:`PRIORITY_CAP`] (the triage key's room for them), or none is written.
@@ -346,83 +222,6 @@ class Queue:
             if priorities:
                 conn.execute(each, [{"item": pk, "new_priority": p} for pk, p in priorities.items()])
             refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.rubrics.get_rubric(rubric_ref).ref})
-
-    def set_queue_settings(self, queue: str, rubric_ref: str | None = None, reviewers_per_item: int | None = None,
-                           gold_rate: float | None = None, blind: bool | None = None) -> QueueSettings:
-        """Change what is given; the rest keeps its value. Returns the settings now in force."""
-        from reviewer.store.queue_sql import QUEUES
-
-        if queue not in QUEUES:
-            raise UserError(f"unknown queue {queue!r}; use {', '.join(QUEUES)}")
-        if reviewers_per_item is not None and not 1 <= reviewers_per_item <= 20:
-            raise UserError(f"--reviewers {reviewers_per_item}: give 1 to 20 distinct reviewers per item")
-        if gold_rate is not None and not (math.isfinite(gold_rate) and 0 <= gold_rate <= 0.5):
-            raise UserError(f"--gold-rate {gold_rate}: give a share from 0 to 0.5 of claims")
-        ref = self.rubrics.get_rubric(rubric_ref).ref if rubric_ref else ANY_RUBRIC
-        current = self.queue_settings(queue, rubric_ref, exact=True)
-        values = dict(reviewers_per_item=current.reviewers_per_item if reviewers_per_item is None else reviewers_per_item,
-                      gold_rate=current.gold_rate if gold_rate is None else gold_rate,
-                      blind=current.blind if blind is None else blind, updated_at=now())
-        with self.db.write() as conn:
-            done = conn.execute(update(QueueSetting).where(col(QueueSetting.rubric_ref) == ref, col(QueueSetting.queue) == queue)
-                                .values(**values)).rowcount
-            if not done:
-                conn.execute(table_of(QueueSetting).insert().values(rubric_ref=ref, queue=queue, **values))
-        return self.queue_settings(queue, rubric_ref, exact=True)
-
-    def queue_settings(self, queue: str, rubric_ref: str | None = None, exact: bool = False) -> QueueSettings:
-        """The settings for a rubric's items in a queue: its own, else the ``*`` row, else defaults
-        (with ``exact``, only its own row counts)."""
-        ref = self.rubrics.get_rubric(rubric_ref).ref if rubric_ref else ANY_RUBRIC
-        refs = [ref] if exact or ref == ANY_RUBRIC else [ref, ANY_RUBRIC]
-        with self.db.read() as conn:
-            rows = {r[0]: r for r in conn.execute(
-                select(col(QueueSetting.rubric_ref), col(QueueSetting.reviewers_per_item), col(QueueSetting.gold_rate),
-                       col(QueueSetting.blind)).where(col(QueueSetting.queue) == queue, col(QueueSetting.rubric_ref).in_(refs)))}
-        for r in refs:
-            if r in rows:
-                _, n, rate, blind = rows[r]
-                return QueueSettings(ref, queue, int(n), float(rate), bool(blind))
-        return QueueSettings(ref, queue)
-
-    def gold_scores(self, rubric_ref: str | None = None) -> list[tuple[str, float, float, datetime]]:
-        """Every reviewer's current score on every gold item and dimension that has an expected
-        score, as ``(reviewer, score, expected, scored_at)`` rows (undone scores are not current);
-        the gold-accuracy service turns them into accuracy and drift."""
-        with self.db.read() as conn:
-            q = select(col(Item.pk)).where(col(Item.is_gold).is_(True))
-            if rubric_ref:
-                q = q.where(col(Item.rubric_ref) == self.rubrics.get_rubric(rubric_ref).ref)
-            pks = list(conn.execute(q).scalars())
-        # each reviewer's current score per gold item and dimension, from the item's fold
-        seen: list[tuple[str, float, float, datetime]] = []
-        for it, fold in self.items.item_folds(item_pks=pks) if pks else ():
-            if not isinstance(it.gold, dict):
-                continue
-            for dim, f in fold.dims.items():
-                expected = it.gold.get(dim)
-                if isinstance(expected, (int, float)):
-                    # a vote read from a stored row always has its time (the column is NOT NULL)
-                    seen.extend((who, v.score, float(expected), v.created_at) for who, v in f.human.votes.items()
-                                if v.created_at is not None)
-        return seen
-
-    def has_audit_sample(self, rubric_ref: str) -> bool:
-        """Whether an audit sample was drawn for this rubric."""
-        ref = self.rubrics.get_rubric(rubric_ref).ref
-        with self.db.read() as conn:
-            return conn.execute(select(col(AuditSample.pk)).where(col(AuditSample.rubric_ref) == ref).limit(1)).first() is not None
-
-    def audit_pks(self, rubric_ref: str) -> set[int]:
-        """The item keys of the rubric's audit sample (drawn here or imported as ``"audit": true``)."""
-        ref = self.rubrics.get_rubric(rubric_ref).ref
-        with self.db.read() as conn:
-            return set(conn.execute(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)).scalars())
-
-
-def reviews_of(queue: str) -> Mapped[int]:
-    """The item's count of complete reviews as ``queue`` counts them (:data:`REVIEW_COUNTS`)."""
-    return col(getattr(Item, REVIEW_COUNTS[queue]))
 
 
 def claimed_since(conn: Connection, claim: Claim) -> str | None:

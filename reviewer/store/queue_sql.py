@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from reviewer.store.sorting import QueueCursor
 from reviewer.store.views import REVIEW_COUNTS, QueueRow
 
 QUEUES = ("triage", "audit", "safety")
@@ -46,7 +47,7 @@ def queue_row(r: Sequence[Any], t: datetime) -> QueueRow:
     if isinstance(until, str):  # the standard-library read gets SQLite's text
         until = datetime.fromisoformat(until)
     return QueueRow(r[0], r[1], r[2], r[3], r[4], r[5], None if r[6] is None else bool(r[6]), bool(r[7]), r[8], r[9],
-                    r[10] if until is not None and until > t else None, r[0], r[12])
+                    r[10] if until is not None and until > t else None, QueueCursor.at(r[0]), r[12])
 
 
 __all__ = ["ORDER_COLUMN", "QUEUES", "QUEUE_CONDITIONS", "ROW_COLUMNS", "queue_row", "row_columns"]

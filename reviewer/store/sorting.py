@@ -8,8 +8,14 @@ is sorted: claiming the next item (``g``, ``n``) keeps the queue's own order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
 
 from reviewer.errors import UserError
+
+#: A value a row is sorted by: a score or gap, a time added, a metadata key's number (a Decimal
+#: on PostgreSQL) or text; None where the row has none.
+SortValue = float | Decimal | str | datetime | None
 
 #: Each order's name and how the dialog and the queue's header say it.
 ORDERS: dict[str, str] = {
@@ -69,4 +75,20 @@ class QueueOrder:
         return f"{ORDERS[self.by]}, {way}"
 
 
-__all__ = ["JUDGE_ORDERS", "ORDERS", "QueueOrder"]
+@dataclass(frozen=True)
+class QueueCursor:
+    """A place in the queue list: a row's values in ``order`` (none in the queue's own order)
+    and its key. Given as ``after``, the page starts at the row after it
+    (:meth:`reviewer.store.queue_list.QueueList.queue_page`)."""
+
+    order: QueueOrder
+    values: tuple[SortValue, ...]
+    pk: int
+
+    @classmethod
+    def at(cls, pk: int) -> QueueCursor:
+        """The place of item ``pk`` in the queue's own order."""
+        return cls(QueueOrder(), (), pk)
+
+
+__all__ = ["JUDGE_ORDERS", "ORDERS", "QueueCursor", "QueueOrder", "SortValue"]

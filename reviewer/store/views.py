@@ -6,6 +6,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypedDict
 
+from reviewer.store.sorting import QueueCursor
+
 #: A record the store hands out as plain JSON-shaped data (an export row, a rating row, an item
 #: for the judge, a cached reply): its keys are documented where it is made (and the export's in
 #: docs/formats.md); its values are whatever JSON holds, so they stay untyped here, in one place.
@@ -40,8 +42,8 @@ class QueueRow:
     errors: int
     reviewed: int
     holder: str | None
-    #: The keyset position: pass it as ``after`` to get the next page.
-    sort_key: int
+    #: The row's place in the list's order: pass it as ``after`` to get the next page.
+    cursor: QueueCursor
     #: The judge's headline score on [0, 1] where the rubric names a headline (else None).
     headline: float | None = None
 

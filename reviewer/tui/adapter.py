@@ -41,7 +41,8 @@ class QueueLine:
     #: progress, done), which also weighs leases, half-done reviews and the reviewers needed
     reviews: str
     holder: str | None
-    sort_key: Any
+    #: the row's place in the list (the store's ``QueueCursor``): the next page starts after it
+    cursor: Any
     #: the judge's headline score where the rubric names one (REVAL's treatment parity)
     headline: float | None = None
 
@@ -128,7 +129,7 @@ def lines(rows: list[Any]) -> list[QueueLine]:
     """Store queue rows as the queue screen shows them."""
     return [QueueLine(r.item_pk, r.item_id, r.dataset, r.overall, r.band, BAND_COLORS.get(r.band or "", "white"),
                       r.passed, r.flagged, r.errors, str(r.reviewed) if r.reviewed else "none",
-                      r.holder, r.sort_key, r.headline) for r in rows]
+                      r.holder, r.cursor, r.headline) for r in rows]
 
 
 def load_item(store: Store, item_pk: int, reviewer: str, blind: bool = False, claim: Any = None,

@@ -112,9 +112,10 @@ def _headlines_before_and_after(db_url: str, items: Path, *older: str) -> tuple[
 
 
 def test_a_database_from_before_gets_its_headlines(db_url: str, tmp_path: Path) -> None:
-    # what an older release left: no column, the mean's band
+    # what an older release left: no column (nor the later sort indexes on it), the mean's band
     want, got = _headlines_before_and_after(
-        db_url, pairs_file(tmp_path), "ALTER TABLE item DROP COLUMN judge_headline", "UPDATE item SET judge_band = 'High'",
+        db_url, pairs_file(tmp_path), "DROP INDEX ix_item_sort_judge", "DROP INDEX ix_item_sort_judge_desc",
+        "DELETE FROM schema_migrations WHERE name = '0014s_queue_sort'", "ALTER TABLE item DROP COLUMN judge_headline", "UPDATE item SET judge_band = 'High'",
         "DELETE FROM schema_migrations WHERE name = '0012h_judge_headline'")
     assert got == want and want["tilted-b"] == (0.5, "Potential bias")
 

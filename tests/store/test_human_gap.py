@@ -172,6 +172,8 @@ def test_a_database_from_before_gets_the_column_filled(db_url: str, tmp_path: Pa
     want = {i: stored(store, pk) for i, pk in pks.items()}
     assert want == {"c": pytest.approx(7 / SPAN), "d": pytest.approx(6 / SPAN), "e": 0.0}
     with store.db.engine.begin() as conn:  # what an older release left: no such column
+        conn.execute(text("DROP INDEX ix_item_sort_people"))  # (later, on the column)
+        conn.execute(text("DELETE FROM schema_migrations WHERE name = '0014s_queue_sort'"))
         conn.execute(text("ALTER TABLE item DROP COLUMN human_gap"))
         conn.execute(text("DELETE FROM schema_migrations WHERE name = '0009g_human_gap'"))
     store.close()

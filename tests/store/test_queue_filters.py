@@ -61,9 +61,9 @@ def test_dataset_band_and_paging(store: Store, tmp_path: Path) -> None:
     # paged by key under the filter: two pages of one row each, then nothing
     filt = QueueFilter(dataset="alpha", band=high)
     first = store.queue.queue_page("triage", filt=filt, limit=1)
-    second = store.queue.queue_page("triage", filt=filt, limit=1, after=first[-1].sort_key)
+    second = store.queue.queue_page("triage", filt=filt, limit=1, after=first[-1].cursor)
     assert [r.item_id for r in first + second] == ["a1", "a3"]
-    assert store.queue.queue_page("triage", filt=filt, limit=1, after=second[-1].sort_key) == []
+    assert store.queue.queue_page("triage", filt=filt, limit=1, after=second[-1].cursor) == []
     assert store.queue.queue_count("triage", filt=filt) == 2
     assert store.queue.queue_values("triage") == (["alpha", "beta"], sorted({b for b in bands.values() if b}))
 

@@ -125,7 +125,7 @@ def _paged(store: Store, order: QueueOrder, filt: QueueFilter | None = None, siz
         got += [r.item_pk for r in page]
         if len(page) < size:
             return got
-        after = page[-1].sort_key
+        after = page[-1].cursor
 
 
 ORDERS = [QueueOrder(by, desc) for by in ("queue", "judge", "people", "panel", "age") for desc in (False, True)]

@@ -17,6 +17,7 @@ from reviewer.store import Store
 from reviewer.store.sorting import QueueOrder
 from reviewer.store.views import QueueFilter
 from reviewer.tui.app import ReviewApp, make_app
+from reviewer.tui.config import TuiSettings
 from reviewer.tui.screens.history import HistoryScreen
 from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.queue import QueueScreen
@@ -188,3 +189,22 @@ async def test_hostile_ids_dimensions_and_keys_are_shown_as_typed(tmp_path: Path
         cell = str(app.screen.query_one(DataTable).get_row_at(0)[1])
     assert "[/]it[red]em" in history_svg and "[bold]set" in history_svg and cell == "[/]it[red]em"
     assert 'sorted: metadata "[b]k", low to high' in head and "[b]k" in sorted_svg
+
+
+async def test_the_next_page_of_a_sorted_list_starts_after_its_last_row(store: Store) -> None:
+    """``]`` reads the page after the last row shown (its cursor: its score and key), ``[``
+    goes back: the pages are the sorted list's slices, ties of one score split across pages."""
+    app = make_app(store, REVIEWER, settings=TuiSettings(page_size=10))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await sort_by(app, pilot, "judge", True)
+        want = by_judge_high_first(store)
+        assert len(want) > 20
+        assert ids(app) == want[:10]
+        for start in (10, 20):
+            await pilot.press("right_square_bracket")
+            await settle(app, pilot)
+            assert ids(app) == want[start:start + 10]
+        await pilot.press("left_square_bracket")
+        await settle(app, pilot)
+        assert ids(app) == want[10:20]

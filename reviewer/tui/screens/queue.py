@@ -65,6 +65,7 @@ class QueueScreen(AppKeysFirst):
 
     def __init__(self) -> None:
         super().__init__()
+        #: where each page seen so far starts: None (the first) or the cursor of the row before it
         self.page_starts: list[Any] = [None]
         self.rows: list[adapter.QueueLine] = []
         #: what the list is narrowed to (applied by the store)
@@ -225,12 +226,13 @@ class QueueScreen(AppKeysFirst):
             self.app.push_screen(TeamScreen())
 
     def action_page(self, step: int) -> None:
-        """Next or previous page, by the key of the last row seen."""
+        """Next or previous page: the next starts after the last row seen (its cursor: its place
+        in the list's order)."""
         if step > 0:
             if len(self.rows) < self.rapp.settings.page_size:
                 self.notify("last page")
                 return
-            self.page_starts.append(self.rows[-1].sort_key)
+            self.page_starts.append(self.rows[-1].cursor)
         elif len(self.page_starts) > 1:
             self.page_starts.pop()
         else:
