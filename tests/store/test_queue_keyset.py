@@ -23,7 +23,7 @@ from reviewer.store.views import QueueFilter
 from tests.store.test_queue_sort import _all_rows, expected
 
 if TYPE_CHECKING:
-    from tests.hostile.test_roles import Team
+    from tests.hostile.team import Team
 
 REF = "general-quality@1.0.0"
 MISSING = object()
@@ -175,10 +175,10 @@ def test_a_login_that_may_not_make_an_index_sorts_the_same(backend: str, tmp_pat
     """A person's PostgreSQL login (``db roles``' grants: no index on the owner's tables) sorts
     by a metadata key in the same order, by a scan, and makes no index; the owner's store then
     makes it."""
-    from tests.hostile.test_roles import _make
+    from tests.hostile.team import make_team
 
     with ExitStack() as stack:
-        t, _ = _make(backend, tmp_path, stack)
+        t, _ = make_team(backend, tmp_path, stack)
         _sorted_as_a_person(t, tmp_path)
 
 
