@@ -268,6 +268,16 @@ def read_completion(reply: Any, meter: CostMeter, price: Callable[[int, int], An
     return Completion(text or "", cost, tokens_in, tokens_out)
 
 
+def _live_cost(litellm: Any, response: Any) -> Any:
+    """What a live call cost: litellm prices every response as it returns it (its hidden
+    ``response_cost``, None where the model has no known price) — pricing it again costs the event
+    loop about as much as the rest of reading the reply; a response without that price is priced here."""
+    hidden = getattr(response, "_hidden_params", None)
+    if isinstance(hidden, Mapping) and "response_cost" in hidden:
+        return hidden["response_cost"]
+    return litellm.completion_cost(completion_response=response)
+
+
 def _field(value: Any, name: str) -> Any:
     """A field of a reply's part: a key of a JSON object, else an attribute of litellm's object."""
     return value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
@@ -385,8 +395,7 @@ class JudgeClient:
             return completion
 
     def _completion(self, litellm: Any, response: Any) -> Completion:
-        return read_completion(response, self.meter,
-                               lambda _in, _out: litellm.completion_cost(completion_response=response))
+        return read_completion(response, self.meter, lambda _in, _out: _live_cost(litellm, response))
 
     async def judge(
         self, prompt: BuiltPrompt, validate: Callable[[dict[str, Any]], T], sample: int = 0,

@@ -12,6 +12,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import pytest
 from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 
 from rubrics.judge.client import ClientSettings, JudgeClient, release_litellm
@@ -46,6 +47,21 @@ async def test_release_drops_litellms_logging_backlog_unrun(server: LoopbackServ
     assert len(ran) <= 1  # at most the one the worker had begun
     assert not [w for w in caught if "never awaited" in str(w.message)]
     assert GLOBAL_LOGGING_WORKER._worker_task is None
+
+
+async def test_a_live_call_costs_litellms_price_of_its_reply(server: LoopbackServer) -> None:
+    """A reply's cost is the price litellm put on it as it returned it (read, not computed a second
+    time on the event loop): a listed model's price per token, and nothing for a model without one."""
+    import litellm
+
+    for model, priced in (("openai/gpt-4o-mini", True), ("openai/judge-x", False)):
+        judge = JudgeClient(ClientSettings(model=model, api_base=server.url, api_key="sk-test"))
+        done = await judge.complete(Sandbox().finish("system", "rate this", None))
+        listed = litellm.model_cost["gpt-4o-mini"]
+        by_tokens = done.tokens_in * listed["input_cost_per_token"] + done.tokens_out * listed["output_cost_per_token"]
+        assert done.tokens_in > 0 and done.tokens_out > 0
+        assert done.cost_usd == pytest.approx(by_tokens if priced else 0.0, rel=1e-9)
+        assert judge.meter.spent == done.cost_usd and (done.cost_usd > 0) == priced
 
 
 SCRIPT = """\
