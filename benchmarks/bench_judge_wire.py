@@ -3,7 +3,9 @@
 
 The server (:mod:`tests.judge.loopback`; aiohttp sets TCP_NODELAY on its sockets) runs in its own process. For
 each concurrency, in one run: a bare litellm script (``litellm.acompletion`` under a semaphore of
-that concurrency, in its own process; its rate from its first call to its last, imports left out) and ``rubricate
+that concurrency, in its own process, sending the very requests rubricate judge sends — each
+item's prompt per dimension, a system and a user message, with the judge's temperature and
+max_tokens — so the two differ only in what rubricate does around the call; its rate from its first call to its last, imports left out) and ``rubricate
 judge`` (the real command on a fresh SQLite store, in its own process, the bundled
 general-quality rubric: five judge calls per item; its rate over the stored run's start to
 finish, and over the whole command, start-up included). The two alternate, twice each, and the
@@ -35,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MODEL = "openai/judge-x"
 RUBRIC = "general-quality@1.0.0"
 CALLS_PER_ITEM = 5  # the rubric's five llm_judge dimensions, one call each
+TEMPERATURE, MAX_TOKENS = 0.0, 1024  # the judge's request parameters (ClientSettings' defaults)
 TARGETS = {8: 0.97, 64: 0.95}
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
@@ -48,31 +51,51 @@ def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
     return proc, f"http://127.0.0.1:{port}/v1"
 
 
-async def _bare(url: str, n: int, concurrency: int) -> None:
-    """The anchor: n calls through litellm at this concurrency, nothing else; prints calls a second."""
+async def _bare(url: str, requests: Path, concurrency: int) -> None:
+    """The anchor: the same requests through litellm at this concurrency, nothing else; prints calls a second."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
+    calls = json.loads(requests.read_text())
     slots = asyncio.Semaphore(concurrency)
 
-    async def one(i: int) -> None:
+    async def one(messages: list[dict[str, str]]) -> None:
         async with slots:
-            await litellm.acompletion(model=MODEL, messages=[{"role": "user", "content": f"rate answer {i}"}],
+            await litellm.acompletion(model=MODEL, messages=messages, temperature=TEMPERATURE, max_tokens=MAX_TOKENS,
                                       api_base=url, api_key="sk-bench", max_retries=0, timeout=30)
 
     # cold, as rubricate judge's run is: the first calls open the connections
     started = time.perf_counter()
-    await asyncio.gather(*(one(i) for i in range(n)))
-    rate = n / (time.perf_counter() - started)
+    await asyncio.gather(*(one(m) for m in calls))
+    rate = len(calls) / (time.perf_counter() - started)
     # litellm parks a logging task on the loop that asyncio.run's shutdown waits on for ever
     # (rubricate's release_litellm stops it; a bare script has no such thing): leave at once
     print(rate, flush=True)
     os._exit(0)
 
 
-def bare(url: str, n: int, concurrency: int) -> float:
+def judge_requests(tmp: Path, items: int) -> Path:
+    """The messages rubricate judge sends for these items (the rubric's prompt per item and
+    dimension: a system and a user message), as a JSON list for the bare script to send too."""
+    from rubrics.judge.client import ClientSettings
+    from rubrics.judge.prompt import build_dimension_prompt
+    from rubrics.library import bundled
+    from rubrics.methods.base import JudgeItem
+
+    name, version = RUBRIC.split("@")
+    [rubric] = [r for r in bundled() if (r.id, r.version) == (name, version)]
+    settings = ClientSettings(model=MODEL)
+    assert (settings.temperature, settings.max_tokens) == (TEMPERATURE, MAX_TOKENS), "the judge's defaults moved"
+    calls = [build_dimension_prompt(JudgeItem(id=f"q{i}", input=f"Question {i}?", output=f"Answer number {i}."),
+                                    dim).messages for i in range(items) for dim in rubric.dimensions]
+    path = tmp / f"requests-{items}.json"
+    path.write_text(json.dumps(calls))
+    return path
+
+
+def bare(url: str, requests: Path, concurrency: int) -> float:
     """The bare script in its own process (as rubricate judge runs in its own)."""
-    done = subprocess.run([sys.executable, __file__, "--bare-run", url, str(n), str(concurrency)],
+    done = subprocess.run([sys.executable, __file__, "--bare-run", url, str(requests), str(concurrency)],
                           env=ENV, capture_output=True, text=True, cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(f"the bare script failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -115,8 +138,8 @@ def rubricate(url: str, imported: Path, concurrency: int) -> tuple[float, float,
 
 def main() -> None:
     if len(sys.argv) == 5 and sys.argv[1] == "--bare-run":
-        url, n, concurrency = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-        asyncio.run(_bare(url, n, concurrency))
+        url, requests, concurrency = sys.argv[2], Path(sys.argv[3]), int(sys.argv[4])
+        asyncio.run(_bare(url, requests, concurrency))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.2, help="seconds the server holds each reply")
@@ -133,10 +156,11 @@ def main() -> None:
                 limit = c / args.latency
                 items = -(-int(limit * args.seconds) // CALLS_PER_ITEM)
                 imported = prepared_store(Path(tmp), items)
+                requests = judge_requests(Path(tmp), items)
                 bares: list[float] = []
                 runs: list[tuple[float, float, int]] = []
                 for _ in range(args.repeats):
-                    bares.append(bare(url, items * CALLS_PER_ITEM, c))
+                    bares.append(bare(url, requests, c))
                     runs.append(rubricate(url, imported, c))
                 imported.unlink()
                 b = max(bares)
