@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from rubrics.judge.client import REASK, REASK_LAST_LINE, JudgeClient, Outcome
 from rubrics.judge.parse import (
@@ -23,6 +23,8 @@ from rubrics.judge.prompt import build_combined_prompt, build_dimension_prompt
 from rubrics.methods.base import JudgeItem, effective_scale, failed, scored
 from rubrics.results import ScoreResult
 from rubrics.schema import Dimension, Scale
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -127,11 +129,18 @@ async def score_llm_judge(
     def validate(answer: dict[str, Any]) -> Judgement:
         return parse_judgement(answer, dim)
 
-    outcomes = await asyncio.gather(
-        *(client.judge(p, validate, sample=i, parse=parse, reask=reask) for i, p in enumerate(prompts))
-    )
+    outcomes = await _all([client.judge(p, validate, sample=i, parse=parse, reask=reask)
+                           for i, p in enumerate(prompts)])
     return summarise(item, dim, client.model, outcomes, prompts[0].prompt_hash,
                      prompts[0].examples_used)
+
+
+async def _all(calls: list[Coroutine[Any, Any, T]]) -> list[T]:
+    """The samples' outcomes in order: several at once, a lone one awaited where it is (a task and
+    a gather per judge call cost the event loop time that bare litellm does not spend)."""
+    if len(calls) == 1:
+        return [await calls[0]]
+    return list(await asyncio.gather(*calls))
 
 
 def _combined_validator(dims: Sequence[Dimension]) -> Callable[[dict[str, Any]], dict[str, Judgement]]:
@@ -189,9 +198,7 @@ async def score_combined(
     n = max(1, samples or max(d.samples for d in dims))
     prompts = [build_combined_prompt(item, dims, reply=reply) for _ in range(n)]
     validate = _flat_validator(dims) if reply == "flat" else _combined_validator(dims)
-    outcomes = await asyncio.gather(
-        *(client.judge(p, validate, sample=i) for i, p in enumerate(prompts))
-    )
+    outcomes = await _all([client.judge(p, validate, sample=i) for i, p in enumerate(prompts)])
     results = []
     for dim in dims:
         per_dim: list[Outcome[Judgement]] = []
