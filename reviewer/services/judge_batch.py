@@ -234,6 +234,8 @@ def _store(store: Store, run_id: int, options: JudgeOptions, runner: JudgeRunner
         with contextlib.suppress(Exception):
             writer.flush()
         raise
+    finally:
+        writer.close()
     totals.embedded += encoded
     store.runs.finish_judge_run(run_id, totals.status, totals.as_dict())
     return totals

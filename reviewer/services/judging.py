@@ -274,6 +274,10 @@ class ResultWriter:
             if error is not None:
                 raise error
 
+    def close(self) -> None:
+        """Let the writing thread go (after the run's last flush; a run leaves no thread behind)."""
+        self._pool.shutdown(wait=True)
+
 
 def run(
     store: Store,
@@ -325,6 +329,8 @@ def run(
             if kept is not None:
                 raise RunFailed(run_id, kept, store.runs.judge_pending_path(), exc) from exc
             raise
+        finally:
+            writer.close()
         store.runs.finish_judge_run(run_id, totals.status, totals.as_dict())
         summaries.append(RunSummary(run_id, model, totals))
         if totals.status == "cost_cap":

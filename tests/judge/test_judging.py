@@ -109,6 +109,19 @@ def test_panel_stores_one_run_per_model_and_flags_safety_once(store: Any, server
     assert [rep["dimensions"]["accuracy"]["mean"] for rep in reports] == [5, 2]
 
 
+def test_a_run_leaves_no_writer_thread_behind(store: Any, server: LoopbackServer) -> None:
+    """Each model's run writes through its own thread; the run lets it go (a panel of models, or a
+    notebook judging again and again, would otherwise keep one idle thread per run)."""
+    import threading
+
+    def writers() -> int:
+        return sum(t.name.startswith("judge-writer") for t in threading.enumerate())
+
+    before = writers()
+    judging.run(store, options(server, models=["openai/judge-a", "openai/judge-b"]))
+    assert writers() == before
+
+
 def test_only_missing_scores_nothing_twice(store: Any, server: LoopbackServer) -> None:
     judging.run(store, options(server, max_cost=None))
     server.reset()
