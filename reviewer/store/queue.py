@@ -7,24 +7,50 @@ re-checks it; SQLite claims inside ``BEGIN IMMEDIATE`` with ``UPDATE … RETURNI
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import ColumnElement, Connection, Row, and_, exists, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Row,
+    and_,
+    case,
+    exists,
+    false,
+    func,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Mapped
 from sqlmodel import col
 
 from reviewer.errors import UserError
 from reviewer.store.db import Db
-from reviewer.store.queue_list import QueueList
-from reviewer.store.queue_setup import QueueSetup
+from reviewer.store.queue_filter import filter_conditions
+from reviewer.store.queue_order import page_rows
+from reviewer.store.queue_settings import ANY_RUBRIC, QueueSettings
+from reviewer.store.queue_sort_index import use_key_index
+from reviewer.store.queue_sql import queue_row, row_columns
 from reviewer.store.queue_where import needed, queue_conditions, reviews_of
 from reviewer.store.roles import Roles
 from reviewer.store.rubric_versions import Rubrics
-from reviewer.store.tables import Assignment, HumanScore, Item, QueueSetting, now, table_of
-from reviewer.store.views import Claim
+from reviewer.store.sorting import QueueCursor, QueueOrder
+from reviewer.store.tables import (
+    Assignment,
+    AuditSample,
+    HumanScore,
+    Item,
+    QueueSetting,
+    now,
+    table_of,
+)
+from reviewer.store.views import Claim, QueueFilter, QueueRow
 
 if TYPE_CHECKING:
     from reviewer.store.items import Items
@@ -62,11 +88,13 @@ def refresh_triage_keys(conn: Connection, where_sql: str, params: dict[str, obje
     conn.execute(text(f"UPDATE item SET triage_key = {TRIAGE_KEY_SQL} WHERE {where_sql}"), params)
 
 
-class Queue(QueueList, QueueSetup):
-    """Claim, renew, release, skip, complete; routing priorities. With the list's reads
-    (:class:`QueueList`) and the queues' settings, audit samples and gold items
-    (:class:`QueueSetup`), the store's ``queue`` door. A lease and its assignment are taken and
-    ended with a name the acting login may sign with (:meth:`Roles.sign`)."""
+class Queue:
+    """The store's ``queue`` door: claim, renew, release, skip, complete; routing priorities;
+    the list's reads (a page, found by cursor, its counts, the values a filter offers, a
+    reviewer's progress); the queues' settings, audit samples and gold items. A lease and its
+    assignment are taken and ended with a name the acting login may sign with
+    (:meth:`Roles.sign`). (A door is one plain class; the SQL it shares with the list's order
+    and conditions is in ``queue_order``, ``queue_where`` and ``queue_sql``.)"""
 
     def __init__(self, db: Db, rubrics: Rubrics, roles: Roles, items: Items) -> None:
         self.db = db
@@ -224,6 +252,159 @@ class Queue(QueueList, QueueSetup):
             refresh_triage_keys(conn, "rubric_ref = :ref", {"ref": self.rubrics.get_rubric(rubric_ref).ref})
 
 
+    # -- the list's reads
+
+    def queue_page(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
+                   after: QueueCursor | None = None, limit: int = 200, search: str | None = None,
+                   filt: QueueFilter | None = None, order: QueueOrder | None = None) -> list[QueueRow]:
+        """One page of the queue in ``order`` (the queue's own without one;
+        :mod:`reviewer.store.queue_order`), from the row after ``after`` (the last row's
+        ``cursor``; from the first without one). ``filt`` narrows it
+        (:mod:`reviewer.store.queue_filter`); ``search`` is the same as a filter on that text
+        alone."""
+        order = order or QueueOrder()
+        t = now()
+        conds = queue_conditions(self.rubrics, queue, rubric_ref, dataset) + self._narrow(queue, filt, search, t)
+        item = table_of(Item).c
+        if order.by == "metadata":
+            use_key_index(self.db, order.key or "")
+        with self.db.read() as conn:
+            if self.db.dialect == "postgresql":
+                # a page reads a few hundred rows, but its estimate (a scan at worst) passes the
+                # mark past which PostgreSQL compiles the query, which takes longer than the read
+                conn.exec_driver_sql("SET LOCAL jit = off")
+            rows = page_rows(conn, order, conds, self.db.dialect, limit, after, [item[c] for c in row_columns(queue)])
+        return [replace(queue_row(r, t), cursor=c) for c, r in rows]
+
+    def queue_count(self, queue: str, rubric_ref: str | None = None, dataset: str | None = None,
+                    filt: QueueFilter | None = None) -> int:
+        """How many items the queue holds (those ``filt`` keeps, given one)."""
+        conds = queue_conditions(self.rubrics, queue, rubric_ref, dataset) + self._narrow(queue, filt, None, now())
+        with self.db.read() as conn:
+            return int(conn.execute(select(func.count()).select_from(Item).where(and_(*conds) if conds else ~false())).scalar_one())
+
+    def _narrow(self, queue: str, filt: QueueFilter | None, search: str | None, t: datetime) -> list[ColumnElement[bool]]:
+        if search:
+            filt = replace(filt or QueueFilter(), text=search)
+        return filter_conditions(filt, needed(queue, self.reviewers_per_item), t, self.db.dialect, reviews_of(queue))
+
+    def queue_values(self, queue: str, rubric_ref: str | None = None,
+                     dataset: str | None = None) -> tuple[list[str], list[str]]:
+        """The datasets and the judge's bands the queue's items hold, sorted (what a filter offers)."""
+        conds = queue_conditions(self.rubrics, queue, rubric_ref, dataset)
+        where = and_(*conds) if conds else ~false()
+        with self.db.read() as conn:
+            datasets = conn.execute(select(col(Item.dataset)).where(where).distinct()).scalars().all()
+            bands = conn.execute(select(col(Item.judge_band)).where(where, col(Item.judge_band).is_not(None))
+                                 .distinct()).scalars().all()
+        return sorted(d for d in datasets if d is not None), sorted(b for b in bands if b is not None)
+
+    def queue_progress(self, queue: str, reviewer: str, rubric_ref: str | None = None,
+                       dataset: str | None = None) -> tuple[int, int, int]:
+        """``(total, done, left for reviewer)``: the queue's items (gold items left out), those
+        with every reviewer they need, and those still open to this reviewer (not done, and not
+        done or skipped by them) — the same rules :meth:`Queue.claim_next` serves by."""
+        conds = queue_conditions(self.rubrics, queue, rubric_ref, dataset)
+        if queue != "safety":
+            conds.append(col(Item.is_gold).is_(False))
+        done_cond = reviews_of(queue) >= needed(queue, self.reviewers_per_item) if queue != "safety" else false()
+        mine = exists().where(col(Assignment.item_pk) == col(Item.pk), col(Assignment.reviewer) == reviewer,
+                              col(Assignment.queue) == queue, col(Assignment.state).in_(("done", "skipped")))
+        with self.db.read() as conn:
+            row = conn.execute(select(
+                func.count(),
+                func.coalesce(func.sum(case((done_cond, 1), else_=0)), 0),
+                func.coalesce(func.sum(case((and_(~done_cond, ~mine), 1), else_=0)), 0),
+            ).select_from(Item).where(and_(*conds) if conds else ~false())).one()
+        return int(row[0]), int(row[1]), int(row[2])
+
+    # -- settings, audit samples, gold items
+
+    def create_audit_sample(self, rubric_ref: str, n: int, seed: int = 0) -> int:
+        """Draw a seeded uniform random sample of the rubric's items for the audit queue."""
+        ref = self.rubrics.get_rubric(rubric_ref).ref
+        with self.db.write() as conn:
+            pks = sorted(conn.execute(select(col(Item.pk)).where(col(Item.rubric_ref) == ref)).scalars())
+            have = set(conn.execute(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)).scalars())
+            chosen = random.Random(seed).sample(pks, min(n, len(pks)))
+            rows = [dict(rubric_ref=ref, item_pk=pk, seed=seed) for pk in chosen if pk not in have]
+            if rows:
+                conn.execute(table_of(AuditSample).insert(), rows)
+        return len(rows)
+
+    def set_queue_settings(self, queue: str, rubric_ref: str | None = None, reviewers_per_item: int | None = None,
+                           gold_rate: float | None = None, blind: bool | None = None) -> QueueSettings:
+        """Change what is given; the rest keeps its value. Returns the settings now in force."""
+        from reviewer.store.queue_sql import QUEUES
+
+        if queue not in QUEUES:
+            raise UserError(f"unknown queue {queue!r}; use {', '.join(QUEUES)}")
+        if reviewers_per_item is not None and not 1 <= reviewers_per_item <= 20:
+            raise UserError(f"--reviewers {reviewers_per_item}: give 1 to 20 distinct reviewers per item")
+        if gold_rate is not None and not (math.isfinite(gold_rate) and 0 <= gold_rate <= 0.5):
+            raise UserError(f"--gold-rate {gold_rate}: give a share from 0 to 0.5 of claims")
+        ref = self.rubrics.get_rubric(rubric_ref).ref if rubric_ref else ANY_RUBRIC
+        current = self.queue_settings(queue, rubric_ref, exact=True)
+        values = dict(reviewers_per_item=current.reviewers_per_item if reviewers_per_item is None else reviewers_per_item,
+                      gold_rate=current.gold_rate if gold_rate is None else gold_rate,
+                      blind=current.blind if blind is None else blind, updated_at=now())
+        with self.db.write() as conn:
+            done = conn.execute(update(QueueSetting).where(col(QueueSetting.rubric_ref) == ref, col(QueueSetting.queue) == queue)
+                                .values(**values)).rowcount
+            if not done:
+                conn.execute(table_of(QueueSetting).insert().values(rubric_ref=ref, queue=queue, **values))
+        return self.queue_settings(queue, rubric_ref, exact=True)
+
+    def queue_settings(self, queue: str, rubric_ref: str | None = None, exact: bool = False) -> QueueSettings:
+        """The settings for a rubric's items in a queue: its own, else the ``*`` row, else defaults
+        (with ``exact``, only its own row counts)."""
+        ref = self.rubrics.get_rubric(rubric_ref).ref if rubric_ref else ANY_RUBRIC
+        refs = [ref] if exact or ref == ANY_RUBRIC else [ref, ANY_RUBRIC]
+        with self.db.read() as conn:
+            rows = {r[0]: r for r in conn.execute(
+                select(col(QueueSetting.rubric_ref), col(QueueSetting.reviewers_per_item), col(QueueSetting.gold_rate),
+                       col(QueueSetting.blind)).where(col(QueueSetting.queue) == queue, col(QueueSetting.rubric_ref).in_(refs)))}
+        for r in refs:
+            if r in rows:
+                _, n, rate, blind = rows[r]
+                return QueueSettings(ref, queue, int(n), float(rate), bool(blind))
+        return QueueSettings(ref, queue)
+
+    def gold_scores(self, rubric_ref: str | None = None) -> list[tuple[str, float, float, datetime]]:
+        """Every reviewer's current score on every gold item and dimension that has an expected
+        score, as ``(reviewer, score, expected, scored_at)`` rows (undone scores are not current);
+        the gold-accuracy service turns them into accuracy and drift."""
+        with self.db.read() as conn:
+            q = select(col(Item.pk)).where(col(Item.is_gold).is_(True))
+            if rubric_ref:
+                q = q.where(col(Item.rubric_ref) == self.rubrics.get_rubric(rubric_ref).ref)
+            pks = list(conn.execute(q).scalars())
+        # each reviewer's current score per gold item and dimension, from the item's fold
+        seen: list[tuple[str, float, float, datetime]] = []
+        for it, fold in self.items.item_folds(item_pks=pks) if pks else ():
+            if not isinstance(it.gold, dict):
+                continue
+            for dim, f in fold.dims.items():
+                expected = it.gold.get(dim)
+                if isinstance(expected, (int, float)):
+                    # a vote read from a stored row always has its time (the column is NOT NULL)
+                    seen.extend((who, v.score, float(expected), v.created_at) for who, v in f.human.votes.items()
+                                if v.created_at is not None)
+        return seen
+
+    def has_audit_sample(self, rubric_ref: str) -> bool:
+        """Whether an audit sample was drawn for this rubric."""
+        ref = self.rubrics.get_rubric(rubric_ref).ref
+        with self.db.read() as conn:
+            return conn.execute(select(col(AuditSample.pk)).where(col(AuditSample.rubric_ref) == ref).limit(1)).first() is not None
+
+    def audit_pks(self, rubric_ref: str) -> set[int]:
+        """The item keys of the rubric's audit sample (drawn here or imported as ``"audit": true``)."""
+        ref = self.rubrics.get_rubric(rubric_ref).ref
+        with self.db.read() as conn:
+            return set(conn.execute(select(col(AuditSample.item_pk)).where(col(AuditSample.rubric_ref) == ref)).scalars())
+
+
 def claimed_since(conn: Connection, claim: Claim) -> str | None:
     """Who has claimed the item since ``claim`` was made, if anyone: the reviewer of its latest
     assignment in any queue when that is not the claim's (a claim is only made once the lease
@@ -232,7 +413,6 @@ def claimed_since(conn: Connection, claim: Claim) -> str | None:
     latest = conn.execute(select(col(Assignment.reviewer)).where(col(Assignment.item_pk) == claim.item_pk)
                           .order_by(col(Assignment.pk).desc()).limit(1)).scalar()
     return None if latest is None or latest == claim.reviewer else str(latest)
-
 
 def _check_lease(lease_seconds: object) -> None:
     """A lease is a positive whole number of seconds, at most a day (a negative one would hand

@@ -1,6 +1,6 @@
 """Which items a queue holds and how many reviews each needs, as SQL conditions: the one
 statement of them that serving (:mod:`reviewer.store.queue`) and the list's reads
-(:mod:`reviewer.store.queue_list`) both build on."""
+(its list reads) both build on."""
 
 from __future__ import annotations
 

@@ -79,7 +79,7 @@ class QueueOrder:
 class QueueCursor:
     """A place in the queue list: a row's values in ``order`` (none in the queue's own order)
     and its key. Given as ``after``, the page starts at the row after it
-    (:meth:`reviewer.store.queue_list.QueueList.queue_page`)."""
+    (:meth:`reviewer.store.queue.Queue.queue_page`)."""
 
     order: QueueOrder
     values: tuple[SortValue, ...]
