@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, Update, bindparam, func, select, update
 from sqlmodel import col
 
 from reviewer.errors import UserError
@@ -31,6 +31,18 @@ from rubrics.results import SafetyHit, ScoreResult
 
 #: How a human correction is named in a judge score's ``examples_used``: ``human:<human score key>``.
 EXAMPLE_PREFIX = "human:"
+
+
+def _summary_update() -> Update:
+    """The UPDATE of one item's judge summaries, its values bound by name (executed for many)."""
+    item = table_of(Item)
+    names = ("judge_overall", "judge_band", "judge_passed", "judge_headline", "judge_spread", "human_gap",
+             "n_errors", "flagged", "safety")
+    return update(item).where(item.c.pk == bindparam("v_pk")).values(
+        {n: bindparam(n, type_=item.c[n].type) for n in names})
+
+
+_SUMMARY_UPDATE = _summary_update()
 
 
 class Runs:
@@ -127,17 +139,20 @@ class Runs:
             chunk = pks[i:i + 500]
             revs = conn.execute(select(col(Item.pk), col(Item.revision)).where(col(Item.pk).in_(chunk))).all()
             rows = item_rows(conn, [(pk, rev) for pk, rev in revs])
+            summaries: list[dict[str, object]] = []
             for pk, _ in revs:
                 fold = fold_item(rubric, rows[pk])
                 res = judge_only(rubric, fold)
                 spreads = [f.judge.spread for f in fold.dims.values() if f.judge.spread is not None]
                 # not applicable has neither a score nor an error
                 errors = sum(1 for f in fold.dims.values() for r in f.judge.models.values() if r.error)
-                conn.execute(update(Item).where(col(Item.pk) == pk).values(
-                    judge_overall=res.overall, judge_band=res.item_band.label if res.item_band else None,
+                summaries.append(dict(
+                    v_pk=pk, judge_overall=res.overall, judge_band=res.item_band.label if res.item_band else None,
                     judge_passed=res.passed if res.overall is not None else None, judge_headline=res.headline,
                     judge_spread=max(spreads) if spreads else None, human_gap=human_gap(rubric, fold.dims),
                     n_errors=errors, flagged=fold.safety.capped, safety=fold.safety.status))
+            if summaries:  # one statement for the chunk (built once, not once per item)
+                conn.execute(_SUMMARY_UPDATE, summaries)
             refresh_triage_keys(conn, "pk IN (" + ",".join(str(int(p)) for p in chunk) + ")", {})
 
     def record_safety_hits(self, run_id: int | None, hits: Iterable[SafetyHit],
