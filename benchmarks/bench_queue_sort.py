@@ -54,6 +54,8 @@ def deep_cursor(store: Store, order: QueueOrder) -> QueueCursor:
     after, seen = None, 0
     while seen < N // 2:
         page = store.queue.queue_page("triage", after=after, limit=min(10_000, N // 2 - seen), order=order)
+        if not page:
+            raise SystemExit(f"the list ended after {seen} rows, before the deep page at {N // 2}")
         seen += len(page)
         after = page[-1].cursor
     assert after is not None
