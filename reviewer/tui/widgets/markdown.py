@@ -78,11 +78,12 @@ def body(source: str, raw: bool, quotes: tuple[str, ...], marks: tuple[tuple[int
     into the source do not hold, by their text as the evidence is. Cached and shared: never
     change the result."""
     text = highlight(shown(source, raw), list(quotes), raw)
+    safe_source = safe(source) if marks and not raw else ""
     for start, end in marks:
         if raw:
             text.stylize(MARK_STYLE, *shown_span(source, start, end))
         else:
-            mark_rendered(text, source, start, end)
+            mark_rendered(text, source, start, end, safe_source)
     return text
 
 
@@ -92,13 +93,15 @@ def _pattern(form: str) -> str | None:
     return r"\s+".join(re.escape(w) for w in words) if words else None
 
 
-def mark_rendered(text: Text, source: str, start: int, end: int) -> None:
+def mark_rendered(text: Text, source: str, start: int, end: int, safe_source: str | None = None) -> None:
     """Draw the mark ``[start, end)`` of ``source`` on ``text``, its rendered markdown (changed in
     place). Offsets into the source do not hold there, so the mark is found by its text (as written,
     or as it renders: ``**Canberra**`` reads ``Canberra``), of any length: the occurrence that is
     the mark's in the source (the k-th, counted from the start). When the rendering does not keep
-    every occurrence the source has, which one is the mark's is unknown: all are drawn."""
+    every occurrence the source has, which one is the mark's is unknown: all are drawn.
+    ``safe_source``: ``safe(source)`` when the caller has it (made once for all of an item's marks)."""
     said = source[start:end]
+    safe_source = safe(source) if safe_source is None else safe_source
     at = shown_span(source, start, end)[0]
     plain = text.plain
     for form in dict.fromkeys((safe(said).strip(), render_markdown(said).plain.strip())):
@@ -108,7 +111,7 @@ def mark_rendered(text: Text, source: str, start: int, end: int) -> None:
         there = [m.span() for m in re.finditer(pattern, plain)]
         if not there:
             continue
-        before = [m.start() for m in re.finditer(pattern, safe(source))]
+        before = [m.start() for m in re.finditer(pattern, safe_source)]
         k = sum(s < at for s in before)
         for a, b in [there[k]] if len(there) == len(before) and k < len(there) else there:
             text.stylize(MARK_STYLE, a, b)
