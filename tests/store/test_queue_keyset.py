@@ -20,7 +20,7 @@ from reviewer.store.queue_order import class_of, class_page, seeks, sort_classes
 from reviewer.store.queue_sort_index import MAX_KEY_INDEXES, index_name, use_key_index
 from reviewer.store.sorting import QueueCursor, QueueOrder
 from reviewer.store.views import QueueFilter
-from tests.store.test_queue_sort import _all_rows, expected
+from tests.store.sort_oracle import all_rows, expected
 
 if TYPE_CHECKING:
     from tests.hostile.team import Team
@@ -68,7 +68,7 @@ def _pages(store: Store, order: QueueOrder, size: int, filt: QueueFilter | None 
 
 def test_keyset_pages_are_the_slices_of_the_whole_list(store: Store, tmp_path: Path) -> None:
     _load(store, tmp_path)
-    rows = _all_rows(store)
+    rows = all_rows(store)
     for order in ORDERS:
         whole = [r.item_pk for r in store.queue.queue_page("triage", limit=1000, order=order)]
         assert whole == expected(rows, order), order
@@ -155,7 +155,7 @@ def _key_indexes(store: Store) -> set[str]:
 
 def test_metadata_key_indexes_are_made_once_and_bounded(store: Store, tmp_path: Path) -> None:
     _load(store, tmp_path)
-    rows = _all_rows(store)
+    rows = all_rows(store)
     keys = [f"key{i}" for i in range(MAX_KEY_INDEXES + 2)]
     for key in keys:
         store.queue.queue_page("triage", limit=5, order=QueueOrder("metadata", False, key))
@@ -188,7 +188,7 @@ def _sorted_as_a_person(t: Team, tmp_path: Path) -> None:
     ana = t.as_("ana")
     theirs = sum(_pages(ana, order, 4), [])
     assert _key_indexes(t.owner) == (set() if t.backend == "postgres" else {index_name("k")})
-    assert theirs == sum(_pages(t.owner, order, 4), []) == expected(_all_rows(t.owner), order)
+    assert theirs == sum(_pages(t.owner, order, 4), []) == expected(all_rows(t.owner), order)
     assert index_name("k") in _key_indexes(t.owner)
 
 

@@ -5,15 +5,10 @@ metadata key by this file's own reading of the rule), page after page, alone and
 from __future__ import annotations
 
 import json
-import math
-import re
-from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
 from reviewer.errors import UserError
 from reviewer.services.importing import import_file
@@ -21,6 +16,7 @@ from reviewer.store import Store
 from reviewer.store.sorting import QueueOrder
 from reviewer.store.views import QueueFilter
 from rubrics.results import ScoreResult
+from tests.store.sort_oracle import all_rows, as_time, expected, metadata_parts
 
 REF = "general-quality@1.0.0"
 DIMS = ("accuracy", "relevance", "completeness", "conciseness", "clarity")
@@ -53,69 +49,6 @@ def _load(store: Store, tmp_path: Path) -> None:
                                         for i in range(len(VALUES)) if i % 2 == (ds == "two") and i % 4 < 2])
 
 
-def _all_rows(store: Store) -> list[dict[str, Any]]:
-    """Every item's values, by a plain query."""
-    with store.db.read() as conn:
-        got = conn.execute(text("SELECT pk, dataset, judge_headline, judge_overall, human_gap, judge_spread, "
-                                "created_at, metadata FROM item")).mappings().all()
-    rows = []
-    for r in got:
-        meta = r["metadata"]
-        rows.append({**r, "metadata": json.loads(meta) if isinstance(meta, str) else meta})
-    return rows
-
-
-def _as_time(v: Any) -> datetime | None:
-    return datetime.fromisoformat(v) if isinstance(v, str) else v
-
-
-def _metadata_parts(meta: dict[str, Any] | None, key: str) -> tuple[float | None, str | None]:
-    """This test's reading of the rule: a JSON number, or text json.loads reads as a (finite,
-    non-boolean) number, is a number; text is text; anything else is neither."""
-    if not meta or key not in meta:
-        return None, None
-    v = meta[key]
-    if isinstance(v, bool) or v is None or isinstance(v, list | dict):
-        return None, None
-    if isinstance(v, int | float):
-        return float(v), None
-    try:
-        parsed = json.loads(v, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
-    except ValueError:
-        parsed = None
-    number = float(parsed) if isinstance(parsed, int | float) and not isinstance(parsed, bool) else None
-    if re.search(r"[eE][-+]?[0-9]{6}", v):  # the rule's bound: an exponent of at most five digits
-        number = None
-    assert number is None or math.isfinite(number)
-    return number, v
-
-
-def _ordered(rows: list[dict[str, Any]], keys: list[Callable[[dict[str, Any]], Any]], desc: bool) -> list[int]:
-    """Item keys sorted by each of ``keys`` in turn (missing values last either way), ties by key."""
-    out = sorted(rows, key=lambda r: r["pk"])
-    for key in reversed(keys):
-        present = [r for r in out if key(r) is not None]
-        absent = [r for r in out if key(r) is None]
-        out = sorted(present, key=key, reverse=desc) + absent
-    return [r["pk"] for r in out]
-
-
-def expected(rows: list[dict[str, Any]], order: QueueOrder) -> list[int]:
-    if order.by == "queue":
-        return sorted((r["pk"] for r in rows), reverse=order.descending)
-    if order.by == "metadata":
-        assert order.key is not None
-        k = order.key
-        return _ordered(rows, [lambda r: _metadata_parts(r["metadata"], k)[0],
-                               lambda r: _metadata_parts(r["metadata"], k)[1]], order.descending)
-    value: Callable[[dict[str, Any]], Any] = {
-        "judge": lambda r: r["judge_headline"] if r["judge_headline"] is not None else r["judge_overall"],
-        "people": lambda r: r["human_gap"], "panel": lambda r: r["judge_spread"],
-        "age": lambda r: _as_time(r["created_at"]),
-    }[order.by]
-    return _ordered(rows, [value], order.descending)
-
-
 def _paged(store: Store, order: QueueOrder, filt: QueueFilter | None = None, size: int = 4) -> list[int]:
     """The sorted list read page by page, as the queue screen reads it."""
     got: list[int] = []
@@ -132,15 +65,15 @@ ORDERS = [QueueOrder(by, desc) for by in ("queue", "judge", "people", "panel", "
 ORDERS += [QueueOrder("metadata", desc, key) for key in ("k", "other", "absent") for desc in (False, True)]
 
 
-def test_every_order_equals_the_order_computed_from_all_rows(store: Store, tmp_path: Path) -> None:
+def test_every_order_equals_the_order_computed_fromall_rows(store: Store, tmp_path: Path) -> None:
     _load(store, tmp_path)
-    rows = _all_rows(store)
+    rows = all_rows(store)
     # the data reaches every branch of the rules: values and no values for each order
     assert {r["judge_overall"] is None for r in rows} == {True, False}
     assert {r["human_gap"] is None for r in rows} == {True, False}
     assert {r["judge_spread"] is None for r in rows} == {True, False}
-    assert len({_as_time(r["created_at"]) for r in rows}) == 2
-    parts = [_metadata_parts(r["metadata"], "k") for r in rows]
+    assert len({as_time(r["created_at"]) for r in rows}) == 2
+    parts = [metadata_parts(r["metadata"], "k") for r in rows]
     assert {(n is not None, t is not None) for n, t in parts} == {(True, False), (True, True), (False, True),
                                                                    (False, False)}
     for order in ORDERS:
@@ -166,7 +99,7 @@ def test_the_metadata_rule_in_words(store: Store, tmp_path: Path) -> None:
 
 def test_sort_combined_with_a_filter(store: Store, tmp_path: Path) -> None:
     _load(store, tmp_path)
-    rows = _all_rows(store)
+    rows = all_rows(store)
     two = [r for r in rows if r["dataset"] == "two"]
     for order in (QueueOrder("judge", True), QueueOrder("metadata", False, "k"), QueueOrder("age", True)):
         assert _paged(store, order, QueueFilter(dataset="two"), size=3) == expected(two, order)
