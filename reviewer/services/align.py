@@ -37,8 +37,8 @@ from rubrics.judge.client import (
     CostMeter,
     JudgeClient,
     Outcome,
-    release_litellm,
 )
+from rubrics.judge.loop import judge_loop
 from rubrics.judge.runner import JudgeRunner
 from rubrics.methods.base import JudgeItem
 from rubrics.results import SafetyHit, ScoreResult
@@ -227,10 +227,8 @@ class _Calls:
         self.clients = {}
 
         async def together() -> list[Judged]:
-            try:
+            async with judge_loop():
                 return list(await asyncio.gather(*(self.judge(c, items) for c, items in jobs)))
-            finally:
-                await release_litellm()
 
         try:
             return asyncio.run(together())
@@ -251,10 +249,8 @@ class _Calls:
         self.clients = {}
 
         async def ask() -> Outcome[Proposal]:
-            try:
+            async with judge_loop():
                 return await self.client(model).judge(built, cands.read_proposal)
-            finally:
-                await release_litellm()
 
         try:
             outcome = asyncio.run(ask())

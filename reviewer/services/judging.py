@@ -28,9 +28,9 @@ from rubrics.judge.client import (
     CostMeter,
     JudgeClient,
     import_litellm,
-    release_litellm,
 )
 from rubrics.judge.limits import Limits
+from rubrics.judge.loop import judge_loop
 from rubrics.judge.plan import DryRun, dry_run
 from rubrics.judge.runner import JudgeRunner, Progress, Totals
 from rubrics.methods.base import JudgeItem
@@ -362,8 +362,6 @@ def _end(store: Store, run_id: int, runner: JudgeRunner, writer: ResultWriter, c
 
 async def run_pipeline(runner: JudgeRunner, items: Iterable[JudgeItem], writer: ResultWriter) -> Totals:
     """Judge ``items`` through ``runner``, each result handed to ``writer`` as it comes (a live run,
-    and each store pass of a ``judge --batch`` run)."""
-    try:
+    and each store pass of a ``judge --batch`` run), on a loop set up for judge calls."""
+    async with judge_loop():
         return await runner.run(items, writer, total=len(items) if isinstance(items, list) else None)
-    finally:
-        await release_litellm()

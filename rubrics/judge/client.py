@@ -53,13 +53,17 @@ class _Http:
 
     client: httpx.AsyncClient | None = None
     transport: AiohttpTransport | None = None
+    #: litellm is imported and set up (:func:`import_litellm`)
+    ready: bool = False
 
 
 _HTTP = _Http()
 
 
 def import_litellm() -> Any:
-    """litellm, with its cost map read from the package instead of the network."""
+    """litellm, with its cost map read from the package instead of the network, set up once."""
+    if _HTTP.ready:  # (every call asks: the set-up below, warnings filter included, is done once)
+        return sys.modules["litellm"]
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
@@ -76,7 +80,39 @@ def import_litellm() -> Any:
     litellm.aclient_session = _HTTP.client
     # litellm's own response objects trip pydantic's serializer check on every call: noise.
     warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
+    _skip_unheard_logging(litellm)
+    _HTTP.ready = True
     return litellm
+
+
+def _skip_unheard_logging(litellm: Any) -> None:
+    """Records nobody registered for are not built.
+
+    After every reply litellm queues a coroutine on its logging worker (a task on the judge's event
+    loop) that builds a logging record of the call for the callbacks registered with litellm.
+    rubricate registers none, and reads the reply's price from the reply itself: with no callback
+    registered (``litellm.callbacks``, ``success_callback``, ``failure_callback`` and their async
+    lists), the coroutine is closed unrun. Building the records took about a sixth of the loop's
+    time per call (py-spy, 64 calls in flight). Someone who registers a callback gets every record,
+    as litellm alone would give it.
+    """
+    from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER as worker
+
+    enqueue = worker.ensure_initialized_and_enqueue
+    if getattr(enqueue, "skips_unheard", False):
+        return
+
+    def enqueue_if_heard(async_coroutine: Any) -> None:
+        if (litellm.callbacks or litellm.success_callback or litellm._async_success_callback
+                or litellm.failure_callback or litellm._async_failure_callback):
+            enqueue(async_coroutine)
+        else:
+            async_coroutine.close()
+
+    enqueue_if_heard.skips_unheard = True  # type: ignore[attr-defined]
+    # litellm's one worker instance, its method replaced on the instance (litellm is pinned: a test
+    # holds the name, tests/judge/test_wire.py)
+    worker.ensure_initialized_and_enqueue = enqueue_if_heard  # type: ignore[method-assign]
 
 
 async def release_litellm() -> None:
@@ -97,9 +133,9 @@ async def release_litellm() -> None:
     if task is None or task.get_loop() is not asyncio.get_running_loop():
         worker._worker_task, worker._queue = None, None
         return
-    # The queued log callbacks only build litellm's own logging records (rubricate registers no
-    # callback and counts cost itself): drop them unrun. At a high call rate the worker, which runs
-    # one at a time, falls thousands behind, and draining them held a run's end for seconds.
+    # The queued log callbacks build litellm's logging records (queued only when someone registered
+    # a callback: _skip_unheard_logging): drop them unrun. At a high call rate the worker, which
+    # runs one at a time, falls thousands behind, and draining them held a run's end for seconds.
     _drop_queued(worker._queue)
     # Let the callback in progress finish first: a cancel that lands while the worker awaits one
     # is swallowed by wait_for and leaves the task hanging.

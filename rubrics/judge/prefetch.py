@@ -18,10 +18,10 @@ meets the same failure and records it as that item's error.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
+from rubrics.judge.loop import off_loop
 from rubrics.methods.base import JudgeItem, turn_views
 from rubrics.methods.claims import claims_texts
 from rubrics.methods.pairs import pair_texts
@@ -112,6 +112,6 @@ class Prefetch:
             embedder = self._embedder(name)
             embedder.make_room(2 * len(some))  # (a chunk of one unit with more texts than half the memory)
             try:
-                await asyncio.to_thread(embedder.encode, some)
+                await off_loop(embedder.encode, some)
             except Exception:  # each item's scoring meets it again and records it
                 continue

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from rubrics.judge.client import CostCapReached, JudgeClient
 from rubrics.judge.conditions import outside
 from rubrics.judge.gate_check import llm_gate_check
+from rubrics.judge.loop import off_loop
 from rubrics.judge.plan import combinable, item_dimensions, scoring_order
 from rubrics.judge.prefetch import CHUNK_ITEMS, CHUNK_PAIRS, Prefetch, model_of
 from rubrics.judge.prompt import examples_for
@@ -448,10 +449,11 @@ class JudgeRunner:
 
 async def _embedding(texts: list[str], embedder: Embedder, score: Callable[..., R], *args: Any) -> R:
     """``score(*args, embedder)``: on the event loop when the embedder holds every vector in
-    memory (a cosine or two: a thread hop would cost more), else on a thread, as the model may run."""
+    memory (a cosine or two: a thread hop would cost more), else on the loop's thread for long work
+    (:func:`rubrics.judge.loop.off_loop`), as the model may run."""
     if embedder.holds(texts):
         return score(*args, embedder)
-    return await asyncio.to_thread(score, *args, embedder)
+    return await off_loop(score, *args, embedder)
 
 
 async def _ready(result: ScoreResult) -> ScoreResult:

@@ -10,9 +10,11 @@ import os
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from litellm.integrations.custom_logger import CustomLogger
 from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 
 from rubrics.judge.client import ClientSettings, JudgeClient, release_litellm
@@ -23,10 +25,60 @@ from tests.judge.test_judging import RUBRIC
 ROOT = Path(__file__).resolve().parents[2]
 
 
-async def test_release_drops_litellms_logging_backlog_unrun(server: LoopbackServer) -> None:
-    """At a high call rate litellm's logging worker falls thousands of callbacks behind; ending
-    the loop must not wait them out (it held a 64-wide run's end for seven seconds), nor leave a
-    "never awaited" warning for each."""
+class Heard(CustomLogger):
+    """A litellm callback someone registered: the replies it was told of."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.replies: list[str] = []
+
+    async def async_log_success_event(self, kwargs: object, response_obj: object, start_time: object,
+                                      end_time: object) -> None:
+        self.replies.append(response_obj.choices[0].message.content)  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def heard() -> Iterator[Heard]:
+    """A callback registered with litellm for one test (litellm's own list, restored after)."""
+    import litellm
+
+    logger = Heard()
+    litellm.callbacks.append(logger)
+    try:
+        yield logger
+    finally:
+        litellm.callbacks.remove(logger)
+
+
+async def test_no_logging_record_is_built_when_no_callback_is_registered(server: LoopbackServer) -> None:
+    """litellm queues a logging record of every reply on a worker task on the judge's loop; with
+    no callback to hear it, nothing is queued and the worker never starts."""
+    judge = JudgeClient(ClientSettings(model="openai/judge-x", api_base=server.url, api_key="sk-test"))
+    await release_litellm()  # (a worker left from an earlier test's loop)
+    for _ in range(3):
+        await judge.complete(Sandbox().finish("system", "rate this", None))
+    await asyncio.sleep(0.05)  # litellm's logging helper is a task of its own: let it run
+    assert GLOBAL_LOGGING_WORKER._worker_task is None
+    await release_litellm()
+
+
+async def test_a_registered_callback_still_hears_every_reply(server: LoopbackServer, heard: Heard) -> None:
+    judge = JudgeClient(ClientSettings(model="openai/judge-x", api_base=server.url, api_key="sk-test"))
+    for i in range(3):
+        await judge.complete(Sandbox().finish("system", f"rate this {i}", None))
+    queue = GLOBAL_LOGGING_WORKER._queue
+    for _ in range(100):  # the worker runs its records one at a time
+        await asyncio.sleep(0.02)
+        if len(heard.replies) == 3 and queue is not None and queue.empty():
+            break
+    assert len(heard.replies) == 3 and all("score" in r for r in heard.replies)
+    await release_litellm()
+
+
+async def test_release_drops_litellms_logging_backlog_unrun(server: LoopbackServer, heard: Heard) -> None:
+    """At a high call rate litellm's logging worker falls thousands of callbacks behind (with a
+    callback registered: ``heard``); ending the loop must not wait them out (it held a 64-wide
+    run's end for seven seconds), nor leave a "never awaited" warning for each."""
     judge = JudgeClient(ClientSettings(model="openai/judge-x", api_base=server.url, api_key="sk-test"))
     await judge.complete(Sandbox().finish("system", "rate this", None))
     ran: list[int] = []
@@ -103,3 +155,27 @@ def test_litellm_is_loaded_before_the_run_starts(server: LoopbackServer, tmp_pat
     assert done.returncode == 0, done.stderr[-2000:]
     said = json.loads(done.stdout.strip().splitlines()[-1])
     assert said == {"loaded_before_run": [True], "results": 6}  # two dimensions each
+
+
+def test_a_judge_loop_sets_every_call_up_on_one_thread(server: LoopbackServer) -> None:
+    """litellm runs each call's set-up in the loop's default executor: on a judge loop that is one
+    thread (asyncio's own pool would start up to six, which only take the interpreter's lock from
+    the loop), and long work of rubricate's own has a thread of its own; none outlives the loop."""
+    import threading
+
+    from rubrics.judge.loop import judge_loop, off_loop
+
+    seen: set[str] = set()
+
+    async def calls() -> str:
+        async with judge_loop():
+            judge = JudgeClient(ClientSettings(model="openai/judge-x", api_base=server.url, api_key="sk-test"),
+                                concurrency=16)
+            await asyncio.gather(*(judge.complete(Sandbox().finish("system", f"rate {i}", None)) for i in range(32)))
+            seen.update(t.name for t in threading.enumerate())
+            return await off_loop(lambda: threading.current_thread().name)
+
+    long_work = asyncio.run(calls())
+    assert {n for n in seen if n.startswith(("asyncio_", "litellm-setup"))} == {"litellm-setup_0"}
+    assert long_work == "judge-model_0"
+    assert not [t for t in threading.enumerate() if t.name.startswith(("litellm-setup", "judge-model"))]
