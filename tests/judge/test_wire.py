@@ -179,3 +179,19 @@ def test_a_judge_loop_sets_every_call_up_on_one_thread(server: LoopbackServer) -
     assert {n for n in seen if n.startswith(("asyncio_", "litellm-setup"))} == {"litellm-setup_0"}
     assert long_work == "judge-model_0"
     assert not [t for t in threading.enumerate() if t.name.startswith(("litellm-setup", "judge-model"))]
+
+
+def test_a_judge_loop_freezes_the_heap_it_starts_with_and_thaws_it_after(server: LoopbackServer) -> None:
+    """The objects alive as a judge loop starts are out of the collector's full passes while it
+    runs (each pass walked about a million of them again), and back in them after it ends."""
+    from rubrics.judge.loop import judge_loop
+
+    async def inside() -> int:
+        async with judge_loop():
+            judge = JudgeClient(ClientSettings(model="openai/judge-x", api_base=server.url, api_key="sk-test"))
+            await judge.complete(Sandbox().finish("system", "rate this", None))
+            return gc.get_freeze_count()
+
+    assert gc.get_freeze_count() == 0
+    assert asyncio.run(inside()) > 10_000
+    assert gc.get_freeze_count() == 0
