@@ -30,8 +30,8 @@ from reviewer.services import align, judging  # noqa: E402
 from reviewer.services.importing import import_file  # noqa: E402
 from reviewer.store import open_store  # noqa: E402
 from rubrics.loader import load_rubric_text  # noqa: E402
+from tests.judge.helpers import RUBRIC  # noqa: E402
 from tests.judge.loopback import GOOD, LoopbackServer, Reply, system_prompt  # noqa: E402
-from tests.judge.test_judging import RUBRIC  # noqa: E402
 
 MODEL = "openai/judge-x"
 CONCURRENCY = 8

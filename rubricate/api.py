@@ -63,8 +63,8 @@ class Store:
         """The calibration report of a rubric version: the figures of ``rubricate calibrate
         --rubric RUBRIC --format json`` with the same options (``bootstrap``: the draws for the
         intervals, 0 skips them), as the same plain values (dicts, lists, numbers, None)."""
-        from reviewer.cli.output import calibration_number, report_json
         from reviewer.services.calibrate_service import calibrate
+        from reviewer.services.report_json import calibration_number, report_json
 
         report = calibrate(self._store, rubric, dataset, sample, group_by, human_aggregate, level, seed,
                            draws=bootstrap, normalise=normalise, confidence=confidence,

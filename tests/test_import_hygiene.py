@@ -11,8 +11,9 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("litellm", "torch", "sentence_transformers")
 
 
-def forbidden_imports(package: Path, banned: tuple[str, ...]) -> list[str]:
-    """Every import of a banned top-level module anywhere in ``package`` (at any depth)."""
+def imported(package: Path, members: bool = False) -> list[tuple[str, str]]:
+    """(file, module) for every absolute import anywhere in ``package`` (at any depth); with
+    ``members``, ``from M import N`` also gives ``M.N`` (N may be a module)."""
     found = []
     for path in package.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -20,9 +21,14 @@ def forbidden_imports(package: Path, banned: tuple[str, ...]) -> list[str]:
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-            found += [f"{path.relative_to(package.parent)}: {n}" for n in names if n.split(".")[0] in banned]
+                names = [node.module] + ([f"{node.module}.{a.name}" for a in node.names] if members else [])
+            found += [(str(path.relative_to(package.parent)), n) for n in names]
     return found
+
+
+def forbidden_imports(package: Path, banned: tuple[str, ...]) -> list[str]:
+    """Every import of a banned top-level module anywhere in ``package`` (at any depth)."""
+    return [f"{path}: {n}" for path, n in imported(package) if n.split(".")[0] in banned]
 
 
 def test_rubrics_and_calibration_never_import_the_ui_or_the_store() -> None:
@@ -131,3 +137,17 @@ def test_the_program_leaves_no_write_ahead_log_behind(tmp_path: Path) -> None:
         out = subprocess.run([sys.executable, "-c", code, mode, str(db)], capture_output=True, text=True, cwd=ROOT)
         assert "the store has items for none" in out.stderr  # the store was opened
         assert (tmp_path / "store.db-wal").exists() is log_left, mode
+
+
+def imports_of_test_modules(package: Path) -> list[str]:
+    """Every import, anywhere in ``package``, of a test module (a module named ``test_*``):
+    shared helpers live in modules of their own, so a test module's collection never runs
+    another's."""
+    return [f"{path}: {n}" for path, n in imported(package, members=True)
+            if n.split(".")[0] == "tests" and n.split(".")[-1].startswith("test_")]
+
+
+def test_no_test_module_imports_another() -> None:
+    """(the benchmarks too: they reuse the tests' helpers)"""
+    assert imports_of_test_modules(ROOT / "tests") == []
+    assert imports_of_test_modules(ROOT / "benchmarks") == []

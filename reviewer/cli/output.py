@@ -1,20 +1,14 @@
 """``--format table|json`` for the listing and report commands: one option, one check, one way
-JSON is written.
-
-JSON goes out ASCII-only: every character of stored or file text beyond ASCII (and every control
-character) is a ``\\u`` escape, so text under review never reaches the terminal raw, and a
-script reading the JSON gets the text exactly as stored. A report is a ``TypedDict`` (a plain
-dict) or a dataclass (written as the object of its fields); :func:`report_json` is the one writer.
-"""
+JSON is written (:mod:`reviewer.services.report_json`, which the Python API reads too: its
+``report_json`` and ``calibration_number`` are this module's as well)."""
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from collections.abc import Callable
-from typing import Annotated, SupportsFloat, cast
+from typing import Annotated
 
 import typer
+
+from reviewer.services.report_json import calibration_number, report_json
 
 #: The ``--format`` option of a command that prints a table or JSON.
 FormatOption = Annotated[str, typer.Option("--format", help="table or json.")]
@@ -28,26 +22,9 @@ def check_format(fmt: str, allowed: tuple[str, ...] = ("table", "json")) -> None
         raise UserError(f"--format {fmt!r}: use {' or '.join(allowed)}")
 
 
-def report_json(data: object, indent: int | None = 1, other: Callable[[object], object] = str) -> str:
-    """``data`` as ASCII JSON: a dataclass as the object of its fields, any other value JSON has
-    no form for through ``other`` (``str``; the calibration reports, whose only such values are
-    numpy numbers, ``float``)."""
-
-    def fallback(value: object) -> object:
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return dataclasses.asdict(value)
-        return other(value)
-
-    return json.dumps(data, indent=indent, ensure_ascii=True, default=fallback)
-
-
-def calibration_number(value: object) -> float:
-    """What a calibration report's JSON writes for a value JSON has no form for (its only such
-    values are numpy numbers): a float. ``rubricate calibrate --format json`` and the Python API's
-    ``Store.calibrate`` both write through it."""
-    return float(cast(SupportsFloat, value))
-
-
 def emit_json(data: object) -> None:
     """Print ``data`` as indented JSON on standard output (see :func:`report_json`)."""
     typer.echo(report_json(data))
+
+
+__all__ = ["FormatOption", "calibration_number", "check_format", "emit_json", "report_json"]

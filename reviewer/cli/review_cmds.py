@@ -60,6 +60,12 @@ def review(
     run_tui(db, reviewer or os_login(), queue or "triage", rubric, dataset, blind, of)
 
 
+#: What ``rubricate review`` and ``demo`` say to run instead when they have no terminal.
+REVIEW_ELSEWHERE = ("rubricate review", "serve it to browsers with `rubricate serve --db FILE`")
+DEMO_ELSEWHERE = ("rubricate demo", "build the demo database alone with `rubricate demo --build-only` "
+                  "and open it later with `rubricate review` in a terminal")
+
+
 def parse_since(text: str) -> datetime:
     """``--since``: ``7d``, ``12h``, ``30m`` before now, or a UTC date or time (ISO 8601); one
     line otherwise."""
@@ -123,7 +129,10 @@ def demo(
     """
     from reviewer.demo.build import build_demo
     from reviewer.locations import default_db
+    from reviewer.tui.run import need_terminal
 
+    if not build_only:  # before the database is built: nothing is made for an app that cannot start
+        need_terminal(*DEMO_ELSEWHERE)
     target = db or default_db("demo.db")
     name = reviewer or os_login()
     summary = build_demo(target, name)
@@ -131,14 +140,16 @@ def demo(
 
     typer.echo(safe_line(f"demo database: {target} ({summary})"), err=True)
     if not build_only:
-        run_tui(target, name, "triage", None, None, False)
+        run_tui(target, name, "triage", None, None, False, elsewhere=DEMO_ELSEWHERE)
 
 
 def run_tui(db: str | None, reviewer: str, queue: str, rubric: str | None, dataset: str | None,
-            blind: bool, review_of: ReviewOf | None = None) -> None:
-    """Open the store and run the app until the reviewer quits (:func:`reviewer.tui.run.run_app`)."""
+            blind: bool, review_of: ReviewOf | None = None,
+            elsewhere: tuple[str, str] = REVIEW_ELSEWHERE) -> None:
+    """Open the store and run the app until the reviewer quits (:func:`reviewer.tui.run.run_app`);
+    without a terminal, one line naming what to run instead (``elsewhere``)."""
     from reviewer.tui.run import run_app
 
-    code = run_app(db, reviewer, queue, rubric, dataset, blind, review_of)
+    code = run_app(db, reviewer, queue, rubric, dataset, blind, review_of, command=elsewhere)
     if code:
         raise typer.Exit(code)

@@ -24,7 +24,7 @@ Input columns come from :meth:`reviewer.store.ratings.Ratings.rating_columns`
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import chain, repeat
 from typing import Any
@@ -245,5 +245,13 @@ def score_sums(values: Array, counts: NDArray[np.integer[Any]] | None = None) ->
     if counts is None:
         return values.size, math.fsum(values.tolist()), math.fsum((values * values).tolist())
     pairs = list(zip(values.tolist(), counts.tolist(), strict=True))
-    return (int(counts.sum()), math.fsum(chain.from_iterable(repeat(v, c) for v, c in pairs)),
-            math.fsum(chain.from_iterable(repeat(v * v, c) for v, c in pairs)))
+    return int(counts.sum()), exact_sum(pairs), exact_sum((v * v, c) for v, c in pairs)
+
+
+def exact_sum(pairs: Iterable[tuple[float, int]]) -> float:
+    """The correctly rounded sum of each value taken as many times as it comes — ``pairs`` of
+    (value, count), as a database's ``GROUP BY value`` counts them — by :func:`math.fsum`: the
+    same figure whatever order the values come in, where a database's ``SUM`` adds in its own
+    order (and SQLite and PostgreSQL round differently). Every sum of stored reals the store
+    reports (scores, judge costs) is this one."""
+    return math.fsum(chain.from_iterable(repeat(v, c) for v, c in pairs))

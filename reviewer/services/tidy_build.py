@@ -41,7 +41,7 @@ Values = NDArray[np.float64] | NDArray[np.int64] | NDArray[np.bool_] | NDArray[n
 _NO_TAGS: list[str] = []
 
 
-def _codes(names: Sequence[str | None]) -> tuple[Ints, list[str]]:
+def name_codes(names: Sequence[str | None]) -> tuple[Ints, list[str]]:
     """Each name's code and the names by code, by the one coding of keys
     (:func:`calibration.groups.group_names`: a code's order is its name's order); None is the
     empty name."""
@@ -81,8 +81,8 @@ class _Dims:
     def of_rows(self, refs: Sequence[str], item: Ints, dims: Sequence[str]) -> Ints:
         """Each row's dimension code (-1: not a dimension of its item's rubric): the rows'
         (rubric, dimension id) pairs looked up once per distinct pair."""
-        dim_codes, dim_names = _codes(dims)
-        ref_codes, ref_names = _codes(refs)
+        dim_codes, dim_names = name_codes(dims)
+        ref_codes, ref_names = name_codes(refs)
         table = np.array([[self.code.get((str(r), str(d)), -1) for d in dim_names] for r in ref_names],
                          dtype=np.int64).reshape(len(ref_names), len(dim_names))
         return table[ref_codes[item], dim_codes] if item.size else np.zeros(0, dtype=np.int64)
@@ -150,7 +150,7 @@ def batch_table(batch: TidyBatch, rubric_of: Callable[[str], Rubric], schema: pa
     j_item = np.searchsorted(items.pk, j.item_pk)
     j_dim = dims.of_rows(items.rubric_ref, j_item, j.dimension)
     # a model without a name is the panel's NO_MODEL, as in the fold (None, "" and "judge" are one)
-    models, model_names = _codes([m or NO_MODEL for m in j.model])
+    models, model_names = name_codes([m or NO_MODEL for m in j.model])
     keep = np.flatnonzero((j_dim >= 0) & (j.revision == items.revision[j_item]))
     _fits(items.pk.size, len(dims.name), len(model_names))
     jkey = (j_item[keep] * len(dims.name) + j_dim[keep]) * max(len(model_names), 1) + models[keep]
@@ -158,7 +158,7 @@ def batch_table(batch: TidyBatch, rubric_of: Callable[[str], Rubric], schema: pa
     # --- people: each reviewer's standing vote and the standing adjudication, per revision --
     h_item = np.searchsorted(items.pk, h.item_pk)
     h_dim = dims.of_rows(items.rubric_ref, h_item, h.dimension)
-    who, who_names = _codes(h.reviewer)
+    who, who_names = name_codes(h.reviewer)
     kind = np.array(h.kind, dtype=object)
     inside = np.flatnonzero(h_dim >= 0)
     n_rev = int(h.revision.max()) + 1 if h.revision.size else 1
@@ -208,7 +208,7 @@ def batch_table(batch: TidyBatch, rubric_of: Callable[[str], Rubric], schema: pa
     j_norm = np.where(np.isnan(j.normalised[jat]),
                       dims.normalised(j.score[jat], j_dim[jat], dims.judge_scale), j.normalised[jat])
     h_norm = dims.normalised(h.score[hat], h_dim[hat], dims.scale)
-    tag_codes, tag_texts = _codes(h.tags)  # each distinct stored text parsed once
+    tag_codes, tag_texts = name_codes(h.tags)  # each distinct stored text parsed once
     tag_lists = [[str(t) for t in (json.loads(text) if text else None) or ()] for text in tag_texts]
     from reviewer.services.tidy import trace_id
 

@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
-from sqlalchemy import Connection, Update, bindparam, func, select, update
+from sqlalchemy import ColumnElement, Connection, Update, bindparam, func, select, update
 from sqlmodel import col
 
 from reviewer.errors import UserError
@@ -303,15 +303,16 @@ class Runs:
         """Per-dimension counts, errors, cost and tokens of a run."""
         with self.db.read() as conn:
             run = self._run(conn, run_id)
+            mine = col(JudgeScore.run_pk) == run_id
             rows = conn.execute(select(
                 col(JudgeScore.dimension), func.count(), func.count(col(JudgeScore.error)), func.avg(col(JudgeScore.score)),
-                func.sum(col(JudgeScore.cost_usd)), func.sum(col(JudgeScore.tokens_in)), func.sum(col(JudgeScore.tokens_out)),
-            ).where(col(JudgeScore.run_pk) == run_id).group_by(col(JudgeScore.dimension))).all()
-        dims: dict[str, JudgeDimensionReport] = {d: {"scores": n, "errors": e, "mean": m, "cost_usd": float(c or 0),
-                    "tokens_in": int(ti or 0), "tokens_out": int(to or 0)} for d, n, e, m, c, ti, to in rows}
+                func.sum(col(JudgeScore.tokens_in)), func.sum(col(JudgeScore.tokens_out)),
+            ).where(mine).group_by(col(JudgeScore.dimension))).all()
+            costs, total = cost_sums(conn, mine)
+        dims: dict[str, JudgeDimensionReport] = {d: {"scores": n, "errors": e, "mean": m, "cost_usd": costs.get(d, 0.0),
+                    "tokens_in": int(ti or 0), "tokens_out": int(to or 0)} for d, n, e, m, ti, to in rows}
         return {"run": run_id, "rubric": run.rubric_ref, "model": run.model, "status": run.status,
-                "totals": run.totals or {}, "dimensions": dims,
-                "cost_usd": sum(d["cost_usd"] for d in dims.values())}
+                "totals": run.totals or {}, "dimensions": dims, "cost_usd": total}
 
     def human_examples(self, rubric_ref: str, dimension: str, k: int) -> list[Record]:
         """People's recent corrections of the judge on a dimension, newest first, one example per
@@ -374,6 +375,22 @@ class Runs:
 
 #: Items folded at once when looking for correction examples.
 EXAMPLE_CHUNK = 200
+
+
+def cost_sums(conn: Connection, *where: ColumnElement[bool]) -> tuple[dict[str, float], float]:
+    """The judge's cost per dimension over the score rows that meet ``where``, and over all of
+    them: how many rows cost each distinct amount, counted by the database, summed by
+    :func:`reviewer.domain.columns.exact_sum` — not the database's ``SUM``, whose figure depends
+    on the order it adds the rows in (and differs between SQLite and PostgreSQL)."""
+    from reviewer.domain.columns import exact_sum
+
+    cost = col(JudgeScore.cost_usd)
+    seen: dict[str, list[tuple[float, int]]] = {}
+    for d, value, n in conn.execute(select(col(JudgeScore.dimension), cost, func.count())
+                                    .where(*where).group_by(col(JudgeScore.dimension), cost)):
+        seen.setdefault(d, []).append((float(value or 0), int(n)))
+    return ({d: exact_sum(pairs) for d, pairs in seen.items()},
+            exact_sum(pair for pairs in seen.values() for pair in pairs))
 
 
 def _enough(newest_first: list[Record], k: int) -> list[Record] | None:

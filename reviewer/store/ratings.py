@@ -26,6 +26,7 @@ from reviewer.store.base import any_item_revised
 from reviewer.store.db import Db
 from reviewer.store.fold import label_rows
 from reviewer.store.items import Items
+from reviewer.store.judging import cost_sums
 from reviewer.store.numeric_read import joined, key_range, read_numeric, split_range
 from reviewer.store.rating_columns import (
     Layout,
@@ -79,18 +80,13 @@ class Ratings:
 
     def judge_cost_by_dimension(self, rubric_ref: str) -> dict[str, DimensionCost]:
         """Judge cost, calls and errors per dimension over every run of a rubric."""
-        from sqlalchemy import func
-
-        from reviewer.store.tables import JudgeRun
-
         ref = self.rubrics.get_rubric(rubric_ref).ref
+        mine = col(JudgeScore.run_pk).in_(select(col(JudgeRun.pk)).where(col(JudgeRun.rubric_ref) == ref))
         with self.db.read() as conn:
-            rows = conn.execute(
-                select(col(JudgeScore.dimension), func.sum(col(JudgeScore.cost_usd)), func.count(),
-                       func.count(col(JudgeScore.error)))
-                .join(JudgeRun, col(JudgeRun.pk) == col(JudgeScore.run_pk)).where(col(JudgeRun.rubric_ref) == ref)
-                .group_by(col(JudgeScore.dimension))).all()
-        return {d: {"cost_usd": float(c or 0), "calls": int(n), "errors": int(e)} for d, c, n, e in rows}
+            rows = conn.execute(select(col(JudgeScore.dimension), func.count(), func.count(col(JudgeScore.error)))
+                                .where(mine).group_by(col(JudgeScore.dimension))).all()
+            costs, _ = cost_sums(conn, mine)
+        return {d: {"cost_usd": costs.get(d, 0.0), "calls": int(n), "errors": int(e)} for d, n, e in rows}
 
     def audit_judge_verdicts(self, rubric_ref: str) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
         """The judge's verdict on each item of the rubric's audit sample that has a complete one,

@@ -16,10 +16,27 @@ if TYPE_CHECKING:
     from reviewer.tui.host import ReviewOf
 
 
+def need_terminal(command: str, instead: str) -> None:
+    """Refuse in one line, before anything is opened, to start the app from ``command`` when it
+    has no terminal to run in: the app reads keys from standard input and draws on standard error
+    (Textual's terminal; standard output may be redirected), so both must be terminals — in CI,
+    a pipe or a redirected ``2>``, the app would wait for keys that never come. ``instead``: what
+    to run without a terminal. A served session (:func:`session`) draws through the browser, and
+    never asks."""
+    from reviewer.errors import UserError
+
+    for name, stream in (("standard input", sys.__stdin__), ("standard error", sys.__stderr__)):
+        if stream is None or not stream.isatty():
+            raise UserError(f"{command} needs a terminal, and its {name} is not one (the app reads keys from "
+                            f"standard input and draws on standard error): run it in a terminal, or {instead}")
+
+
 def run_app(db: str | None, reviewer: str, queue: str, rubric: str | None, dataset: str | None,
-            blind: bool, review_of: ReviewOf | None = None) -> int:
+            blind: bool, review_of: ReviewOf | None = None, command: tuple[str, str] | None = None) -> int:
     """Open the store and run the app until the reviewer quits; its exit code (``review_of``: open
-    on a lead's walk of that person's scores)."""
+    on a lead's walk of that person's scores; ``command``: (name, what to run instead) of the
+    command that starts it from a shell, refused without a terminal by :func:`need_terminal`
+    once the database is known to be there)."""
     from reviewer.errors import NoDatabase
     from reviewer.locations import default_db
     from reviewer.store.lite import missing_database
@@ -30,6 +47,8 @@ def run_app(db: str | None, reviewer: str, queue: str, rubric: str | None, datas
     db = db or default_db()
     if missing_database(db):  # a reading command: before the TUI loads (the app checks the rest)
         raise NoDatabase(db)
+    if command is not None:
+        need_terminal(*command)
     # The first page is read while Textual loads; the app opens the store in a worker (and
     # applies a blind queue setting then), so the queue shows before SQLAlchemy has loaded.
     first = firstpage.start(db, queue, rubric, dataset, settings.page_size)

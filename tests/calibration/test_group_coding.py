@@ -12,7 +12,7 @@ import numpy as np
 
 from calibration.groups import Keys, group_codes, group_names
 from reviewer.domain.columns import GroupKeys
-from reviewer.services.tidy_build import _codes
+from reviewer.services.tidy_build import name_codes
 
 #: Keys of mixed types; ``"a\x00"`` and ``"a"`` differ only by a trailing NUL (which numpy's string
 #: sort ignores), ``1``/``"1"`` and ``True``/``"True"`` share a name, ``1.0`` does not.
@@ -54,6 +54,6 @@ def test_the_tidy_tables_names_are_coded_by_the_same_rule() -> None:
     the rows are sorted by), None the empty name."""
     rng = random.Random(2)
     names = [rng.choice(["ana", "Bo", "", None, "é", "bo", "ana "]) for _ in range(300)]
-    codes, found = _codes(names)
+    codes, found = name_codes(names)
     want_names, want_codes = _reference(["" if n is None else n for n in names])
     assert found == want_names and codes.tolist() == want_codes and codes.dtype == np.int64

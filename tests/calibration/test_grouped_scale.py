@@ -22,7 +22,7 @@ from reviewer.store.group_keys import group_values
 from reviewer.store.tables import Item
 from rubrics.loader import load_rubric_file
 from tests.calibration.grouped_case import grouped_inputs, ranked_items
-from tests.judge.test_judging import RUBRIC
+from tests.judge.helpers import RUBRIC
 from tests.store.conftest import db_url, store  # noqa: F401  (fixtures)
 
 FIGURES = Path(__file__).parent.parent / "data" / "grouped_calibrate_figures.json"

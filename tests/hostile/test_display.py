@@ -221,7 +221,7 @@ async def test_item_screen_with_escapes_everywhere(tmp_path: Path, monkeypatch: 
     renders them as placeholders — nothing raw on the screen — and markup-like text as typed."""
     from reviewer.tui.app import make_app
     from reviewer.tui.screens.item import ItemScreen
-    from tests.tui.test_review_flow import SIZE, settle
+    from tests.tui.helpers import SIZE, settle
 
     monkeypatch.setenv("RUBRICATE_CONFIG", str(tmp_path / "none.yaml"))
     db = str(tmp_path / "tui.db")
@@ -255,7 +255,7 @@ async def test_queue_and_calibration_screens_with_markup_names(tmp_path: Path,
 
     from reviewer.tui.app import make_app
     from reviewer.tui.screens.calibration import CalibrationScreen, DimensionDetailScreen
-    from tests.tui.test_review_flow import SIZE, settle
+    from tests.tui.helpers import SIZE, settle
 
     monkeypatch.setenv("RUBRICATE_CONFIG", str(tmp_path / "none.yaml"))
     db = str(tmp_path / "names.db")

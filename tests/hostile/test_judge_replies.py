@@ -22,9 +22,8 @@ from rubrics.judge.runner import JudgeRunner, Totals
 from rubrics.methods.base import JudgeItem
 from rubrics.results import SafetyHit, ScoreResult
 from rubrics.schema import Anchor, Dimension, Scale
-from tests.judge.helpers import answer, client, dim, item, rubric
+from tests.judge.helpers import answer, client, db, dim, item, options, rubric, store  # noqa: F401  (fixtures: a stored rubric and items)
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
-from tests.judge.test_judging import db, options, store  # noqa: F401  (fixtures: a stored rubric and items)
 
 if TYPE_CHECKING:
     from reviewer.store import Store

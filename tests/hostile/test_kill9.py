@@ -27,9 +27,8 @@ from reviewer.services import judging
 from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from rubrics.loader import load_rubric_file
-from tests.judge.helpers import answer
+from tests.judge.helpers import RUBRIC, answer
 from tests.judge.loopback import LoopbackServer, Reply
-from tests.judge.test_judging import RUBRIC
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}

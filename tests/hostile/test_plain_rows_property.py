@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from reviewer.io.plainrow import PlainCheck
 from reviewer.io.rowcheck import _MAX_NAMES, RubricScales, check_row
-from tests.hostile.test_plain_rows import rubric
+from tests.hostile.plain_rows import rubric
 
 VALUES = st.one_of(st.integers(-1, 6), st.integers(-1, 6), st.sampled_from([-0.0, 0.0, 1.0, 2.5, 3.0, 5.0, 6.0]),
                    st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.none(),

@@ -13,7 +13,6 @@ SQLite: the acting person is the OS account of the process (its uid), never ``$L
 
 from __future__ import annotations
 
-import json
 import os
 import pwd
 import uuid
@@ -27,14 +26,21 @@ import pytest
 from reviewer.errors import UserError
 from reviewer.faults import explained
 from reviewer.locations import os_login
-from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from reviewer.store.guards import ALL_HISTORY
 from tests.cli import run_cli
-from tests.hostile.dbs import REF, Raw, open_without, pg_schema, pg_url, refused
-from tests.hostile.team import Team, pg_people, setup_team
+from tests.hostile.dbs import REF, open_without, pg_schema, pg_url
+from tests.hostile.team import Team, pg_people
+from tests.hostile.team_attacks import (
+    NEW,
+    attack_as_ana,
+    closer,
+    fresh_team,
+    full_team,
+    migrations_of,
+    team_state,
+)
 
-NEW = "0010e_team_writes"
 #: The earlier release's ``db roles`` grants (``{app}``, ``{history}``, ``{item_columns}``).
 EARLIER_GRANTS = (
     "GRANT SELECT, INSERT ON {history} TO {app}",
@@ -46,42 +52,6 @@ EARLIER_GRANTS = (
 #: What the earlier grants kept from a person: an item's content.
 CONTENT = {"pk", "item_id", "dataset", "rubric_ref", "content_hash", "revision", "input", "output", "context",
            "reference", "conversation", "grp", "variant", "metadata", "gold", "is_gold", "created_at"}
-
-
-def _state(t: Team, tmp: Path) -> dict[str, Any]:
-    """What the attacks aim at: an item with an open flag, mal's live claim and active
-    assignment, a cached judge reply, a queue setting, and a name that came with an import."""
-    info = setup_team(t.owner, t.logins, tmp)
-    src = tmp / f"ivy-{uuid.uuid4().hex[:6]}.jsonl"
-    src.write_text(json.dumps({"id": "ivy-1", "output": "an answer ivy scored elsewhere",
-                               "judge": {"model": "m", "scores": {"accuracy": 7}},
-                               "human": [{"reviewer": "ivy", "scores": {"accuracy": 4}}]}) + "\n")
-    import_file(t.owner, src, REF)
-    info["flag"] = t.owner.safety.flag_item(info["pk"], "lee")
-    claim = _person(t, "mal").queue.claim_next("triage", "mal")
-    assert claim is not None
-    info["mal_pk"] = claim.item_pk
-    t.owner.runs.judge_cache_put_many({"k1": {"score": 3, "rationale": "fine"}})
-    t.owner.queue.set_queue_settings("triage", None, reviewers_per_item=2)
-    return info
-
-
-def _closer(t: Team) -> Any:
-    """Closes every store the team opened."""
-    def close() -> None:
-        for store in t.stores:
-            store.close()
-    return close
-
-
-def _person(t: Team, who: str) -> Any:
-    """``who``'s store: on a database the owner has not migrated yet, opened without the new
-    migration (a person's login cannot run it)."""
-    if t.backend == "sqlite" or NEW in _migrations(t):
-        return t.as_(who)
-    store = open_without(t.url(t.logins[who]), (NEW,))
-    t.stores.append(store)
-    return store
 
 
 def _earlier_team(tmp: Path, stack: ExitStack) -> tuple[Team, dict[str, Any], str]:
@@ -102,8 +72,8 @@ def _earlier_team(tmp: Path, stack: ExitStack) -> tuple[Team, dict[str, Any], st
     owner.roles.apply_team_roles([f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {app}"] + [
         g.format(app=app, history=", ".join(ALL_HISTORY), item_columns=", ".join(item_columns)) for g in EARLIER_GRANTS])
     t = Team("postgres", schema, logins, owner)
-    stack.callback(_closer(t))
-    return t, _state(t, tmp), app
+    stack.callback(closer(t))
+    return t, team_state(t, tmp), app
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +85,7 @@ def earlier_and_migrated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[l
         teams = [_earlier_team(tmp, stack)[:2] for _ in range(2)]
         migrated = teams[1][0]
         migrated.stores.append(open_store(migrated.url()))
-        assert NEW not in _migrations(teams[0][0]) and NEW in _migrations(migrated)
+        assert NEW not in migrations_of(teams[0][0]) and NEW in migrations_of(migrated)
         yield teams
 
 
@@ -183,31 +153,12 @@ ATTACKS: dict[str, Any] = {
 }
 
 
-def _attack(t: Team, sql: str) -> bool:
-    """Whether ``sql`` as ana's login is accepted and changes a row (rolled back either way)."""
-    raw = t.raw("ana")
-    try:
-        return raw.run(sql) > 0
-    except refused("postgres"):
-        return False
-    finally:
-        raw.close()
-
-
 @pytest.mark.parametrize("attack", list(ATTACKS))
 def test_postgres_a_persons_login_writes_only_what_their_screens_do(
         earlier_and_migrated: list[tuple[Team, dict[str, Any]]], attack: str) -> None:
     (earlier, info0), (migrated, info1) = earlier_and_migrated
-    assert _attack(earlier, ATTACKS[attack](earlier, info0)), "the earlier release accepted this write"
-    assert not _attack(migrated, ATTACKS[attack](migrated, info1))
-
-
-def _migrations(t: Team) -> set[str]:
-    raw = Raw("postgres", t.target)
-    try:
-        return {r[0] for r in raw.conn.execute("SELECT name FROM schema_migrations").fetchall()}
-    finally:
-        raw.close()
+    assert attack_as_ana(earlier, ATTACKS[attack](earlier, info0)), "the earlier release accepted this write"
+    assert not attack_as_ana(migrated, ATTACKS[attack](migrated, info1))
 
 
 @pytest.mark.parametrize("which", [0, 1], ids=["earlier", "migrated"])
@@ -231,21 +182,10 @@ def test_postgres_the_triage_key_is_derived_by_the_database(
         raw.close()
 
 
-def _fresh_team(tmp: Path, stack: ExitStack) -> tuple[Team, dict[str, Any]]:
-    name = f"f{uuid.uuid4().hex[:6]}"
-    logins = pg_people(stack, name)
-    schema = stack.enter_context(pg_schema())
-    owner = open_store(pg_url(schema))
-    owner.roles.apply_team_roles(owner.roles.team_roles(f"g_app_{name}", list(logins.values())))
-    t = Team("postgres", schema, logins, owner)
-    stack.callback(_closer(t))
-    return t, _state(t, tmp)
-
-
 def test_postgres_a_fresh_team_refuses_every_attack(tmp_path: Path) -> None:
     with ExitStack() as stack:
-        t, info = _fresh_team(tmp_path, stack)
-        accepted = [a for a, sql in ATTACKS.items() if _attack(t, sql(t, info))]
+        t, info = fresh_team(tmp_path, stack)
+        accepted = [a for a, sql in ATTACKS.items() if attack_as_ana(t, sql(t, info))]
         assert accepted == []
 
 
@@ -352,17 +292,6 @@ def test_one_os_account_under_two_lognames_is_not_two_signoffs(tmp_path: Path, m
         check.close()
 
 
-def _team(backend: str, tmp: Path, stack: ExitStack) -> tuple[Team, dict[str, Any]]:
-    """A team with every migration: on SQLite its people are OS logins the store acts as."""
-    if backend == "postgres":
-        return _fresh_team(tmp, stack)
-    logins = {p: f"{p}-login" for p in ("ana", "mal", "sam", "sue")}
-    db = str(tmp / f"t{uuid.uuid4().hex[:6]}.db")
-    t = Team("sqlite", db, logins, open_store(db))
-    stack.callback(_closer(t))
-    return t, _state(t, tmp)
-
-
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 def test_a_claim_and_its_end_are_signed_like_a_score(backend: str, tmp_path: Path) -> None:
     """mal's store could claim items as ana, and renew, end or submit ana's claim (marking her
@@ -370,7 +299,7 @@ def test_a_claim_and_its_end_are_signed_like_a_score(backend: str, tmp_path: Pat
     from dataclasses import replace
 
     with ExitStack() as stack:
-        t, info = _team(backend, tmp_path, stack)
+        t, info = full_team(backend, tmp_path, stack)
         mal = t.as_("mal")
         pk = next(r.item_pk for r in t.owner.queue.queue_page("triage") if r.item_pk != info["mal_pk"])
         with pytest.raises(UserError, match="may not sign as ana"):
@@ -400,7 +329,7 @@ def test_an_imported_name_is_bound_to_no_login_until_a_lead_binds_it(backend: st
     """The first login to sign with a name that came with an import became that person; now
     nobody does until a lead binds it (``reviewer add NAME --login LOGIN``)."""
     with ExitStack() as stack:
-        t, _ = _team(backend, tmp_path, stack)
+        t, _ = full_team(backend, tmp_path, stack)
         ivy_pk = next(r.item_pk for r in t.owner.queue.queue_page("triage") if r.item_id == "ivy-1")
         mal = t.as_("mal")
         with pytest.raises(UserError, match="ivy came with imported scores and is bound to no login") as err:

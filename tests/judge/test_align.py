@@ -21,13 +21,13 @@ from reviewer.services.importing import import_file
 from reviewer.store import Store, open_store
 from rubrics.loader import load_rubric_text
 from tests.cli import run_cli
-from tests.judge import test_judging
+from tests.judge import helpers
 from tests.judge.loopback import LoopbackServer, Reply, system_prompt, user_prompt
 
-db = test_judging.db  # the fixture: a SQLite file and a PostgreSQL schema
+db = helpers.db  # the fixture: a SQLite file and a PostgreSQL schema
 REF = "align-test@1.0.0"
 N = 40
-RUBRIC = test_judging.RUBRIC.replace("id: judge-test", "id: align-test")  # accuracy (judge) and brevity
+RUBRIC = helpers.RUBRIC.replace("id: judge-test", "id: align-test")  # accuracy (judge) and brevity
 #: Every item's output names its true quality, which people give; the judge sees it only when
 #: people's examples tell it how to read it.
 OUTPUT = re.compile(r"<<<OUTPUT-[0-9a-f]{16}>>>\nAnswer (\d+) has quality (\d)\.")

@@ -28,9 +28,8 @@ from rubrics.loader import load_rubric_file
 from rubrics.methods.semantic import load_model
 from tests.cli import run_cli
 from tests.judge.batchserver import BatchServer
-from tests.judge.helpers import answer
+from tests.judge.helpers import RUBRIC, answer, judge_store
 from tests.judge.loopback import Reply, user_prompt
-from tests.judge.test_judging import RUBRIC, judge_store
 from tests.store.conftest import pg_schema_url
 
 ROOT = Path(__file__).resolve().parents[2]

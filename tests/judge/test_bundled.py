@@ -3,10 +3,7 @@ its rule keys, fill words, choices, scales and pair methods are all ones the pip
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,33 +12,10 @@ from rubrics.judge.runner import JudgeRunner
 from rubrics.loader import load_rubric_file
 from rubrics.methods.base import JudgeItem
 from rubrics.results import ScoreResult
-from tests.judge.helpers import client
-from tests.judge.loopback import LoopbackServer, Reply, user_prompt
+from tests.judge.helpers import client, well_behaved
+from tests.judge.loopback import LoopbackServer, Reply
 
 LIBRARY = sorted((Path(rubrics.__file__).parent / "library").glob("*.yaml"))
-
-
-def well_behaved(body: dict[str, Any]) -> str:
-    """A valid answer to whichever prompt the pipeline sent: the top of the scale."""
-    prompt = user_prompt(body)
-    if "List every atomic factual claim" in prompt:
-        return json.dumps({"claims": ["Opened items can be returned within 14 days."]})
-    if "Check each claim" in prompt:
-        return json.dumps({"verdicts": [{"claim": "c", "verdict": "supported", "quote": "14 days"}]})
-    if "opposing positions" in prompt:
-        return json.dumps({"parity": 0.9, "rationale": "even", "evidence": []})
-    choices = re.search(r"Answer with one of: (.+?)\.\n", prompt)
-    if choices:
-        first = choices.group(1).split(", ")[0]
-        if "on the last line, write only one of" in prompt:  # FlexEval's reply style
-            return f"Reasoning first.\n{first}"
-        return json.dumps({"choice": first, "rationale": "r", "evidence": [], "confidence": 1})
-    top = re.findall(r"Scale: ([\d.]+)–([\d.]+)", prompt)
-    scores = {m.group(1): float(top[i][1]) for i, m in enumerate(re.finditer(r"\(id: ([\w-]+)\)", prompt))}
-    if len(scores) > 1:  # a combined call
-        return json.dumps({k: {"score": v, "rationale": "r", "evidence": [], "confidence": 1}
-                           for k, v in scores.items()})
-    return json.dumps({"score": float(top[0][1]), "rationale": "r", "evidence": [], "confidence": 1})
 
 
 @pytest.mark.slow

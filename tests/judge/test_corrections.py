@@ -14,12 +14,12 @@ from reviewer.services import judging
 from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from rubrics.loader import load_rubric_file
-from tests.judge import test_judging
+from tests.judge import helpers
+from tests.judge.helpers import RUBRIC
 from tests.judge.loopback import LoopbackServer, user_prompt
-from tests.judge.test_judging import RUBRIC
 
 REF = "judge-learn@1.0.0"
-db = test_judging.db  # the fixture: a SQLite file and a PostgreSQL schema
+db = helpers.db  # the fixture: a SQLite file and a PostgreSQL schema
 
 
 def _import(store: Any, tmp_path: Path, rows: list[dict[str, Any]], update: bool = False) -> None:

@@ -4,7 +4,6 @@ cache on a rerun, safety flags, --only-missing, the CLI with its progress and --
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,73 +15,12 @@ from reviewer.services import judging
 from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from rubrics.loader import load_rubric_file
-from tests.judge.helpers import answer
+from tests.judge import helpers
+from tests.judge.helpers import RUBRIC, answer, options
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
-from tests.store.conftest import pg_schema_url
 
-RUBRIC = """\
-id: judge-test
-version: 1.0.0
-name: Judge test
-owner: tests
-description: Two judge dimensions and a rule.
-scale: {min: 1, max: 5}
-safety_gates: [pii_exposure]
-dimensions:
-  - id: accuracy
-    name: Accuracy
-    description: Factual correctness of the answer.
-    method: llm_judge
-    weight: 0.5
-    threshold: 60
-    prompt: Is {output} a correct answer to {input}?
-    anchors:
-      - {range: [1, 2], label: Wrong, description: Mostly wrong.}
-      - {range: [3, 5], label: Right, description: Mostly right.}
-  - id: brevity
-    name: Brevity
-    description: The answer stays under twenty words.
-    method: deterministic
-    weight: 0.5
-    threshold: 60
-    rule: {max_words: 20}
-    anchors:
-      - {range: [1, 2], label: Long, description: Too long.}
-      - {range: [3, 5], label: Short, description: Short enough.}
-"""
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """The database URL: a SQLite file, and a fresh PostgreSQL schema when the server is there."""
-    if request.param == "sqlite":
-        yield str(tmp_path / "judge.db")
-    else:
-        yield from pg_schema_url()
-
-
-@pytest.fixture
-def store(db: str, tmp_path: Path) -> Any:
-    return judge_store(db, tmp_path)
-
-
-def judge_store(db: str, tmp_path: Path) -> Any:
-    """A store at ``db`` with :data:`RUBRIC` and seven items (q0–q5 and "leak", which holds an SSN)."""
-    path = tmp_path / "rubric.yaml"
-    path.write_text(RUBRIC)
-    s = open_store(db)
-    s.rubrics.add_rubric(load_rubric_file(path), RUBRIC)
-    items = tmp_path / "items.jsonl"
-    rows = [{"id": f"q{i}", "input": f"Question {i}?", "output": f"Answer {i}."} for i in range(6)]
-    rows.append({"id": "leak", "input": "Who?", "output": "Her SSN: 123-45-6789."})
-    items.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    import_file(s, str(items), "judge-test@1.0.0")
-    return s
-
-
-def options(server: LoopbackServer, **kw: Any) -> judging.JudgeOptions:
-    return judging.JudgeOptions(rubric_ref="judge-test@1.0.0", models=kw.pop("models", ["openai/judge-x"]),
-                                api_base=server.url, api_key="sk-test", timeout=5, retries=1, **kw)
+db = helpers.db  # the fixtures: a SQLite file and a PostgreSQL schema, seven items on each
+store = helpers.store
 
 
 def test_run_is_stored_and_a_rerun_makes_no_call(store: Any, server: LoopbackServer) -> None:

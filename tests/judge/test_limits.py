@@ -19,8 +19,8 @@ from reviewer.services import judging
 from rubrics.judge.client import ClientSettings, JudgeClient
 from rubrics.judge.limits import Limits
 from rubrics.judge.prompt import Sandbox
+from tests.judge.helpers import db, store  # noqa: F401  (fixtures)
 from tests.judge.limited import LimitedServer
-from tests.judge.test_judging import db, store  # noqa: F401  (fixtures)
 
 
 @pytest.fixture

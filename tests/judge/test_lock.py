@@ -16,12 +16,12 @@ import pytest
 from sqlalchemy import text as sql
 
 from tests.cli import run_cli
-from tests.judge import test_judging
+from tests.judge import helpers
 from tests.judge.loopback import GOOD, LoopbackServer, Reply
 from tests.store.conftest import pg_schema_url
 
 REF = "judge-test@1.0.0"
-store = test_judging.store  # the fixture: seven items, on this module's db
+store = helpers.store  # the fixture: seven items, on this module's db
 
 
 class Lock:

@@ -19,8 +19,8 @@ from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 
 from rubrics.judge.client import ClientSettings, JudgeClient, release_litellm
 from rubrics.judge.prompt import Sandbox
+from tests.judge.helpers import RUBRIC
 from tests.judge.loopback import LoopbackServer
-from tests.judge.test_judging import RUBRIC
 
 ROOT = Path(__file__).resolve().parents[2]
 

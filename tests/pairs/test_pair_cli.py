@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli import run_cli
-from tests.pairs.test_pair_import import REF, items, pair, write
+from tests.pairs.helpers import REF, items, pair, write
 
 
 def test_import_reads_pair_records_from_a_file_and_from_stdin(tmp_path: Path, capsys: pytest.CaptureFixture[str],

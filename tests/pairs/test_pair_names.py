@@ -13,14 +13,14 @@ from sqlalchemy import text
 from reviewer.errors import UserError
 from reviewer.services.importing import import_file
 from tests.hostile.dbs import REF
-from tests.hostile.test_team_writes import _attack, _team
-from tests.pairs.test_pair_import import items, pair, write
+from tests.hostile.team_attacks import attack_as_ana, full_team
+from tests.pairs.helpers import items, pair, write
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 def test_a_name_that_came_with_pair_verdicts_is_bound_to_no_login(backend: str, tmp_path: Path) -> None:
     with ExitStack() as stack:
-        t, _ = _team(backend, tmp_path, stack)
+        t, _ = full_team(backend, tmp_path, stack)
         src = write(tmp_path / "pairs.jsonl", [*items("iris-x", "iris-y", group="gi"),
                                                pair("iris-x", "iris-y", human=[("iris", "a", None)])])
         import_file(t.owner, src, REF)
@@ -30,7 +30,7 @@ def test_a_name_that_came_with_pair_verdicts_is_bound_to_no_login(backend: str, 
             t.as_("mal").scores.add_pair_choice(pk["iris-x"], "iris", pk["iris-y"])
         assert "iris" not in {n for n, _, _ in t.owner.roles.reviewers()}
         if backend == "postgres":  # the login's own INSERT claiming the name, past the store
-            assert not _attack(t, "INSERT INTO reviewer (name, roles, login, created_at) "
+            assert not attack_as_ana(t, "INSERT INTO reviewer (name, roles, login, created_at) "
                                   f"VALUES ('iris', 'reviewer', '{t.logins['ana']}', CURRENT_TIMESTAMP)")
-            assert _attack(t, "INSERT INTO reviewer (name, roles, login, created_at) "
+            assert attack_as_ana(t, "INSERT INTO reviewer (name, roles, login, created_at) "
                               f"VALUES ('iris2', 'reviewer', '{t.logins['ana']}', CURRENT_TIMESTAMP)")

@@ -12,7 +12,6 @@ reached export or the overall (``overall`` null).
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import pytest
 
 from tests.cli import run_cli
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
+from tests.seeds.helpers import data_block
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "flexeval"
 ASKS = "tutor_checks_understanding"
@@ -38,17 +38,10 @@ CONVERSATION = [
 ]
 
 
-def _data_block(prompt: str) -> str:
-    """What the judge was shown as the turn ({content}): the sandboxed OUTPUT block."""
-    m = re.search(r"<<<OUTPUT-(\w+)>>>\n(.*?)\n<<<END-OUTPUT-\1>>>", prompt, re.DOTALL)
-    assert m is not None, prompt
-    return m.group(2)
-
-
 def flexeval_judge(body: dict[str, Any]) -> str:
     """A judge that answers as FlexEval asks: reasoning, then the choice alone on the last line."""
     prompt = user_prompt(body)
-    turn = _data_block(prompt)
+    turn = data_block(prompt)
     if "decide whether it puts a question to the learner" in prompt:
         return "The reply ends with a question.\nASKS" if "?" in turn else "No question here.\nTELLS"
     if "Compare the words with the JSON graph" in prompt:
@@ -82,7 +75,7 @@ def test_flexeval_rubrics_score_a_conversation_turn_by_turn(
     assert code == 0, err + out
     # Three assistant turns × two rubrics; user turns are outside is_role(assistant).
     assert server.count == 6
-    shown = [_data_block(user_prompt(b)) for b in server.requests]
+    shown = [data_block(user_prompt(b)) for b in server.requests]
     assert "{content}" not in user_prompt(server.requests[0])
     assert "I'll plot the line y = 2x + 1 crossing the y-axis at 1.\n" + PLOT_JSON in shown
     assert not any("Can you help me" in s for s in shown)  # a user turn is never the content
@@ -129,7 +122,7 @@ def test_bundled_flexeval_choice_rubric_gives_a_conversation_item_an_overall(
     assert run_cli(["import", str(items), "--rubric", "flexeval-choice@1.1.0", "--db", db], capsys)[0] == 0
 
     def judge(body: dict[str, Any]) -> str:
-        return "The student asks for a graph.\nYES" if "plot" in _data_block(user_prompt(body)) else "No.\nNO"
+        return "The student asks for a graph.\nYES" if "plot" in data_block(user_prompt(body)) else "No.\nNO"
 
     server.reset(default=Reply(judge))
     code, out, err = run_cli(["judge", "--rubric", "flexeval-choice@1.1.0", "--model", "openai/judge-x",

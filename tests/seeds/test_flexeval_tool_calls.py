@@ -17,7 +17,7 @@ import pytest
 
 from tests.cli import run_cli
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
-from tests.seeds.test_flexeval_conversations import _data_block as _block
+from tests.seeds.helpers import data_block as _block
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "flexeval_tools"
 

@@ -18,20 +18,7 @@ from rubrics.results import ScoreResult
 from rubrics.schema import Rubric
 from tests.judge.helpers import client, dim, item, rubric
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
-
-FLAT = """\
-id: adr-flat
-version: 1.0.0
-name: ADR-016 flat
-description: Three ADR-016 dimensions scored in one call, answered as ADR-016's flat object.
-scale: {min: 1, max: 10}
-judge: {mode: combined, reply: flat}
-dimensions:
-  - {use: accuracy, weight: 0.5}
-  - {use: completeness, weight: 0.3}
-  - {use: relevance, weight: 0.2}
-owner: tests
-"""
+from tests.seeds.helpers import FLAT
 
 
 async def _run(r: Rubric, items: list[JudgeItem], server: LoopbackServer) -> list[ScoreResult]:

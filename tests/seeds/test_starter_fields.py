@@ -23,9 +23,8 @@ from rubrics.loader import load_rubric_text
 from rubrics.methods.deterministic import score_deterministic
 from rubrics.schema import Scale
 from tests.cli import run_cli
-from tests.judge.helpers import dim, item
+from tests.judge.helpers import dim, item, well_behaved
 from tests.judge.loopback import LoopbackServer, Reply
-from tests.judge.test_bundled import well_behaved
 from tests.store.conftest import db_url, store  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 
 LABEL = {"label_match": {"label": "intent", "expected": "expected_intent"}}

@@ -22,7 +22,7 @@ from rubrics.schema import Rubric
 from tests.cli import run_cli
 from tests.judge.helpers import client, item
 from tests.judge.loopback import LoopbackServer, Reply, user_prompt
-from tests.seeds.test_reply_shapes import FLAT
+from tests.seeds.helpers import FLAT
 from tests.store.conftest import db_url  # noqa: F401  (the fixture: SQLite and PostgreSQL)
 
 ADR_REPLY = {"accuracy": 9, "completeness": 7, "relevance": 8, "overall": 8.15,

@@ -18,7 +18,7 @@ from reviewer.store import Store, open_store
 from reviewer.store.lite import first_page, sqlite_path
 from reviewer.store.views import QueueFilter
 from tests.hostile.team import Team, make_team
-from tests.store.test_labels_are_labels import REF, _import, _review
+from tests.store.labelled import REF, import_labelled, review_as_label
 
 SAMPLE = 6
 
@@ -29,19 +29,19 @@ def _triage_all(store: Store, who: str) -> set[int]:
     while (claim := store.queue.claim_next("triage", who, REF)) is not None:
         assert claim.item_pk not in seen
         seen.add(claim.item_pk)
-        _review(store, claim, 3.0)
+        review_as_label(store, claim, 3.0)
     return seen
 
 
 def _triaged_then_labelled(store: Store, tmp_path: Path) -> Any:
     """The items imported, an audit sample drawn, every item reviewed in triage by bo, then one
     audit item labelled by cy in the audit queue; returns cy's claim."""
-    _import(store, tmp_path)
+    import_labelled(store, tmp_path)
     assert store.queue.create_audit_sample(REF, SAMPLE, seed=7) == SAMPLE
     _triage_all(store, "bo")
     claim = store.queue.claim_next("audit", "cy", REF)
     assert claim is not None
-    _review(store, claim, 4.0)
+    review_as_label(store, claim, 4.0)
     return claim
 
 
@@ -55,7 +55,7 @@ def _audit_state(store: Store) -> dict[str, Any]:
 
 
 def test_an_audit_item_reviewed_in_triage_is_still_served_for_its_label(store: Store, tmp_path: Path) -> None:
-    _import(store, tmp_path)
+    import_labelled(store, tmp_path)
     store.queue.set_queue_settings("audit", reviewers_per_item=1)
     store.queue.set_queue_settings("triage", reviewers_per_item=1)
     assert store.queue.create_audit_sample(REF, SAMPLE, seed=7) == SAMPLE
@@ -77,7 +77,7 @@ def test_an_audit_item_reviewed_in_triage_is_still_served_for_its_label(store: S
         assert lite is not None and {r.item_pk: r.reviewed for r in lite[0]} == dict.fromkeys(audit, 0)
     claim = store.queue.claim_next("audit", "cy", REF)
     assert claim is not None and claim.item_pk in audit
-    _review(store, claim, 4.0)
+    review_as_label(store, claim, 4.0)
 
     # once labelled it is done in the audit queue and served to nobody again
     state = _audit_state(store)
@@ -86,7 +86,7 @@ def test_an_audit_item_reviewed_in_triage_is_still_served_for_its_label(store: S
     served = set()
     while (c := store.queue.claim_next("audit", "dee", REF)) is not None:
         served.add(c.item_pk)
-        _review(store, c, 2.0)
+        review_as_label(store, c, 2.0)
     assert served == audit - {claim.item_pk}
     assert store.queue.claim_next("audit", "cy", REF) is None
     assert store.queue.queue_progress("audit", "zed", REF) == (SAMPLE, SAMPLE, 0)

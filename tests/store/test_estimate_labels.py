@@ -13,12 +13,12 @@ import pytest
 from reviewer.services import estimates
 from reviewer.services.estimate_labels import labels_of_columns, labels_of_folds
 from reviewer.store import Store
-from tests.store.test_rating_columns import DIMS, REF, _history
+from tests.store.rating_history import DIMS, REF, rating_history
 
 
 @pytest.mark.parametrize(("how", "seed"), [("mean", 3), ("median", 8), ("majority", 11)])
 def test_labels_from_columns_equal_labels_from_folds(store: Store, tmp_path: Path, how: str, seed: int) -> None:
-    _history(store, tmp_path, seed=seed)
+    rating_history(store, tmp_path, seed=seed)
     rubric = store.rubrics.get_rubric(REF)
     assert store.queue.create_audit_sample(REF, 18, seed=seed) == 18
     pks = sorted(store.queue.audit_pks(REF))

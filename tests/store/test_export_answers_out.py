@@ -19,7 +19,7 @@ from sqlmodel import col
 from reviewer.store import open_store
 from reviewer.store.tables import JudgeRun, JudgeScore
 from tests.cli import run_cli
-from tests.store.test_labels_and_levels import RUBRIC as LABELS_RUBRIC
+from tests.store.labelled import LABELS_RUBRIC
 
 #: test_labels_and_levels' rubric (a nominal dimension with labels, a graded 1–5 one) with a
 #: yes/no dimension added, the three weights summing to 1.

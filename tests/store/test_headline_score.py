@@ -24,22 +24,7 @@ from reviewer.store import Store, open_store
 from reviewer.tui import adapter
 from reviewer.tui.screens.scoring import verdict
 from tests.store.conftest import DEMO
-
-REF = "reval-figure-treatment@1.1.0"
-CRITERIA = ("factual_accuracy", "tone_balance", "context_fairness", "source_attribution")
-
-
-def pairs_file(tmp_path: Path) -> Path:
-    rows = []
-    for model, (a, b) in (("even", (3, 3)), ("tilted", (5, 3))):
-        parity = 1 - abs((a - 1) / 4 - (b - 1) / 4)
-        for variant, s in (("a", a), ("b", b)):
-            rows.append({"id": f"{model}-{variant}", "group": model, "variant": variant, "input": "Describe it.",
-                         "output": "It is.", "metadata": {"model": model},
-                         "judge": {"model": "j", "scores": {**{c: s for c in CRITERIA}, "treatment_parity": parity}}})
-    path = tmp_path / "pairs.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
+from tests.store.headline import CRITERIA, REF, pairs_file
 
 
 def _rows(store: Store, ref: str) -> dict[str, adapter.QueueLine]:

@@ -67,3 +67,20 @@ def test_a_missing_database_is_refused_and_not_made(tmp_path: Path) -> None:
         rubricate.open(path)
     assert "\n" not in str(caught.value) and str(path) in str(caught.value)
     assert not path.exists()
+
+
+def test_the_api_never_loads_the_command_line(demo_store: Store, db_url: str) -> None:
+    """A notebook opening a store and calibrating loads neither typer nor any module of the
+    command line: the report's JSON rule is read from the services, where the commands read it too."""
+    import subprocess
+    import sys
+
+    script = ("import sys, rubricate\n"
+              "with rubricate.open(sys.argv[1]) as store:\n"
+              f"    report = store.calibrate({REF!r}, bootstrap=0)\n"
+              "assert report['dimensions'], report\n"
+              "print(sorted(m for m in sys.modules if m.split('.')[0] == 'typer' or m.startswith('reviewer.cli')))\n")
+    done = subprocess.run([sys.executable, "-c", script, db_url], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

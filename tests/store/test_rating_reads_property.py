@@ -19,7 +19,7 @@ from reviewer.errors import UserError
 from reviewer.services.importing import import_file
 from reviewer.store import Store
 from rubrics.results import ScoreResult
-from tests.store.test_rating_columns import assert_reads_agree
+from tests.store.rating_history import assert_reads_agree
 
 REF = "general-quality@1.0.0"
 DIMS = ("accuracy", "clarity")

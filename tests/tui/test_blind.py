@@ -16,7 +16,7 @@ from reviewer.store import Store
 from reviewer.tui.app import make_app
 from reviewer.tui.screens.queue import QueueScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, settle, start
+from tests.tui.helpers import SIZE, settle, start
 
 
 def columns(app: App[Any]) -> list[str]:

@@ -4,8 +4,6 @@ by week as a sparkline of exactly what the gold-accuracy service returns."""
 
 from __future__ import annotations
 
-import json
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +11,11 @@ from rich.columns import Columns
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from sqlalchemy import insert
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Sparkline, Static
 
 from reviewer.services.gold import gold_accuracy
-from reviewer.services.importing import import_file
 from reviewer.store import Store
-from reviewer.store.tables import HumanScore, now
 from reviewer.tui.app import make_app
 from reviewer.tui.screens.calibration import CalibrationScreen, DimensionDetailScreen
 from reviewer.tui.widgets.charts import (
@@ -34,27 +29,7 @@ from reviewer.tui.widgets.charts import (
     shade_of,
 )
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, press_to, settle
-
-REF = "general-quality@1.0.0"
-
-
-#: A reviewer the demo does not have: their gold error is this test's alone.
-GOLD_REVIEWER = "quinn"
-
-
-def gold_weeks(store: Store, tmp_path: Path) -> None:
-    """Three gold items; quinn was 1 off on two of them three weeks ago and is 4 off on one now."""
-    path = tmp_path / "gold.jsonl"
-    path.write_text("".join(json.dumps({"id": f"gold-{i}", "output": f"known answer {i}", "gold": {"accuracy": 5}})
-                            + "\n" for i in range(3)))
-    import_file(store, path, REF, dataset="gold")
-    pks = [store.items.items_by_id(f"gold-{i}", dataset="gold")[0][0] for i in range(3)]
-    with store.db.write() as conn:
-        for pk in pks[:2]:
-            conn.execute(insert(HumanScore).values(item_pk=pk, dimension="accuracy", reviewer=GOLD_REVIEWER, score=6,
-                                                   kind="score", created_at=now() - timedelta(days=21)))
-    store.scores.add_human_score(pks[2], "accuracy", GOLD_REVIEWER, 9)
+from tests.tui.helpers import GOLD_REVIEWER, SIZE, gold_weeks, press_to, settle
 
 
 def _cell(table: DataTable[Any], row: int, column: int) -> str:

@@ -14,7 +14,7 @@ from reviewer.tui.screens.confirm import AdjudicationDialog
 from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.queue import QueueScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, press_to, settle
+from tests.tui.helpers import SIZE, press_to, settle
 
 
 def _top(app: Any) -> Any:

@@ -19,8 +19,7 @@ from reviewer.tui.screens.comment import CommentDialog
 from reviewer.tui.screens.help import HelpScreen
 from tests.hostile.harness import EVERYTHING, raw_controls
 from tests.tui.conftest import REVIEWER
-from tests.tui.helpers import next_pk
-from tests.tui.test_review_flow import SIZE, settle, start
+from tests.tui.helpers import SIZE, next_pk, settle, start
 
 
 def _panel(screen: Any) -> tuple[bool, str]:

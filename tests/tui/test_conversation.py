@@ -13,7 +13,7 @@ from reviewer.store import Store
 from reviewer.tui.app import make_app
 from reviewer.tui.screens.item import ItemScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, settle
+from tests.tui.helpers import SIZE, settle
 
 CHAT = [
     {"role": "system", "content": "You are a cooking assistant."},

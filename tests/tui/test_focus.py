@@ -8,7 +8,7 @@ from reviewer.store import Store
 from reviewer.tui.app import make_app
 from reviewer.tui.screens.item import ItemScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import leases, mine, score_all, settle, start
+from tests.tui.helpers import leases, mine, score_all, settle, start
 
 SMALL = (80, 24)
 

@@ -16,7 +16,7 @@ from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.screens.safety import SafetyScreen
 from reviewer.tui.widgets.dimension_card import DimensionCard
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, mine, settle, start
+from tests.tui.helpers import SIZE, mine, settle, start
 
 REFUSAL = "refused by a trigger of the test"
 

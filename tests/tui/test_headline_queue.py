@@ -11,9 +11,9 @@ from textual.widgets import DataTable
 from reviewer.services.importing import import_file
 from reviewer.store import open_store
 from reviewer.tui.app import make_app
-from tests.store.test_headline_score import REF, pairs_file
+from tests.store.headline import REF, pairs_file
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, settle
+from tests.tui.helpers import SIZE, settle
 
 
 async def test_the_queue_list_leads_with_the_headline(tmp_path: Path) -> None:

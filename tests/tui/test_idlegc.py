@@ -14,7 +14,7 @@ from reviewer.tui import idlegc
 from reviewer.tui.app import make_app
 from reviewer.tui.idlegc import BACKSTOP, YOUNG, IdleCollector
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import settle
+from tests.tui.helpers import settle
 
 
 @pytest.fixture(autouse=True)

@@ -19,7 +19,7 @@ from reviewer.tui.app import make_app
 from reviewer.tui.config import TuiSettings
 from reviewer.tui.screens.help import HelpScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import focus, mine, settle, start
+from tests.tui.helpers import focus, mine, settle, start
 
 SMALL = (80, 24)
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ from reviewer.store import Store
 from reviewer.store.tables import Item, now
 from reviewer.tui.app import make_app
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, settle, start
+from tests.tui.helpers import SIZE, settle, start
 
 
 async def test_a_score_entered_after_another_person_claimed_is_refused_on_screen(either: Store) -> None:

@@ -14,7 +14,7 @@ from reviewer.tui.app import make_app
 from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.queue import QueueScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, settle
+from tests.tui.helpers import SIZE, settle
 
 REFS = (None, "general-quality@1.0.0", "rag-answer@1.0.0")
 

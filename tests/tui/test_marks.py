@@ -25,9 +25,7 @@ from reviewer.tui.screens.reason import ReasonDialog
 from reviewer.tui.widgets.markdown import MARK_STYLE
 from reviewer.tui.widgets.textview import TextView
 from tests.tui.conftest import REVIEWER
-from tests.tui.helpers import next_pk
-from tests.tui.test_render import _open as open_item
-from tests.tui.test_review_flow import SIZE, focus, settle, start
+from tests.tui.helpers import SIZE, focus, next_pk, open_item, settle, start
 
 MARKED = Style.parse(MARK_STYLE)
 

@@ -19,7 +19,7 @@ from reviewer.tui.app import ReviewApp, make_app
 from reviewer.tui.screens.pair import PairScreen
 from reviewer.tui.screens.queue import QueueScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import press_to, settle, start
+from tests.tui.helpers import press_to, settle, start
 
 SMALL = (80, 24)
 REVAL = "reval-issue-framing@1.0.0"

@@ -23,8 +23,7 @@ from reviewer.tui.screens import correction, mark
 from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.mark import MarkScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_render import _open as open_item
-from tests.tui.test_review_flow import SIZE, settle
+from tests.tui.helpers import SIZE, open_item, settle
 
 LINES = 2000
 

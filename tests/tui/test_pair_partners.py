@@ -21,7 +21,7 @@ from reviewer.tui.app import ReviewApp, make_app
 from reviewer.tui.screens.pair import PairScreen
 from reviewer.tui.screens.reason import ReasonDialog
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, settle
+from tests.tui.helpers import SIZE, settle
 
 REVAL = "reval-issue-framing@1.0.0"
 

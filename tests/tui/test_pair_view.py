@@ -14,7 +14,7 @@ from reviewer.tui.app import make_app
 from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.pair import PairScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, mine, press_to, settle
+from tests.tui.helpers import SIZE, mine, press_to, settle
 
 REVAL = "reval-issue-framing@1.0.0"
 GQ = "general-quality@1.0.0"

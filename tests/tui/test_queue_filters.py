@@ -22,7 +22,7 @@ from reviewer.tui.config import TuiSettings
 from reviewer.tui.screens.filter import BLIND_NOTE, FilterDialog
 from reviewer.tui.screens.queue import QueueScreen
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, settle
+from tests.tui.helpers import SIZE, settle
 
 
 def ids(app: ReviewApp) -> list[str]:

@@ -23,7 +23,7 @@ from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.screens.sort import SortDialog
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, press_to, settle
+from tests.tui.helpers import SIZE, press_to, settle
 
 
 def ids(app: ReviewApp) -> list[str]:

@@ -23,23 +23,14 @@ from textual.geometry import Region
 from textual.widgets import Static
 
 from reviewer.store import Store
-from reviewer.tui.app import ReviewApp, make_app
+from reviewer.tui.app import make_app
 from reviewer.tui.screens.item import ItemScreen
 from reviewer.tui.widgets.dimension_card import DimensionCard
 from reviewer.tui.widgets.markdown import EVIDENCE_STYLE
 from tests.hostile.harness import raw_controls
 from tests.tui.conftest import REVIEWER
+from tests.tui.helpers import SIZE, open_item, settle
 from tests.tui.seeded import EVIDENCE, TURNS, seed
-from tests.tui.test_review_flow import SIZE, settle
-
-
-async def _open(app: ReviewApp, pilot: Any, pk: int) -> ItemScreen:
-    await settle(app, pilot)
-    app.open_item(pk)
-    await settle(app, pilot)
-    screen = app.screen
-    assert isinstance(screen, ItemScreen)
-    return screen
 
 
 def _panel(screen: ItemScreen, name: str) -> Text:
@@ -74,7 +65,7 @@ async def test_an_output_renders_as_markdown_with_highlighted_code_and_m_shows_i
     keys = seed(store, tmp_path)
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open(app, pilot, keys["md-1"])
+        screen = await open_item(app, pilot, keys["md-1"])
         rendered, title = _panel(screen, "output"), screen.query_one("#item-output").border_title
         await pilot.press("m")
         await settle(app, pilot)
@@ -102,7 +93,7 @@ async def test_evidence_is_highlighted_rendered_and_raw(store: Store, tmp_path: 
     keys = seed(store, tmp_path)
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open(app, pilot, keys["md-1"])
+        screen = await open_item(app, pilot, keys["md-1"])
         rendered = _panel(screen, "output")
         await pilot.press("m")
         await settle(app, pilot)
@@ -121,7 +112,7 @@ async def test_hostile_markdown_makes_no_live_link_and_no_raw_escape(store: Stor
     assert "\x1b]8;" in buf.getvalue() and "http://evil.example/steal" in buf.getvalue()
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open(app, pilot, keys["evil-1"])
+        screen = await open_item(app, pilot, keys["evil-1"])
         shots, texts, links = [], [], []
         for _ in range(2):  # rendered, then raw
             shots.append(app.export_screenshot())
@@ -152,7 +143,7 @@ async def test_turn_scores_beside_their_turns_and_on_the_card(store: Store, tmp_
     keys = seed(store, tmp_path)
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open(app, pilot, keys["chat-1"])
+        screen = await open_item(app, pilot, keys["chat-1"])
         chat = _panel(screen, "input").plain
         card = _card(screen, 0)
         await pilot.press("m")
@@ -171,7 +162,7 @@ async def test_blind_hides_turn_scores_until_scored(store: Store, tmp_path: Path
     keys = seed(store, tmp_path)
     app = make_app(store, REVIEWER, blind=True)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open(app, pilot, keys["chat-1"])
+        screen = await open_item(app, pilot, keys["chat-1"])
         before = _panel(screen, "input").plain
         card_before = _card(screen, 0)
         await pilot.press("1")
@@ -187,7 +178,7 @@ async def test_the_summary_says_which_cap_set_the_overall(store: Store, tmp_path
     keys = seed(store, tmp_path)
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open(app, pilot, keys["capped-1"])
+        screen = await open_item(app, pilot, keys["capped-1"])
         summary = str(screen.query_one("#item-summary", Static).render())
         fold = screen.state.effective_result()
         assert screen.focused_dim.dim.id == "accuracy"
@@ -240,7 +231,7 @@ async def test_a_50_kb_output_paints_only_the_lines_on_screen(store: Store, tmp_
     monkeypatch.setattr(TextView, "render_line", counting)
     app = make_app(store, REVIEWER)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open(app, pilot, pk)
+        screen = await open_item(app, pilot, pk)
         panel = screen.query_one("#item-output", TextView)
         total = len(panel.lines(panel.content_size.width))
         shown_first = len(set(painted))

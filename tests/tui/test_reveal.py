@@ -19,7 +19,7 @@ from reviewer.tui.screens.reason import ReasonDialog
 from tests.cli import run_cli
 from tests.store.conftest import DEMO, pg_schema_url
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, focus, settle, start
+from tests.tui.helpers import SIZE, focus, settle, start
 
 REF = "general-quality@1.0.0"
 

@@ -7,63 +7,12 @@ from typing import Any
 
 from reviewer.services.importing import import_file
 from reviewer.store import Store
-from reviewer.tui.app import ReviewApp, make_app
+from reviewer.tui.app import make_app
 from reviewer.tui.screens.item import ItemScreen, digit_to_score
 from reviewer.tui.screens.reason import ReasonDialog
 from reviewer.tui.widgets.dimension_card import DimensionCard
 from tests.tui.conftest import REVIEWER
-
-SIZE = (130, 42)
-
-
-async def settle(app: ReviewApp, pilot: Any) -> None:
-    """Wait for the store workers and queued writes, then for the screen to catch up. Dialog
-    workers (which wait for the reviewer) are left alone."""
-    for _ in range(2):
-        await pilot.pause()
-        busy = [w for w in app.workers if w.group != "default"]
-        if busy:  # an empty list would mean "all workers", the waiting dialog included
-            await app.workers.wait_for_complete(busy)
-        while app.gateway.pending:
-            await pilot.pause(0.01)
-    await pilot.pause()
-
-
-async def press_to(app: ReviewApp, pilot: Any, key: str, screen_type: type[Any]) -> Any:
-    """Settle, press ``key`` on the queue and return the screen it opened (of ``screen_type``)."""
-    await settle(app, pilot)
-    await pilot.press(key)
-    await settle(app, pilot)
-    assert isinstance(app.screen, screen_type)
-    return app.screen
-
-
-async def start(app: ReviewApp, pilot: Any) -> ItemScreen:
-    screen: ItemScreen = await press_to(app, pilot, "g", ItemScreen)
-    return screen
-
-
-async def focus(pilot: Any, screen: ItemScreen, index: int) -> None:
-    """Move the dimension focus with k until it is on ``index``."""
-    while screen.focus_index != index:
-        await pilot.press("k")
-
-
-async def score_all(app: ReviewApp, pilot: Any, screen: Any) -> None:
-    """Score every dimension of the item on ``screen`` (agree where the judge scored, else the
-    scale's lowest level), so the review is complete and the item done for this reviewer."""
-    for i, d in enumerate(screen.state.dims):
-        await focus(pilot, screen, i)
-        if d.agree_level is not None:
-            await pilot.press("enter")
-        else:
-            low = d.dim.scale.levels[0] if d.dim.scale.levels else d.dim.scale.min
-            await pilot.press(str(int(low) % 10))
-        await settle(app, pilot)
-
-
-def mine(store: Store, item_pk: int) -> list[tuple[str, float | None, str]]:
-    return [(h.dimension, h.score, h.kind) for h in store.scores.human_rows(item_pk) if h.reviewer == REVIEWER]
+from tests.tui.helpers import SIZE, focus, leases, mine, score_all, settle, start
 
 
 def test_digit_keys_map_onto_scales() -> None:
@@ -292,13 +241,6 @@ async def test_the_reused_item_screen_shows_the_new_item_everywhere(store: Store
         assert screen.focus_index == 0
         cards = [screen.query_one(f"#card-{i}", DimensionCard) for i in range(len(new.dims))]
         assert all(c.state is d for c, d in zip(cards, new.dims, strict=True))
-
-
-def leases(store: Store) -> list[int]:
-    from sqlalchemy import text
-
-    with store.db.read() as conn:
-        return sorted(conn.execute(text("SELECT pk FROM item WHERE lease_reviewer = :r"), {"r": REVIEWER}).scalars())
 
 
 async def test_the_next_item_is_claimed_ahead_and_given_back_on_leaving(store: Store) -> None:

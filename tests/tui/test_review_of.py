@@ -26,7 +26,7 @@ from reviewer.tui.screens.review_of import RejectDialog, ReviewOfScreen
 from tests.cli import run_cli
 from tests.store.conftest import DEMO
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import settle
+from tests.tui.helpers import settle
 
 LEAD = REVIEWER  # tess: a lead in the demo
 PERSON = "rui"
@@ -202,10 +202,10 @@ def pictured(store: Store) -> None:
 @pytest.mark.parametrize("keys", [(), ("down", "down", "x", "3")], ids=["walk", "reject_dialog"])
 def test_pictures(keys: tuple[str, ...], variant: str, snap_compare: Any, store: Store,
                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.tui.test_snapshots import _terminal, steady
+    from tests.tui.helpers import steady, terminal_variant
 
     pictured(store)
-    size = _terminal(variant, monkeypatch)
+    size = terminal_variant(variant, monkeypatch)
     app = make_app(store, LEAD, review_of=ReviewOf(PERSON, queue="triage"))
 
     async def ready(pilot: Any) -> None:

@@ -27,7 +27,7 @@ from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.screens.safety import SafetyScreen
 from reviewer.tui.widgets.textview import TextView
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, settle, start
+from tests.tui.helpers import SIZE, settle, start
 
 GQ = "general-quality@1.0.0"
 CHAT = [

@@ -21,7 +21,7 @@ from reviewer.tui.screens.reason import ReasonDialog
 from reviewer.tui.screens.safety import SafetyScreen
 from rubrics.loader import load_rubric_text
 from tests.tui.conftest import REVIEWER
-from tests.tui.test_review_flow import SIZE, settle, start
+from tests.tui.helpers import SIZE, settle, start
 
 RUBRICS = Path(__file__).resolve().parents[2] / "rubrics" / "library"
 

@@ -9,32 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, Input, TextArea
 
 from reviewer.services.importing import import_file
 from reviewer.store import Store
 from reviewer.tui.app import make_app
 from tests.tui.conftest import REVIEWER
+from tests.tui.helpers import VARIANTS, gold_weeks, settle, steady, terminal_variant
 from tests.tui.seeded import seed
 from tests.tui.team_work import team_work
-from tests.tui.test_calibration_pictures import gold_weeks
-from tests.tui.test_review_flow import settle
-
-
-async def steady(app: Any, pilot: Any) -> None:
-    """A text field's cursor blinks every half second, so a picture taken on either side of a
-    blink differed (the flag dialog's, once in seven runs): the cursor is held on before it. A
-    table sizes its columns to new rows only when the app is next idle, so a picture taken in
-    between showed cut columns (the calibration drill-down's, once under load): wait for that."""
-    for field in app.screen.query(Input):
-        field.cursor_blink = False
-    for area in app.screen.query(TextArea):  # (the correction editor's)
-        area.cursor_blink = False
-    for _ in range(500):  # (at most ~5 s; DataTable keeps the flag privately)
-        if not any(t._require_update_dimensions for t in app.screen.query(DataTable)):
-            break
-        await pilot.pause(0.01)
-    await pilot.pause()
 
 PAIRWISE = "reval-issue-framing@1.0.0"
 RAG = "rag-answer"  # the bundled version, whichever it is
@@ -113,23 +95,6 @@ def _decisions(store: Store, tmp_path: Path) -> None:
 
 
 SETUP["history"] = (_decisions, None)
-#: variant → (terminal size, NO_COLOR)
-VARIANTS: dict[str, tuple[tuple[int, int], bool]] = {
-    "160x50": ((160, 50), False),
-    "80x24": ((80, 24), False),
-    "no_color": ((160, 50), True),
-}
-
-
-def _terminal(variant: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
-    """The variant's terminal: its size, NO_COLOR set or not, and a config path the help names."""
-    size, no_color = VARIANTS[variant]
-    monkeypatch.setenv("RUBRICATE_CONFIG", "/nonexistent/rubricate/config.yaml")
-    if no_color:
-        monkeypatch.setenv("NO_COLOR", "1")
-    else:
-        monkeypatch.delenv("NO_COLOR", raising=False)
-    return size
 
 
 def _pressing(app: Any, keys: tuple[str, ...], opening: int | None = None) -> Callable[[Any], Awaitable[None]]:
@@ -157,7 +122,7 @@ def test_screen(screen: str, variant: str, snap_compare: Any, store: Store, monk
     if screen in SETUP:
         setup, dataset = SETUP[screen]
         setup(store, tmp_path)
-    size = _terminal(variant, monkeypatch)
+    size = terminal_variant(variant, monkeypatch)
     app = make_app(store, REVIEWER, blind=blind, rubric_ref=store.rubrics.get_rubric(rubric).ref if rubric else None,
                    dataset=dataset)
 
@@ -179,7 +144,7 @@ SEEDED: dict[str, tuple[str, tuple[str, ...]]] = {
 def test_seeded_screen(screen: str, variant: str, snap_compare: Any, store: Store, tmp_path: Path,
                        monkeypatch: pytest.MonkeyPatch) -> None:
     item, keys = SEEDED[screen]
-    size = _terminal(variant, monkeypatch)
+    size = terminal_variant(variant, monkeypatch)
     pks = seed(store, tmp_path)
     store.safety.flag_item(pks["chat-1"], REVIEWER, "asks a minor for personal details")
     app = make_app(store, REVIEWER)

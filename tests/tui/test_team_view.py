@@ -14,8 +14,8 @@ from reviewer.tui.app import make_app
 from reviewer.tui.screens.queue import QueueScreen
 from reviewer.tui.screens.team import COLUMNS, TeamScreen
 from tests.tui.conftest import REVIEWER
+from tests.tui.helpers import SIZE, press_to, settle
 from tests.tui.team_work import at, team_work, work
-from tests.tui.test_review_flow import SIZE, press_to, settle
 
 
 async def test_the_team_view_shows_the_services_figures(store: Store) -> None:
