@@ -128,7 +128,7 @@ def advance(store: Store, run_id: int, api_key: str | None, interval: float, wai
     price = batch_price(model)
     # (one cache and one embedder for every round: a round's replies and vectors stay for the next)
     cache = StoreCache(store)
-    embedder = Embedder(cache=cache)
+    embedder = Embedder(cache=store.runs)
     while True:
         pending = [b for b in store.batches.batches(run_id) if b.status != "stored"]
         if pending:

@@ -41,7 +41,7 @@ from rubrics.schema import JUDGE_METHODS, Rubric
 if TYPE_CHECKING:  # (the store's class, for its type alone: importing it loads SQLAlchemy)
     from reviewer.store import Store
 
-#: A judge cache value (a judge reply or an embedding), opaque here: the judge pipeline reads it.
+#: A judge cache value (a judge reply), opaque here: the judge pipeline reads it.
 CacheValue = dict[str, object]
 
 #: Results written per store call (one transaction each).
@@ -292,7 +292,7 @@ def run(
     examples = judge_examples(store, rubric)
     cache = StoreCache(store)
     meter = CostMeter(cap=options.max_cost)
-    embedder = Embedder(cache=cache)
+    embedder = Embedder(cache=store.runs)
     limits = Limits(options.concurrency, options.rpm, options.tpm, options.limit_window)
     work = {model: judge_items(store, options, model) for model in models}
     if options.refuse_empty and not any(work.values()):

@@ -338,6 +338,15 @@ def _queue_sort(conn: Connection) -> None:
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_human_reviewer_sample ON human_score (reviewer, sample, pk)")
 
 
+def _embedding_cache(conn: Connection) -> None:
+    """Embedding vectors get their own table of bytes (:class:`tables.EmbeddingCache`); the ones
+    the judge cache held (``emb:`` keys, as base64 or a list of floats) move there."""
+    from reviewer.store.vectors import move_judge_cache_vectors
+
+    tables.table_of(tables.EmbeddingCache).create(conn, checkfirst=True)
+    move_judge_cache_vectors(conn)
+
+
 def _queue_sort_indexes(conn: Connection) -> None:
     """The queue list's orders read a page by seeking into an index on the order's value and the
     item key (:mod:`reviewer.store.queue_order`): one for each fixed order, and the table that
@@ -394,6 +403,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0014h_headline_bands", _headline_bands),
     ("0014m_import_kind", import_kind_guard),
     ("0014s_queue_sort", _queue_sort_indexes),
+    ("0015e_embedding_cache", _embedding_cache),
 ]
 
 

@@ -26,6 +26,7 @@ from reviewer.store.tables import (
     now,
     table_of,
 )
+from reviewer.store.vectors import read_vectors, write_vectors
 from reviewer.store.views import JudgeDimensionReport, JudgeRunReport, Record
 from rubrics.results import SafetyHit, ScoreResult
 
@@ -252,6 +253,19 @@ class Runs:
             rows = [{"key": k, "value": entries[k]} for k in keys if k not in have]
             if rows:
                 conn.execute(table_of(JudgeCache).insert(), rows)
+
+    def embedding_vectors(self, keys: Collection[str]) -> dict[str, bytes]:
+        """The cached embedding vectors of those ``keys`` that have one (float32 bytes; a few
+        queries for a whole chunk of texts)."""
+        with self.db.read() as conn:
+            return read_vectors(conn, keys)
+
+    def keep_embedding_vectors(self, vectors: Mapping[str, bytes]) -> None:
+        """Cache embedding vectors in one transaction (first write wins). Not fsynced on SQLite:
+        a power cut can only lose vectors, which the next run encodes again."""
+        if vectors:
+            with self.db.write(durable=False) as conn:
+                write_vectors(conn, vectors)
 
     def judge_pending_path(self) -> Path:
         """Where a judge run that could not write its replies keeps them until the next run stores

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, CheckConstraint, Column, Index, Table, UniqueConstraint
+from sqlalchemy import JSON, CheckConstraint, Column, Index, LargeBinary, Table, UniqueConstraint
 from sqlalchemy import inspect as sa_inspect
 from sqlmodel import Field, SQLModel
 
@@ -193,6 +193,15 @@ class JudgeCache(SQLModel, table=True):
     key: str = Field(primary_key=True)
     value: Any = Field(sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=now)
+
+
+class EmbeddingCache(SQLModel, table=True):
+    """Embedding vectors by a hash of the model and the text (``emb:`` + sha256): each vector's
+    little-endian float32 bytes, read and written a chunk of texts at a time."""
+
+    __tablename__ = "embedding_cache"
+    key: str = Field(primary_key=True)
+    vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
 class HumanScore(SQLModel, table=True):

