@@ -37,6 +37,7 @@ from sqlalchemy import (
     cast,
     func,
     literal,
+    literal_column,
     or_,
     select,
 )
@@ -45,6 +46,9 @@ _SHIFT = float(1 << 20)
 _LIMIT = float(1 << 33)  # |value| below this: value × 2**20 is below 2**53, exact as a double
 NULL_CODE = -(1 << 62)
 INEXACT_CODE = NULL_CODE - 1
+#: Between the values of an aggregated text: written into the statement, not bound (SQLite reads
+#: a bound separator again at every row: ~0.05 s of CPU a million rows and column).
+_SEPARATOR: ColumnElement[str] = literal_column("' '")
 #: Rows per aggregated text: keeps each text far below SQLite's string limit (1e9 bytes).
 CHUNK = 1_000_000
 
@@ -110,8 +114,8 @@ def read_numeric(conn: Any, pk: Any, where: list[ColumnElement[bool]], ints: dic
     exprs = [pk, *ints.values(), *(_real_code(r) for r in reals.values())]
     for start in range(lo, hi + 1, CHUNK):
         # straight from the table (no ordered subquery: the keys put the rows in order below)
-        q = select(func.count(), *(func.group_concat(e, " ") for e in exprs)).where(*where, pk >= start,
-                                                                                    pk < start + CHUNK)
+        q = select(func.count(), *(func.group_concat(e, _SEPARATOR) for e in exprs)).where(*where, pk >= start,
+                                                                                         pk < start + CHUNK)
         n, *texts = conn.execute(q).one()
         for name, text in zip(names, texts, strict=True):
             arr = np.array([], dtype=np.int64) if text is None else np.fromstring(text, dtype=np.int64, sep=" ")

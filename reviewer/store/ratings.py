@@ -39,6 +39,7 @@ from reviewer.store.rating_columns import (
     reviewers_in_scope,
 )
 from reviewer.store.rubric_versions import Rubrics
+from reviewer.store.score_counts import EXPECTED_LEVELS, score_counts
 from reviewer.store.tables import AuditSample, HumanScore, Item, JudgeRun, JudgeScore
 from reviewer.store.views import DimensionCost, Record
 
@@ -132,7 +133,17 @@ class Ratings:
         panel is that model) and no item has a later content revision."""
         from reviewer.store.tables import JudgeRun, JudgeScore
 
-        ref = self.rubrics.get_rubric(rubric_ref).ref
+        rubric = self.rubrics.get_rubric(rubric_ref)
+        ref = rubric.ref
+        # the scales' levels, where the judge's scores nearly always are (a mean of samples or
+        # another value is counted all the same: score_counts); a scale of more levels than
+        # EXPECTED_LEVELS is not listed (its rows are grouped by the database)
+        expected: list[tuple[str, float]] = []
+        for d in rubric.dimensions:
+            scale = d.judge_scale or d.scale
+            many = len(scale.levels) if scale.levels is not None else int(scale.max) - int(scale.min) + 1
+            if not d.is_pair and many <= EXPECTED_LEVELS:
+                expected.extend((d.id, float(v)) for v in scale.level_values())
         with self.db.read() as conn:
             runs = conn.execute(select(col(JudgeRun.pk), col(JudgeRun.dataset)).where(col(JudgeRun.rubric_ref) == ref)).all()
             if len(runs) != 1 or (dataset and (runs[0][1] or "") != dataset):
@@ -142,16 +153,8 @@ class Ratings:
             # how many of each distinct score, not the database's SUM: summed here by score_sums,
             # the figures do not depend on the order the database adds in
             score = col(JudgeScore.score)
-            q = (select(col(JudgeScore.dimension), score, func.count())
-                 .where(col(JudgeScore.run_pk) == runs[0][0], col(JudgeScore.turn).is_(None), score.is_not(None))
-                 .group_by(col(JudgeScore.dimension), score))
-            seen: dict[str, tuple[list[float], list[int]]] = {}
-            for d, value, n in conn.execute(q):
-                if value is None:  # (the query leaves none: for the type)
-                    continue
-                values, counts = seen.setdefault(d, ([], []))
-                values.append(float(value))
-                counts.append(int(n))
+            seen = score_counts(conn, [col(JudgeScore.run_pk) == runs[0][0], col(JudgeScore.turn).is_(None),
+                                       score.is_not(None)], expected)
         return {d: score_sums(np.array(v, dtype=np.float64), np.array(c, dtype=np.int64)) for d, (v, c) in seen.items()}
 
     def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",
