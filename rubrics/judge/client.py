@@ -98,9 +98,7 @@ def _skip_unheard_logging(litellm: Any) -> None:
     """
     from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER as worker
 
-    enqueue = worker.ensure_initialized_and_enqueue
-    if getattr(enqueue, "skips_unheard", False):
-        return
+    enqueue = worker.ensure_initialized_and_enqueue  # (called once: import_litellm sets up once)
 
     def enqueue_if_heard(async_coroutine: Any) -> None:
         if (litellm.callbacks or litellm.success_callback or litellm._async_success_callback
@@ -109,10 +107,8 @@ def _skip_unheard_logging(litellm: Any) -> None:
         else:
             async_coroutine.close()
 
-    enqueue_if_heard.skips_unheard = True  # type: ignore[attr-defined]
-    # litellm's one worker instance, its method replaced on the instance (litellm is pinned: a test
-    # holds the name, tests/judge/test_wire.py)
-    worker.ensure_initialized_and_enqueue = enqueue_if_heard  # type: ignore[method-assign]
+    # litellm is pinned, and tests/judge/test_wire.py holds the worker's method name
+    worker.ensure_initialized_and_enqueue = enqueue_if_heard  # type: ignore[method-assign]  # litellm's one worker, on the instance
 
 
 async def release_litellm() -> None:

@@ -12,6 +12,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from litellm.integrations.custom_logger import CustomLogger
@@ -32,9 +33,9 @@ class Heard(CustomLogger):
         super().__init__()
         self.replies: list[str] = []
 
-    async def async_log_success_event(self, kwargs: object, response_obj: object, start_time: object,
+    async def async_log_success_event(self, kwargs: object, response_obj: Any, start_time: object,
                                       end_time: object) -> None:
-        self.replies.append(response_obj.choices[0].message.content)  # type: ignore[attr-defined]
+        self.replies.append(response_obj.choices[0].message.content)
 
 
 @pytest.fixture

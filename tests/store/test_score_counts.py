@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, event, func, select
+from sqlalchemy import Connection, event, func, insert, select
 from sqlmodel import col
 
 from reviewer.store import Store, open_store
@@ -27,11 +27,11 @@ def _fill(store: Store, rnd: random.Random, n: int, odd: float) -> int:
     levels, some NULL, some of a later turn); returns the run's key."""
     with store.db.write() as conn:
         run = JudgeRun(rubric_ref="r@1", model="m")
-        conn.execute(JudgeRun.__table__.insert(), [run.model_dump(exclude={"pk"})])  # type: ignore[attr-defined]
+        conn.execute(insert(JudgeRun), [run.model_dump(exclude={"pk"})])
         run_pk = int(conn.execute(select(func.max(col(JudgeRun.pk)))).scalar_one())
         items = [Item(item_id=f"i{i}", dataset="d", rubric_ref="r@1", content_hash="h", revision=1, input="q",
                       output="o", context="", reference="").model_dump(exclude={"pk"}) for i in range(n)]
-        conn.execute(Item.__table__.insert(), items)  # type: ignore[attr-defined]
+        conn.execute(insert(Item), items)
         pks = [int(p) for p in conn.execute(select(col(Item.pk)).order_by(col(Item.pk))).scalars()]
         rows = []
         for pk in pks:
@@ -43,7 +43,7 @@ def _fill(store: Store, rnd: random.Random, n: int, odd: float) -> int:
                 rows.append(JudgeScore(run_pk=run_pk, item_pk=pk, dimension=d, method="llm_judge", score=score,
                                        rationale="", cost_usd=0.0, tokens_in=0, tokens_out=0, turn=turn,
                                        not_applicable=False).model_dump(exclude={"pk"}))
-        conn.execute(JudgeScore.__table__.insert(), rows)  # type: ignore[attr-defined]
+        conn.execute(insert(JudgeScore), rows)
     return run_pk
 
 
