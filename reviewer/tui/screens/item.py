@@ -26,6 +26,7 @@ from reviewer.tui import palette
 from reviewer.tui.messages import CorrectionDrawn, WriteFailed, Written
 from reviewer.tui.screens.comment import CommentDialog
 from reviewer.tui.screens.correction import CorrectionEditor, correction_head, correction_text
+from reviewer.tui.screens.deferred import deferred
 from reviewer.tui.screens.footer import footer, score_bindings
 from reviewer.tui.screens.mark import MarkScreen
 from reviewer.tui.screens.scoring import (
@@ -138,9 +139,10 @@ class ItemScreen(ScoringScreen):
         t.append(self.rapp.pace())
         return t
 
+    @deferred
     def show_progress(self) -> None:
         """The queue's progress has been read again: show it in the header."""
-        if self.is_mounted and self._cards:
+        if self._cards:
             put(self._title_w, self._title())
 
     def _mode(self) -> str:
@@ -261,8 +263,9 @@ class ItemScreen(ScoringScreen):
         # the focused card is always in view: the next key acts on what the reviewer sees
         self.call_after_refresh(self._scroll_to_focus)
 
+    @deferred
     def _scroll_to_focus(self) -> None:
-        if not self.is_mounted or self.focus_index >= len(self.state.dims):
+        if self.focus_index >= len(self.state.dims):
             return
         card = self._cards[self.focus_index]
         column = self._right.region

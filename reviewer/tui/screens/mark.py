@@ -31,6 +31,7 @@ from textual.widgets import Static
 
 from reviewer.safetext import safe, safe_line
 from reviewer.tui.messages import MarkTextReady
+from reviewer.tui.screens.deferred import deferred
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 from reviewer.tui.widgets.markdown import body
 from reviewer.tui.widgets.textview import TextView, prewrap
@@ -214,8 +215,9 @@ class MarkScreen(AppKeysFirst, Screen[tuple[int, int] | None]):
         self.query_one("#mark-span", Static).update(info)
         self.call_after_refresh(self._keep_in_view)
 
+    @deferred
     def _keep_in_view(self) -> None:
-        if not self.is_mounted or self._shown is None:
+        if self._shown is None:
             return
         line = self._view.line_of(self._view.cursor)
         top, height = int(self._scroll.scroll_y), self._scroll.scrollable_content_region.height

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from reviewer.safetext import safe, safe_line
+from reviewer.tui.screens.deferred import deferred
 from reviewer.tui.screens.footer import footer, score_bindings
 from reviewer.tui.screens.reason import PAIR_TAGS, ReasonDialog, ReasonResult
 from reviewer.tui.screens.scoring import ScoringScreen, input_text, output_text, verdict
@@ -142,9 +143,9 @@ class PairScreen(ScoringScreen):
         self.query_one("#pair-choice", Static).update(self._choice_text())
         self.call_after_refresh(self._scroll_to_focus)
 
+    @deferred
     def _scroll_to_focus(self) -> None:
-        if self.is_mounted:
-            self.query_one(f"#pair-{self.side}-card-{self.focus_index}", DimensionCard).scroll_visible(animate=False, top=True)
+        self.query_one(f"#pair-{self.side}-card-{self.focus_index}", DimensionCard).scroll_visible(animate=False, top=True)
 
     def _focus_on(self, state: ItemState, d: DimState) -> None:
         self.side = self.pair.sides.index(state)

@@ -29,6 +29,7 @@ from reviewer.tui import adapter, palette
 from reviewer.tui.gateway import reads
 from reviewer.tui.host import ReviewHost, host_of
 from reviewer.tui.messages import FilterValuesLoaded, PageLoaded
+from reviewer.tui.screens.deferred import deferred
 from reviewer.tui.screens.footer import AppKeysFirst, footer
 
 #: Rows added before the first frame of a page; a terminal shows fewer.
@@ -119,6 +120,7 @@ class QueueScreen(AppKeysFirst):
         # first frame's ids cut to the width of the column's label).
         self.app.call_next(self._fill, message.rows, message.total, message.matching, message.filt, message.order)
 
+    @deferred
     def _fill(self, rows: list[adapter.QueueLine], total: int | None, matching: int | None = None,
               filt: QueueFilter | None = None, order: QueueOrder | None = None) -> None:
         if filt is not None and filt != self.filt:
@@ -170,10 +172,9 @@ class QueueScreen(AppKeysFirst):
         t.append("   f change · x clear", style="dim")
         line.update(t)
 
+    @deferred
     def show_progress(self) -> None:
         """The title with the queue's progress and this session's pace."""
-        if not self.is_mounted:
-            return
         title = self._head.copy()
         title.append("   ")
         title.append(self.rapp.pace())
@@ -185,6 +186,7 @@ class QueueScreen(AppKeysFirst):
             return tuple(c for c in COLUMNS if c not in JUDGE_COLUMNS)
         return COLUMNS
 
+    @deferred
     def _add_rows(self, lines: list[adapter.QueueLine], page: list[adapter.QueueLine] | None = None) -> None:
         if page is not None and page is not self.rows:
             return  # another page was loaded meanwhile

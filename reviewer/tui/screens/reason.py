@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from reviewer.safetext import safe_line, safe_text
+from reviewer.tui.screens.deferred import deferred
 
 #: Quick tags on a score: stored tag, what the key says.
 TAGS: tuple[tuple[str, str], ...] = (
@@ -87,19 +88,21 @@ class ReasonDialog(ModalScreen[ReasonResult | None]):
         with Vertical(id="reason-box"):
             yield Label(self.prompt)
             yield Input(placeholder="reason (enter saves, tab: quick tags, escape cancels)", id="reason-input")
-            yield TagRow(id="reason-tags")
+            yield TagRow(self._tags_text(on_row=False), id="reason-tags")
 
-    def on_mount(self) -> None:
-        self._show_tags()
-
-    def _show_tags(self) -> None:
+    def _tags_text(self, on_row: bool) -> Text:
+        """The tag row: each tag with its digit, the chosen ones reversed (``on_row``: focused)."""
         row = Text()
-        on_row = self.query_one(TagRow).has_focus
         row.append("tags (tab, then digit): " if not on_row else "tags — digit toggles, tab back: ", style="dim")
         for n, (tag, label) in enumerate(self.choices, start=1):
             row.append(safe_line(f"{n} {label}"), style="reverse" if tag in self.tags else "")
             row.append("  ")
-        self.query_one(TagRow).update(row)
+        return row
+
+    @deferred
+    def _show_tags(self) -> None:
+        row = self.query_one(TagRow)
+        row.update(self._tags_text(row.has_focus))
 
     def action_tags(self) -> None:
         """Move between the reason box and the tag row."""
