@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -70,3 +70,29 @@ def rows_by_item(conn: Connection, table: Table, columns: Sequence[ColumnElement
         for row in conn.execute(q):
             out[row[0]].append(row)
     return out
+
+
+def held_keys(conn: Connection, table: Table, keys: Iterable[str]) -> set[str]:
+    """Those ``keys`` a cache ``table`` (keyed by its ``key`` column) holds, :data:`IN_CHUNK` a query."""
+    return set(values_by_key(conn, table, "key", keys))
+
+
+def values_by_key(conn: Connection, table: Table, column: str, keys: Iterable[str]) -> dict[str, Any]:
+    """Per key a cache ``table`` (keyed by its ``key`` column) holds among ``keys``, its ``column``;
+    the keys asked :data:`IN_CHUNK` at a time (the judge cache and the embedding cache)."""
+    wanted = sorted(set(keys))
+    found: dict[str, Any] = {}
+    for i in range(0, len(wanted), IN_CHUNK):
+        found.update((str(k), v) for k, v in conn.execute(
+            select(table.c.key, table.c[column]).where(table.c.key.in_(wanted[i:i + IN_CHUNK]))))
+    return found
+
+
+def insert_new_keys(conn: Connection, table: Table, column: str, values: Mapping[str, Any]) -> int:
+    """Insert into a cache ``table`` each (key, value) whose key it does not hold yet, in key order
+    (first write wins: a key's value never changes); returns how many were inserted."""
+    have = held_keys(conn, table, values)
+    rows = [{"key": k, column: values[k]} for k in sorted(values) if k not in have]
+    if rows:
+        conn.execute(table.insert(), rows)
+    return len(rows)

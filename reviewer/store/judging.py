@@ -11,7 +11,7 @@ from sqlalchemy import ColumnElement, Connection, Update, bindparam, func, selec
 from sqlmodel import col
 
 from reviewer.errors import UserError
-from reviewer.store.base import inserted_pk, records
+from reviewer.store.base import insert_new_keys, inserted_pk, records, values_by_key
 from reviewer.store.corrections import latest_on_current
 from reviewer.store.db import Db
 from reviewer.store.queue import refresh_triage_keys
@@ -217,15 +217,9 @@ class Runs:
         return dict(row[0]) if row else None
 
     def judge_cache_get_many(self, keys: Collection[str]) -> dict[str, Record]:
-        """The cached values of those ``keys`` that have one, read 500 keys per query."""
-        wanted = sorted(keys)
-        found: dict[str, Record] = {}
+        """The cached values of those ``keys`` that have one (a query per many keys)."""
         with self.db.read() as conn:
-            for i in range(0, len(wanted), 500):
-                found.update((k, dict(v)) for k, v in conn.execute(
-                    select(col(JudgeCache.key), col(JudgeCache.value)).where(
-                        col(JudgeCache.key).in_(wanted[i:i + 500]))))
-        return found
+            return {k: dict(v) for k, v in values_by_key(conn, table_of(JudgeCache), "value", keys).items()}
 
     def judge_cache_put(self, key: str, value: Record) -> None:
         """Cache a judge reply (first write wins)."""
@@ -244,15 +238,8 @@ class Runs:
         SQLite: a power cut can only lose cache entries, which the next run asks for again."""
         if not entries:
             return
-        keys = sorted(entries)
         with self.db.write(durable=False) as conn:
-            have: set[str] = set()
-            for i in range(0, len(keys), 500):
-                have |= set(conn.execute(select(col(JudgeCache.key)).where(
-                    col(JudgeCache.key).in_(keys[i:i + 500]))).scalars())
-            rows = [{"key": k, "value": entries[k]} for k in keys if k not in have]
-            if rows:
-                conn.execute(table_of(JudgeCache).insert(), rows)
+            insert_new_keys(conn, table_of(JudgeCache), "value", entries)
 
     def embedding_vectors(self, keys: Collection[str]) -> dict[str, bytes]:
         """The cached embedding vectors of those ``keys`` that have one (float32 bytes; a few

@@ -39,7 +39,7 @@ from reviewer.store.rating_columns import (
     reviewers_in_scope,
 )
 from reviewer.store.rubric_versions import Rubrics
-from reviewer.store.score_counts import EXPECTED_LEVELS, score_counts
+from reviewer.store.score_counts import expected_scores, score_counts
 from reviewer.store.tables import AuditSample, HumanScore, Item, JudgeRun, JudgeScore
 from reviewer.store.views import DimensionCost, Record
 
@@ -135,15 +135,6 @@ class Ratings:
 
         rubric = self.rubrics.get_rubric(rubric_ref)
         ref = rubric.ref
-        # the scales' levels, where the judge's scores nearly always are (a mean of samples or
-        # another value is counted all the same: score_counts); a scale of more levels than
-        # EXPECTED_LEVELS is not listed (its rows are grouped by the database)
-        expected: list[tuple[str, float]] = []
-        for d in rubric.dimensions:
-            scale = d.judge_scale or d.scale
-            many = len(scale.levels) if scale.levels is not None else int(scale.max) - int(scale.min) + 1
-            if not d.is_pair and many <= EXPECTED_LEVELS:
-                expected.extend((d.id, float(v)) for v in scale.level_values())
         with self.db.read() as conn:
             runs = conn.execute(select(col(JudgeRun.pk), col(JudgeRun.dataset)).where(col(JudgeRun.rubric_ref) == ref)).all()
             if len(runs) != 1 or (dataset and (runs[0][1] or "") != dataset):
@@ -154,7 +145,7 @@ class Ratings:
             # the figures do not depend on the order the database adds in
             score = col(JudgeScore.score)
             seen = score_counts(conn, [col(JudgeScore.run_pk) == runs[0][0], col(JudgeScore.turn).is_(None),
-                                       score.is_not(None)], expected)
+                                       score.is_not(None)], expected_scores(rubric.dimensions))
         return {d: score_sums(np.array(v, dtype=np.float64), np.array(c, dtype=np.int64)) for d, (v, c) in seen.items()}
 
     def rating_columns(self, rubric_ref: str, dataset: str | None = None, sample: str = "all",

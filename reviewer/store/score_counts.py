@@ -13,6 +13,7 @@ other databases (PostgreSQL: a hash aggregate, no sort) group every row.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -21,11 +22,26 @@ from sqlmodel import col
 
 from reviewer.store.numeric_read import read_numeric
 from reviewer.store.tables import JudgeScore
+from rubrics.schema import Dimension
 
 #: At most this many expected scores of one dimension are listed (a CASE of as many branches per row).
 EXPECTED_LEVELS = 64
 #: Per dimension, the distinct scores and how many rows hold each.
 Counts = dict[str, tuple[list[float], list[int]]]
+
+
+def expected_scores(dims: Iterable[Dimension]) -> list[tuple[str, float]]:
+    """The (dimension, score) pairs a rubric's judge scores nearly always sit on: each item-level
+    dimension's judge scale levels (a mean of samples or another value is counted all the same:
+    :func:`score_counts`). A scale of more than :data:`EXPECTED_LEVELS` levels is not listed: its
+    rows are grouped by the database."""
+    out: list[tuple[str, float]] = []
+    for d in dims:
+        scale = d.judge_scale or d.scale
+        many = len(scale.levels) if scale.levels is not None else int(scale.max) - int(scale.min) + 1
+        if not d.is_pair and many <= EXPECTED_LEVELS:
+            out.extend((d.id, float(v)) for v in scale.level_values())
+    return out
 
 
 def _grouped(conn: Connection, where: list[ColumnElement[bool]], into: Counts) -> None:
@@ -46,6 +62,8 @@ def _code(expected: list[tuple[str, float]]) -> Any:
     by_dim: dict[str, list[tuple[float, int]]] = {}
     for i, (d, v) in enumerate(expected):
         by_dim.setdefault(d, []).append((v, i))
+    if any(len(pairs) > EXPECTED_LEVELS for pairs in by_dim.values()):  # (expected_scores lists no more)
+        raise ValueError(f"at most {EXPECTED_LEVELS} expected scores a dimension: a CASE branch each, on every row")
     score = col(JudgeScore.score)
     return case({d: case({v: i for v, i in pairs}, value=score, else_=literal(-1)) for d, pairs in by_dim.items()},
                 value=col(JudgeScore.dimension), else_=literal(-1))

@@ -14,10 +14,9 @@ from collections.abc import Collection, Mapping
 from sqlalchemy import Connection, delete, select
 from sqlmodel import col
 
+from reviewer.store.base import insert_new_keys, values_by_key
 from reviewer.store.tables import EmbeddingCache, JudgeCache, table_of
 
-#: Keys per ``IN (...)`` list: well under SQLite's 32,766 bound parameters and PostgreSQL's 65,535.
-KEYS_PER_QUERY = 1000
 #: Rows the migration moves per step (a step's JSON values decoded at once, then dropped).
 MOVE_ROWS = 1000
 #: How an embedding's key begins (in the judge cache, where older releases kept them, too).
@@ -25,25 +24,14 @@ EMB_PREFIX = "emb:"
 
 
 def read_vectors(conn: Connection, keys: Collection[str]) -> dict[str, bytes]:
-    """The vectors of those ``keys`` the cache holds, one query per :data:`KEYS_PER_QUERY` keys."""
-    wanted = sorted(set(keys))
-    table = table_of(EmbeddingCache)
-    found: dict[str, bytes] = {}
-    for i in range(0, len(wanted), KEYS_PER_QUERY):
-        for key, vector in conn.execute(select(table.c.key, table.c.vector).where(
-                table.c.key.in_(wanted[i:i + KEYS_PER_QUERY]))):
-            found[str(key)] = bytes(vector)
-    return found
+    """The vectors of those ``keys`` the cache holds (:func:`reviewer.store.base.values_by_key`)."""
+    return {k: bytes(v) for k, v in values_by_key(conn, table_of(EmbeddingCache), "vector", keys).items()}
 
 
 def write_vectors(conn: Connection, vectors: Mapping[str, bytes]) -> int:
     """Insert the vectors whose keys the cache does not hold yet (first write wins: a key's vector
     never changes); returns how many were inserted."""
-    have = set(read_vectors(conn, vectors))
-    rows = [{"key": k, "vector": v} for k, v in sorted(vectors.items()) if k not in have]
-    if rows:
-        conn.execute(table_of(EmbeddingCache).insert(), rows)
-    return len(rows)
+    return insert_new_keys(conn, table_of(EmbeddingCache), "vector", vectors)
 
 
 def _vector_bytes(value: object) -> bytes | None:

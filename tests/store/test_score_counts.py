@@ -130,3 +130,35 @@ def test_the_numeric_reads_separator_is_written_into_the_statement(tmp_path: Pat
     store.close()
     concat = [s for s in statements if "group_concat" in s]
     assert concat and all("group_concat(judge_score.pk, ' ')" in s for s in concat), concat
+
+
+def test_more_expected_scores_than_the_bound_are_refused_where_the_case_is_made(store: Store) -> None:
+    """Each expected score is a CASE branch on every row: past EXPECTED_LEVELS for a dimension the
+    coding refuses in one line, and a rubric's own list (expected_scores) never lists that many."""
+    from reviewer.store.score_counts import EXPECTED_LEVELS, expected_scores
+    from rubrics.loader import load_rubric_text
+
+    many = [("a", float(v)) for v in range(EXPECTED_LEVELS + 1)]
+    with store.db.read() as conn:
+        if store.db.dialect == "sqlite":
+            with pytest.raises(ValueError, match=f"at most {EXPECTED_LEVELS} expected scores"):
+                score_counts(conn, [col(JudgeScore.score).is_not(None)], many)
+        else:  # (the database groups every row: no CASE is made)
+            assert score_counts(conn, [col(JudgeScore.score).is_not(None)], many) == {}
+    wide = load_rubric_text(WIDE)
+    assert {d for d, _ in expected_scores(wide.dimensions)} == {"narrow"}
+
+
+WIDE = """\
+id: wide
+version: 1.0.0
+name: Wide
+owner: tests
+description: One scale of five levels, one of a hundred and one.
+scale: {min: 1, max: 5}
+dimensions:
+  - {id: narrow, name: Narrow, description: Five levels., method: llm_judge, weight: 0.5, threshold: 60,
+     anchors: [{range: [1, 5], label: All}]}
+  - {id: wide, name: Wide, description: A hundred and one levels., method: llm_judge, weight: 0.5, threshold: 60,
+     scale: {min: 0, max: 100}, anchors: [{range: [0, 100], label: All}]}
+"""
