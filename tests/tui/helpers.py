@@ -127,10 +127,20 @@ async def steady(app: Any, pilot: Any) -> None:
     for area in app.screen.query(TextArea):  # (the correction editor's)
         area.cursor_blink = False
     for _ in range(500):  # (at most ~5 s; DataTable keeps the flag privately)
-        if not any(t._require_update_dimensions for t in app.screen.query(DataTable)):
+        if not any(t._require_update_dimensions for t in app.screen.query(DataTable)) and not _filling(app):
             break
         await pilot.pause(0.01)
     await pilot.pause()
+
+
+def _filling(app: Any) -> bool:
+    """Whether the queue's table still waits for the rest of its page: a screenful of rows goes in
+    before the first frame and the rest after it (QueueScreen._add_rows), widening columns, so a
+    picture taken in between showed the narrower columns (the queue's, once in a CI run)."""
+    from reviewer.tui.screens.queue import QueueScreen
+
+    screen = app.screen
+    return isinstance(screen, QueueScreen) and screen.query_one(DataTable).row_count < len(screen.rows)
 
 
 #: variant → (terminal size, NO_COLOR)
